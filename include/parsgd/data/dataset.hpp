@@ -1,0 +1,61 @@
+// The training data shared by all workers: rows of (label, sparse features) in CSR form.
+//
+// Every source is stored in this one layout. Dense sources (IDX images) keep only their nonzero
+// entries: a linear model then reads 8 bytes per stored entry (index + value), no more than a dense
+// float row for images that are half background, and every model has one row type.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "parsgd/util/array.hpp"
+
+namespace parsgd {
+
+// One row's features: nnz entries with ascending, distinct 0-based column indices.
+struct SparseRow {
+  const uint32_t* index;
+  const float* value;
+  uint32_t nnz;
+};
+
+// Immutable after construction; safe to read from any number of threads. Copying is cheap (the
+// arrays are shared, never duplicated). Arrays are 64-byte aligned.
+class Dataset {
+ public:
+  struct Parts {
+    SharedArray<uint64_t> offsets;  // rows + 1 entries, offsets[0] == 0, non-decreasing
+    SharedArray<uint32_t> indices;  // nnz entries, 0-based, ascending within a row
+    SharedArray<float> values;      // nnz entries, finite
+    SharedArray<float> labels;      // rows entries, finite; meaning depends on the model
+    uint64_t features = 0;          // number of columns: every index < features
+    std::string source;             // where the data came from, for messages
+  };
+
+  Dataset() = default;
+  // Takes the arrays as they are. Checks the shapes agree (O(1)); the per-entry invariants are the
+  // reader's job, and readers check them. Throws parsgd::Error on a shape mismatch.
+  explicit Dataset(Parts parts);
+
+  uint64_t rows() const { return parts_.labels.size(); }
+  uint64_t features() const { return parts_.features; }
+  uint64_t nnz() const { return parts_.indices.size(); }
+  const std::string& source() const { return parts_.source; }
+
+  SparseRow row(uint64_t i) const {
+    const uint64_t begin = parts_.offsets[i];
+    return {parts_.indices.data() + begin, parts_.values.data() + begin,
+            static_cast<uint32_t>(parts_.offsets[i + 1] - begin)};
+  }
+  float label(uint64_t i) const { return parts_.labels[i]; }
+
+  const SharedArray<uint64_t>& offsets() const { return parts_.offsets; }
+  const SharedArray<uint32_t>& indices() const { return parts_.indices; }
+  const SharedArray<float>& values() const { return parts_.values; }
+  const SharedArray<float>& labels() const { return parts_.labels; }
+
+ private:
+  Parts parts_;
+};
+
+}  // namespace parsgd

@@ -1,0 +1,6 @@
+#include <cstdio>
+
+int main() {
+  std::puts("parsgd: under construction");
+  return 0;
+}

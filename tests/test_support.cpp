@@ -1,0 +1,87 @@
+#include "test_support.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace parsgd::testing {
+
+TempDir::TempDir() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "parsgd-test-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+std::string TempDir::Write(const std::string& name, const std::string& contents) const {
+  std::string file = File(name);
+  std::ofstream out(file, std::ios::binary);
+  out << contents;
+  if (!out) throw std::runtime_error("cannot write " + file);
+  return file;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Dataset MakeDataset(const std::vector<Entries>& rows, const std::vector<float>& labels,
+                    uint64_t features, const std::string& source) {
+  uint64_t nnz = 0;
+  for (const auto& r : rows) nnz += r.size();
+  AlignedArray<uint64_t> offsets(rows.size() + 1);
+  AlignedArray<uint32_t> indices(nnz);
+  AlignedArray<float> values(nnz);
+  AlignedArray<float> label_array(labels.size());
+  offsets[0] = 0;
+  uint64_t k = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (auto [j, v] : rows[i]) {
+      indices[k] = j;
+      values[k] = v;
+      ++k;
+    }
+    offsets[i + 1] = k;
+  }
+  for (std::size_t i = 0; i < labels.size(); ++i) label_array[i] = labels[i];
+  Dataset::Parts parts;
+  parts.offsets = SharedArray<uint64_t>(std::move(offsets));
+  parts.indices = SharedArray<uint32_t>(std::move(indices));
+  parts.values = SharedArray<float>(std::move(values));
+  parts.labels = SharedArray<float>(std::move(label_array));
+  parts.features = features;
+  parts.source = source;
+  return Dataset(std::move(parts));
+}
+
+CliResult RunCli(const std::string& args) {
+  std::string command = std::string(PARSGD_CLI_PATH) + " " + args + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) throw std::runtime_error("popen failed");
+  std::string output;
+  std::array<char, 4096> buffer;
+  std::size_t n;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) output.append(buffer.data(), n);
+  int status = ::pclose(pipe);
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return {code, output};
+}
+
+std::string SourcePath(const std::string& relative) {
+  return std::string(PARSGD_SOURCE_DIR) + "/" + relative;
+}
+
+}  // namespace parsgd::testing

@@ -1,0 +1,50 @@
+// Helpers shared by the tests: scratch folders, small datasets built in memory, running the CLI.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "parsgd/data/dataset.hpp"
+
+namespace parsgd::testing {
+
+// A fresh folder under the system temp folder, removed with everything in it on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  // path()/name as a string.
+  std::string File(const std::string& name) const { return (path_ / name).string(); }
+  // Writes `contents` to path()/name and returns its path.
+  std::string Write(const std::string& name, const std::string& contents) const;
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::string ReadFile(const std::string& path);
+
+// A dataset from rows of (column, value) pairs (0-based, ascending) and labels.
+using Entries = std::vector<std::pair<uint32_t, float>>;
+Dataset MakeDataset(const std::vector<Entries>& rows, const std::vector<float>& labels,
+                    uint64_t features, const std::string& source = "memory");
+
+// Runs the parsgd program with `args` (shell-quoted by the caller where needed); returns its exit
+// status and what it wrote to stdout and stderr together.
+struct CliResult {
+  int status;
+  std::string output;
+};
+CliResult RunCli(const std::string& args);
+
+// The repository's source folder (for fixtures under data/).
+std::string SourcePath(const std::string& relative);
+
+}  // namespace parsgd::testing
