@@ -7,7 +7,11 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
+
+#include "parsgd/util/rng.hpp"
 
 namespace parsgd::testing {
 
@@ -65,6 +69,37 @@ Dataset MakeDataset(const std::vector<Entries>& rows, const std::vector<float>& 
   parts.features = features;
   parts.source = source;
   return Dataset(std::move(parts));
+}
+
+Dataset MakeProblem(uint64_t rows, uint32_t features, uint32_t nnz, int classes, double noise,
+                    uint64_t seed) {
+  Rng rng(seed);
+  const int scores = classes == 2 ? 1 : classes;
+  std::vector<double> hidden(static_cast<std::size_t>(features) * scores);
+  for (double& w : hidden) w = rng.Normal();
+  std::vector<Entries> data(rows);
+  std::vector<float> labels(rows);
+  for (uint64_t i = 0; i < rows; ++i) {
+    std::vector<uint32_t> cols;
+    while (cols.size() < std::min(nnz, features)) {
+      // Inverse-CDF of a log-uniform draw: P(j) ~ 1/(j+1).
+      auto j = static_cast<uint32_t>(std::exp(rng.UniformDouble() * std::log(features + 1.0)) - 1);
+      j = std::min(j, features - 1);
+      if (std::find(cols.begin(), cols.end(), j) == cols.end()) cols.push_back(j);
+    }
+    std::sort(cols.begin(), cols.end());
+    std::vector<double> z(scores, 0.0);
+    for (uint32_t j : cols) {
+      const float v = static_cast<float>(0.5 + rng.UniformDouble());
+      data[i].push_back({j, v});
+      for (int k = 0; k < scores; ++k) z[k] += v * hidden[static_cast<std::size_t>(j) * scores + k];
+    }
+    int label = classes == 2 ? (z[0] > 0 ? 1 : 0)
+                             : static_cast<int>(std::max_element(z.begin(), z.end()) - z.begin());
+    if (rng.UniformDouble() < noise) label = static_cast<int>(rng.Uniform(classes));
+    labels[i] = classes == 2 ? (label == 1 ? 1.f : -1.f) : static_cast<float>(label);
+  }
+  return MakeDataset(data, labels, features, "problem");
 }
 
 CliResult RunCli(const std::string& args) {

@@ -36,6 +36,13 @@ using Entries = std::vector<std::pair<uint32_t, float>>;
 Dataset MakeDataset(const std::vector<Entries>& rows, const std::vector<float>& labels,
                     uint64_t features, const std::string& source = "memory");
 
+// A small seeded classification problem: `rows` rows of about `nnz` nonzeros over `features`
+// columns (column j drawn with probability ~ 1/(j+1), so low columns are hot, as in real sparse
+// data), labels from a hidden weight vector with `noise` of them flipped. classes == 2 gives -1/+1
+// labels; classes > 2 gives class ids from the argmax of `classes` hidden score functions.
+Dataset MakeProblem(uint64_t rows, uint32_t features, uint32_t nnz, int classes, double noise,
+                    uint64_t seed);
+
 // Runs the parsgd program with `args` (shell-quoted by the caller where needed); returns its exit
 // status and what it wrote to stdout and stderr together.
 struct CliResult {

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <span>
@@ -15,8 +16,8 @@ namespace parsgd {
 inline constexpr std::size_t kCacheLine = 64;
 
 // Owning array of trivially copyable T, 64-byte aligned, size fixed at construction. Elements are
-// left uninitialised (callers fill them); Zeroed() gives zeros. Move-only. Not thread-safe to
-// resize (it cannot be); concurrent writes to distinct elements are fine.
+// left uninitialised (callers fill them); Zeroed() gives zeros. Copies are deep (O(size)); moves
+// are O(1). Concurrent writes to distinct elements are fine.
 template <class T>
 class AlignedArray {
   static_assert(std::is_trivially_copyable_v<T>);
@@ -29,6 +30,16 @@ class AlignedArray {
     data_.reset(static_cast<T*>(std::aligned_alloc(kCacheLine, bytes)));
     if (!data_) throw std::bad_alloc();
   }
+  AlignedArray(const AlignedArray& other) : AlignedArray(other.size_) {
+    if (size_ > 0) std::memcpy(data_.get(), other.data_.get(), size_ * sizeof(T));
+  }
+  AlignedArray& operator=(const AlignedArray& other) {
+    if (this != &other) *this = AlignedArray(other);
+    return *this;
+  }
+  AlignedArray(AlignedArray&&) noexcept = default;
+  AlignedArray& operator=(AlignedArray&&) noexcept = default;
+
   static AlignedArray Zeroed(std::size_t size) {
     AlignedArray a(size);
     for (std::size_t i = 0; i < size; ++i) a[i] = T{};

@@ -1,0 +1,90 @@
+// Loss functions of the linear models, as small static policy types: everything per sample is
+// inlined into the training loop.
+//
+// A model maps a row x to K scores z = W^T x + b (K = 1 for the binary losses). A loss type gives
+// the per-sample loss of the scores and its derivative with respect to each score; the trainer
+// applies the chain rule to the weights. Binary targets are y in {-1, +1}; softmax targets are
+// class ids 0..K-1. Values are computed in double (they feed the reported objective); derivatives
+// in float (they feed the updates).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "parsgd/util/named.hpp"
+
+namespace parsgd {
+
+enum class ModelKind { kLogistic, kHinge, kSquared, kSoftmax };
+
+inline constexpr Named<ModelKind> kModelKinds[] = {
+    {ModelKind::kLogistic, "logistic", "binary logistic regression, log(1 + exp(-y z))"},
+    {ModelKind::kHinge, "hinge", "binary linear SVM, max(0, 1 - y z)"},
+    {ModelKind::kSquared, "squared", "binary least squares on +-1 targets, (z - y)^2 / 2"},
+    {ModelKind::kSoftmax, "softmax", "K-class multinomial logistic regression"},
+};
+
+inline bool IsBinary(ModelKind kind) { return kind != ModelKind::kSoftmax; }
+
+// log(1 + exp(v)) without overflow.
+inline double Log1pExp(double v) { return v > 0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v)); }
+
+struct LogisticLoss {
+  static constexpr ModelKind kKind = ModelKind::kLogistic;
+  // Bound on d2(loss)/dz2, used to scale the default step size.
+  static constexpr double kCurvature = 0.25;
+  static double Value(double z, float y) { return Log1pExp(-y * z); }
+  static float Derivative(float z, float y) {
+    // -y * sigmoid(-y z), written to avoid exp overflow for large |z|.
+    const float m = y * z;
+    const float s = m >= 0 ? std::exp(-m) / (1.f + std::exp(-m)) : 1.f / (1.f + std::exp(m));
+    return -y * s;
+  }
+};
+
+struct HingeLoss {
+  static constexpr ModelKind kKind = ModelKind::kHinge;
+  static constexpr double kCurvature = 1.0;  // not smooth; scale as a unit-curvature loss
+  static double Value(double z, float y) { return std::max(0.0, 1.0 - y * z); }
+  // A subgradient: -y where the margin is violated, 0 where y z >= 1.
+  static float Derivative(float z, float y) { return y * z < 1.f ? -y : 0.f; }
+};
+
+struct SquaredLoss {
+  static constexpr ModelKind kKind = ModelKind::kSquared;
+  static constexpr double kCurvature = 1.0;
+  static double Value(double z, float y) { return 0.5 * (z - y) * (z - y); }
+  static float Derivative(float z, float y) { return z - y; }
+};
+
+// Softmax cross-entropy over K scores: loss = logsumexp(z) - z[y]; dloss/dz_k = p_k - [k == y].
+struct SoftmaxLoss {
+  static constexpr ModelKind kKind = ModelKind::kSoftmax;
+  static constexpr double kCurvature = 0.5;  // the Hessian diag(p) - p p^T has norm <= 1/2
+
+  // Writes the derivatives into grad[0..k) and returns the loss. z and grad may alias.
+  static double ValueAndGradient(const float* z, int k, int y, float* grad) {
+    float top = z[0];
+    for (int c = 1; c < k; ++c) top = std::max(top, z[c]);
+    double sum = 0;
+    const float zy = z[y];
+    for (int c = 0; c < k; ++c) {
+      grad[c] = std::exp(z[c] - top);
+      sum += grad[c];
+    }
+    const float inv = static_cast<float>(1.0 / sum);
+    for (int c = 0; c < k; ++c) grad[c] *= inv;
+    grad[y] -= 1.f;
+    return std::log(sum) + top - zy;
+  }
+  static double Value(const float* z, int k, int y) {
+    float top = z[0];
+    for (int c = 1; c < k; ++c) top = std::max(top, z[c]);
+    double sum = 0;
+    for (int c = 0; c < k; ++c) sum += std::exp(static_cast<double>(z[c] - top));
+    return std::log(sum) + top - z[y];
+  }
+};
+
+}  // namespace parsgd

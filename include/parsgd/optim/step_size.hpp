@@ -1,0 +1,53 @@
+// Step-size schedules. A schedule is a pure function of training progress, measured in epochs
+// (a real number: samples processed / rows), so workers compute it from their own counters without
+// sharing any (as fastText does with its progress counter, minus the shared counter).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "parsgd/util/named.hpp"
+
+namespace parsgd {
+
+enum class ScheduleKind { kConstant, kInvTime, kGeometric };
+
+inline constexpr Named<ScheduleKind> kScheduleKinds[] = {
+    {ScheduleKind::kConstant, "constant", "eta0 throughout"},
+    {ScheduleKind::kInvTime, "invtime",
+     "eta0 / (1 + decay * e), e = epochs done (fractional): eta ~ 1/t, as SGD theory asks"},
+    {ScheduleKind::kGeometric, "geometric",
+     "eta0 * decay^epoch, constant within an epoch (Hogwild!'s step-size backoff)"},
+};
+
+class StepSize {
+ public:
+  StepSize() = default;
+  // decay: invtime's rate per epoch (> 0) or geometric's factor per epoch (in (0, 1]); unused by
+  // constant.
+  StepSize(ScheduleKind kind, double eta0, double decay) : kind_(kind), eta0_(eta0), decay_(decay) {}
+
+  // The step size at `epoch` (whole epochs done) plus `fraction` of the current one, in [0, 1).
+  float At(uint64_t epoch, double fraction) const {
+    switch (kind_) {
+      case ScheduleKind::kConstant:
+        return static_cast<float>(eta0_);
+      case ScheduleKind::kInvTime:
+        return static_cast<float>(eta0_ / (1.0 + decay_ * (static_cast<double>(epoch) + fraction)));
+      case ScheduleKind::kGeometric:
+        return static_cast<float>(eta0_ * std::pow(decay_, static_cast<double>(epoch)));
+    }
+    return 0.f;
+  }
+
+  ScheduleKind kind() const { return kind_; }
+  double eta0() const { return eta0_; }
+  double decay() const { return decay_; }
+
+ private:
+  ScheduleKind kind_ = ScheduleKind::kConstant;
+  double eta0_ = 0.1;
+  double decay_ = 1.0;
+};
+
+}  // namespace parsgd

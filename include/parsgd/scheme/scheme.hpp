@@ -1,0 +1,130 @@
+// Schemes: how workers meet the shared model. Each scheme is a small policy type with
+//  - Write / BiasWrite: how one coordinate is updated (relaxed store, or an atomic read-modify-write);
+//  - Guard: what is held while one sample is read, its gradient computed and the update written.
+// The training loop is a template over the scheme, so none of this costs a call per sample.
+//
+// Every shared weight is read and written through std::atomic_ref: races between workers are part of
+// the Hogwild! bargain, undefined behaviour is not. On x86 a relaxed atomic load or store of a float
+// is a plain move.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include "parsgd/data/dataset.hpp"
+#include "parsgd/util/named.hpp"
+
+namespace parsgd {
+
+enum class SchemeKind { kSequential, kHogwild, kLocked, kStriped, kAtomic };
+
+inline constexpr Named<SchemeKind> kSchemeKinds[] = {
+    {SchemeKind::kSequential, "sequential", "one worker, the reference"},
+    {SchemeKind::kHogwild, "hogwild", "lock-free, racy relaxed reads and writes (Niu et al. 2011)"},
+    {SchemeKind::kLocked, "locked", "one mutex held for each whole sample update"},
+    {SchemeKind::kStriped, "striped", "per-cache-line locks on the coordinates a sample touches"},
+    {SchemeKind::kAtomic, "atomic", "lock-free, every coordinate by atomic read-modify-write"},
+};
+
+inline float LoadRelaxed(const float& w) {
+  return std::atomic_ref<float>(const_cast<float&>(w)).load(std::memory_order_relaxed);
+}
+
+// The regularised SGD update of one coordinate: w <- (w + delta) * shrink. Every write policy
+// evaluates exactly this expression, so with one worker all schemes give the same bits.
+inline float UpdatedValue(float w, float delta, float shrink) { return (w + delta) * shrink; }
+
+// Relaxed load, then relaxed store: concurrent updates of the same coordinate may be lost.
+struct StoreWrite {
+  static void Apply(float& w, float delta, float shrink) {
+    std::atomic_ref<float> a(w);
+    a.store(UpdatedValue(a.load(std::memory_order_relaxed), delta, shrink),
+            std::memory_order_relaxed);
+  }
+};
+
+// Compare-and-swap loop: no update is ever lost (a `lock cmpxchg` per coordinate on x86).
+struct CasWrite {
+  static void Apply(float& w, float delta, float shrink) {
+    std::atomic_ref<float> a(w);
+    float old = a.load(std::memory_order_relaxed);
+    while (!a.compare_exchange_weak(old, UpdatedValue(old, delta, shrink),
+                                    std::memory_order_relaxed)) {
+    }
+  }
+};
+
+struct NoGuard {
+  template <class Scheme>
+  NoGuard(Scheme&, const SparseRow&) {}
+};
+
+// Hogwild! (Niu, Recht, Re, Wright, NIPS 2011): no locks; a worker reads the weights it needs,
+// computes the gradient and writes the touched coordinates while others do the same.
+struct HogwildScheme {
+  using Write = StoreWrite;
+  using BiasWrite = StoreWrite;
+  using Guard = NoGuard;
+};
+
+// One worker and no concurrency: the same code path as Hogwild!.
+struct SequentialScheme : HogwildScheme {};
+
+// Lock-free but exact: every coordinate by compare-and-swap.
+struct AtomicScheme {
+  using Write = CasWrite;
+  using BiasWrite = CasWrite;
+  using Guard = NoGuard;
+};
+
+// The naive baseline Hogwild! beats: one mutex around each whole sample update.
+struct LockedScheme {
+  using Write = StoreWrite;
+  using BiasWrite = StoreWrite;
+  struct Guard {
+    Guard(LockedScheme& s, const SparseRow&) : lock(s.mutex) {}
+    std::lock_guard<std::mutex> lock;
+  };
+  std::mutex mutex;
+};
+
+// Fine-grained locking: one spin lock per stripe of coordinates (a stripe covers about a cache line
+// of weights). A sample locks the stripes of its features in ascending order (its indices ascend,
+// so no two workers wait on each other in a cycle) and releases them after its update. The bias,
+// touched by every sample, is updated by compare-and-swap outside the locks: locking it would
+// serialise every update and make this scheme the single lock again.
+class StripedScheme {
+ public:
+  using Write = StoreWrite;
+  using BiasWrite = CasWrite;
+
+  // Stripes for `features` columns of `outputs` floats each.
+  StripedScheme(uint64_t features, int outputs);
+
+  class Guard {
+   public:
+    Guard(StripedScheme& s, const SparseRow& row) : scheme_(s), row_(row) { s.LockRow(row); }
+    ~Guard() { scheme_.UnlockRow(row_); }
+    Guard(const Guard&) = delete;
+    Guard& operator=(const Guard&) = delete;
+
+   private:
+    StripedScheme& scheme_;
+    SparseRow row_;
+  };
+
+  uint64_t stripes() const { return stripes_; }
+  uint64_t StripeOf(uint32_t feature) const { return feature >> shift_; }
+
+ private:
+  void LockRow(const SparseRow& row);
+  void UnlockRow(const SparseRow& row);
+
+  int shift_;
+  uint64_t stripes_;
+  std::unique_ptr<std::atomic<uint8_t>[]> locks_;
+};
+
+}  // namespace parsgd

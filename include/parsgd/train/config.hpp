@@ -1,0 +1,59 @@
+// A training run's settings (one point of the grid: model, scheme, order, schedule) and what the
+// trainer reports after each epoch.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "parsgd/model/loss.hpp"
+#include "parsgd/optim/step_size.hpp"
+#include "parsgd/order/sample_order.hpp"
+#include "parsgd/scheme/scheme.hpp"
+
+namespace parsgd {
+
+struct TrainConfig {
+  ModelKind model = ModelKind::kLogistic;
+  SchemeKind scheme = SchemeKind::kHogwild;
+  OrderKind order = OrderKind::kGlobal;
+  int threads = 0;            // 0: every core this process may use
+  int epochs = 10;
+  double learning_rate = 0;   // eta0; 0: derived from the data (see ResolvedSettings)
+  ScheduleKind schedule = ScheduleKind::kInvTime;
+  double decay = 0;           // 0: the schedule's default (invtime 1 per epoch, geometric 0.9)
+  double l2 = -1;             // < 0: 1 / rows (LIBLINEAR's default C = 1)
+  uint64_t seed = 1;
+};
+
+// Throws parsgd::Error, naming the setting, for values that cannot work (no data needed).
+void ValidateConfig(const TrainConfig& config);
+
+// The settings a run actually uses once the automatic ones are derived from the data.
+struct ResolvedSettings {
+  int threads = 1;       // threads of the executor
+  int workers = 1;       // workers that update the model (1 for the sequential scheme)
+  double eta0 = 0;
+  bool eta0_auto = false;
+  double decay = 0;
+  double l2 = 0;
+  bool l2_auto = false;
+  int outputs = 1;       // K
+  uint64_t features = 0;
+  double mean_squared_norm = 0;  // mean over rows of ||x||^2 + 1 (the bias input)
+};
+
+struct EpochReport {
+  int epoch = 0;                   // 1-based
+  uint64_t updates = 0;            // samples processed this epoch
+  double train_seconds = 0;        // the workers' wall time, evaluation excluded
+  double eval_seconds = 0;
+  double learning_rate = 0;        // at the end of the epoch
+  double progressive_loss = 0;     // mean loss of each sample just before its own update
+  double objective = 0;            // mean training loss + l2 / 2 * ||w||^2, after the epoch
+  double train_accuracy = 0;
+  std::optional<double> test_loss;
+  std::optional<double> test_accuracy;
+  double samples_per_second() const { return train_seconds > 0 ? updates / train_seconds : 0; }
+};
+
+}  // namespace parsgd

@@ -1,0 +1,46 @@
+// The trainer: runs epochs of parallel SGD on a linear model under one scheme and one sample order,
+// and evaluates after each epoch.
+//
+//   auto executor = MakeTbbExecutor(config.threads);
+//   Trainer trainer(config, train, &test, *executor);
+//   for (int e = 0; e < config.epochs; ++e) Print(trainer.RunEpoch());
+//   SaveModel(trainer.model(), "model.bin");
+#pragma once
+
+#include <memory>
+
+#include "parsgd/data/dataset.hpp"
+#include "parsgd/model/linear_model.hpp"
+#include "parsgd/train/config.hpp"
+#include "parsgd/train/executor.hpp"
+
+namespace parsgd {
+
+class Trainer {
+ public:
+  // Checks the config and the labels (throws parsgd::Error before any training), derives the
+  // automatic settings, counts feature frequencies (one pass over the data). `test` may be null.
+  // The datasets and the executor must outlive the trainer.
+  Trainer(const TrainConfig& config, const Dataset& train, const Dataset* test,
+          Executor& executor);
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  const ResolvedSettings& settings() const;
+
+  // Runs the next epoch with all workers, then evaluates on the training and test sets. Throws
+  // parsgd::Error if the run diverged (a loss or objective that is not finite), and rethrows a
+  // worker's exception. If the executor's stop flag is raised, workers return early and the
+  // report counts the updates actually made.
+  EpochReport RunEpoch();
+
+  int epochs_done() const;
+  const LinearModel& model() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace parsgd

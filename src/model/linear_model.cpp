@@ -1,0 +1,37 @@
+#include "parsgd/model/linear_model.hpp"
+
+#include "parsgd/util/error.hpp"
+
+namespace parsgd {
+
+LinearModel::LinearModel(ModelKind kind, uint64_t features, int classes, BinaryLabels labels)
+    : kind_(kind),
+      features_(features),
+      outputs_(IsBinary(kind) ? 1 : classes),
+      labels_(labels) {
+  if (!IsBinary(kind) && classes < 2) {
+    throw Error("a softmax model needs at least 2 classes, got " + std::to_string(classes));
+  }
+  weights_ = AlignedArray<float>::Zeroed((features + 1) * static_cast<uint64_t>(outputs_));
+}
+
+void LinearModel::Scores(const uint32_t* index, const float* value, uint32_t nnz,
+                         float* z) const {
+  const int k_out = outputs_;
+  const float* w = weights_.data();
+  for (int k = 0; k < k_out; ++k) z[k] = w[features_ * k_out + k];
+  for (uint32_t e = 0; e < nnz; ++e) {
+    if (index[e] >= features_) continue;
+    const float* wj = w + static_cast<uint64_t>(index[e]) * k_out;
+    for (int k = 0; k < k_out; ++k) z[k] += value[e] * wj[k];
+  }
+}
+
+double LinearModel::SquaredNorm() const {
+  double sum = 0;
+  const uint64_t n = features_ * outputs_;
+  for (uint64_t i = 0; i < n; ++i) sum += static_cast<double>(weights_[i]) * weights_[i];
+  return sum;
+}
+
+}  // namespace parsgd

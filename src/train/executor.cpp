@@ -1,0 +1,129 @@
+#include "parsgd/train/executor.hpp"
+
+#include <sched.h>
+
+#include <exception>
+#include <mutex>
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/partitioner.h>
+#include <oneapi/tbb/task_arena.h>
+#include <thread>
+#include <vector>
+
+#include "parsgd/util/error.hpp"
+
+namespace parsgd {
+namespace {
+
+// Keeps the first exception thrown by any worker and raises the stop flag so the others end early.
+class FirstError {
+ public:
+  explicit FirstError(std::atomic<bool>& stop) : stop_(stop) {}
+
+  template <class Fn>
+  void Guard(Fn&& fn) {
+    try {
+      fn();
+    } catch (...) {
+      std::lock_guard lock(mutex_);
+      if (!error_) error_ = std::current_exception();
+      stop_.store(true, std::memory_order_relaxed);
+    }
+  }
+  void Rethrow() {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  std::atomic<bool>& stop_;
+  std::mutex mutex_;
+  std::exception_ptr error_;
+};
+
+int Resolve(int threads) {
+  if (threads < 0) throw Error("thread count must be positive, got " + std::to_string(threads));
+  return threads == 0 ? AvailableCores() : threads;
+}
+
+class TbbExecutor final : public Executor {
+ public:
+  explicit TbbExecutor(int threads) : threads_(Resolve(threads)), arena_(threads_) {}
+
+  int threads() const override { return threads_; }
+
+  void RunWorkers(int workers, const std::function<void(int)>& body) override {
+    FirstError errors(stop_);
+    arena_.execute([&] {
+      // One task per worker; the static partitioner hands them to distinct threads of the arena.
+      tbb::parallel_for(tbb::blocked_range<int>(0, workers, 1),
+                        [&](const tbb::blocked_range<int>& r) {
+                          for (int w = r.begin(); w < r.end(); ++w) errors.Guard([&] { body(w); });
+                        },
+                        tbb::static_partitioner());
+    });
+    errors.Rethrow();
+  }
+
+  void ParallelFor(uint64_t blocks, const std::function<void(uint64_t)>& body) override {
+    FirstError errors(stop_);
+    arena_.execute([&] {
+      tbb::parallel_for(uint64_t{0}, blocks, [&](uint64_t b) { errors.Guard([&] { body(b); }); });
+    });
+    errors.Rethrow();
+  }
+
+  void Execute(const std::function<void()>& fn) override { arena_.execute(fn); }
+
+ private:
+  int threads_;
+  tbb::task_arena arena_;
+};
+
+class ThreadExecutor final : public Executor {
+ public:
+  explicit ThreadExecutor(int threads) : threads_(Resolve(threads)) {}
+
+  int threads() const override { return threads_; }
+
+  void RunWorkers(int workers, const std::function<void(int)>& body) override {
+    FirstError errors(stop_);
+    std::vector<std::thread> pool;
+    pool.reserve(workers);
+    for (int w = 0; w < workers; ++w) {
+      pool.emplace_back([&, w] { errors.Guard([&] { body(w); }); });
+    }
+    for (auto& t : pool) t.join();
+    errors.Rethrow();
+  }
+
+  void ParallelFor(uint64_t blocks, const std::function<void(uint64_t)>& body) override {
+    std::atomic<uint64_t> next{0};
+    RunWorkers(threads_, [&](int) {
+      for (uint64_t b = next.fetch_add(1); b < blocks; b = next.fetch_add(1)) body(b);
+    });
+  }
+
+  void Execute(const std::function<void()>& fn) override { fn(); }
+
+ private:
+  int threads_;
+};
+
+}  // namespace
+
+int AvailableCores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+std::unique_ptr<Executor> MakeTbbExecutor(int threads) {
+  return std::make_unique<TbbExecutor>(threads);
+}
+
+std::unique_ptr<Executor> MakeThreadExecutor(int threads) {
+  return std::make_unique<ThreadExecutor>(threads);
+}
+
+}  // namespace parsgd

@@ -1,0 +1,174 @@
+#include "parsgd/train/trainer.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <fmt/format.h>
+#include <optional>
+
+#include "epoch_kernel.hpp"
+#include "parsgd/model/targets.hpp"
+#include "parsgd/train/evaluate.hpp"
+#include "parsgd/util/error.hpp"
+#include "parsgd/util/rng.hpp"
+
+namespace parsgd {
+namespace {
+
+// The default step size is kAutoStepScale / (c * R2): R2 = mean ||x||^2 (bias input included) and c
+// the loss's curvature bound, so that a typical step moves a sample's score by about half of what
+// would overshoot the loss's quadratic model. Scale-free: multiplying the features by s scales
+// eta0 by 1/s^2, as it must.
+constexpr double kAutoStepScale = 0.5;
+constexpr uint64_t kOrderStream = 0x6f72646572;  // "order"
+
+double CurvatureOf(ModelKind kind) {
+  switch (kind) {
+    case ModelKind::kLogistic:
+      return LogisticLoss::kCurvature;
+    case ModelKind::kHinge:
+      return HingeLoss::kCurvature;
+    case ModelKind::kSquared:
+      return SquaredLoss::kCurvature;
+    case ModelKind::kSoftmax:
+      return SoftmaxLoss::kCurvature;
+  }
+  return 1;
+}
+
+double DefaultDecay(ScheduleKind kind) { return kind == ScheduleKind::kGeometric ? 0.9 : 1.0; }
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+}  // namespace
+
+struct Trainer::State {
+  TrainConfig config;
+  const Dataset& train;
+  const Dataset* test;
+  Executor& executor;
+  ResolvedSettings settings;
+  Targets train_targets;
+  std::optional<Targets> test_targets;
+  AlignedArray<float> reg_rate;  // l2 * n / d_j per feature; empty when l2 == 0
+  LinearModel model;
+  std::optional<SampleOrder> order;
+  StepSize step;
+  std::unique_ptr<EpochKernel> kernel;
+  std::vector<WorkerState> workers;
+  int epochs_done = 0;
+
+  State(const TrainConfig& c, const Dataset& tr, const Dataset* te, Executor& ex)
+      : config(c), train(tr), test(te), executor(ex) {}
+
+  // Feature frequencies d_j and the mean squared row norm, in one pass.
+  void ScanFeatures(std::vector<uint64_t>& counts) {
+    counts.assign(train.features(), 0);
+    double squares = 0;
+    for (uint64_t e = 0; e < train.nnz(); ++e) {
+      ++counts[train.indices()[e]];
+      squares += static_cast<double>(train.values()[e]) * train.values()[e];
+    }
+    settings.mean_squared_norm = squares / static_cast<double>(train.rows()) + 1.0;
+  }
+
+  void ResolveRegulariser(const std::vector<uint64_t>& counts) {
+    const double n = static_cast<double>(train.rows());
+    settings.l2_auto = config.l2 < 0;
+    settings.l2 = settings.l2_auto ? 1.0 / n : config.l2;
+    if (settings.l2 == 0) return;
+    reg_rate = AlignedArray<float>(train.features());
+    for (uint64_t j = 0; j < train.features(); ++j) {
+      reg_rate[j] = counts[j] > 0 ? static_cast<float>(settings.l2 * n / counts[j]) : 0.f;
+    }
+  }
+};
+
+Trainer::Trainer(const TrainConfig& config, const Dataset& train, const Dataset* test,
+                 Executor& executor)
+    : state_(std::make_unique<State>(config, train, test, executor)) {
+  ValidateConfig(config);
+  State& s = *state_;
+  if (train.rows() == 0) throw Error(train.source() + ": no training rows");
+  s.train_targets = MakeTargets(config.model, train);
+  const int outputs = IsBinary(config.model) ? 1 : s.train_targets.classes;
+  if (test != nullptr) s.test_targets = MakeTargets(config.model, *test, s.train_targets.classes);
+
+  std::vector<uint64_t> counts;
+  s.ScanFeatures(counts);
+  s.ResolveRegulariser(counts);
+
+  ResolvedSettings& r = s.settings;
+  r.threads = executor.threads();
+  r.workers = config.scheme == SchemeKind::kSequential ? 1 : r.threads;
+  r.outputs = outputs;
+  r.features = train.features();
+  r.eta0_auto = config.learning_rate == 0;
+  r.eta0 = r.eta0_auto ? kAutoStepScale / (CurvatureOf(config.model) * r.mean_squared_norm)
+                       : config.learning_rate;
+  r.decay = config.decay > 0 ? config.decay : DefaultDecay(config.schedule);
+
+  s.model = LinearModel(config.model, train.features(), outputs, s.train_targets.labels);
+  s.order.emplace(config.order, train.rows(), r.workers, DeriveSeed(config.seed, {kOrderStream}));
+  s.step = StepSize(config.schedule, r.eta0, r.decay);
+  s.kernel = MakeEpochKernel(config.model, config.scheme, train.features(), outputs);
+  s.workers.resize(r.workers);
+  for (WorkerState& w : s.workers) w.z.resize(outputs);
+}
+
+Trainer::~Trainer() = default;
+
+const ResolvedSettings& Trainer::settings() const { return state_->settings; }
+int Trainer::epochs_done() const { return state_->epochs_done; }
+const LinearModel& Trainer::model() const { return state_->model; }
+
+EpochReport Trainer::RunEpoch() {
+  State& s = *state_;
+  const uint64_t epoch = static_cast<uint64_t>(s.epochs_done);
+  EpochInputs in{&s.train,
+                 s.train_targets.values.data(),
+                 LinearParams{s.model.weights().data(), s.model.features(), s.model.outputs(),
+                              s.reg_rate.empty() ? nullptr : s.reg_rate.data()},
+                 &*s.order,
+                 s.step,
+                 epoch,
+                 s.settings.workers,
+                 &s.executor.stop_flag()};
+
+  const auto start = std::chrono::steady_clock::now();
+  s.order->PrepareEpoch(epoch);
+  s.executor.RunWorkers(s.settings.workers,
+                        [&](int w) { s.kernel->RunWorker(in, w, s.workers[w]); });
+  EpochReport report;
+  report.train_seconds = Seconds(start);
+  report.epoch = ++s.epochs_done;
+  double loss_sum = 0;
+  for (const WorkerState& w : s.workers) {  // worker order: deterministic for one worker
+    loss_sum += w.loss_sum;
+    report.updates += w.updates;
+  }
+  report.progressive_loss = report.updates > 0 ? loss_sum / report.updates : 0;
+  report.learning_rate = s.step.At(epoch, 1.0);
+
+  const auto eval_start = std::chrono::steady_clock::now();
+  const Evaluation on_train = Evaluate(s.model, s.train, s.train_targets, s.executor);
+  report.objective = on_train.mean_loss + 0.5 * s.settings.l2 * s.model.SquaredNorm();
+  report.train_accuracy = on_train.accuracy;
+  if (s.test != nullptr) {
+    const Evaluation on_test = Evaluate(s.model, *s.test, *s.test_targets, s.executor);
+    report.test_loss = on_test.mean_loss;
+    report.test_accuracy = on_test.accuracy;
+  }
+  report.eval_seconds = Seconds(eval_start);
+
+  if (!std::isfinite(report.objective) || !std::isfinite(report.progressive_loss)) {
+    throw Error(fmt::format(
+        "epoch {}: the run diverged (objective {}, training loss {}); try a smaller "
+        "--learning-rate than {:.4g}",
+        report.epoch, report.objective, report.progressive_loss, s.settings.eta0));
+  }
+  return report;
+}
+
+}  // namespace parsgd
