@@ -1,6 +1,69 @@
+// parsgd: the command-line front end. main() only dispatches and turns exceptions into messages
+// and exit codes: 0 success, 1 a failure (bad data, I/O, divergence), 2 a bad command line.
 #include <cstdio>
+#include <exception>
+#include <string>
+#include <string_view>
+#include <vector>
 
-int main() {
-  std::puts("parsgd: under construction");
-  return 0;
+#include "commands.hpp"
+#include "options.hpp"
+
+namespace {
+
+struct Command {
+  const char* name;
+  int (*run)(std::span<const std::string>);
+  const char* summary;
+};
+
+constexpr Command kCommands[] = {
+    {"train", parsgd::cli::Train, "train a linear model with parallel SGD"},
+    {"predict", parsgd::cli::Predict, "write a saved model's predictions for a data set"},
+    {"eval", parsgd::cli::Eval, "report a saved model's loss and accuracy on a data set"},
+    {"gen", parsgd::cli::Generate, "write a synthetic RCV1-shaped sparse problem"},
+    {"convert", parsgd::cli::Convert, "convert a data set (e.g. LIBSVM text to the binary cache)"},
+};
+
+void PrintUsage(std::FILE* to) {
+  std::fprintf(to, "usage: parsgd COMMAND [options]   (parsgd COMMAND --help for its options)\n\n"
+                   "commands:\n");
+  for (const Command& c : kCommands) std::fprintf(to, "  %-10s%s\n", c.name, c.summary);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    PrintUsage(stderr);
+    return 2;
+  }
+  const std::string_view name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    PrintUsage(stdout);
+    return 0;
+  }
+  if (name == "--version") {
+    std::printf("parsgd 0.1.0\n");
+    return 0;
+  }
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  for (const Command& c : kCommands) {
+    if (name != c.name) continue;
+    try {
+      return c.run(args);
+    } catch (const parsgd::cli::UsageError& e) {
+      std::fprintf(stderr, "parsgd: error: %s\n(see parsgd %s --help)\n", e.what(), c.name);
+      return 2;
+    } catch (const std::bad_alloc&) {
+      std::fprintf(stderr, "parsgd: error: out of memory\n");
+      return 1;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "parsgd: error: %s\n", e.what());
+      return 1;
+    }
+  }
+  std::fprintf(stderr, "parsgd: error: unknown command '%s'\n", argv[1]);
+  PrintUsage(stderr);
+  return 2;
 }

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what parsgd needs to build, test and run its default job, from Debian 12 packages.
+# Idempotent: installs only what is missing. Run as root (or with sudo available).
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+packages=(
+  cmake ninja-build g++ pkg-config     # toolchain
+  libtbb-dev libfmt-dev zlib1g-dev     # the library
+  libgtest-dev libbenchmark-dev        # tests and benchmarks
+  dataset-fashion-mnist                # the default data set (IDX, gzip)
+  liblinear-tools                      # heart_scale, a small real LIBSVM file used by the tests
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root to install: ${missing[*]}" >&2; exit 1; }
+  sudo=(sudo)
+fi
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,70 @@
+// parsgd gen / convert: make and transform data sets.
+#include <cstdio>
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "options.hpp"
+#include "parsgd/data/generator.hpp"
+#include "parsgd/data/load.hpp"
+#include "parsgd/train/executor.hpp"
+
+namespace parsgd::cli {
+
+int Generate(std::span<const std::string> args) {
+  GeneratorParams g;
+  std::string output;
+  int threads = 0;
+  OptionParser p("gen",
+                 "Write a synthetic RCV1-shaped binary problem: Zipf feature frequencies, unit-norm "
+                 "tf-idf-like rows, labels from a hidden sparse weight vector plus label noise. The "
+                 "same arguments always write the same bytes. OUTPUT ending in .bin gets the binary "
+                 "cache, anything else LIBSVM text.");
+  p.Positional("OUTPUT", &output, "file to write");
+  p.UInt64("rows", &g.rows, "rows");
+  p.UInt64("features", &g.features, "features");
+  p.Double("nnz", &g.nnz_per_row, "mean nonzeros per row", 1, 1e9);
+  p.Double("zipf", &g.zipf, "Zipf exponent of the feature frequencies", 0, 100);
+  p.Double("noise", &g.label_noise, "fraction of labels flipped", 0, 0.5);
+  p.Double("density", &g.weight_density, "fraction of features with a hidden weight", 0, 1);
+  p.UInt64("seed", &g.seed, "seed");
+  p.Int("threads", &threads, "threads (0: every core; the bytes do not depend on it)", 0, 4096);
+  if (!p.Parse(args)) {
+    std::printf("%s", p.Help().c_str());
+    return 0;
+  }
+  auto executor = MakeTbbExecutor(threads);
+  executor->Execute([&] { SaveDataset(GenerateSparse(g), output); });
+  return 0;
+}
+
+int Convert(std::span<const std::string> args) {
+  std::string input, output, format = "auto";
+  uint64_t features = 0;
+  int threads = 0;
+  OptionParser p("convert",
+                 "Read a data set in any supported format and write it again: OUTPUT ending in .bin "
+                 "gets the binary cache (memory-mapped on load, checksummed), anything else LIBSVM "
+                 "text.");
+  p.Positional("INPUT", &input, "data set to read");
+  p.Positional("OUTPUT", &output, "file to write");
+  p.String("format", &format, "F", "input format: auto|libsvm|idx|bin");
+  p.UInt64("features", &features, "number of features (0: the largest index seen)");
+  p.Int("threads", &threads, "threads (0: every core)", 0, 4096);
+  if (!p.Parse(args)) {
+    std::printf("%s", p.Help().c_str());
+    return 0;
+  }
+  auto parsed = ParseDataFormat(format);
+  if (!parsed) throw UsageError("--format: expected auto, libsvm, idx or bin, got '" + format + "'");
+  auto executor = MakeTbbExecutor(threads);
+  executor->Execute([&] {
+    const Dataset data = LoadDataset(input, {*parsed, features});
+    SaveDataset(data, output);
+    std::printf("%s", fmt::format("{}: {} rows x {} features, {} nonzeros\n", output, data.rows(),
+                                  data.features(), data.nnz())
+                          .c_str());
+  });
+  return 0;
+}
+
+}  // namespace parsgd::cli

@@ -1,0 +1,193 @@
+#include "options.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace parsgd::cli {
+namespace {
+
+std::size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+template <class T>
+T ParseNumber(const std::string& flag, std::string_view text, const char* what) {
+  T value{};
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || text.empty()) {
+    throw UsageError(fmt::format("{}: expected {}, got '{}'", flag, what, text));
+  }
+  return value;
+}
+
+std::string FormatDefault(double v) { return fmt::format("{}", v); }
+
+}  // namespace
+
+OptionParser::OptionParser(std::string command, std::string summary)
+    : command_(std::move(command)), summary_(std::move(summary)) {}
+
+std::string OptionParser::Pad(std::string s, std::size_t width) {
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s + " ";
+}
+
+void OptionParser::Add(Option option) { options_.push_back(std::move(option)); }
+
+void OptionParser::String(std::string name, std::string* field, std::string value_name,
+                          std::string help, bool required) {
+  if (!required && !field->empty()) help += " [default: " + *field + "]";
+  if (required) help += " (required)";
+  Add({std::move(name), std::move(value_name), std::move(help), required,
+       [field](const std::string&, std::string_view v) { *field = std::string(v); }});
+}
+
+void OptionParser::Int(std::string name, int* field, std::string help, int min, int max) {
+  help += fmt::format(" [default: {}]", *field);
+  Add({std::move(name), "N", std::move(help), false,
+       [field, min, max](const std::string& flag, std::string_view v) {
+         const long long value = ParseNumber<long long>(flag, v, "an integer");
+         if (value < min || value > max) {
+           throw UsageError(fmt::format("{}: must be between {} and {}, got {}", flag, min, max, v));
+         }
+         *field = static_cast<int>(value);
+       }});
+}
+
+void OptionParser::UInt64(std::string name, uint64_t* field, std::string help) {
+  help += fmt::format(" [default: {}]", *field);
+  Add({std::move(name), "N", std::move(help), false,
+       [field](const std::string& flag, std::string_view v) {
+         if (!v.empty() && v[0] == '-') {
+           throw UsageError(fmt::format("{}: expected a non-negative integer, got '{}'", flag, v));
+         }
+         *field = ParseNumber<uint64_t>(flag, v, "a non-negative integer");
+       }});
+}
+
+void OptionParser::Double(std::string name, double* field, std::string help, double min,
+                          double max) {
+  help += " [default: " + FormatDefault(*field) + "]";
+  Add({std::move(name), "X", std::move(help), false,
+       [field, min, max](const std::string& flag, std::string_view v) {
+         const double value = ParseNumber<double>(flag, v, "a number");
+         if (!std::isfinite(value) || value < min || value > max) {
+           throw UsageError(fmt::format("{}: must be a number in [{}, {}], got {}", flag, min, max, v));
+         }
+         *field = value;
+       }});
+}
+
+void OptionParser::Switch(std::string name, bool* field, std::string help) {
+  Add({std::move(name), "", std::move(help), false,
+       [field](const std::string&, std::string_view) { *field = true; }});
+}
+
+void OptionParser::Positional(std::string name, std::string* field, std::string help) {
+  positionals_.push_back({std::move(name), field, std::move(help)});
+}
+
+OptionParser::Option* OptionParser::Find(std::string_view name) {
+  for (Option& o : options_) {
+    if (o.name == name) return &o;
+  }
+  return nullptr;
+}
+
+std::string OptionParser::Suggest(std::string_view name) const {
+  const Option* best = nullptr;
+  std::size_t best_distance = 3;  // suggest only close matches
+  for (const Option& o : options_) {
+    const std::size_t d = EditDistance(name, o.name);
+    if (d < best_distance) {
+      best = &o;
+      best_distance = d;
+    }
+  }
+  return best ? " (did you mean --" + best->name + "?)" : "";
+}
+
+bool OptionParser::Parse(std::span<const std::string> args) {
+  std::size_t positional = 0;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--help" || arg == "-h") return false;
+    if (arg.rfind("--", 0) != 0 || arg.size() == 2) {
+      if (positional == positionals_.size()) {
+        throw UsageError(fmt::format("parsgd {}: unexpected argument '{}'", command_, arg));
+      }
+      *positionals_[positional++].field = arg;
+      continue;
+    }
+    const std::size_t eq = arg.find('=');
+    const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    Option* option = Find(name);
+    if (option == nullptr) {
+      throw UsageError(fmt::format("parsgd {}: unknown option --{}{}", command_, name, Suggest(name)));
+    }
+    const std::string flag = "--" + name;
+    if (option->given) throw UsageError(flag + ": given twice");
+    option->given = true;
+    if (option->value_name.empty()) {
+      if (eq != std::string::npos) throw UsageError(flag + ": takes no value");
+      option->set(flag, "");
+      continue;
+    }
+    if (eq != std::string::npos) {
+      option->set(flag, std::string_view(arg).substr(eq + 1));
+    } else if (i + 1 < args.size()) {
+      option->set(flag, args[++i]);
+    } else {
+      throw UsageError(fmt::format("{}: missing value ({})", flag, option->value_name));
+    }
+  }
+  for (const Option& o : options_) {
+    if (o.required && !o.given) {
+      throw UsageError(fmt::format("parsgd {}: --{} is required", command_, o.name));
+    }
+  }
+  if (positional < positionals_.size()) {
+    throw UsageError(fmt::format("parsgd {}: missing {}", command_, positionals_[positional].name));
+  }
+  return true;
+}
+
+bool OptionParser::Given(std::string_view name) const {
+  for (const Option& o : options_) {
+    if (o.name == name) return o.given;
+  }
+  return false;
+}
+
+std::string OptionParser::Help() const {
+  std::string out = "usage: parsgd " + command_;
+  for (const auto& p : positionals_) out += " " + p.name;
+  out += " [options]\n\n" + summary_ + "\n";
+  if (!positionals_.empty()) {
+    out += "\narguments:\n";
+    for (const auto& p : positionals_) out += "  " + Pad(p.name, 24) + p.help + "\n";
+  }
+  out += "\noptions:\n";
+  for (const Option& o : options_) {
+    std::string flag = "--" + o.name + (o.value_name.empty() ? "" : " " + o.value_name);
+    out += "  " + Pad(flag, 24) + o.help + "\n";
+  }
+  out += "  " + Pad("--help", 24) + "show this help\n";
+  return out;
+}
+
+}  // namespace parsgd::cli

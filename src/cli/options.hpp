@@ -1,0 +1,90 @@
+// A small declarative command-line parser: each option is declared once (name, value name, help,
+// and the field it writes, whose current value is the default shown in the help), and the parser,
+// the help text and the error messages all come from that declaration.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "parsgd/util/error.hpp"
+#include "parsgd/util/named.hpp"
+
+namespace parsgd::cli {
+
+// A bad command line: the message says which flag and what was expected.
+class UsageError : public Error {
+ public:
+  using Error::Error;
+};
+
+class OptionParser {
+ public:
+  OptionParser(std::string command, std::string summary);
+
+  // Value options. `help` is one line; the default (the field's value now) is appended to it
+  // unless `show_default` is false.
+  void String(std::string name, std::string* field, std::string value_name, std::string help,
+              bool required = false);
+  void Int(std::string name, int* field, std::string help, int min, int max);
+  void UInt64(std::string name, uint64_t* field, std::string help);
+  // A finite real in [min, max].
+  void Double(std::string name, double* field, std::string help, double min, double max);
+  void Switch(std::string name, bool* field, std::string help);
+  template <class Enum>
+  void Choice(std::string name, Enum* field, std::span<const Named<Enum>> table, std::string help) {
+    std::string choices;
+    for (const auto& e : table) choices += "\n      " + Pad(e.name, 12) + e.help;
+    Add({std::move(name), JoinNames(table), help + " [default: " + NameOf(table, *field) + "]" +
+         choices, false, [field, table, this](const std::string& flag, std::string_view v) {
+           auto found = FindByName(table, v);
+           if (!found) {
+             throw UsageError(flag + ": expected one of " + JoinNames(table, ", ") + ", got '" +
+                              std::string(v) + "'");
+           }
+           *field = *found;
+         }});
+  }
+  // A positional argument (in declaration order).
+  void Positional(std::string name, std::string* field, std::string help);
+
+  // Parses args (without the program and command names). Throws UsageError on an unknown flag
+  // (with a suggestion), a missing or malformed value, a missing required option or positional.
+  // Returns false if --help was given (print Help() and stop).
+  bool Parse(std::span<const std::string> args);
+
+  std::string Help() const;
+
+  // Whether `name` was given on the command line (after Parse).
+  bool Given(std::string_view name) const;
+
+ private:
+  struct Option {
+    std::string name;        // without the leading dashes
+    std::string value_name;  // empty for a switch
+    std::string help;
+    bool required;
+    std::function<void(const std::string& flag, std::string_view value)> set;
+    bool given = false;
+  };
+  struct PositionalArg {
+    std::string name;
+    std::string* field;
+    std::string help;
+  };
+
+  static std::string Pad(std::string s, std::size_t width);
+  void Add(Option option);
+  Option* Find(std::string_view name);
+  std::string Suggest(std::string_view name) const;
+
+  std::string command_;
+  std::string summary_;
+  std::vector<Option> options_;
+  std::vector<PositionalArg> positionals_;
+};
+
+}  // namespace parsgd::cli

@@ -1,0 +1,55 @@
+#include "report.hpp"
+
+#include <fmt/format.h>
+
+namespace parsgd::cli {
+namespace {
+
+std::string JsonNumber(double v) { return fmt::format("{}", v); }
+
+std::string JsonOptional(const std::optional<double>& v) { return v ? JsonNumber(*v) : "null"; }
+
+}  // namespace
+
+std::string HumanCount(double value) {
+  if (value >= 1e9) return fmt::format("{:.3g}G", value / 1e9);
+  if (value >= 1e6) return fmt::format("{:.3g}M", value / 1e6);
+  if (value >= 1e3) return fmt::format("{:.3g}k", value / 1e3);
+  return fmt::format("{:.3g}", value);
+}
+
+std::string EpochHeader(bool has_test) {
+  return fmt::format("{:>7}  {:>10}  {:>10}  {:>9}{}  {:>9}  {:>9}  {:>8}", "epoch", "objective",
+                     "train-loss", "train-acc",
+                     has_test ? fmt::format("  {:>9}  {:>8}", "test-loss", "test-acc") : "",
+                     "samples/s", "lr", "elapsed");
+}
+
+std::string EpochLine(const EpochReport& r, int epochs, double elapsed, bool has_test) {
+  std::string test;
+  if (has_test) {
+    test = fmt::format("  {:>9.5f}  {:>7.2f}%", r.test_loss.value_or(0),
+                       100 * r.test_accuracy.value_or(0));
+  }
+  return fmt::format("{:>7}  {:>10.6f}  {:>10.6f}  {:>8.2f}%{}  {:>9}  {:>9.3g}  {:>7.2f}s",
+                     fmt::format("{}/{}", r.epoch, epochs), r.objective, r.progressive_loss,
+                     100 * r.train_accuracy, test, HumanCount(r.samples_per_second()),
+                     r.learning_rate, elapsed);
+}
+
+std::string EpochJson(const EpochReport& r, const TrainConfig& c, const ResolvedSettings& s,
+                      double elapsed) {
+  return fmt::format(
+      R"({{"epoch":{},"model":"{}","scheme":"{}","order":"{}","threads":{},"workers":{},)"
+      R"("seed":{},"updates":{},"train_seconds":{},"eval_seconds":{},"elapsed_seconds":{},)"
+      R"("samples_per_second":{},"learning_rate":{},"objective":{},"progressive_loss":{},)"
+      R"("train_accuracy":{},"test_loss":{},"test_accuracy":{}}})",
+      r.epoch, NameOf<ModelKind>(kModelKinds, c.model), NameOf<SchemeKind>(kSchemeKinds, c.scheme),
+      NameOf<OrderKind>(kOrderKinds, c.order), s.threads, s.workers, c.seed, r.updates,
+      JsonNumber(r.train_seconds), JsonNumber(r.eval_seconds), JsonNumber(elapsed),
+      JsonNumber(r.samples_per_second()), JsonNumber(r.learning_rate), JsonNumber(r.objective),
+      JsonNumber(r.progressive_loss), JsonNumber(r.train_accuracy), JsonOptional(r.test_loss),
+      JsonOptional(r.test_accuracy));
+}
+
+}  // namespace parsgd::cli

@@ -1,0 +1,23 @@
+// What `train` prints: one aligned human line per epoch, and one JSON object per epoch for the
+// --metrics file (JSON Lines).
+#pragma once
+
+#include <string>
+
+#include "parsgd/train/config.hpp"
+
+namespace parsgd::cli {
+
+// The columns' titles, matching EpochLine.
+std::string EpochHeader(bool has_test);
+std::string EpochLine(const EpochReport& r, int epochs, double elapsed_seconds, bool has_test);
+
+// One JSON object (no newline): the run's identity (model, scheme, order, threads, seed) and every
+// field of the report; absent test values are null.
+std::string EpochJson(const EpochReport& r, const TrainConfig& config,
+                      const ResolvedSettings& settings, double elapsed_seconds);
+
+// "12.3M", "950k", "87": a rate with three significant figures.
+std::string HumanCount(double value);
+
+}  // namespace parsgd::cli

@@ -1,0 +1,142 @@
+// parsgd train: load the data, train, print one line per epoch, write metrics and the model.
+#include <chrono>
+#include <cstdio>
+#include <fmt/format.h>
+#include <memory>
+#include <optional>
+
+#include "commands.hpp"
+#include "options.hpp"
+#include "parsgd/data/load.hpp"
+#include "parsgd/io/model_file.hpp"
+#include "parsgd/train/trainer.hpp"
+#include "parsgd/util/atomic_file.hpp"
+#include "report.hpp"
+
+namespace parsgd::cli {
+namespace {
+
+struct TrainArgs {
+  TrainConfig config;
+  std::string train, test, metrics, save;
+  std::string format = "auto";
+  uint64_t features = 0;
+  bool quiet = false;
+};
+
+void Declare(OptionParser& p, TrainArgs& a) {
+  TrainConfig& c = a.config;
+  p.String("train", &a.train, "PATH", "training data (LIBSVM text, IDX images[,labels], or .bin)",
+           true);
+  p.String("test", &a.test, "PATH", "test data, evaluated after every epoch");
+  p.String("format", &a.format, "F", "data format: auto|libsvm|idx|bin");
+  p.UInt64("features", &a.features,
+           "number of features; a LIBSVM index above it is an error (0: the largest index seen)");
+  p.Choice<ModelKind>("model", &c.model, kModelKinds, "model and loss");
+  p.Choice<SchemeKind>("scheme", &c.scheme, kSchemeKinds, "how workers meet the shared model");
+  p.Choice<OrderKind>("order", &c.order, kOrderKinds, "sample order");
+  p.Int("threads", &c.threads, "worker threads (0: every core)", 0, 4096);
+  p.Int("epochs", &c.epochs, "passes over the training data", 1, 1000000);
+  p.Double("learning-rate", &c.learning_rate,
+           "initial step size eta0 (0: 0.5 / (curvature * mean ||x||^2), from the data)", 0, 1e9);
+  p.Choice<ScheduleKind>("schedule", &c.schedule, kScheduleKinds, "step-size schedule");
+  p.Double("decay", &c.decay,
+           "schedule parameter: invtime rate per epoch, geometric factor per epoch (0: 1 for "
+           "invtime, 0.9 for geometric)",
+           0, 1e9);
+  p.Double("l2", &c.l2, "L2 regularisation strength (-1: 1/rows, LIBLINEAR's C = 1)", -1, 1e9);
+  p.UInt64("seed", &c.seed, "seed of every random choice (sample order)");
+  p.String("metrics", &a.metrics, "PATH", "write one JSON object per epoch (JSON Lines)");
+  p.String("save", &a.save, "PATH", "write the trained model");
+  p.Switch("quiet", &a.quiet, "print only the final result");
+}
+
+Dataset Load(const std::string& path, const TrainArgs& a, Executor& executor) {
+  auto format = ParseDataFormat(a.format);
+  if (!format) throw UsageError("--format: expected auto, libsvm, idx or bin, got '" + a.format + "'");
+  Dataset data;
+  executor.Execute([&] { data = LoadDataset(path, {*format, a.features}); });
+  return data;
+}
+
+std::string SettingsText(const TrainConfig& c, const ResolvedSettings& s, const std::string& train) {
+  return fmt::format(
+      "train={}\nmodel={}\nscheme={}\norder={}\nthreads={}\nepochs={}\nlearning_rate={}\n"
+      "schedule={}\ndecay={}\nl2={}\nseed={}\n",
+      train, NameOf<ModelKind>(kModelKinds, c.model), NameOf<SchemeKind>(kSchemeKinds, c.scheme),
+      NameOf<OrderKind>(kOrderKinds, c.order), s.threads, c.epochs, s.eta0,
+      NameOf<ScheduleKind>(kScheduleKinds, c.schedule), s.decay, s.l2, c.seed);
+}
+
+void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& train) {
+  std::printf("%s", fmt::format("parsgd train: {} rows x {} features ({} nonzeros) from {}\n",
+                                train.rows(), train.features(), train.nnz(), train.source())
+                        .c_str());
+  std::printf("%s", fmt::format("  model {}{}, scheme {}, order {}, {} threads ({} workers), seed {}\n",
+                                NameOf<ModelKind>(kModelKinds, c.model),
+                                IsBinary(c.model) ? "" : fmt::format(" ({} classes)", s.outputs),
+                                NameOf<SchemeKind>(kSchemeKinds, c.scheme),
+                                NameOf<OrderKind>(kOrderKinds, c.order), s.threads, s.workers,
+                                c.seed)
+                        .c_str());
+  std::printf("%s", fmt::format("  eta0 {:.4g}{}, schedule {} (decay {}), l2 {:.3g}{}\n", s.eta0,
+                                s.eta0_auto ? " (auto)" : "",
+                                NameOf<ScheduleKind>(kScheduleKinds, c.schedule), s.decay, s.l2,
+                                s.l2_auto ? " (auto: 1/rows)" : "")
+                        .c_str());
+}
+
+}  // namespace
+
+int Train(std::span<const std::string> args) {
+  TrainArgs a;
+  OptionParser parser("train", "Train a linear model with parallel SGD; one line per epoch.");
+  Declare(parser, a);
+  if (!parser.Parse(args)) {
+    std::printf("%s", parser.Help().c_str());
+    return 0;
+  }
+  ValidateConfig(a.config);
+  // Open the outputs first: an unwritable path fails before any work, and nothing appears under
+  // the final names unless the run succeeds.
+  std::optional<AtomicFileWriter> metrics, model_out;
+  if (!a.metrics.empty()) metrics.emplace(a.metrics);
+  if (!a.save.empty()) model_out.emplace(a.save);
+
+  auto executor = MakeTbbExecutor(a.config.threads);
+  const Dataset train = Load(a.train, a, *executor);
+  std::optional<Dataset> test;
+  if (!a.test.empty()) test = Load(a.test, a, *executor);
+
+  Trainer trainer(a.config, train, test ? &*test : nullptr, *executor);
+  const ResolvedSettings& s = trainer.settings();
+  if (!a.quiet) {
+    PrintSetup(a.config, s, train);
+    std::printf("%s\n", EpochHeader(test.has_value()).c_str());
+  }
+  const auto start = std::chrono::steady_clock::now();
+  EpochReport last;
+  for (int e = 0; e < a.config.epochs; ++e) {
+    last = trainer.RunEpoch();
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!a.quiet) {
+      std::printf("%s\n", EpochLine(last, a.config.epochs, elapsed, test.has_value()).c_str());
+      std::fflush(stdout);
+    }
+    if (metrics) {
+      metrics->Write(EpochJson(last, a.config, s, elapsed) + "\n");
+      metrics->Flush();
+    }
+  }
+  if (test) {
+    std::printf("test accuracy %.2f%%, test loss %.6f\n", 100 * *last.test_accuracy, *last.test_loss);
+  } else {
+    std::printf("train accuracy %.2f%%, objective %.6f\n", 100 * last.train_accuracy, last.objective);
+  }
+  if (model_out) WriteModel(trainer.model(), SettingsText(a.config, s, a.train), *model_out);
+  if (metrics) metrics->Commit();
+  return 0;
+}
+
+}  // namespace parsgd::cli
