@@ -1,0 +1,64 @@
+// The parsgd binary cache: a Dataset laid out on disk so that reading it is one mmap plus one
+// verification pass, with the arrays used in place (zero copy).
+//
+// Format version 1. All integers and floats little-endian (IEEE 754 binary32 floats); the code
+// refuses to build on a big-endian host. Byte offsets are from the start of the file.
+//
+//   offset size  field
+//        0    8  magic: 89 50 53 47 44 0D 0A 1A  ("\x89PSGD\r\n\x1A": binary, catches text-mode
+//                transfers, never the start of a LIBSVM or IDX file)
+//        8    4  version (uint32) = 1
+//       12    4  header size (uint32) = 128
+//       16    8  rows
+//       24    8  features (<= 2^32)
+//       32    8  nnz
+//       40    8  byte offset of the row offsets section: (rows + 1) x uint64
+//       48    8  byte offset of the indices section: nnz x uint32, 0-based
+//       56    8  byte offset of the values section: nnz x float32
+//       64    8  byte offset of the labels section: rows x float32
+//       72    8  file size
+//       80    8  payload checksum
+//       88   32  reserved, zero
+//      120    8  header checksum: XXH64 (seed 0) of bytes [0, 120)
+//
+// The sections follow the header in the order above, each starting at the first multiple of 64
+// after the previous one ends (the first at 128); the file ends at the first multiple of 64 after
+// the labels. Gaps are zero bytes. Section offsets are stored for readers in other languages but
+// must equal this canonical layout. The payload, bytes [128, file size), is cut into blocks of
+// 256 KiB (the last one shorter); the payload checksum is XXH64 (seed 0) of the sequence of the
+// blocks' XXH64 (seed 0) values, each written as 8 little-endian bytes. XXH64 is the xxHash
+// specification's 64-bit hash (Collet, xxhash_spec.md, v0.8). The checksum is independent of the
+// thread count, and the same Dataset always gives the same bytes.
+#pragma once
+
+#include <string>
+
+#include "parsgd/data/dataset.hpp"
+
+namespace parsgd {
+
+// Writes `data` through AtomicFileWriter (complete file or none). Writes what it is given: the
+// per-entry invariants are the producer's job and ReadBinaryCache checks them. Two passes over the
+// arrays (checksum in parallel with oneTBB, then the write). Throws parsgd::Error on I/O failure.
+void WriteBinaryCache(const Dataset& data, const std::string& path);
+
+// Maps `path` and returns a Dataset whose arrays point into the mapping (kept alive by them;
+// source() is `path`). Refuses, with a DataError "path: ..." (no line), a file that is:
+//   - foreign: too short for the magic or a different magic ("not a parsgd binary cache");
+//   - another version ("unsupported binary cache version");
+//   - truncated ("truncated"), or longer than its header says;
+//   - damaged: a header or payload checksum mismatch ("corrupted");
+//   - structurally invalid though its checksums match ("invalid"): a layout other than the
+//     canonical one, features > 2^32, row offsets not starting at 0, decreasing or not ending at
+//     nnz, an index >= features or indices not strictly ascending within a row, a non-finite
+//     value or label.
+// Checks: the row offsets first (8 bytes per row), then one parallel pass (oneTBB, caller's arena)
+// over the payload that computes the checksum and checks every entry and label; the first problem
+// in file order is reported, the same at any thread count. Cost: reading the file once.
+Dataset ReadBinaryCache(const std::string& path);
+
+// True if the file at `path` starts with the binary cache magic (reads 8 bytes; false if the file
+// cannot be read).
+bool HasBinaryCacheMagic(const std::string& path);
+
+}  // namespace parsgd

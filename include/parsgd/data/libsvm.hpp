@@ -1,0 +1,52 @@
+// LIBSVM / svmlight text: reading (parallel, memory-mapped) and writing (parallel, atomic).
+//
+// Format, one row per line:   label [qid:N] index:value index:value ... [# comment]
+//   - label: any finite number (±1, 0/1, class ids, regression targets); a leading '+' is allowed.
+//   - qid:N is accepted and ignored, only right after the label.
+//   - indices: 1-based, strictly ascending within a row; stored 0-based. Values: finite numbers;
+//     explicit zeros are kept as given.
+//   - '#' starts a comment to the end of the line; blank and comment-only lines are not rows.
+//   - spaces and tabs separate tokens; LF or CRLF line ends.
+// Numbers are read as float with std::from_chars (round to nearest); a value that underflows float
+// becomes 0 (or a denormal), one that overflows float is an error.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "parsgd/data/dataset.hpp"
+
+namespace parsgd {
+
+struct LibsvmOptions {
+  // 0: no limit, features() is the largest index seen. Otherwise a 1-based index above it is an
+  // error and features() == max_features (at most 2^32 - 1).
+  uint64_t max_features = 0;
+  // Size of the pieces the text is cut into for parallel parsing (cut at line ends); 0 picks one
+  // from the text size. The result never depends on it; tests set it small to spread lines over
+  // many chunks.
+  uint64_t chunk_bytes = 0;
+};
+
+// Maps `path` and parses it (see ParseLibsvm). Throws parsgd::Error if the file cannot be read.
+Dataset ReadLibsvm(const std::string& path, const LibsvmOptions& options = {});
+
+// Parses LIBSVM text; `name` is used as the source and in messages. Parallel over chunks of the
+// text with oneTBB, in the caller's task arena; the result is the same at any thread count.
+// Throws DataError "name:line:column: what was expected" for malformed input, reporting the first
+// bad line of the text; "name: ..." (no line) for an empty text or one without data rows.
+// Cost: one pass over the text plus one copy of the parsed entries; peak memory about twice the
+// final arrays.
+Dataset ParseLibsvm(std::string_view text, const std::string& name,
+                    const LibsvmOptions& options = {});
+
+// Writes `data` as LIBSVM text: shortest round-trip numbers (std::to_chars), 1-based indices, one
+// "\n"-terminated line per row, no comments. Rows are formatted in parallel (oneTBB pipeline,
+// caller's arena) and written in order through AtomicFileWriter: the file appears complete or not
+// at all, and the same Dataset always gives the same bytes. ReadLibsvm of the result gives back
+// `data` exactly, except features(): text has no column count, so pass max_features =
+// data.features() when the last columns are empty. Throws parsgd::Error on I/O failure.
+void WriteLibsvm(const Dataset& data, const std::string& path);
+
+}  // namespace parsgd

@@ -1,0 +1,42 @@
+// One entry point for every data source: the format is chosen by name or detected from the bytes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "parsgd/data/dataset.hpp"
+
+namespace parsgd {
+
+enum class DataFormat { kAuto, kLibsvm, kIdx, kBinary };
+
+// "auto", "libsvm", "idx", "bin" (exact, lower case); nullopt for anything else.
+std::optional<DataFormat> ParseDataFormat(std::string_view name);
+// The name ParseDataFormat accepts for `format`.
+const char* DataFormatName(DataFormat format);
+
+struct LoadOptions {
+  DataFormat format = DataFormat::kAuto;
+  // 0: no limit. LIBSVM: passed to the reader (indices above it are errors). Other formats: a
+  // dataset with more features is an error. Every format: features() == max_features when given.
+  uint64_t max_features = 0;
+};
+
+// The format `path` holds, read from its first bytes: the binary cache magic -> kBinary; an IDX
+// magic, raw or after gunzip -> kIdx; anything else -> kLibsvm. A path that does not exist but
+// contains a comma is an IDX pair -> kIdx. Throws parsgd::Error for a gzip file that is not IDX.
+DataFormat DetectDataFormat(const std::string& path);
+
+// Loads `path` in the given format (or the detected one). IDX paths are either "IMAGES,LABELS" or
+// the images file alone, the labels file then being the same name with "images-idx3" replaced by
+// "labels-idx1" (an error says what was looked for if it does not exist). Errors are those of the
+// readers (DataError for malformed data, parsgd::Error otherwise). Cost: that of the reader.
+Dataset LoadDataset(const std::string& path, const LoadOptions& options = {});
+
+// Writes `data` to `path`: the binary cache if the name ends in ".bin", LIBSVM text otherwise.
+// Atomic (the file appears complete or not at all); the same data always gives the same bytes.
+void SaveDataset(const Dataset& data, const std::string& path);
+
+}  // namespace parsgd

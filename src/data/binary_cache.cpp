@@ -1,0 +1,111 @@
+// ReadBinaryCache: header checks, then the verification pass, then views into the mapping.
+#include <fmt/format.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cache_format.hpp"
+#include "cache_verify.hpp"
+#include "parsgd/data/binary_cache.hpp"
+#include "parsgd/util/error.hpp"
+#include "parsgd/util/mapped_file.hpp"
+
+namespace parsgd {
+namespace {
+
+using namespace cache_internal;
+
+[[noreturn]] void Refuse(const std::string& path, const std::string& what) {
+  throw DataError(path, 0, 0, what);
+}
+
+bool SameLayout(const Header& h, const Layout& layout) {
+  return h.offsets_at == layout.offsets.at && h.indices_at == layout.indices.at &&
+         h.values_at == layout.values.at && h.labels_at == layout.labels.at &&
+         h.file_size == layout.file_size;
+}
+
+// Every check that needs only the header and the file size, in the order that names the most
+// likely cause first: foreign, truncated header, version, damaged header, layout, truncated body.
+Header ReadHeader(const MappedFile& file) {
+  const std::string& path = file.path();
+  if (file.size() < sizeof(kMagic) || std::memcmp(file.chars(), kMagic, sizeof(kMagic)) != 0) {
+    Refuse(path, "not a parsgd binary cache (the first 8 bytes are not its magic)");
+  }
+  if (file.size() < kHeaderSize) {
+    Refuse(path, fmt::format("truncated: {} bytes, shorter than the {}-byte header", file.size(),
+                             kHeaderSize));
+  }
+  Header h;
+  std::memcpy(&h, file.chars(), sizeof(h));
+  if (h.version != kVersion) {
+    Refuse(path, fmt::format("unsupported binary cache version {}: this build reads version {}",
+                             h.version, kVersion));
+  }
+  if (HeaderChecksum(h) != h.header_checksum) {
+    Refuse(path, "corrupted: the header checksum does not match");
+  }
+  if (h.header_size != kHeaderSize) {
+    Refuse(path, fmt::format("invalid: header size {}, expected {}", h.header_size, kHeaderSize));
+  }
+  if (h.features > (uint64_t{1} << 32)) {
+    Refuse(path, fmt::format("invalid: {} features, more than 2^32", h.features));
+  }
+  const std::optional<Layout> layout = CanonicalLayout(h.rows, h.nnz);
+  if (!layout || !SameLayout(h, *layout)) {
+    Refuse(path, fmt::format("invalid: the section offsets do not match the layout of {} rows "
+                             "and {} entries",
+                             h.rows, h.nnz));
+  }
+  if (file.size() < h.file_size) {
+    Refuse(path, fmt::format("truncated: the header declares {} bytes, the file has {}",
+                             h.file_size, file.size()));
+  }
+  if (file.size() > h.file_size) {
+    Refuse(path, fmt::format("corrupted: {} unexpected bytes after the {} the header declares",
+                             file.size() - h.file_size, h.file_size));
+  }
+  return h;
+}
+
+template <class T>
+SharedArray<T> View(const std::shared_ptr<const MappedFile>& file, uint64_t at, uint64_t count) {
+  return SharedArray<T>(reinterpret_cast<const T*>(file->chars() + at), count, file);
+}
+
+}  // namespace
+
+Dataset ReadBinaryCache(const std::string& path) {
+  std::shared_ptr<const MappedFile> file = MappedFile::Open(path);
+  const Header h = ReadHeader(*file);
+  const CacheView view{reinterpret_cast<const std::byte*>(file->chars()),
+                       h.file_size,
+                       *CanonicalLayout(h.rows, h.nnz),
+                       h.rows,
+                       h.features,
+                       h.nnz};
+  if (std::optional<std::string> problem = VerifyPayload(view, h.payload_checksum)) {
+    Refuse(path, *problem);
+  }
+  Dataset::Parts parts;
+  parts.offsets = View<uint64_t>(file, h.offsets_at, h.rows + 1);
+  parts.indices = View<uint32_t>(file, h.indices_at, h.nnz);
+  parts.values = View<float>(file, h.values_at, h.nnz);
+  parts.labels = View<float>(file, h.labels_at, h.rows);
+  parts.features = h.features;
+  parts.source = path;
+  return Dataset(std::move(parts));
+}
+
+bool HasBinaryCacheMagic(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[sizeof(kMagic)];
+  return in.read(magic, sizeof(magic)) && std::memcmp(magic, kMagic, sizeof(kMagic)) == 0;
+}
+
+}  // namespace parsgd

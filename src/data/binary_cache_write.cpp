@@ -1,0 +1,102 @@
+// WriteBinaryCache: the checksum pass, then the header and the sections in file order.
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <vector>
+
+#include "cache_format.hpp"
+#include "parsgd/data/binary_cache.hpp"
+#include "parsgd/util/atomic_file.hpp"
+#include "parsgd/util/error.hpp"
+
+namespace parsgd {
+namespace {
+
+using namespace cache_internal;
+
+// A section of the file and the memory that holds its bytes.
+struct Source {
+  Section section;
+  const void* data;
+};
+using Sources = std::array<Source, 4>;
+
+// File bytes [from, from + size) into dst: section bytes where a section lies, zeros elsewhere.
+void CopyFileRange(const Sources& sources, uint64_t from, uint64_t size, std::byte* dst) {
+  std::memset(dst, 0, size);
+  for (const Source& s : sources) {
+    const uint64_t lo = std::max(from, s.section.at);
+    const uint64_t hi = std::min(from + size, s.section.at + s.section.bytes);
+    if (lo < hi) {
+      std::memcpy(dst + (lo - from), static_cast<const std::byte*>(s.data) + (lo - s.section.at),
+                  hi - lo);
+    }
+  }
+}
+
+// Each block is assembled in a per-thread buffer and hashed; block hashes combine in order.
+uint64_t PayloadChecksum(const Sources& sources, uint64_t file_size) {
+  std::vector<uint64_t> hashes(BlockCount(file_size - kHeaderSize));
+  tbb::enumerable_thread_specific<std::vector<std::byte>> buffers(
+      [] { return std::vector<std::byte>(kBlockSize); });
+  tbb::parallel_for(uint64_t{0}, static_cast<uint64_t>(hashes.size()), [&](uint64_t b) {
+    std::vector<std::byte>& buffer = buffers.local();
+    const uint64_t from = kHeaderSize + b * kBlockSize;
+    const uint64_t size = std::min(kBlockSize, file_size - from);
+    CopyFileRange(sources, from, size, buffer.data());
+    hashes[b] = BlockHash({buffer.data(), size});
+  });
+  return CombineBlockHashes(hashes);
+}
+
+Header MakeHeader(const Dataset& data, const Layout& layout, uint64_t payload_checksum) {
+  Header h{};  // reserved bytes zero
+  std::memcpy(h.magic, kMagic, sizeof(kMagic));
+  h.version = kVersion;
+  h.header_size = kHeaderSize;
+  h.rows = data.rows();
+  h.features = data.features();
+  h.nnz = data.nnz();
+  h.offsets_at = layout.offsets.at;
+  h.indices_at = layout.indices.at;
+  h.values_at = layout.values.at;
+  h.labels_at = layout.labels.at;
+  h.file_size = layout.file_size;
+  h.payload_checksum = payload_checksum;
+  h.header_checksum = HeaderChecksum(h);
+  return h;
+}
+
+// Zero bytes up to `to` (less than one alignment unit).
+void PadTo(AtomicFileWriter& out, uint64_t& position, uint64_t to) {
+  static constexpr std::byte kZeros[kAlignment] = {};
+  out.Write(kZeros, to - position);
+  position = to;
+}
+
+}  // namespace
+
+void WriteBinaryCache(const Dataset& data, const std::string& path) {
+  const std::optional<Layout> layout = CanonicalLayout(data.rows(), data.nnz());
+  if (!layout) throw Error(path + ": dataset too large for the binary cache");
+  const Sources sources = {Source{layout->offsets, data.offsets().data()},
+                           Source{layout->indices, data.indices().data()},
+                           Source{layout->values, data.values().data()},
+                           Source{layout->labels, data.labels().data()}};
+  AtomicFileWriter out(path);  // fails early if the folder is not writable
+  const Header header = MakeHeader(data, *layout, PayloadChecksum(sources, layout->file_size));
+  out.Write(&header, sizeof(header));
+  uint64_t position = sizeof(header);
+  for (const Source& s : sources) {
+    PadTo(out, position, s.section.at);
+    if (s.section.bytes > 0) out.Write(s.data, s.section.bytes);
+    position += s.section.bytes;
+  }
+  PadTo(out, position, layout->file_size);
+  out.Commit();
+}
+
+}  // namespace parsgd

@@ -1,0 +1,57 @@
+#include "byte_stream.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "parsgd/util/error.hpp"
+
+namespace parsgd::data_internal {
+namespace {
+
+gzFile Gz(void* file) { return static_cast<gzFile>(file); }
+
+}  // namespace
+
+ByteStream::ByteStream(const std::string& path) : path_(path) {
+  errno = 0;
+  file_ = gzopen(path.c_str(), "rb");
+  if (file_ == nullptr) {
+    throw Error(path + ": cannot open: " + (errno != 0 ? std::strerror(errno) : "out of memory"));
+  }
+  gzbuffer(Gz(file_), 1 << 17);  // before the first read; zlib's default 8 KiB is slow
+}
+
+ByteStream::~ByteStream() {
+  if (file_ != nullptr) gzclose(Gz(file_));
+}
+
+std::size_t ByteStream::Read(void* dst, std::size_t size) {
+  std::size_t done = 0;
+  while (done < size) {
+    const auto chunk = static_cast<unsigned>(std::min<std::size_t>(size - done, 1u << 30));
+    const int n = gzread(Gz(file_), static_cast<char*>(dst) + done, chunk);
+    if (n < 0) {
+      int code = 0;
+      const char* message = gzerror(Gz(file_), &code);
+      throw DataError(path_, 0, 0,
+                      "byte " + std::to_string(offset_ + done) + ": cannot decompress: " + message);
+    }
+    if (n == 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  offset_ += done;
+  return done;
+}
+
+bool ByteStream::compressed() const { return gzdirect(Gz(file_)) == 0; }
+
+bool ByteStream::cut_short() const {
+  int code = Z_OK;
+  gzerror(Gz(file_), &code);
+  return code == Z_BUF_ERROR;
+}
+
+}  // namespace parsgd::data_internal

@@ -1,0 +1,43 @@
+#include "cache_format.hpp"
+
+#include <cstring>
+
+#include "xxhash64.hpp"
+
+namespace parsgd::cache_internal {
+namespace {
+
+// Sizes past this are refused before any arithmetic can overflow (2^56 bytes is 64 PiB).
+constexpr uint64_t kMaxCount = uint64_t{1} << 56;
+
+constexpr uint64_t AlignUp(uint64_t x) { return (x + kAlignment - 1) / kAlignment * kAlignment; }
+
+}  // namespace
+
+std::optional<Layout> CanonicalLayout(uint64_t rows, uint64_t nnz) {
+  if (rows >= kMaxCount || nnz >= kMaxCount) return std::nullopt;
+  Layout layout;
+  layout.offsets = {kHeaderSize, (rows + 1) * sizeof(uint64_t)};
+  layout.indices = {AlignUp(layout.offsets.at + layout.offsets.bytes), nnz * sizeof(uint32_t)};
+  layout.values = {AlignUp(layout.indices.at + layout.indices.bytes), nnz * sizeof(float)};
+  layout.labels = {AlignUp(layout.values.at + layout.values.bytes), rows * sizeof(float)};
+  layout.file_size = AlignUp(layout.labels.at + layout.labels.bytes);
+  return layout;
+}
+
+uint64_t BlockHash(std::span<const std::byte> block) {
+  return Xxh64(block.data(), block.size(), 0);
+}
+
+uint64_t CombineBlockHashes(const std::vector<uint64_t>& block_hashes) {
+  // The host is little-endian (static_assert in the header), so the array is the byte sequence.
+  return Xxh64(block_hashes.data(), block_hashes.size() * sizeof(uint64_t), 0);
+}
+
+uint64_t HeaderChecksum(const Header& header) {
+  unsigned char bytes[kHeaderChecksummed];
+  std::memcpy(bytes, &header, kHeaderChecksummed);
+  return Xxh64(bytes, kHeaderChecksummed, 0);
+}
+
+}  // namespace parsgd::cache_internal

@@ -1,0 +1,215 @@
+#include "parsgd/data/idx.hpp"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "byte_stream.hpp"
+#include "parsgd/util/error.hpp"
+
+namespace parsgd {
+namespace {
+
+using data_internal::ByteStream;
+
+constexpr uint32_t kImagesMagic = 0x00000803;
+constexpr uint32_t kLabelsMagic = 0x00000801;
+constexpr uint64_t kImagesHeaderBytes = 16;
+constexpr uint64_t kLabelsHeaderBytes = 8;
+constexpr std::size_t kReadSize = std::size_t{1} << 18;
+
+[[noreturn]] void Fail(const ByteStream& in, uint64_t at, const std::string& what) {
+  throw DataError(in.path(), 0, 0, fmt::format("byte {}: {}", at, what));
+}
+
+[[noreturn]] void FailTruncated(const ByteStream& in, const std::string& what) {
+  Fail(in, in.offset(),
+       "truncated: " + what + (in.cut_short() ? " (the gzip stream is cut short)" : ""));
+}
+
+uint32_t ReadBigEndian32(ByteStream& in, const char* what) {
+  unsigned char b[4];
+  if (in.Read(b, 4) != 4) FailTruncated(in, std::string("expected the ") + what);
+  return uint32_t{b[0]} << 24 | uint32_t{b[1]} << 16 | uint32_t{b[2]} << 8 | uint32_t{b[3]};
+}
+
+const char* TypeName(uint32_t code) {
+  switch (code) {
+    case 0x08: return "unsigned byte";
+    case 0x09: return "signed byte";
+    case 0x0B: return "short";
+    case 0x0C: return "int";
+    case 0x0D: return "float";
+    case 0x0E: return "double";
+    default: return "unknown";
+  }
+}
+
+// Checks the magic number is `expected` (`what`: "images" or "labels") and returns the count.
+uint64_t ReadMagicAndCount(ByteStream& in, uint32_t expected, const char* what) {
+  const uint32_t magic = ReadBigEndian32(in, "IDX magic number");
+  if (magic >> 16 != 0) {
+    Fail(in, 0, fmt::format("not an IDX file: expected the magic number 0x{:08x} ({}), found "
+                            "0x{:08x}",
+                            expected, what, magic));
+  }
+  const uint32_t type = (magic >> 8) & 0xff;
+  if (type != 0x08) {
+    Fail(in, 2, fmt::format("element type 0x{:02x} ({}) is not supported: expected unsigned "
+                            "bytes (0x08)",
+                            type, TypeName(type)));
+  }
+  if ((magic & 0xff) != (expected & 0xff)) {
+    Fail(in, 3, fmt::format("{} dimensions: expected {} for {}", magic & 0xff, expected & 0xff,
+                            what));
+  }
+  const uint32_t count = ReadBigEndian32(in, "item count");
+  if (count == 0) Fail(in, 4, fmt::format("no {}: the count is 0", what));
+  return count;
+}
+
+struct ImageShape {
+  uint64_t count;
+  uint64_t rows;
+  uint64_t cols;
+  uint64_t pixels() const { return rows * cols; }
+};
+
+ImageShape ReadImageHeader(ByteStream& in) {
+  ImageShape shape;
+  shape.count = ReadMagicAndCount(in, kImagesMagic, "images");
+  shape.rows = ReadBigEndian32(in, "image height");
+  shape.cols = ReadBigEndian32(in, "image width");
+  if (shape.rows == 0 || shape.cols == 0 || shape.pixels() >= (uint64_t{1} << 32)) {
+    Fail(in, 8, fmt::format("image size {}x{} is absurd: expected 1 to 2^32 - 1 pixels",
+                            shape.rows, shape.cols));
+  }
+  return shape;
+}
+
+// A raw file must hold what its header declares; a gzip stream is checked as it is read.
+void CheckRawSize(const ByteStream& in, uint64_t header_bytes, uint64_t declared,
+                  const std::string& what) {
+  struct stat st {};
+  if (in.compressed() || ::stat(in.path().c_str(), &st) != 0) return;
+  const auto size = static_cast<uint64_t>(st.st_size);
+  const uint64_t have = size > header_bytes ? size - header_bytes : 0;
+  if (have < declared) {
+    Fail(in, header_bytes, fmt::format("truncated: the header declares {} ({} bytes), the file "
+                                       "holds {} bytes after the header",
+                                       what, declared, have));
+  }
+}
+
+void ExpectEnd(ByteStream& in, const char* what) {
+  unsigned char extra;
+  if (in.Read(&extra, 1) == 1) Fail(in, in.offset() - 1, fmt::format("data after the last {}", what));
+}
+
+// The vector grows with the bytes read, never to a size taken from the header alone.
+AlignedArray<float> ReadLabels(ByteStream& in, uint64_t count) {
+  CheckRawSize(in, kLabelsHeaderBytes, count, fmt::format("{} labels", count));
+  std::vector<unsigned char> bytes;
+  while (bytes.size() < count) {
+    const std::size_t have = bytes.size();
+    const std::size_t want = std::min<uint64_t>(kReadSize, count - have);
+    bytes.resize(have + want);
+    const std::size_t got = in.Read(bytes.data() + have, want);
+    if (got < want) {
+      FailTruncated(in, fmt::format("expected {} labels, the stream ends after {}", count,
+                                    have + got));
+    }
+  }
+  AlignedArray<float> labels(count);
+  std::copy(bytes.begin(), bytes.end(), labels.begin());
+  return labels;
+}
+
+struct Csr {
+  std::vector<uint64_t> offsets{0};
+  std::vector<uint32_t> indices;
+  std::vector<float> values;
+};
+
+// Pixels to CSR rows, zeros left out; streamed through one buffer.
+Csr ReadPixels(ByteStream& in, const ImageShape& shape) {
+  CheckRawSize(in, kImagesHeaderBytes, shape.count * shape.pixels(),
+               fmt::format("{} images of {}x{} pixels", shape.count, shape.rows, shape.cols));
+  static const std::array<float, 256> kScale = [] {
+    std::array<float, 256> scale;
+    for (int i = 0; i < 256; ++i) scale[i] = static_cast<float>(i) / 255.f;
+    return scale;
+  }();
+  Csr csr;
+  std::vector<unsigned char> buffer(kReadSize);
+  uint64_t remaining = shape.count * shape.pixels();
+  uint32_t pixel = 0;
+  while (remaining > 0) {
+    const std::size_t want = std::min<uint64_t>(kReadSize, remaining);
+    const std::size_t got = in.Read(buffer.data(), want);
+    for (std::size_t i = 0; i < got; ++i) {
+      if (buffer[i] != 0) {
+        csr.indices.push_back(pixel);
+        csr.values.push_back(kScale[buffer[i]]);
+      }
+      if (++pixel == shape.pixels()) {
+        csr.offsets.push_back(csr.indices.size());
+        pixel = 0;
+      }
+    }
+    remaining -= got;
+    if (got < want) {
+      FailTruncated(in, fmt::format("expected {} images of {}x{} pixels, the stream ends inside "
+                                    "image {}",
+                                    shape.count, shape.rows, shape.cols, csr.offsets.size() - 1));
+    }
+  }
+  return csr;
+}
+
+template <class T>
+SharedArray<T> ToShared(const std::vector<T>& v) {
+  AlignedArray<T> array(v.size());
+  std::copy(v.begin(), v.end(), array.begin());
+  return SharedArray<T>(std::move(array));
+}
+
+}  // namespace
+
+Dataset ReadIdx(const std::string& images_path, const std::string& labels_path) {
+  ByteStream images(images_path);
+  const ImageShape shape = ReadImageHeader(images);
+  ByteStream labels(labels_path);
+  const uint64_t label_count = ReadMagicAndCount(labels, kLabelsMagic, "labels");
+  if (label_count != shape.count) {
+    Fail(labels, 4, fmt::format("image and label counts differ: {} labels, {} images in {}",
+                                label_count, shape.count, images_path));
+  }
+  const Csr csr = ReadPixels(images, shape);
+  ExpectEnd(images, "image");
+  Dataset::Parts parts;
+  parts.labels = SharedArray<float>(ReadLabels(labels, label_count));
+  ExpectEnd(labels, "label");
+  parts.offsets = ToShared(csr.offsets);
+  parts.indices = ToShared(csr.indices);
+  parts.values = ToShared(csr.values);
+  parts.features = shape.pixels();
+  parts.source = images_path;
+  return Dataset(std::move(parts));
+}
+
+bool HasIdxMagic(const std::string& path) {
+  try {
+    ByteStream in(path);
+    unsigned char b[4];
+    if (in.Read(b, 4) != 4) return false;
+    return b[0] == 0 && b[1] == 0 && b[2] >= 0x08 && b[2] <= 0x0E && b[3] >= 1 && b[3] <= 4;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+}  // namespace parsgd

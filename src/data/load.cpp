@@ -1,0 +1,119 @@
+#include "parsgd/data/load.hpp"
+
+#include <filesystem>
+#include <utility>
+
+#include "byte_stream.hpp"
+#include "parsgd/data/binary_cache.hpp"
+#include "parsgd/data/idx.hpp"
+#include "parsgd/data/libsvm.hpp"
+#include "parsgd/util/error.hpp"
+
+namespace parsgd {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::pair<DataFormat, const char*> kNames[] = {{DataFormat::kAuto, "auto"},
+                                                         {DataFormat::kLibsvm, "libsvm"},
+                                                         {DataFormat::kIdx, "idx"},
+                                                         {DataFormat::kBinary, "bin"}};
+
+bool IsCommaPair(const std::string& path) {
+  return path.find(',') != std::string::npos && !fs::exists(path);
+}
+
+std::pair<std::string, std::string> IdxPaths(const std::string& path) {
+  if (IsCommaPair(path)) {
+    const std::size_t comma = path.find(',');
+    return {path.substr(0, comma), path.substr(comma + 1)};
+  }
+  const fs::path images(path);
+  std::string name = images.filename().string();
+  const std::size_t at = name.find("images-idx3");
+  if (at == std::string::npos) {
+    throw Error(path + ": cannot derive the IDX labels file: the name has no 'images-idx3' to "
+                       "replace by 'labels-idx1'; give IMAGES,LABELS");
+  }
+  name.replace(at, 11, "labels-idx1");
+  const std::string labels = (images.parent_path() / name).string();
+  if (!fs::exists(labels)) {
+    throw Error(path + ": IDX labels file not found: looked for '" + labels +
+                "'; give IMAGES,LABELS");
+  }
+  return {path, labels};
+}
+
+// Same arrays, `features` columns (>= the dataset's).
+Dataset WithFeatures(const Dataset& d, uint64_t features) {
+  Dataset::Parts parts{d.offsets(), d.indices(), d.values(), d.labels(), features, d.source()};
+  return Dataset(std::move(parts));
+}
+
+Dataset ApplyMaxFeatures(const Dataset& d, uint64_t max_features) {
+  if (max_features == 0 || d.features() == max_features) return d;
+  if (d.features() > max_features) {
+    throw Error(d.source() + ": the dataset has " + std::to_string(d.features()) +
+                " features, more than max_features " + std::to_string(max_features));
+  }
+  return WithFeatures(d, max_features);
+}
+
+}  // namespace
+
+std::optional<DataFormat> ParseDataFormat(std::string_view name) {
+  for (const auto& [format, text] : kNames) {
+    if (name == text) return format;
+  }
+  return std::nullopt;
+}
+
+const char* DataFormatName(DataFormat format) {
+  for (const auto& [f, text] : kNames) {
+    if (f == format) return text;
+  }
+  return "unknown";
+}
+
+DataFormat DetectDataFormat(const std::string& path) {
+  if (IsCommaPair(path)) return DataFormat::kIdx;
+  if (HasBinaryCacheMagic(path)) return DataFormat::kBinary;
+  if (!fs::exists(path)) return DataFormat::kLibsvm;  // the reader reports the missing file
+  if (HasIdxMagic(path)) return DataFormat::kIdx;
+  data_internal::ByteStream stream(path);
+  char first;
+  stream.Read(&first, 1);
+  if (stream.compressed()) {
+    throw Error(path + ": a gzip file that is not IDX: decompress it first (LIBSVM text is read "
+                       "uncompressed, memory-mapped)");
+  }
+  return DataFormat::kLibsvm;
+}
+
+Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
+  const DataFormat format =
+      options.format == DataFormat::kAuto ? DetectDataFormat(path) : options.format;
+  switch (format) {
+    case DataFormat::kLibsvm:
+      return ReadLibsvm(path, {.max_features = options.max_features});
+    case DataFormat::kIdx: {
+      const auto [images, labels] = IdxPaths(path);
+      return ApplyMaxFeatures(ReadIdx(images, labels), options.max_features);
+    }
+    case DataFormat::kBinary:
+      return ApplyMaxFeatures(ReadBinaryCache(path), options.max_features);
+    case DataFormat::kAuto:
+      break;
+  }
+  throw Error(path + ": no data format");  // not reached: kAuto was resolved above
+}
+
+void SaveDataset(const Dataset& data, const std::string& path) {
+  if (path.ends_with(".bin")) {
+    WriteBinaryCache(data, path);
+  } else {
+    WriteLibsvm(data, path);
+  }
+}
+
+}  // namespace parsgd

@@ -1,0 +1,216 @@
+#include "parsgd/data/binary_cache.hpp"
+
+#include <gtest/gtest.h>
+#include <tbb/task_arena.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <string>
+
+#include "data_test_util.hpp"
+#include "parsgd/data/generator.hpp"
+#include "parsgd/util/rng.hpp"
+#include "test_support.hpp"
+
+namespace parsgd {
+namespace {
+
+using testing::ExpectError;
+using testing::ExpectSameData;
+
+// Field offsets as documented in binary_cache.hpp.
+constexpr std::size_t kVersionAt = 8;
+constexpr std::size_t kRowsAt = 16;
+constexpr std::size_t kIndicesAtField = 48;
+constexpr std::size_t kFileSizeAt = 72;
+
+uint64_t Field(const std::string& bytes, std::size_t at) {
+  uint64_t v;
+  std::memcpy(&v, bytes.data() + at, sizeof(v));
+  return v;
+}
+
+Dataset Small() {
+  return testing::MakeDataset({{{0, 0.5f}, {3, -1.f}}, {}, {{1, 2.f}, {2, 1e-30f}, {4, 7.f}}},
+                              {1.f, -1.f, 3.f}, 5);
+}
+
+Dataset Generated() {
+  GeneratorParams params;
+  params.rows = 3000;
+  params.features = 2000;
+  params.nnz_per_row = 40;
+  return GenerateSparse(params);
+}
+
+TEST(BinaryCache, RoundTripsExactlyAndReadsInPlace) {
+  testing::TempDir dir;
+  for (const Dataset& original : {Small(), Generated()}) {
+    const std::string path = dir.File("d.bin");
+    WriteBinaryCache(original, path);
+    const Dataset d = ReadBinaryCache(path);
+    ExpectSameData(d, original);
+    EXPECT_EQ(d.source(), path);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(d.offsets().data()) % kCacheLine, 0u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(d.indices().data()) % kCacheLine, 0u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(d.values().data()) % kCacheLine, 0u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(d.labels().data()) % kCacheLine, 0u);
+    // Zero copy: the arrays sit at the distances the file layout gives, in one mapping.
+    const std::string bytes = testing::ReadFile(path);
+    EXPECT_EQ(bytes.size() % 64, 0u);
+    EXPECT_EQ(Field(bytes, kFileSizeAt), bytes.size());
+    EXPECT_EQ(reinterpret_cast<const char*>(d.indices().data()) -
+                  reinterpret_cast<const char*>(d.offsets().data()),
+              static_cast<std::ptrdiff_t>(Field(bytes, kIndicesAtField) - 128));
+  }
+}
+
+TEST(BinaryCache, TheDataOutlivesTheFileName) {
+  testing::TempDir dir;
+  WriteBinaryCache(Small(), dir.File("d.bin"));
+  const Dataset d = ReadBinaryCache(dir.File("d.bin"));
+  std::filesystem::remove(dir.File("d.bin"));  // the mapping stays valid
+  ExpectSameData(d, Small());
+}
+
+TEST(BinaryCache, EmptyDatasetRoundTrips) {
+  testing::TempDir dir;
+  const Dataset empty = testing::MakeDataset({}, {}, 0);
+  WriteBinaryCache(empty, dir.File("e.bin"));
+  ExpectSameData(ReadBinaryCache(dir.File("e.bin")), empty);
+}
+
+TEST(BinaryCache, SameDatasetGivesTheSameBytesAtAnyThreadCount) {
+  testing::TempDir dir;
+  const Dataset d = Generated();
+  tbb::task_arena(1).execute([&] { WriteBinaryCache(d, dir.File("1.bin")); });
+  tbb::task_arena(2).execute([&] { WriteBinaryCache(d, dir.File("2.bin")); });
+  EXPECT_EQ(testing::ReadFile(dir.File("1.bin")), testing::ReadFile(dir.File("2.bin")));
+}
+
+TEST(BinaryCache, RecognisesItsMagic) {
+  testing::TempDir dir;
+  WriteBinaryCache(Small(), dir.File("d.bin"));
+  EXPECT_TRUE(HasBinaryCacheMagic(dir.File("d.bin")));
+  EXPECT_FALSE(HasBinaryCacheMagic(dir.Write("t.svm", "1 1:1\n")));
+  EXPECT_FALSE(HasBinaryCacheMagic(dir.File("missing")));
+}
+
+class BinaryCacheDamage : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    WriteBinaryCache(Generated(), dir_.File("good.bin"));
+    good_ = testing::ReadFile(dir_.File("good.bin"));
+  }
+  // Writes `bytes` and expects ReadBinaryCache to refuse it with a message naming the file.
+  void ExpectRefused(const std::string& bytes, const std::string& fragment) {
+    const std::string path = dir_.Write("bad.bin", bytes);
+    ExpectError([&] { ReadBinaryCache(path); }, {path + ": ", fragment});
+  }
+
+  testing::TempDir dir_;
+  std::string good_;
+};
+
+TEST_F(BinaryCacheDamage, ForeignFilesAreNotCaches) {
+  std::string noise(5000, '\0');
+  Rng rng(5);
+  for (char& c : noise) c = static_cast<char>(rng.Next());
+  ExpectRefused(noise, "not a parsgd binary cache");
+  ExpectRefused("", "not a parsgd binary cache");
+  ExpectRefused("+1 1:0.5 2:1\n", "not a parsgd binary cache");
+}
+
+TEST_F(BinaryCacheDamage, TruncatedFilesAreRefused) {
+  ExpectRefused(good_.substr(0, good_.size() - 64), "truncated: the header declares");
+  ExpectRefused(good_.substr(0, good_.size() / 2), "truncated");
+  ExpectRefused(good_.substr(0, 100), "truncated: 100 bytes, shorter than the 128-byte header");
+}
+
+TEST_F(BinaryCacheDamage, AnyFlippedByteIsCorruption) {
+  // Header fields, each section, and the padding at the very end.
+  const std::size_t indices_at = Field(good_, kIndicesAtField);
+  for (std::size_t at : {kRowsAt, std::size_t{100}, std::size_t{130}, indices_at + 3,
+                         good_.size() / 2, good_.size() - 70, good_.size() - 1}) {
+    SCOPED_TRACE(at);
+    std::string bad = good_;
+    bad[at] ^= 0x10;
+    ExpectRefused(bad, "corrupted");
+  }
+}
+
+TEST_F(BinaryCacheDamage, TrailingBytesAreRefused) {
+  ExpectRefused(good_ + std::string(64, '\0'), "corrupted: 64 unexpected bytes");
+}
+
+TEST_F(BinaryCacheDamage, OtherVersionsAreRefused) {
+  std::string bad = good_;
+  bad[kVersionAt] = 2;
+  ExpectRefused(bad, "unsupported binary cache version 2: this build reads version 1");
+}
+
+// Files with valid checksums but content that must not reach training (written by
+// WriteBinaryCache, which writes what it is given).
+TEST(BinaryCacheInvalid, StructurallyBadContentIsRefused) {
+  testing::TempDir dir;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  struct Case {
+    Dataset data;
+    const char* fragment;
+  };
+  const Case cases[] = {
+      {testing::MakeDataset({{{0, 1.f}}, {{5, 1.f}}}, {1, 1}, 5),
+       "invalid: row 1: feature index 5 >= features 5"},
+      {testing::MakeDataset({{{3, 1.f}, {1, 1.f}}}, {1}, 5),
+       "invalid: row 0: feature indices not strictly ascending (3 then 1)"},
+      {testing::MakeDataset({{{3, 1.f}, {3, 1.f}}}, {1}, 5), "not strictly ascending (3 then 3)"},
+      {testing::MakeDataset({{{0, 1.f}, {1, nan}}}, {1}, 5), "invalid: entry 1: value nan"},
+      {testing::MakeDataset({{{0, 1.f}}, {}}, {1, -inf}, 5), "invalid: row 1: label -inf"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.fragment);
+    WriteBinaryCache(c.data, dir.File("x.bin"));
+    ExpectError([&] { ReadBinaryCache(dir.File("x.bin")); }, {dir.File("x.bin"), c.fragment});
+  }
+}
+
+TEST(BinaryCacheInvalid, DecreasingRowOffsetsAreRefused) {
+  testing::TempDir dir;
+  AlignedArray<uint64_t> offsets(4);
+  offsets[0] = 0, offsets[1] = 3, offsets[2] = 1, offsets[3] = 4;
+  AlignedArray<uint32_t> indices(4);
+  AlignedArray<float> values(4);
+  for (uint32_t k = 0; k < 4; ++k) indices[k] = k, values[k] = 1.f;
+  Dataset::Parts parts;
+  parts.offsets = SharedArray<uint64_t>(std::move(offsets));
+  parts.indices = SharedArray<uint32_t>(std::move(indices));
+  parts.values = SharedArray<float>(std::move(values));
+  parts.labels = SharedArray<float>(AlignedArray<float>::Zeroed(3));
+  parts.features = 4;
+  WriteBinaryCache(Dataset(std::move(parts)), dir.File("o.bin"));
+  ExpectError([&] { ReadBinaryCache(dir.File("o.bin")); },
+              {"invalid: row 1 ends before it starts (row offsets 3 then 1)"});
+}
+
+// One long row across several checksum blocks, with a repeat right at a block boundary: the check
+// must compare the first entry of a block with the last of the one before.
+TEST(BinaryCacheInvalid, RepeatAcrossABlockBoundaryIsFound) {
+  testing::TempDir dir;
+  const uint32_t n = 200000;  // 800 KB of indices: four 256 KiB blocks
+  testing::Entries row;
+  for (uint32_t k = 0; k < n; ++k) row.emplace_back(k, 1.f);
+  // Indices start at 128 + 16 (two offsets) rounded up to 192; block 1 starts at 128 + 256 KiB.
+  const uint32_t boundary = (128 + (256 << 10) - 192) / 4;
+  row[boundary].first = row[boundary - 1].first;
+  WriteBinaryCache(testing::MakeDataset({row}, {1}, n), dir.File("r.bin"));
+  ASSERT_EQ(Field(testing::ReadFile(dir.File("r.bin")), kIndicesAtField), 192u);
+  ExpectError([&] { ReadBinaryCache(dir.File("r.bin")); },
+              {"feature indices not strictly ascending (" + std::to_string(boundary - 1) +
+               " then " + std::to_string(boundary - 1) + ")"});
+}
+
+}  // namespace
+}  // namespace parsgd

@@ -1,0 +1,226 @@
+#include "parsgd/data/libsvm.hpp"
+
+#include <gtest/gtest.h>
+#include <tbb/task_arena.h>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <string>
+
+#include "data_test_util.hpp"
+#include "parsgd/util/rng.hpp"
+#include "test_support.hpp"
+
+namespace parsgd {
+namespace {
+
+using testing::ExpectDataError;
+using testing::ExpectSameData;
+
+// Random LIBSVM text: `rows` lines, some blank or commented, a few CRLF; numbers of all shapes.
+std::string RandomText(uint64_t rows, uint64_t seed) {
+  Rng rng(seed);
+  std::string text;
+  for (uint64_t i = 0; i < rows; ++i) {
+    if (rng.Uniform(10) == 0) text += "# a comment line\n\n";
+    text += rng.Uniform(2) ? "+1" : "-1";
+    uint64_t index = 0;
+    for (uint64_t k = rng.Uniform(12); k > 0; --k) {
+      index += 1 + rng.Uniform(40);
+      text += rng.Uniform(5) == 0 ? '\t' : ' ';
+      text.append(std::to_string(index)).append(":").append(std::to_string(rng.Normal()));
+    }
+    text += rng.Uniform(7) == 0 ? "\r\n" : "\n";
+  }
+  return text;
+}
+
+TEST(Libsvm, ParsesLabelsAndZeroBasedIndices) {
+  Dataset d = ParseLibsvm("1 1:0.5 3:2\n-1 2:-1.25\n", "t", {});
+  ASSERT_EQ(d.rows(), 2u);
+  EXPECT_EQ(d.features(), 3u);
+  EXPECT_EQ(d.nnz(), 3u);
+  EXPECT_EQ(d.source(), "t");
+  EXPECT_EQ(d.label(0), 1.f);
+  EXPECT_EQ(d.label(1), -1.f);
+  EXPECT_EQ(d.row(0).index[0], 0u);
+  EXPECT_EQ(d.row(0).index[1], 2u);
+  EXPECT_EQ(d.row(0).value[1], 2.f);
+  EXPECT_EQ(d.row(1).index[0], 1u);
+  EXPECT_EQ(d.row(1).value[0], -1.25f);
+}
+
+TEST(Libsvm, ReadsTheFixtureWithCommentsQidTabsAndCrlf) {
+  Dataset d = ReadLibsvm(testing::SourcePath("data/fixtures/mixed.libsvm"));
+  const Dataset expected = testing::MakeDataset(
+      {{{0, 0.5f}, {2, -2.f}, {9, 1e-3f}}, {{1, 0.f}, {3, 0.25f}}, {}, {{0, 1.f}, {9, -0.125f}}},
+      {1.f, -1.f, 3.f, 25.f}, 10);
+  ExpectSameData(d, expected);
+}
+
+TEST(Libsvm, AcceptsAnyFiniteLabelAndKeepsExplicitZeros) {
+  Dataset d = ParseLibsvm("3 1:0\n0 2:-0\n-2.5e-1\n1e3 4:1e-50\n", "t", {});
+  ASSERT_EQ(d.rows(), 4u);
+  EXPECT_EQ(d.label(0), 3.f);
+  EXPECT_EQ(d.label(1), 0.f);
+  EXPECT_EQ(d.label(2), -0.25f);
+  EXPECT_EQ(d.label(3), 1000.f);
+  ASSERT_EQ(d.nnz(), 3u);
+  EXPECT_EQ(d.values()[0], 0.f);
+  EXPECT_TRUE(std::signbit(d.values()[1]));  // "-0" is kept as negative zero
+  EXPECT_EQ(d.values()[2], 0.f);             // below float's range: rounds to zero
+  EXPECT_EQ(d.row(2).nnz, 0u);
+}
+
+TEST(Libsvm, MaxFeaturesSetsTheColumnCount) {
+  Dataset d = ParseLibsvm("1 2:1\n", "t", {.max_features = 100});
+  EXPECT_EQ(d.features(), 100u);
+}
+
+TEST(Libsvm, LargestIndexBelowTwoToThe32IsAccepted) {
+  Dataset d = ParseLibsvm("1 4294967295:1\n", "t", {});
+  EXPECT_EQ(d.features(), 4294967295u);
+  EXPECT_EQ(d.row(0).index[0], 4294967294u);
+}
+
+struct BadCase {
+  const char* text;
+  uint64_t line;
+  uint64_t column;
+  const char* fragment;
+};
+
+TEST(Libsvm, EveryMalformedInputNamesLineColumnAndWhatWasExpected) {
+  const BadCase cases[] = {
+      {"abc 1:2\n", 1, 1, "expected a numeric label, found 'abc'"},
+      {"1 x:2\n", 1, 3, "expected a feature 'index:value', found 'x:2'"},
+      {"1 2x:2\n", 1, 3, "expected a feature 'index:value', found '2x:2'"},
+      {"1 2:abc\n", 1, 5, "expected a numeric value after '2:', found 'abc'"},
+      {"1 2:\n", 1, 5, "expected a numeric value after '2:', found nothing"},
+      {"1 2:1.5x\n", 1, 5, "expected a numeric value after '2:', found '1.5x'"},
+      {"1 2 3:1\n", 1, 3, "expected ':' after feature index '2'"},
+      {"1 0:1\n", 1, 3, "feature index 0: indices are 1-based"},
+      {"1 -3:1\n", 1, 3, "feature index '-3:1' is negative: indices are 1-based"},
+      {"1 3:1 2:1\n", 1, 7, "feature index 2 is not ascending: it follows 3"},
+      {"1 3:1 3:2\n", 1, 7, "feature index 3 is repeated"},
+      {"1 2:nan\n", 1, 5, "value 'nan' of feature 2 is not finite"},
+      {"1 2:-inf\n", 1, 5, "value '-inf' of feature 2 is not finite"},
+      {"1 2:1e39\n", 1, 5, "value '1e39' of feature 2 is not finite"},
+      {"nan 1:1\n", 1, 1, "label 'nan' is not finite"},
+      {"+-1 1:1\n", 1, 1, "expected a numeric label"},
+      {"1:1 2:3\n", 1, 1, "missing label: the line starts with feature '1:1'"},
+      {"1 4294967296:1\n", 1, 3, "feature index 4294967296 is too large"},
+      {"1 99999999999999999999999:1\n", 1, 3, "is too large: expected an index below 2^32"},
+      {"1 2:1\r3:1\n", 1, 5, "expected a numeric value after '2:'"},
+      {"1\t\t0:1\n", 1, 4, "indices are 1-based"},
+      {"1 1:1\n\n# c\n  -1 2:1 1:1\r\n", 4, 10, "is not ascending"},
+  };
+  for (const BadCase& c : cases) {
+    SCOPED_TRACE(c.text);
+    ExpectDataError([&] { ParseLibsvm(c.text, "bad.svm", {}); }, "bad.svm", c.line, c.column,
+                    c.fragment);
+  }
+}
+
+TEST(Libsvm, IndexAboveMaxFeaturesIsAnError) {
+  ExpectDataError([] { ParseLibsvm("1 4:1\n1 5:1\n", "m", {.max_features = 4}); }, "m", 2, 3,
+                  "feature index 5 exceeds max_features 4");
+}
+
+TEST(Libsvm, EmptyOrRowlessTextIsAnError) {
+  ExpectDataError([] { ParseLibsvm("", "e", {}); }, "e", 0, 0, "empty file");
+  ExpectDataError([] { ParseLibsvm("# only\n\n   \n", "e", {}); }, "e", 0, 0, "no data rows");
+}
+
+TEST(Libsvm, TheFirstBadLineWinsWhenBadLinesAreInDifferentChunks) {
+  std::string text;
+  for (int i = 1; i <= 4000; ++i) {
+    if (i == 1200) {
+      text += "1 5:1 4:1\n";
+    } else if (i == 3000) {
+      text += "x 1:1\n";
+    } else {
+      text += "1 1:0.5 7:2\n";
+    }
+  }
+  for (int threads : {1, 2}) {
+    for (uint64_t chunk_bytes : {uint64_t{1}, uint64_t{64}, uint64_t{4096}, uint64_t{0}}) {
+      SCOPED_TRACE(std::to_string(threads) + " threads, chunk " + std::to_string(chunk_bytes));
+      tbb::task_arena arena(threads);
+      arena.execute([&] {
+        ExpectDataError([&] { ParseLibsvm(text, "f", {.chunk_bytes = chunk_bytes}); }, "f", 1200,
+                        7, "is not ascending");
+      });
+    }
+  }
+}
+
+TEST(Libsvm, SameResultAtAnyThreadCountAndChunkSize) {
+  const std::string text = RandomText(20000, 7);
+  Dataset reference;
+  tbb::task_arena(1).execute([&] { reference = ParseLibsvm(text, "r", {.chunk_bytes = 1 << 30}); });
+  ASSERT_EQ(reference.rows(), 20000u);
+  for (int threads : {1, 2}) {
+    for (uint64_t chunk_bytes : {uint64_t{0}, uint64_t{100}, uint64_t{5000}}) {
+      Dataset d;
+      tbb::task_arena(threads).execute(
+          [&] { d = ParseLibsvm(text, "r", {.chunk_bytes = chunk_bytes}); });
+      ExpectSameData(d, reference);
+    }
+  }
+}
+
+Dataset AwkwardNumbers() {
+  const float denormal = std::numeric_limits<float>::denorm_min();
+  const float big = std::numeric_limits<float>::max();
+  return testing::MakeDataset({{{0, 0.1f}, {5, -0.f}, {6, denormal}, {9, big}},
+                               {},
+                               {{2, 1.f / 3.f}, {3, -1e-38f}, {4294967293u, 123456.79f}}},
+                              {1.f, -3.5f, 1e-7f}, 4294967295u);
+}
+
+TEST(Libsvm, WriteThenReadGivesBackTheSameBits) {
+  testing::TempDir dir;
+  const Dataset original = AwkwardNumbers();
+  WriteLibsvm(original, dir.File("a.svm"));
+  ExpectSameData(ReadLibsvm(dir.File("a.svm"), {.max_features = original.features()}), original);
+
+  const Dataset parsed = ParseLibsvm(RandomText(5000, 3), "r", {});
+  WriteLibsvm(parsed, dir.File("b.svm"));
+  ExpectSameData(ReadLibsvm(dir.File("b.svm")), parsed);
+}
+
+TEST(Libsvm, WritingIsByteIdenticalAtAnyThreadCount) {
+  testing::TempDir dir;
+  const Dataset d = ParseLibsvm(RandomText(40000, 11), "r", {});
+  tbb::task_arena(1).execute([&] { WriteLibsvm(d, dir.File("one.svm")); });
+  tbb::task_arena(2).execute([&] { WriteLibsvm(d, dir.File("two.svm")); });
+  const std::string one = testing::ReadFile(dir.File("one.svm"));
+  EXPECT_EQ(one, testing::ReadFile(dir.File("two.svm")));
+  EXPECT_EQ(one.substr(0, one.find('\n') + 1).back(), '\n');
+}
+
+TEST(Libsvm, WritesShortestNumbersAndOneBasedIndices) {
+  testing::TempDir dir;
+  WriteLibsvm(testing::MakeDataset({{{0, 0.1f}, {2, -2.f}}, {}}, {1.f, -1.f}, 3), dir.File("s"));
+  EXPECT_EQ(testing::ReadFile(dir.File("s")), "1 1:0.1 3:-2\n-1\n");
+}
+
+TEST(Libsvm, MissingFileIsAnErrorNamingIt) {
+  testing::ExpectError([] { ReadLibsvm("/nonexistent/x.svm"); }, {"/nonexistent/x.svm"});
+}
+
+TEST(Libsvm, ReadsHeartScaleFromLiblinearTools) {
+  const std::string path = "/usr/share/doc/liblinear-tools/examples/heart_scale";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "liblinear-tools is not installed";
+  Dataset d = ReadLibsvm(path);
+  EXPECT_EQ(d.rows(), 270u);
+  EXPECT_EQ(d.features(), 13u);
+  EXPECT_EQ(d.label(0), 1.f);
+  EXPECT_EQ(d.label(1), -1.f);
+  EXPECT_EQ(d.row(0).value[0], 0.708333f);
+}
+
+}  // namespace
+}  // namespace parsgd

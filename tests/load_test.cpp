@@ -1,0 +1,133 @@
+#include "parsgd/data/load.hpp"
+
+#include <gtest/gtest.h>
+#include <zlib.h>  // to write .gz test files (libparsgd links zlib)
+
+#include <filesystem>
+#include <string>
+
+#include "data_test_util.hpp"
+#include "parsgd/data/binary_cache.hpp"
+#include "parsgd/data/libsvm.hpp"
+#include "test_support.hpp"
+
+namespace parsgd {
+namespace {
+
+using testing::ExpectError;
+using testing::ExpectSameData;
+
+Dataset Small() {
+  return testing::MakeDataset({{{0, 0.5f}, {3, -1.f}}, {{1, 2.f}}}, {1.f, -1.f}, 4);
+}
+
+std::string BigEndian(uint32_t v) {
+  return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+          static_cast<char>(v)};
+}
+
+// One 2x2 image (pixels 0, 255, 0, 51) with label 4.
+const std::string kImages = BigEndian(0x803) + BigEndian(1) + BigEndian(2) + BigEndian(2) +
+                            std::string("\x00\xff\x00\x33", 4);
+const std::string kLabels = BigEndian(0x801) + BigEndian(1) + "\x04";
+
+void WriteGzip(const std::string& path, const std::string& bytes) {
+  gzFile out = gzopen(path.c_str(), "wb");
+  ASSERT_NE(out, nullptr);
+  gzwrite(out, bytes.data(), static_cast<unsigned>(bytes.size()));
+  gzclose(out);
+}
+
+TEST(DataFormat, NamesRoundTrip) {
+  for (DataFormat f : {DataFormat::kAuto, DataFormat::kLibsvm, DataFormat::kIdx,
+                       DataFormat::kBinary}) {
+    EXPECT_EQ(ParseDataFormat(DataFormatName(f)), f);
+  }
+  EXPECT_STREQ(DataFormatName(DataFormat::kBinary), "bin");
+  EXPECT_EQ(ParseDataFormat("LIBSVM"), std::nullopt);
+  EXPECT_EQ(ParseDataFormat("csv"), std::nullopt);
+}
+
+TEST(LoadDataset, SavesBySuffixAndDetectsByContent) {
+  testing::TempDir dir;
+  SaveDataset(Small(), dir.File("a.bin"));
+  SaveDataset(Small(), dir.File("a.svm"));
+  EXPECT_TRUE(HasBinaryCacheMagic(dir.File("a.bin")));
+  EXPECT_EQ(testing::ReadFile(dir.File("a.svm")), "1 1:0.5 4:-1\n-1 2:2\n");
+  EXPECT_EQ(DetectDataFormat(dir.File("a.bin")), DataFormat::kBinary);
+  EXPECT_EQ(DetectDataFormat(dir.File("a.svm")), DataFormat::kLibsvm);
+  ExpectSameData(LoadDataset(dir.File("a.bin")), Small());
+  ExpectSameData(LoadDataset(dir.File("a.svm")), Small());
+  // The content decides, not the name.
+  WriteBinaryCache(Small(), dir.File("cache.txt"));
+  EXPECT_EQ(DetectDataFormat(dir.File("cache.txt")), DataFormat::kBinary);
+  ExpectSameData(LoadDataset(dir.File("cache.txt")), Small());
+}
+
+TEST(LoadDataset, ExplicitFormatOverridesDetection) {
+  testing::TempDir dir;
+  SaveDataset(Small(), dir.File("a.svm"));
+  ExpectError([&] { LoadDataset(dir.File("a.svm"), {.format = DataFormat::kBinary}); },
+              {"not a parsgd binary cache"});
+  SaveDataset(Small(), dir.File("a.bin"));
+  EXPECT_THROW(LoadDataset(dir.File("a.bin"), {.format = DataFormat::kLibsvm}), DataError);
+}
+
+TEST(LoadDataset, IdxImagesPathFindsItsLabelsRawOrGzip) {
+  testing::TempDir dir;
+  dir.Write("x-images-idx3-ubyte", kImages);
+  dir.Write("x-labels-idx1-ubyte", kLabels);
+  WriteGzip(dir.File("y-images-idx3-ubyte.gz"), kImages);
+  WriteGzip(dir.File("y-labels-idx1-ubyte.gz"), kLabels);
+  const Dataset expected = testing::MakeDataset({{{1, 1.f}, {3, 51.f / 255.f}}}, {4.f}, 4);
+  for (const char* name : {"x-images-idx3-ubyte", "y-images-idx3-ubyte.gz"}) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(DetectDataFormat(dir.File(name)), DataFormat::kIdx);
+    ExpectSameData(LoadDataset(dir.File(name)), expected);
+  }
+  const std::string pair = dir.File("x-images-idx3-ubyte") + "," + dir.File("y-labels-idx1-ubyte.gz");
+  EXPECT_EQ(DetectDataFormat(pair), DataFormat::kIdx);
+  ExpectSameData(LoadDataset(pair), expected);
+}
+
+TEST(LoadDataset, IdxLabelsThatCannotBeFoundAreNamed) {
+  testing::TempDir dir;
+  dir.Write("z-images-idx3-ubyte", kImages);
+  dir.Write("images.idx", kImages);
+  ExpectError([&] { LoadDataset(dir.File("z-images-idx3-ubyte")); },
+              {"labels file not found: looked for '" + dir.File("z-labels-idx1-ubyte") + "'"});
+  ExpectError([&] { LoadDataset(dir.File("images.idx")); },
+              {"has no 'images-idx3'", "give IMAGES,LABELS"});
+}
+
+TEST(LoadDataset, MaxFeaturesLimitsEveryFormatAndSetsTheWidth) {
+  testing::TempDir dir;
+  SaveDataset(Small(), dir.File("a.svm"));
+  SaveDataset(Small(), dir.File("a.bin"));
+  EXPECT_EQ(LoadDataset(dir.File("a.svm"), {.max_features = 10}).features(), 10u);
+  EXPECT_EQ(LoadDataset(dir.File("a.bin"), {.max_features = 10}).features(), 10u);
+  EXPECT_THROW(LoadDataset(dir.File("a.svm"), {.max_features = 3}), DataError);
+  ExpectError([&] { LoadDataset(dir.File("a.bin"), {.max_features = 3}); },
+              {dir.File("a.bin"), "4 features, more than max_features 3"});
+}
+
+TEST(LoadDataset, GzipThatIsNotIdxIsRefused) {
+  testing::TempDir dir;
+  WriteGzip(dir.File("a.svm.gz"), "1 1:1\n");
+  ExpectError([&] { LoadDataset(dir.File("a.svm.gz")); }, {"a gzip file that is not IDX"});
+}
+
+TEST(LoadDataset, MissingFileIsNamed) {
+  ExpectError([] { LoadDataset("/nonexistent/data.svm"); }, {"/nonexistent/data.svm"});
+}
+
+TEST(LoadDataset, FashionMnistByItsImagesPath) {
+  const std::string images = "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz";
+  if (!std::filesystem::exists(images)) GTEST_SKIP() << "dataset-fashion-mnist is not installed";
+  const Dataset d = LoadDataset(images);
+  EXPECT_EQ(d.rows(), 10000u);
+  EXPECT_EQ(d.features(), 784u);
+}
+
+}  // namespace
+}  // namespace parsgd
