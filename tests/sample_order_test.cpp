@@ -6,6 +6,8 @@
 #include <numeric>
 #include <vector>
 
+#include "test_support.hpp"
+
 namespace parsgd {
 namespace {
 
@@ -66,7 +68,8 @@ INSTANTIATE_TEST_SUITE_P(SampleOrder, EveryOrder,
                          ::testing::Combine(::testing::Values(OrderKind::kRandom,
                                                               OrderKind::kGlobal, OrderKind::kLocal,
                                                               OrderKind::kSequential),
-                                            ::testing::Values(1, 2, 3, 8)));
+                                            ::testing::Values(1, 2, 3, 8)),
+    testing::ParamName());
 
 TEST(SampleOrder, GlobalShuffleVisitsEachIndexOnce) {
   for (int workers : {1, 2, 5}) {

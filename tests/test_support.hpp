@@ -4,10 +4,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "parsgd/data/dataset.hpp"
+#include "parsgd/model/loss.hpp"
+#include "parsgd/order/sample_order.hpp"
+#include "parsgd/scheme/scheme.hpp"
 
 namespace parsgd::testing {
 
@@ -50,6 +54,29 @@ struct CliResult {
   std::string output;
 };
 CliResult RunCli(const std::string& args);
+
+// Readable names for parameterised tests ("hogwild", "global", ...).
+inline std::string Name(ModelKind v) { return NameOf<ModelKind>(kModelKinds, v); }
+inline std::string Name(SchemeKind v) { return NameOf<SchemeKind>(kSchemeKinds, v); }
+inline std::string Name(OrderKind v) { return NameOf<OrderKind>(kOrderKinds, v); }
+inline std::string Name(int v) { return std::to_string(v) + "threads"; }
+// A gtest name generator for tuples or single values of the above: joins the names with '_'.
+struct ParamName {
+  template <class Info>
+  std::string operator()(const Info& info) const {
+    return Join(info.param);
+  }
+  template <class... T>
+  static std::string Join(const std::tuple<T...>& t) {
+    std::string out;
+    std::apply([&](const auto&... v) { ((out += (out.empty() ? "" : "_") + Name(v)), ...); }, t);
+    return out;
+  }
+  template <class T>
+  static std::string Join(const T& v) {
+    return Name(v);
+  }
+};
 
 // The repository's source folder (for fixtures under data/).
 std::string SourcePath(const std::string& relative);

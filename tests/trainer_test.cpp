@@ -59,7 +59,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values(ModelKind::kLogistic, ModelKind::kHinge,
                                          ModelKind::kSquared, ModelKind::kSoftmax),
                        ::testing::Values(OrderKind::kRandom, OrderKind::kGlobal, OrderKind::kLocal,
-                                         OrderKind::kSequential)));
+                                         OrderKind::kSequential)),
+    testing::ParamName());
 
 // Convergence to the optimum computed by the double-precision reference solver. The problem is
 // strongly convex (l2 = 0.01); after 30 epochs of the default inverse-time schedule, sequential SGD
@@ -99,7 +100,8 @@ INSTANTIATE_TEST_SUITE_P(
                                          SchemeKind::kAtomic),
                        ::testing::Values(OrderKind::kRandom, OrderKind::kGlobal, OrderKind::kLocal,
                                          OrderKind::kSequential),
-                       ::testing::Values(1, 2)));
+                       ::testing::Values(1, 2)),
+    testing::ParamName());
 
 class EveryModel : public ::testing::TestWithParam<ModelKind> {};
 
@@ -133,7 +135,8 @@ TEST_P(EveryModel, HogwildReachesTheKnownOptimum) {
 
 INSTANTIATE_TEST_SUITE_P(Trainer, EveryModel,
                          ::testing::Values(ModelKind::kLogistic, ModelKind::kHinge,
-                                           ModelKind::kSquared, ModelKind::kSoftmax));
+                                           ModelKind::kSquared, ModelKind::kSoftmax),
+    testing::ParamName());
 
 TEST(Trainer, SequentialRunsRepeatExactly) {
   const Dataset data = testing::MakeProblem(500, 30, 5, 2, 0.1, 1);

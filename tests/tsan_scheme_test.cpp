@@ -40,7 +40,8 @@ INSTANTIATE_TEST_SUITE_P(
     Tsan, Scheme,
     ::testing::Combine(::testing::Values(SchemeKind::kHogwild, SchemeKind::kLocked,
                                          SchemeKind::kStriped, SchemeKind::kAtomic),
-                       ::testing::Values(ModelKind::kLogistic, ModelKind::kSoftmax)));
+                       ::testing::Values(ModelKind::kLogistic, ModelKind::kSoftmax)),
+    testing::ParamName());
 
 // All threads add to the same coordinates: compare-and-swap loses nothing; the racy store may lose
 // updates but never produces a value no thread wrote (each stored value is some old value + 1).
