@@ -7,6 +7,23 @@ namespace {
 
 // The step size is recomputed every kStepBlock samples, and the stop flag checked as often.
 constexpr uint64_t kStepBlock = 64;
+// Rows are visited in random order, so each row's first bytes miss every cache: fetch the row
+// offsets kOffsetsAhead samples ahead, and the row's entries and target kRowAhead samples ahead.
+constexpr uint64_t kOffsetsAhead = 16;
+constexpr uint64_t kRowAhead = 6;
+
+inline void PrefetchRow(const Dataset& data, const float* targets, uint32_t r) {
+  const uint64_t begin = data.offsets()[r];
+  const uint64_t end = data.offsets()[r + 1];
+  const char* idx = reinterpret_cast<const char*>(data.indices().data() + begin);
+  const char* val = reinterpret_cast<const char*>(data.values().data() + begin);
+  const uint64_t bytes = (end - begin) * 4;
+  for (uint64_t b = 0; b < bytes; b += kCacheLine) {
+    __builtin_prefetch(idx + b);
+    __builtin_prefetch(val + b);
+  }
+  __builtin_prefetch(targets + r);
+}
 
 template <class Scheme>
 Scheme MakeScheme(uint64_t features, int outputs) {
@@ -36,6 +53,8 @@ class EpochKernelFor final : public EpochKernel {
       const float eta = in.step.At(in.epoch, static_cast<double>(begin) * epochs_per_sample);
       const uint64_t end = std::min(n, begin + kStepBlock);
       for (uint64_t i = begin; i < end; ++i) {
+        if (i + kOffsetsAhead < n) __builtin_prefetch(in.data->offsets().data() + indices[i + kOffsetsAhead]);
+        if (i + kRowAhead < n) PrefetchRow(*in.data, in.targets, indices[i + kRowAhead]);
         const uint32_t r = indices[i];
         loss += LinearSgdStep<Head>(scheme_, in.params, in.data->row(r), in.targets[r], eta, z);
       }
