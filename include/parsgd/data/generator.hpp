@@ -13,7 +13,8 @@
 // Labels ±1: a hidden weight vector w (round(weight_density * features) features, at least one,
 // drawn N(0,1)); margin = w·x; the rows with margin above the median get +1 (ties broken by a
 // seeded hash, so exactly rows - rows/2 rows are +1); then each label is flipped with probability
-// `label_noise`. A row's content does not depend on label_noise: the flip is its stream's last draw.
+// `label_noise`. A row's content does not depend on label_noise: the flip is its stream's last
+// draw.
 #pragma once
 
 #include <cstdint>
