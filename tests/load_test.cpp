@@ -118,8 +118,11 @@ TEST(LoadDataset, GzipThatIsNotIdxIsRefused) {
   ExpectError([&] { LoadDataset(dir.File("a.svm.gz")); }, {"a gzip file that is not IDX"});
 }
 
-TEST(LoadDataset, MissingFileIsNamed) {
+TEST(LoadDataset, MissingFilesAndFoldersAreNamed) {
   ExpectError([] { LoadDataset("/nonexistent/data.svm"); }, {"/nonexistent/data.svm"});
+  testing::TempDir dir;
+  ExpectError([&] { LoadDataset(dir.path().string()); },
+              {dir.path().string(), "not a regular file"});
 }
 
 TEST(LoadDataset, FashionMnistByItsImagesPath) {

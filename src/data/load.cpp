@@ -78,8 +78,9 @@ const char* DataFormatName(DataFormat format) {
 
 DataFormat DetectDataFormat(const std::string& path) {
   if (IsCommaPair(path)) return DataFormat::kIdx;
+  // A missing file, a folder, ...: the reader says what is wrong with it.
+  if (!fs::is_regular_file(path)) return DataFormat::kLibsvm;
   if (HasBinaryCacheMagic(path)) return DataFormat::kBinary;
-  if (!fs::exists(path)) return DataFormat::kLibsvm;  // the reader reports the missing file
   if (HasIdxMagic(path)) return DataFormat::kIdx;
   data_internal::ByteStream stream(path);
   char first;

@@ -15,6 +15,8 @@
 // seeded hash, so exactly rows - rows/2 rows are +1); then each label is flipped with probability
 // `label_noise`. A row's content does not depend on label_noise: the flip is its stream's last
 // draw.
+//
+// Both functions may be called from several threads at once (they share no state).
 #pragma once
 
 #include <cstdint>
