@@ -44,9 +44,10 @@ void ValidateGeneratorParams(const GeneratorParams& params);
 // A pure function of `params`: the same params give the same arrays bit for bit, at any thread
 // count (every row draws from its own stream, DeriveSeed(seed, {row stream, row})). Runs in
 // parallel with oneTBB in the caller's task arena.
-// Cost: O(features) setup (about 30 bytes per feature, plus features/8 bytes per thread), then
+// Cost: O(features) setup (about 40 bytes per feature, plus features/8 bytes per thread), then
 // O(nnz) expected time; rows whose draws keep repeating (steep zipf with nnz near features) fall
-// back to an O(features) exact draw. Memory: the dataset plus 24 bytes per row while labelling.
+// back to an O(features) exact draw. Memory: the dataset plus about 60 bytes per row while
+// labelling (margins, flips, and the keys of the median selection).
 Dataset GenerateSparse(const GeneratorParams& params);
 
 }  // namespace parsgd
