@@ -82,6 +82,12 @@ TEST(BinaryCache, EmptyDatasetRoundTrips) {
   ExpectSameData(ReadBinaryCache(dir.File("e.bin")), empty);
 }
 
+TEST(BinaryCache, ADefaultConstructedDatasetIsRefused) {
+  testing::TempDir dir;
+  ExpectError([&] { WriteBinaryCache(Dataset(), dir.File("d.bin")); }, {"no row offsets"});
+  EXPECT_FALSE(std::filesystem::exists(dir.File("d.bin")));
+}
+
 TEST(BinaryCache, SameDatasetGivesTheSameBytesAtAnyThreadCount) {
   testing::TempDir dir;
   const Dataset d = Generated();

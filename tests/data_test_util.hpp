@@ -14,7 +14,8 @@ namespace parsgd::testing {
 
 template <class T>
 bool SameBytes(const SharedArray<T>& a, const SharedArray<T>& b) {
-  return a.size() == b.size() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+  return a.size() == b.size() &&
+         (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
 // Bit-for-bit equality of everything but the source name.

@@ -31,10 +31,11 @@ std::string LabelsFile(const std::string& labels) {
 }
 
 // Three 2x3 images, labels 7, 0, 9.
-const std::string kPixels("\x00\xff\x00\x33\x00\x01"
-                          "\x00\x00\x00\x00\x00\x00"
-                          "\x80\x80\x80\x80\x80\x80",
-                          18);
+const std::string kPixels(
+    "\x00\xff\x00\x33\x00\x01"
+    "\x00\x00\x00\x00\x00\x00"
+    "\x80\x80\x80\x80\x80\x80",
+    18);
 const std::string kLabels("\x07\x00\x09", 3);
 
 std::string WriteGzip(const testing::TempDir& dir, const std::string& name,
@@ -49,18 +50,21 @@ std::string WriteGzip(const testing::TempDir& dir, const std::string& name,
 }
 
 Dataset Expected() {
-  return testing::MakeDataset(
-      {{{1, 1.f}, {3, 51.f / 255.f}, {5, 1.f / 255.f}},
-       {},
-       {{0, 128.f / 255.f}, {1, 128.f / 255.f}, {2, 128.f / 255.f}, {3, 128.f / 255.f},
-        {4, 128.f / 255.f}, {5, 128.f / 255.f}}},
-      {7.f, 0.f, 9.f}, 6);
+  return testing::MakeDataset({{{1, 1.f}, {3, 51.f / 255.f}, {5, 1.f / 255.f}},
+                               {},
+                               {{0, 128.f / 255.f},
+                                {1, 128.f / 255.f},
+                                {2, 128.f / 255.f},
+                                {3, 128.f / 255.f},
+                                {4, 128.f / 255.f},
+                                {5, 128.f / 255.f}}},
+                              {7.f, 0.f, 9.f}, 6);
 }
 
 TEST(Idx, ReadsRawFilesAsCsrWithoutZeros) {
   testing::TempDir dir;
-  const Dataset d = ReadIdx(dir.Write("i", ImagesFile(3, 2, 3, kPixels)),
-                            dir.Write("l", LabelsFile(kLabels)));
+  const Dataset d =
+      ReadIdx(dir.Write("i", ImagesFile(3, 2, 3, kPixels)), dir.Write("l", LabelsFile(kLabels)));
   ExpectSameData(d, Expected());
   EXPECT_EQ(d.source(), dir.File("i"));
 }
@@ -133,7 +137,8 @@ TEST(Idx, AGzipFileCutShortIsRefused) {
   testing::TempDir dir;
   std::string pixels;
   for (int i = 0; i < 3 * 28 * 28; ++i) pixels += static_cast<char>(i * 7);
-  const std::string gz = testing::ReadFile(WriteGzip(dir, "full.gz", ImagesFile(3, 28, 28, pixels)));
+  const std::string gz =
+      testing::ReadFile(WriteGzip(dir, "full.gz", ImagesFile(3, 28, 28, pixels)));
   const std::string cut = dir.Write("cut.gz", gz.substr(0, gz.size() / 2));
   ExpectIdxError(cut, dir.Write("l", LabelsFile(kLabels)), cut, "(the gzip stream is cut short)");
 }

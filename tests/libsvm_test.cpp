@@ -149,8 +149,8 @@ TEST(Libsvm, TheFirstBadLineWinsWhenBadLinesAreInDifferentChunks) {
       SCOPED_TRACE(std::to_string(threads) + " threads, chunk " + std::to_string(chunk_bytes));
       tbb::task_arena arena(threads);
       arena.execute([&] {
-        ExpectDataError([&] { ParseLibsvm(text, "f", {.chunk_bytes = chunk_bytes}); }, "f", 1200,
-                        7, "is not ascending");
+        ExpectDataError([&] { ParseLibsvm(text, "f", {.chunk_bytes = chunk_bytes}); }, "f", 1200, 7,
+                        "is not ascending");
       });
     }
   }

@@ -39,8 +39,8 @@ void WriteGzip(const std::string& path, const std::string& bytes) {
 }
 
 TEST(DataFormat, NamesRoundTrip) {
-  for (DataFormat f : {DataFormat::kAuto, DataFormat::kLibsvm, DataFormat::kIdx,
-                       DataFormat::kBinary}) {
+  for (DataFormat f :
+       {DataFormat::kAuto, DataFormat::kLibsvm, DataFormat::kIdx, DataFormat::kBinary}) {
     EXPECT_EQ(ParseDataFormat(DataFormatName(f)), f);
   }
   EXPECT_STREQ(DataFormatName(DataFormat::kBinary), "bin");
@@ -85,7 +85,8 @@ TEST(LoadDataset, IdxImagesPathFindsItsLabelsRawOrGzip) {
     EXPECT_EQ(DetectDataFormat(dir.File(name)), DataFormat::kIdx);
     ExpectSameData(LoadDataset(dir.File(name)), expected);
   }
-  const std::string pair = dir.File("x-images-idx3-ubyte") + "," + dir.File("y-labels-idx1-ubyte.gz");
+  const std::string pair =
+      dir.File("x-images-idx3-ubyte") + "," + dir.File("y-labels-idx1-ubyte.gz");
   EXPECT_EQ(DetectDataFormat(pair), DataFormat::kIdx);
   ExpectSameData(LoadDataset(pair), expected);
 }
@@ -117,8 +118,11 @@ TEST(LoadDataset, GzipThatIsNotIdxIsRefused) {
   ExpectError([&] { LoadDataset(dir.File("a.svm.gz")); }, {"a gzip file that is not IDX"});
 }
 
-TEST(LoadDataset, MissingFileIsNamed) {
+TEST(LoadDataset, MissingFilesAndFoldersAreNamed) {
   ExpectError([] { LoadDataset("/nonexistent/data.svm"); }, {"/nonexistent/data.svm"});
+  testing::TempDir dir;
+  ExpectError([&] { LoadDataset(dir.path().string()); },
+              {dir.path().string(), "not a regular file"});
 }
 
 TEST(LoadDataset, FashionMnistByItsImagesPath) {

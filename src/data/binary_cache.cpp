@@ -1,4 +1,6 @@
 // ReadBinaryCache: header checks, then the verification pass, then views into the mapping.
+#include "parsgd/data/binary_cache.hpp"
+
 #include <fmt/format.h>
 #include <tbb/parallel_for.h>
 
@@ -11,7 +13,6 @@
 
 #include "cache_format.hpp"
 #include "cache_verify.hpp"
-#include "parsgd/data/binary_cache.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/mapped_file.hpp"
 

@@ -80,6 +80,9 @@ void PadTo(AtomicFileWriter& out, uint64_t& position, uint64_t to) {
 }  // namespace
 
 void WriteBinaryCache(const Dataset& data, const std::string& path) {
+  if (data.offsets().size() != data.rows() + 1) {
+    throw Error(path + ": the dataset has no row offsets (a default-constructed Dataset)");
+  }
   const std::optional<Layout> layout = CanonicalLayout(data.rows(), data.nnz());
   if (!layout) throw Error(path + ": dataset too large for the binary cache");
   const Sources sources = {Source{layout->offsets, data.offsets().data()},

@@ -19,7 +19,7 @@ inline constexpr uint32_t kVersion = 1;
 inline constexpr uint64_t kHeaderSize = 128;
 inline constexpr uint64_t kAlignment = 64;
 inline constexpr uint64_t kBlockSize = uint64_t{256} << 10;  // checksum block: stays in L2
-inline constexpr std::size_t kHeaderChecksummed = 120;      // bytes covered by header_checksum
+inline constexpr std::size_t kHeaderChecksummed = 120;       // bytes covered by header_checksum
 
 // Exactly the first 128 bytes of the file.
 struct Header {

@@ -51,7 +51,8 @@ class Verifier {
 
   // The row offsets must start at 0, never decrease and end at nnz: the index checks rely on it.
   std::optional<std::string> CheckOffsets() const {
-    if (offsets_[0] != 0) return fmt::format("invalid: row offsets start at {}, not 0", offsets_[0]);
+    if (offsets_[0] != 0)
+      return fmt::format("invalid: row offsets start at {}, not 0", offsets_[0]);
     const uint64_t n = v_.rows + 1;
     std::vector<uint64_t> first_bad((n + kOffsetChunk - 1) / kOffsetChunk, kNone);
     tbb::parallel_for(uint64_t{0}, static_cast<uint64_t>(first_bad.size()), [&](uint64_t c) {
@@ -163,9 +164,10 @@ std::optional<std::string> VerifyPayload(const CacheView& view, uint64_t expecte
   });
   const uint64_t actual = CombineBlockHashes(hashes);
   if (actual != expected_checksum) {
-    return fmt::format("corrupted: the payload checksum does not match (stored {:016x}, computed "
-                       "{:016x})",
-                       expected_checksum, actual);
+    return fmt::format(
+        "corrupted: the payload checksum does not match (stored {:016x}, computed "
+        "{:016x})",
+        expected_checksum, actual);
   }
   if (offsets_problem) return offsets_problem;
   for (std::optional<std::string>& problem : problems) {

@@ -62,8 +62,8 @@ struct Model {
   explicit Model(const GeneratorParams& params)
       : rank_weight(ZipfWeights(params.features, params.zipf)),
         ranks(rank_weight),
-        feature_of_rank(RandomPermutation(params.features,
-                                          DeriveSeed(params.seed, {kPermutationStream}))),
+        feature_of_rank(
+            RandomPermutation(params.features, DeriveSeed(params.seed, {kPermutationStream}))),
         idf(params.features),
         weight(HiddenWeights(params)) {
     const double total = std::accumulate(rank_weight.begin(), rank_weight.end(), 0.0);
@@ -194,10 +194,10 @@ void ValidateGeneratorParams(const GeneratorParams& p) {
   Require(p.rows >= 1, "rows must be at least 1");
   Require(p.features >= 1 && p.features < (uint64_t{1} << 32),
           fmt::format("features must be in [1, 2^32 - 1], got {}", p.features));
-  Require(std::isfinite(p.nnz_per_row) && p.nnz_per_row >= 1 &&
-              p.nnz_per_row <= static_cast<double>(p.features),
-          fmt::format("nnz_per_row must be in [1, features = {}], got {}", p.features,
-                      p.nnz_per_row));
+  Require(
+      std::isfinite(p.nnz_per_row) && p.nnz_per_row >= 1 &&
+          p.nnz_per_row <= static_cast<double>(p.features),
+      fmt::format("nnz_per_row must be in [1, features = {}], got {}", p.features, p.nnz_per_row));
   Require(std::isfinite(p.zipf) && p.zipf >= 0,
           fmt::format("zipf must be a finite number >= 0, got {}", p.zipf));
   Require(p.label_noise >= 0 && p.label_noise <= 0.5,
@@ -228,8 +228,8 @@ Dataset GenerateSparse(const GeneratorParams& params) {
     for (uint64_t i = range.begin(); i != range.end(); ++i) {
       Rng rng(RowSeed(params.seed, i));
       const uint32_t count = RowNnz(params, rng);
-      margin[i] = FillRow(model, count, rng, s, indices.data() + offsets[i],
-                          values.data() + offsets[i]);
+      margin[i] =
+          FillRow(model, count, rng, s, indices.data() + offsets[i], values.data() + offsets[i]);
       flip[i] = rng.UniformDouble() < params.label_noise;  // the row's last draw
     }
   });

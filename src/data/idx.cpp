@@ -36,35 +36,32 @@ uint32_t ReadBigEndian32(ByteStream& in, const char* what) {
   return uint32_t{b[0]} << 24 | uint32_t{b[1]} << 16 | uint32_t{b[2]} << 8 | uint32_t{b[3]};
 }
 
+// IDX element type codes 0x08-0x0E (0x0A is unused).
 const char* TypeName(uint32_t code) {
-  switch (code) {
-    case 0x08: return "unsigned byte";
-    case 0x09: return "signed byte";
-    case 0x0B: return "short";
-    case 0x0C: return "int";
-    case 0x0D: return "float";
-    case 0x0E: return "double";
-    default: return "unknown";
-  }
+  constexpr const char* kNames[] = {"unsigned byte", "signed byte", "unknown", "short",
+                                    "int",           "float",       "double"};
+  return code >= 0x08 && code <= 0x0E ? kNames[code - 0x08] : "unknown";
 }
 
 // Checks the magic number is `expected` (`what`: "images" or "labels") and returns the count.
 uint64_t ReadMagicAndCount(ByteStream& in, uint32_t expected, const char* what) {
   const uint32_t magic = ReadBigEndian32(in, "IDX magic number");
   if (magic >> 16 != 0) {
-    Fail(in, 0, fmt::format("not an IDX file: expected the magic number 0x{:08x} ({}), found "
-                            "0x{:08x}",
-                            expected, what, magic));
+    Fail(in, 0,
+         fmt::format("not an IDX file: expected the magic number 0x{:08x} ({}), found "
+                     "0x{:08x}",
+                     expected, what, magic));
   }
   const uint32_t type = (magic >> 8) & 0xff;
   if (type != 0x08) {
-    Fail(in, 2, fmt::format("element type 0x{:02x} ({}) is not supported: expected unsigned "
-                            "bytes (0x08)",
-                            type, TypeName(type)));
+    Fail(in, 2,
+         fmt::format("element type 0x{:02x} ({}) is not supported: expected unsigned "
+                     "bytes (0x08)",
+                     type, TypeName(type)));
   }
   if ((magic & 0xff) != (expected & 0xff)) {
-    Fail(in, 3, fmt::format("{} dimensions: expected {} for {}", magic & 0xff, expected & 0xff,
-                            what));
+    Fail(in, 3,
+         fmt::format("{} dimensions: expected {} for {}", magic & 0xff, expected & 0xff, what));
   }
   const uint32_t count = ReadBigEndian32(in, "item count");
   if (count == 0) Fail(in, 4, fmt::format("no {}: the count is 0", what));
@@ -84,8 +81,9 @@ ImageShape ReadImageHeader(ByteStream& in) {
   shape.rows = ReadBigEndian32(in, "image height");
   shape.cols = ReadBigEndian32(in, "image width");
   if (shape.rows == 0 || shape.cols == 0 || shape.pixels() >= (uint64_t{1} << 32)) {
-    Fail(in, 8, fmt::format("image size {}x{} is absurd: expected 1 to 2^32 - 1 pixels",
-                            shape.rows, shape.cols));
+    Fail(in, 8,
+         fmt::format("image size {}x{} is absurd: expected 1 to 2^32 - 1 pixels", shape.rows,
+                     shape.cols));
   }
   return shape;
 }
@@ -98,15 +96,17 @@ void CheckRawSize(const ByteStream& in, uint64_t header_bytes, uint64_t declared
   const auto size = static_cast<uint64_t>(st.st_size);
   const uint64_t have = size > header_bytes ? size - header_bytes : 0;
   if (have < declared) {
-    Fail(in, header_bytes, fmt::format("truncated: the header declares {} ({} bytes), the file "
-                                       "holds {} bytes after the header",
-                                       what, declared, have));
+    Fail(in, header_bytes,
+         fmt::format("truncated: the header declares {} ({} bytes), the file "
+                     "holds {} bytes after the header",
+                     what, declared, have));
   }
 }
 
 void ExpectEnd(ByteStream& in, const char* what) {
   unsigned char extra;
-  if (in.Read(&extra, 1) == 1) Fail(in, in.offset() - 1, fmt::format("data after the last {}", what));
+  if (in.Read(&extra, 1) == 1)
+    Fail(in, in.offset() - 1, fmt::format("data after the last {}", what));
 }
 
 // The vector grows with the bytes read, never to a size taken from the header alone.
@@ -119,8 +119,8 @@ AlignedArray<float> ReadLabels(ByteStream& in, uint64_t count) {
     bytes.resize(have + want);
     const std::size_t got = in.Read(bytes.data() + have, want);
     if (got < want) {
-      FailTruncated(in, fmt::format("expected {} labels, the stream ends after {}", count,
-                                    have + got));
+      FailTruncated(in,
+                    fmt::format("expected {} labels, the stream ends after {}", count, have + got));
     }
   }
   AlignedArray<float> labels(count);
@@ -185,8 +185,9 @@ Dataset ReadIdx(const std::string& images_path, const std::string& labels_path) 
   ByteStream labels(labels_path);
   const uint64_t label_count = ReadMagicAndCount(labels, kLabelsMagic, "labels");
   if (label_count != shape.count) {
-    Fail(labels, 4, fmt::format("image and label counts differ: {} labels, {} images in {}",
-                                label_count, shape.count, images_path));
+    Fail(labels, 4,
+         fmt::format("image and label counts differ: {} labels, {} images in {}", label_count,
+                     shape.count, images_path));
   }
   const Csr csr = ReadPixels(images, shape);
   ExpectEnd(images, "image");

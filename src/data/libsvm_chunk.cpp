@@ -100,11 +100,12 @@ bool CheckIndex(const LineContext& cx, std::string_view digits, uint64_t index, 
     return cx.Fail(at, "feature index " + text + " is too large: expected an index below 2^32");
   }
   if (over_max) {
-    return cx.Fail(at, "feature index " + text + " exceeds max_features " +
-                           std::to_string(cx.max_features));
+    return cx.Fail(
+        at, "feature index " + text + " exceeds max_features " + std::to_string(cx.max_features));
   }
   if (index == previous) {
-    return cx.Fail(at, "feature index " + text + " is repeated: expected strictly ascending indices");
+    return cx.Fail(at,
+                   "feature index " + text + " is repeated: expected strictly ascending indices");
   }
   return cx.Fail(at, "feature index " + text + " is not ascending: it follows " +
                          std::to_string(previous) + ", expected strictly ascending indices");
@@ -124,7 +125,8 @@ bool ParseFeature(const LineContext& cx, const char*& p, const char* end, uint64
     index = std::min(index * 10 + static_cast<uint64_t>(*p - '0'), kIndexLimit);
   }
   if (p == end || *p != ':') {
-    if (EndsToken(p, end)) return cx.Fail(start, "expected ':' after feature index " + Quote(start, end));
+    if (EndsToken(p, end))
+      return cx.Fail(start, "expected ':' after feature index " + Quote(start, end));
     return cx.Fail(start, "expected a feature 'index:value', found " + Quote(start, end));
   }
   if (!CheckIndex(cx, {start, static_cast<std::size_t>(p - start)}, index, *previous)) {
@@ -139,7 +141,8 @@ bool ParseFeature(const LineContext& cx, const char*& p, const char* end, uint64
   }
   if (!std::isfinite(value)) {
     return cx.Fail(value_at, "value " + Quote(value_at, end) + " of feature " +
-                                 std::to_string(index) + " is not finite: expected a finite number");
+                                 std::to_string(index) +
+                                 " is not finite: expected a finite number");
   }
   cx.chunk->indices.push_back(static_cast<uint32_t>(index - 1));
   cx.chunk->values.push_back(value);

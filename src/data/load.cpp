@@ -32,8 +32,9 @@ std::pair<std::string, std::string> IdxPaths(const std::string& path) {
   std::string name = images.filename().string();
   const std::size_t at = name.find("images-idx3");
   if (at == std::string::npos) {
-    throw Error(path + ": cannot derive the IDX labels file: the name has no 'images-idx3' to "
-                       "replace by 'labels-idx1'; give IMAGES,LABELS");
+    throw Error(path +
+                ": cannot derive the IDX labels file: the name has no 'images-idx3' to "
+                "replace by 'labels-idx1'; give IMAGES,LABELS");
   }
   name.replace(at, 11, "labels-idx1");
   const std::string labels = (images.parent_path() / name).string();
@@ -77,15 +78,17 @@ const char* DataFormatName(DataFormat format) {
 
 DataFormat DetectDataFormat(const std::string& path) {
   if (IsCommaPair(path)) return DataFormat::kIdx;
+  // A missing file, a folder, ...: the reader says what is wrong with it.
+  if (!fs::is_regular_file(path)) return DataFormat::kLibsvm;
   if (HasBinaryCacheMagic(path)) return DataFormat::kBinary;
-  if (!fs::exists(path)) return DataFormat::kLibsvm;  // the reader reports the missing file
   if (HasIdxMagic(path)) return DataFormat::kIdx;
   data_internal::ByteStream stream(path);
   char first;
   stream.Read(&first, 1);
   if (stream.compressed()) {
-    throw Error(path + ": a gzip file that is not IDX: decompress it first (LIBSVM text is read "
-                       "uncompressed, memory-mapped)");
+    throw Error(path +
+                ": a gzip file that is not IDX: decompress it first (LIBSVM text is read "
+                "uncompressed, memory-mapped)");
   }
   return DataFormat::kLibsvm;
 }

@@ -29,6 +29,9 @@
 // blocks' XXH64 (seed 0) values, each written as 8 little-endian bytes. XXH64 is the xxHash
 // specification's 64-bit hash (Collet, xxhash_spec.md, v0.8). The checksum is independent of the
 // thread count, and the same Dataset always gives the same bytes.
+//
+// All functions here may be called from several threads at once (they share no state); a Dataset
+// read from a cache is immutable and may be read from any number of threads.
 #pragma once
 
 #include <string>

@@ -13,7 +13,10 @@
 // Labels ±1: a hidden weight vector w (round(weight_density * features) features, at least one,
 // drawn N(0,1)); margin = w·x; the rows with margin above the median get +1 (ties broken by a
 // seeded hash, so exactly rows - rows/2 rows are +1); then each label is flipped with probability
-// `label_noise`. A row's content does not depend on label_noise: the flip is its stream's last draw.
+// `label_noise`. A row's content does not depend on label_noise: the flip is its stream's last
+// draw.
+//
+// Both functions may be called from several threads at once (they share no state).
 #pragma once
 
 #include <cstdint>
@@ -41,9 +44,10 @@ void ValidateGeneratorParams(const GeneratorParams& params);
 // A pure function of `params`: the same params give the same arrays bit for bit, at any thread
 // count (every row draws from its own stream, DeriveSeed(seed, {row stream, row})). Runs in
 // parallel with oneTBB in the caller's task arena.
-// Cost: O(features) setup (about 30 bytes per feature, plus features/8 bytes per thread), then
+// Cost: O(features) setup (about 40 bytes per feature, plus features/8 bytes per thread), then
 // O(nnz) expected time; rows whose draws keep repeating (steep zipf with nnz near features) fall
-// back to an O(features) exact draw. Memory: the dataset plus 24 bytes per row while labelling.
+// back to an O(features) exact draw. Memory: the dataset plus about 60 bytes per row while
+// labelling (margins, flips, and the keys of the median selection).
 Dataset GenerateSparse(const GeneratorParams& params);
 
 }  // namespace parsgd

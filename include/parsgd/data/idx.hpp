@@ -4,6 +4,7 @@
 // Images: magic 0x00000803 (unsigned bytes, 3 dimensions), then count, rows, cols (big-endian
 // uint32), then count x rows x cols pixels, row-major. Labels: magic 0x00000801, count, then
 // count bytes. Either file may be gzip-compressed (detected by its 1f 8b magic) or raw.
+// Both functions may be called from several threads at once (they share no state).
 #pragma once
 
 #include <string>

@@ -7,6 +7,8 @@
 //     explicit zeros are kept as given.
 //   - '#' starts a comment to the end of the line; blank and comment-only lines are not rows.
 //   - spaces and tabs separate tokens; LF or CRLF line ends.
+// Columns in messages count bytes from 1. All functions here may be called from several threads
+// at once (they share no state).
 // Numbers are read as float with std::from_chars (round to nearest); a value that underflows float
 // becomes 0 (or a denormal), one that overflows float is an error.
 #pragma once

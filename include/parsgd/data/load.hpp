@@ -1,4 +1,5 @@
 // One entry point for every data source: the format is chosen by name or detected from the bytes.
+// All functions here may be called from several threads at once (they share no state).
 #pragma once
 
 #include <cstdint>
