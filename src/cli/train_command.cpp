@@ -55,7 +55,8 @@ Dataset Load(const std::string& path, const TrainArgs& a, Executor& executor) {
   auto format = ParseDataFormat(a.format);
   if (!format) throw UsageError("--format: expected auto, libsvm, idx or bin, got '" + a.format + "'");
   Dataset data;
-  executor.Execute([&] { data = LoadDataset(path, {*format, a.features}); });
+  // Training reads rows in random order: a memory-mapped cache is copied into process memory.
+  executor.Execute([&] { data = ResidentCopy(LoadDataset(path, {*format, a.features})); });
   return data;
 }
 

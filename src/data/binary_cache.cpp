@@ -100,6 +100,7 @@ Dataset ReadBinaryCache(const std::string& path) {
   parts.labels = View<float>(file, h.labels_at, h.rows);
   parts.features = h.features;
   parts.source = path;
+  parts.mapped = true;
   return Dataset(std::move(parts));
 }
 

@@ -1,5 +1,7 @@
 #include "parsgd/data/dataset.hpp"
 
+#include <cstring>
+#include <oneapi/tbb/parallel_for.h>
 #include <string>
 
 #include "parsgd/util/error.hpp"
@@ -15,6 +17,37 @@ Dataset::Dataset(Parts parts) : parts_(std::move(parts)) {
     fail("row offsets do not span the entries");
   }
   if (p.features > (uint64_t{1} << 32)) fail("more than 2^32 features");
+}
+
+}  // namespace parsgd
+
+namespace parsgd {
+namespace {
+
+template <class T>
+SharedArray<T> Copy(const SharedArray<T>& from) {
+  AlignedArray<T> to(from.size());
+  constexpr std::size_t kBlock = std::size_t{1} << 20;  // elements per parallel copy
+  tbb::parallel_for(std::size_t{0}, (from.size() + kBlock - 1) / kBlock, [&](std::size_t b) {
+    const std::size_t begin = b * kBlock;
+    const std::size_t n = std::min(kBlock, from.size() - begin);
+    std::memcpy(to.data() + begin, from.data() + begin, n * sizeof(T));
+  });
+  return SharedArray<T>(std::move(to));
+}
+
+}  // namespace
+
+Dataset ResidentCopy(const Dataset& data) {
+  if (!data.mapped()) return data;
+  Dataset::Parts parts;
+  parts.offsets = Copy(data.offsets());
+  parts.indices = Copy(data.indices());
+  parts.values = Copy(data.values());
+  parts.labels = Copy(data.labels());
+  parts.features = data.features();
+  parts.source = data.source();
+  return Dataset(std::move(parts));
 }
 
 }  // namespace parsgd

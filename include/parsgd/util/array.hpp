@@ -15,6 +15,11 @@ namespace parsgd {
 
 inline constexpr std::size_t kCacheLine = 64;
 
+// 64-byte aligned memory from std::aligned_alloc; blocks of 2 MiB and more are 2 MiB aligned and
+// marked for transparent huge pages (training reads rows in random order: with 4 KiB pages nearly
+// every row costs a TLB miss). Throws std::bad_alloc. Free with std::free.
+void* AllocateAligned(std::size_t bytes);
+
 // Owning array of trivially copyable T, 64-byte aligned, size fixed at construction. Elements are
 // left uninitialised (callers fill them); Zeroed() gives zeros. Copies are deep (O(size)); moves
 // are O(1). Concurrent writes to distinct elements are fine.
@@ -26,9 +31,7 @@ class AlignedArray {
   AlignedArray() = default;
   explicit AlignedArray(std::size_t size) : size_(size) {
     if (size == 0) return;
-    std::size_t bytes = (size * sizeof(T) + kCacheLine - 1) / kCacheLine * kCacheLine;
-    data_.reset(static_cast<T*>(std::aligned_alloc(kCacheLine, bytes)));
-    if (!data_) throw std::bad_alloc();
+    data_.reset(static_cast<T*>(AllocateAligned(size * sizeof(T))));
   }
   AlignedArray(const AlignedArray& other) : AlignedArray(other.size_) {
     if (size_ > 0) std::memcpy(data_.get(), other.data_.get(), size_ * sizeof(T));
