@@ -2,6 +2,8 @@
 
 #include <type_traits>
 
+#include "parsgd/util/prefetch.hpp"
+
 namespace parsgd {
 namespace {
 
@@ -19,10 +21,10 @@ inline void PrefetchRow(const Dataset& data, const float* targets, uint32_t r) {
   const char* val = reinterpret_cast<const char*>(data.values().data() + begin);
   const uint64_t bytes = (end - begin) * 4;
   for (uint64_t b = 0; b < bytes; b += kCacheLine) {
-    __builtin_prefetch(idx + b);
-    __builtin_prefetch(val + b);
+    Prefetch(idx + b);
+    Prefetch(val + b);
   }
-  __builtin_prefetch(targets + r);
+  Prefetch(targets + r);
 }
 
 template <class Scheme>
@@ -53,7 +55,7 @@ class EpochKernelFor final : public EpochKernel {
       const float eta = in.step.At(in.epoch, static_cast<double>(begin) * epochs_per_sample);
       const uint64_t end = std::min(n, begin + kStepBlock);
       for (uint64_t i = begin; i < end; ++i) {
-        if (i + kOffsetsAhead < n) __builtin_prefetch(in.data->offsets().data() + indices[i + kOffsetsAhead]);
+        if (i + kOffsetsAhead < n) Prefetch(in.data->offsets().data() + indices[i + kOffsetsAhead]);
         if (i + kRowAhead < n) PrefetchRow(*in.data, in.targets, indices[i + kRowAhead]);
         const uint32_t r = indices[i];
         loss += LinearSgdStep<Head>(scheme_, in.params, in.data->row(r), in.targets[r], eta, z);
