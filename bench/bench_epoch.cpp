@@ -3,7 +3,9 @@
 #include <benchmark/benchmark.h>
 
 #include "bench_common.hpp"
+#include "parsgd/order/sample_order.hpp"
 #include "parsgd/train/trainer.hpp"
+#include "parsgd/util/prefetch.hpp"
 
 namespace parsgd {
 namespace {
@@ -32,6 +34,36 @@ void RunEpochs(benchmark::State& state, SchemeKind scheme, ModelKind model = Mod
   state.counters["nnz/s"] = samples * nnz_per_row / train_seconds;
   state.counters["nnz/s/thread"] = samples * nnz_per_row / train_seconds / threads;
 }
+
+// The floor: read every row once in a shuffled order (the same order and prefetching as training)
+// and sum its values, with no model. No epoch of SGD can beat this on this machine.
+void BM_ReadRowsShuffled(benchmark::State& state) {
+  const Dataset& data = bench::Rcv1Shaped();
+  SampleOrder order(OrderKind::kGlobal, data.rows(), 1, 1);
+  order.PrepareEpoch(0);
+  std::vector<uint32_t> scratch;
+  const auto indices = order.Indices(0, 0, scratch);
+  const uint64_t n = indices.size();
+  for (auto _ : state) {
+    float sum = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      if (i + 32 < n) Prefetch(data.offsets().data() + indices[i + 32]);
+      if (i + 8 < n) {
+        const SparseRow ahead = data.row(indices[i + 8]);
+        for (uint32_t b = 0; b < ahead.nnz; b += 16) {
+          Prefetch(ahead.index + b);
+          Prefetch(ahead.value + b);
+        }
+      }
+      const SparseRow x = data.row(indices[i]);
+      for (uint32_t e = 0; e < x.nnz; ++e) sum += x.value[e] * static_cast<float>(x.index[e] & 1);
+    }
+    benchmark::DoNotOptimize(sum);
+  }
+  state.counters["nnz/s"] = benchmark::Counter(static_cast<double>(data.nnz()) * state.iterations(),
+                                               benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_ReadRowsShuffled)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
 
 void BM_Epoch_Sequential(benchmark::State& s) { RunEpochs(s, SchemeKind::kSequential); }
 void BM_Epoch_Hogwild(benchmark::State& s) { RunEpochs(s, SchemeKind::kHogwild); }

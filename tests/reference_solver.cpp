@@ -10,6 +10,8 @@ namespace {
 // the hinge, so its minimiser w_d brackets the optimum: h-objective(w_d) >= f* >= h_d-objective(w_d).
 constexpr double kHingeSmoothing = 1e-2;
 
+double Log1pExp(double v) { return v > 0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v)); }
+
 // Loss of one row and, if grad is given, d loss / d z (outputs values). `smooth` replaces the hinge
 // by its smoothed version (for the solver's gradient steps).
 double RowLoss(ModelKind kind, const std::vector<double>& z, float y, std::vector<double>* grad,

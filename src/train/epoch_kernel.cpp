@@ -11,8 +11,8 @@ namespace {
 constexpr uint64_t kStepBlock = 64;
 // Rows are visited in random order, so each row's first bytes miss every cache: fetch the row
 // offsets kOffsetsAhead samples ahead, and the row's entries and target kRowAhead samples ahead.
-constexpr uint64_t kOffsetsAhead = 16;
-constexpr uint64_t kRowAhead = 6;
+constexpr uint64_t kOffsetsAhead = 32;
+constexpr uint64_t kRowAhead = 8;
 
 inline void PrefetchRow(const Dataset& data, const float* targets, uint32_t r) {
   const uint64_t begin = data.offsets()[r];

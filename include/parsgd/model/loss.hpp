@@ -27,35 +27,47 @@ inline constexpr Named<ModelKind> kModelKinds[] = {
 
 inline bool IsBinary(ModelKind kind) { return kind != ModelKind::kSoftmax; }
 
-// log(1 + exp(v)) without overflow.
-inline double Log1pExp(double v) { return v > 0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v)); }
+// Binary losses give the loss of score z for target y in {-1, +1} and, through `derivative`,
+// d loss / dz. Value() is the same without the derivative.
 
 struct LogisticLoss {
   static constexpr ModelKind kKind = ModelKind::kLogistic;
   // Bound on d2(loss)/dz2, used to scale the default step size.
   static constexpr double kCurvature = 0.25;
-  static double Value(double z, float y) { return Log1pExp(-y * z); }
-  static float Derivative(float z, float y) {
-    // -y * sigmoid(-y z), written to avoid exp overflow for large |z|.
+  static float ValueAndDerivative(float z, float y, float* derivative) {
+    // One exp serves both: with m = y z and e = exp(-|m|), log(1 + exp(-m)) = log1p(e) + max(-m, 0)
+    // and sigmoid(-m) = e / (1 + e) for m >= 0, 1 / (1 + e) for m < 0; nothing overflows.
     const float m = y * z;
-    const float s = m >= 0 ? std::exp(-m) / (1.f + std::exp(-m)) : 1.f / (1.f + std::exp(m));
-    return -y * s;
+    const float e = std::exp(-std::abs(m));
+    *derivative = -y * (m >= 0 ? e : 1.f) / (1.f + e);
+    return std::log1p(e) + std::max(-m, 0.f);
+  }
+  static float Value(float z, float y) {
+    float unused;
+    return ValueAndDerivative(z, y, &unused);
   }
 };
 
 struct HingeLoss {
   static constexpr ModelKind kKind = ModelKind::kHinge;
   static constexpr double kCurvature = 1.0;  // not smooth; scale as a unit-curvature loss
-  static double Value(double z, float y) { return std::max(0.0, 1.0 - y * z); }
   // A subgradient: -y where the margin is violated, 0 where y z >= 1.
-  static float Derivative(float z, float y) { return y * z < 1.f ? -y : 0.f; }
+  static float ValueAndDerivative(float z, float y, float* derivative) {
+    const float slack = 1.f - y * z;
+    *derivative = slack > 0 ? -y : 0.f;
+    return std::max(slack, 0.f);
+  }
+  static float Value(float z, float y) { return std::max(1.f - y * z, 0.f); }
 };
 
 struct SquaredLoss {
   static constexpr ModelKind kKind = ModelKind::kSquared;
   static constexpr double kCurvature = 1.0;
-  static double Value(double z, float y) { return 0.5 * (z - y) * (z - y); }
-  static float Derivative(float z, float y) { return z - y; }
+  static float ValueAndDerivative(float z, float y, float* derivative) {
+    *derivative = z - y;
+    return 0.5f * (z - y) * (z - y);
+  }
+  static float Value(float z, float y) { return 0.5f * (z - y) * (z - y); }
 };
 
 // Softmax cross-entropy over K scores: loss = logsumexp(z) - z[y]; dloss/dz_k = p_k - [k == y].

@@ -9,6 +9,7 @@
 // size even on rare features, where r_j is large.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "parsgd/data/dataset.hpp"
@@ -31,9 +32,7 @@ struct BinaryHead {
   static constexpr int kOutputs = 1;
   // Replaces z[0] by d loss / dz and returns the loss.
   static double LossAndGradient(float* z, int, float target) {
-    const double value = Loss::Value(z[0], target);
-    z[0] = Loss::Derivative(z[0], target);
-    return value;
+    return Loss::ValueAndDerivative(z[0], target, z);
   }
 };
 
@@ -77,12 +76,24 @@ inline void LinearScores(const LinearParams& p, const SparseRow& x, float* z) {
 template <int kOutputs, class Write, class BiasWrite>
 inline void LinearUpdate(const LinearParams& p, const SparseRow& x, const float* step, float eta) {
   const int k_out = kOutputs > 0 ? kOutputs : p.outputs;
-  for (uint32_t e = 0; e < x.nnz; ++e) {
-    const uint64_t j = x.index[e];
-    const float v = x.value[e];
-    const float shrink = p.reg_rate ? 1.f / (1.f + eta * p.reg_rate[j]) : 1.f;
-    float* wj = p.weights + j * k_out;
-    for (int k = 0; k < k_out; ++k) Write::Apply(wj[k], step[k] * v, shrink);
+  // The shrink factors of a chunk of entries are computed first, in a loop of independent
+  // divisions the compiler vectorises, then applied.
+  constexpr uint32_t kChunk = 64;
+  float shrink[kChunk];
+  for (uint32_t begin = 0; begin < x.nnz; begin += kChunk) {
+    const uint32_t n = std::min(kChunk, x.nnz - begin);
+    const uint32_t* index = x.index + begin;
+    const float* value = x.value + begin;
+    if (p.reg_rate) {
+      for (uint32_t e = 0; e < n; ++e) shrink[e] = p.reg_rate[index[e]];
+      for (uint32_t e = 0; e < n; ++e) shrink[e] = 1.f / (1.f + eta * shrink[e]);
+    } else {
+      for (uint32_t e = 0; e < n; ++e) shrink[e] = 1.f;
+    }
+    for (uint32_t e = 0; e < n; ++e) {
+      float* wj = p.weights + static_cast<uint64_t>(index[e]) * k_out;
+      for (int k = 0; k < k_out; ++k) Write::Apply(wj[k], step[k] * value[e], shrink[e]);
+    }
   }
   float* bias = p.weights + p.features * k_out;
   for (int k = 0; k < k_out; ++k) BiasWrite::Apply(bias[k], step[k], 1.f);
