@@ -84,7 +84,7 @@ BENCHMARK(BM_SparseDot_Plain);
 template <class Write>
 void Update(benchmark::State& state, bool regularised) {
   std::vector<float> w(kFeatures + 1, 0.01f);
-  std::vector<float> reg(kFeatures, 1e-3f);
+  std::vector<FeatureRate> reg(kFeatures, FeatureRate{1.f, 1e-3f});
   const LinearParams p{w.data(), kFeatures, 1, regularised ? reg.data() : nullptr};
   const float step = 1e-4f;
   int r = 0;
@@ -106,7 +106,7 @@ BENCHMARK(BM_SparseUpdate_Cas);
 template <class Scheme>
 void Step(benchmark::State& state) {
   std::vector<float> w(kFeatures + 1, 0.f);
-  std::vector<float> reg(kFeatures, 1e-3f);
+  std::vector<FeatureRate> reg(kFeatures, FeatureRate{1.f, 1e-3f});
   const LinearParams p{w.data(), kFeatures, 1, reg.data()};
   Scheme scheme;
   float z[1];

@@ -9,9 +9,10 @@ namespace {
 
 // One hand-computed step of regularised logistic SGD.
 TEST(LinearStep, LogisticStepMatchesHandComputation) {
-  // features 3, weights w = (0.5, -1, 2), bias 0.25; row x = {0: 2, 2: -1}, y = +1.
+  // features 3, weights w = (0.5, -1, 2), bias 0.25; row x = {0: 2, 2: -1}, y = +1; feature 2 has
+  // step multiplier m = 2 and shrink rate m r = 0.3.
   std::vector<float> w = {0.5f, -1.f, 2.f, 0.25f};
-  const std::vector<float> reg = {0.1f, 0.2f, 0.3f};
+  const std::vector<FeatureRate> reg = {{1.f, 0.1f}, {1.f, 0.2f}, {2.f, 0.3f}};
   const uint32_t index[] = {0, 2};
   const float value[] = {2.f, -1.f};
   const SparseRow x{index, value, 2};
@@ -26,7 +27,7 @@ TEST(LinearStep, LogisticStepMatchesHandComputation) {
   const float step = -eta * g;
   EXPECT_FLOAT_EQ(w[0], (0.5f + step * 2.f) / (1.f + eta * 0.1f));
   EXPECT_FLOAT_EQ(w[1], -1.f);  // untouched: no regularisation either
-  EXPECT_FLOAT_EQ(w[2], (2.f + step * -1.f) / (1.f + eta * 0.3f));
+  EXPECT_FLOAT_EQ(w[2], (2.f + step * 2.f * -1.f) / (1.f + eta * 0.3f));  // step multiplier 2
   EXPECT_FLOAT_EQ(w[3], 0.25f + step);  // bias: not regularised
 }
 

@@ -179,6 +179,8 @@ TEST(Trainer, ReportsProgressAndDerivedSettings) {
   EXPECT_DOUBLE_EQ(trainer.settings().l2, 1.0 / 1000);  // the 1/n default
   EXPECT_DOUBLE_EQ(trainer.settings().decay, 0.9);
   EXPECT_TRUE(trainer.settings().eta0_auto);
+  EXPECT_TRUE(trainer.settings().epochs_auto);
+  EXPECT_EQ(trainer.settings().epochs, 1000);  // 10^6 updates over 1000 rows, capped at 1000
   const EpochReport first = trainer.RunEpoch();
   const EpochReport second = trainer.RunEpoch();
   EXPECT_EQ(second.epoch, 2);
@@ -237,7 +239,7 @@ TEST(Trainer, RefusesImpossibleSettings) {
   const Dataset data = testing::MakeProblem(10, 5, 2, 2, 0, 1);
   auto executor = MakeTbbExecutor(1);
   TrainConfig bad;
-  bad.epochs = 0;
+  bad.epochs = -1;
   EXPECT_THROW(Trainer(bad, data, nullptr, *executor), Error);
   bad = {};
   bad.learning_rate = -1;

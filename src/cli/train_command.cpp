@@ -36,7 +36,9 @@ void Declare(OptionParser& p, TrainArgs& a) {
   p.Choice<SchemeKind>("scheme", &c.scheme, kSchemeKinds, "how workers meet the shared model");
   p.Choice<OrderKind>("order", &c.order, kOrderKinds, "sample order");
   p.Int("threads", &c.threads, "worker threads (0: every core)", 0, 4096);
-  p.Int("epochs", &c.epochs, "passes over the training data", 1, 1000000);
+  p.Int("epochs", &c.epochs,
+        "passes over the training data (0: enough for about 10^6 updates, between 10 and 1000)", 0,
+        1000000);
   p.Double("learning-rate", &c.learning_rate,
            "initial step size eta0 (0: 0.5 / (curvature * mean ||x||^2), from the data)", 0, 1e9);
   p.Choice<ScheduleKind>("schedule", &c.schedule, kScheduleKinds, "step-size schedule");
@@ -45,6 +47,7 @@ void Declare(OptionParser& p, TrainArgs& a) {
            "invtime, 0.9 for geometric)",
            0, 1e9);
   p.Double("l2", &c.l2, "L2 regularisation strength (-1: 1/rows, LIBLINEAR's C = 1)", -1, 1e9);
+  p.Choice<Normalization>("normalize", &c.normalize, kNormalizations, "per-feature step scaling");
   p.UInt64("seed", &c.seed, "seed of every random choice (sample order)");
   p.String("metrics", &a.metrics, "PATH", "write one JSON object per epoch (JSON Lines)");
   p.String("save", &a.save, "PATH", "write the trained model");
@@ -63,28 +66,30 @@ Dataset Load(const std::string& path, const TrainArgs& a, Executor& executor) {
 std::string SettingsText(const TrainConfig& c, const ResolvedSettings& s, const std::string& train) {
   return fmt::format(
       "train={}\nmodel={}\nscheme={}\norder={}\nthreads={}\nepochs={}\nlearning_rate={}\n"
-      "schedule={}\ndecay={}\nl2={}\nseed={}\n",
+      "schedule={}\ndecay={}\nl2={}\nnormalize={}\nseed={}\n",
       train, NameOf<ModelKind>(kModelKinds, c.model), NameOf<SchemeKind>(kSchemeKinds, c.scheme),
-      NameOf<OrderKind>(kOrderKinds, c.order), s.threads, c.epochs, s.eta0,
-      NameOf<ScheduleKind>(kScheduleKinds, c.schedule), s.decay, s.l2, c.seed);
+      NameOf<OrderKind>(kOrderKinds, c.order), s.threads, s.epochs, s.eta0,
+      NameOf<ScheduleKind>(kScheduleKinds, c.schedule), s.decay, s.l2,
+      NameOf<Normalization>(kNormalizations, c.normalize), c.seed);
 }
 
 void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& train) {
-  std::printf("%s", fmt::format("parsgd train: {} rows x {} features ({} nonzeros) from {}\n",
-                                train.rows(), train.features(), train.nnz(), train.source())
-                        .c_str());
-  std::printf("%s", fmt::format("  model {}{}, scheme {}, order {}, {} threads ({} workers), seed {}\n",
-                                NameOf<ModelKind>(kModelKinds, c.model),
-                                IsBinary(c.model) ? "" : fmt::format(" ({} classes)", s.outputs),
-                                NameOf<SchemeKind>(kSchemeKinds, c.scheme),
-                                NameOf<OrderKind>(kOrderKinds, c.order), s.threads, s.workers,
-                                c.seed)
-                        .c_str());
-  std::printf("%s", fmt::format("  eta0 {:.4g}{}, schedule {} (decay {}), l2 {:.3g}{}\n", s.eta0,
-                                s.eta0_auto ? " (auto)" : "",
-                                NameOf<ScheduleKind>(kScheduleKinds, c.schedule), s.decay, s.l2,
-                                s.l2_auto ? " (auto: 1/rows)" : "")
-                        .c_str());
+  std::string out = fmt::format("parsgd train: {} rows x {} features ({} nonzeros) from {}\n",
+                                train.rows(), train.features(), train.nnz(), train.source());
+  out += fmt::format("  model {}{}, scheme {}, order {}, {} threads ({} workers), seed {}\n",
+                     NameOf<ModelKind>(kModelKinds, c.model),
+                     IsBinary(c.model) ? "" : fmt::format(" ({} classes)", s.outputs),
+                     NameOf<SchemeKind>(kSchemeKinds, c.scheme),
+                     NameOf<OrderKind>(kOrderKinds, c.order), s.threads, s.workers, c.seed);
+  const bool uses_decay =
+      c.schedule == ScheduleKind::kInvTime || c.schedule == ScheduleKind::kGeometric;
+  out += fmt::format("  {} epochs{}, eta0 {:.4g}{}, schedule {}{}, normalize {}, l2 {:.3g}{}\n",
+                     s.epochs, s.epochs_auto ? " (auto)" : "", s.eta0, s.eta0_auto ? " (auto)" : "",
+                     NameOf<ScheduleKind>(kScheduleKinds, c.schedule),
+                     uses_decay ? fmt::format(" (decay {})", s.decay) : "",
+                     NameOf<Normalization>(kNormalizations, c.normalize), s.l2,
+                     s.l2_auto ? " (auto: 1/rows)" : "");
+  std::fputs(out.c_str(), stdout);
 }
 
 }  // namespace
@@ -117,12 +122,12 @@ int Train(std::span<const std::string> args) {
   }
   const auto start = std::chrono::steady_clock::now();
   EpochReport last;
-  for (int e = 0; e < a.config.epochs; ++e) {
+  for (int e = 0; e < s.epochs; ++e) {
     last = trainer.RunEpoch();
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!a.quiet) {
-      std::printf("%s\n", EpochLine(last, a.config.epochs, elapsed, test.has_value()).c_str());
+      std::printf("%s\n", EpochLine(last, s.epochs, elapsed, test.has_value()).c_str());
       std::fflush(stdout);
     }
     if (metrics) {

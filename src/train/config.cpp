@@ -10,7 +10,7 @@ namespace parsgd {
 void ValidateConfig(const TrainConfig& c) {
   auto fail = [](const std::string& what) { throw Error(what); };
   if (c.threads < 0) fail(fmt::format("--threads must be at least 1 (or 0 for all cores), got {}", c.threads));
-  if (c.epochs < 1) fail(fmt::format("--epochs must be at least 1, got {}", c.epochs));
+  if (c.epochs < 0) fail(fmt::format("--epochs must be at least 1 (or 0 for automatic), got {}", c.epochs));
   if (!std::isfinite(c.learning_rate) || c.learning_rate < 0) {
     fail(fmt::format("--learning-rate must be positive (or 0 for automatic), got {}", c.learning_rate));
   }

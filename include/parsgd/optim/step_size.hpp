@@ -10,7 +10,7 @@
 
 namespace parsgd {
 
-enum class ScheduleKind { kConstant, kInvTime, kGeometric };
+enum class ScheduleKind { kConstant, kInvTime, kGeometric, kLinear };
 
 inline constexpr Named<ScheduleKind> kScheduleKinds[] = {
     {ScheduleKind::kConstant, "constant", "eta0 throughout"},
@@ -18,14 +18,17 @@ inline constexpr Named<ScheduleKind> kScheduleKinds[] = {
      "eta0 / (1 + decay * e), e = epochs done (fractional): eta ~ 1/t, as SGD theory asks"},
     {ScheduleKind::kGeometric, "geometric",
      "eta0 * decay^epoch, constant within an epoch (Hogwild!'s step-size backoff)"},
+    {ScheduleKind::kLinear, "linear",
+     "eta0 * (1 - e / epochs): down to 0 at the end of the run (fastText, word2vec)"},
 };
 
 class StepSize {
  public:
   StepSize() = default;
   // decay: invtime's rate per epoch (> 0) or geometric's factor per epoch (in (0, 1]); unused by
-  // constant.
-  StepSize(ScheduleKind kind, double eta0, double decay) : kind_(kind), eta0_(eta0), decay_(decay) {}
+  // constant and linear. epochs: the run's length (linear only).
+  StepSize(ScheduleKind kind, double eta0, double decay, int epochs = 1)
+      : kind_(kind), eta0_(eta0), decay_(decay), epochs_(epochs) {}
 
   // The step size at `epoch` (whole epochs done) plus `fraction` of the current one, in [0, 1).
   float At(uint64_t epoch, double fraction) const {
@@ -36,6 +39,10 @@ class StepSize {
         return static_cast<float>(eta0_ / (1.0 + decay_ * (static_cast<double>(epoch) + fraction)));
       case ScheduleKind::kGeometric:
         return static_cast<float>(eta0_ * std::pow(decay_, static_cast<double>(epoch)));
+      case ScheduleKind::kLinear: {
+        const double left = 1.0 - (static_cast<double>(epoch) + fraction) / epochs_;
+        return static_cast<float>(eta0_ * (left > 0 ? left : 0.0));
+      }
     }
     return 0.f;
   }
@@ -48,6 +55,7 @@ class StepSize {
   ScheduleKind kind_ = ScheduleKind::kConstant;
   double eta0_ = 0.1;
   double decay_ = 1.0;
+  int epochs_ = 1;  // the run's length, for the linear schedule
 };
 
 }  // namespace parsgd

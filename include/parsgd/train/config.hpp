@@ -12,16 +12,27 @@
 
 namespace parsgd {
 
+// Per-feature step scaling (a diagonal preconditioner; the weights and the objective are those of
+// the features as given).
+enum class Normalization { kNone, kMaxAbs };
+
+inline constexpr Named<Normalization> kNormalizations[] = {
+    {Normalization::kNone, "none", "one step size for every feature"},
+    {Normalization::kMaxAbs, "maxabs",
+     "feature j's steps scaled by 1 / max|x_j|^2: SGD as if every feature were scaled to [-1, 1]"},
+};
+
 struct TrainConfig {
   ModelKind model = ModelKind::kLogistic;
   SchemeKind scheme = SchemeKind::kHogwild;
   OrderKind order = OrderKind::kGlobal;
   int threads = 0;            // 0: every core this process may use
-  int epochs = 10;
+  int epochs = 0;             // 0: enough for about 10^6 updates, at least 10, at most 1000
   double learning_rate = 0;   // eta0; 0: derived from the data (see ResolvedSettings)
-  ScheduleKind schedule = ScheduleKind::kInvTime;
+  ScheduleKind schedule = ScheduleKind::kLinear;
   double decay = 0;           // 0: the schedule's default (invtime 1 per epoch, geometric 0.9)
   double l2 = -1;             // < 0: 1 / rows (LIBLINEAR's default C = 1)
+  Normalization normalize = Normalization::kMaxAbs;
   uint64_t seed = 1;
 };
 
@@ -32,6 +43,8 @@ void ValidateConfig(const TrainConfig& config);
 struct ResolvedSettings {
   int threads = 1;       // threads of the executor
   int workers = 1;       // workers that update the model (1 for the sequential scheme)
+  int epochs = 1;
+  bool epochs_auto = false;
   double eta0 = 0;
   bool eta0_auto = false;
   double decay = 0;
@@ -39,7 +52,7 @@ struct ResolvedSettings {
   bool l2_auto = false;
   int outputs = 1;       // K
   uint64_t features = 0;
-  double mean_squared_norm = 0;  // mean over rows of ||x||^2 + 1 (the bias input)
+  double mean_squared_norm = 0;  // mean over rows of sum_j m_j x_j^2 + 1 (the bias input)
 };
 
 struct EpochReport {

@@ -5,8 +5,13 @@
 // per-feature rate r_j = l2 * n / d_j, where d_j is the number of training rows that have feature j.
 // Over a uniformly drawn row this regulariser is (l2 / 2) ||w||^2 in expectation, exactly the
 // objective's, and untouched coordinates cost nothing (the Hogwild! paper's sparse separable form).
-// The shrink is taken implicitly, w <- (w - eta g x_j) / (1 + eta r_j), which is stable for any step
-// size even on rare features, where r_j is large.
+//
+// Each feature may also carry a step multiplier m_j (a diagonal preconditioner: with --normalize
+// maxabs, m_j = 1 / max_i |x_ij|^2, which is plain SGD on features scaled to [-1, 1], expressed on
+// the unscaled weights). The update of a touched coordinate is
+//     w_j <- (w_j - eta m_j g x_j) / (1 + eta m_j r_j),
+// the regulariser taken implicitly: stable for any step size, even on rare features where r_j is
+// large.
 #pragma once
 
 #include <algorithm>
@@ -18,12 +23,18 @@
 
 namespace parsgd {
 
+// A feature's constants for a run (8 bytes, read together).
+struct FeatureRate {
+  float step_scale;   // m_j
+  float shrink_rate;  // m_j * r_j
+};
+
 // What a step needs to know about the shared parameters.
 struct LinearParams {
-  float* weights;        // (features + 1) * outputs, layout of LinearModel
-  uint64_t features;     // the bias block starts at features * outputs
-  int outputs;           // K
-  const float* reg_rate; // r_j per feature, or nullptr when l2 == 0
+  float* weights;            // (features + 1) * outputs, layout of LinearModel
+  uint64_t features;         // the bias block starts at features * outputs
+  int outputs;               // K
+  const FeatureRate* rates;  // per feature; nullptr: m_j = 1 and r_j = 0 for all j
 };
 
 // Binary head: one score, a margin loss from loss.hpp.
@@ -71,28 +82,34 @@ inline void LinearScores(const LinearParams& p, const SparseRow& x, float* z) {
   }
 }
 
-// Applies w_jk <- (w_jk + step_k x_j) * shrink_j for the touched coordinates and b_k += step_k,
-// where step_k = -eta * g_k is passed in `step`.
+// Applies w_jk <- (w_jk + step_k m_j x_j) / (1 + eta m_j r_j) to the touched coordinates and
+// b_k += step_k, where step_k = -eta * g_k is passed in `step`.
 template <int kOutputs, class Write, class BiasWrite>
 inline void LinearUpdate(const LinearParams& p, const SparseRow& x, const float* step, float eta) {
   const int k_out = kOutputs > 0 ? kOutputs : p.outputs;
-  // The shrink factors of a chunk of entries are computed first, in a loop of independent
+  // The per-entry factors of a chunk are computed first, the shrinks in a loop of independent
   // divisions the compiler vectorises, then applied.
   constexpr uint32_t kChunk = 64;
-  float shrink[kChunk];
+  float input[kChunk], shrink[kChunk];
   for (uint32_t begin = 0; begin < x.nnz; begin += kChunk) {
     const uint32_t n = std::min(kChunk, x.nnz - begin);
     const uint32_t* index = x.index + begin;
-    const float* value = x.value + begin;
-    if (p.reg_rate) {
-      for (uint32_t e = 0; e < n; ++e) shrink[e] = p.reg_rate[index[e]];
+    if (p.rates) {
+      for (uint32_t e = 0; e < n; ++e) {
+        const FeatureRate rate = p.rates[index[e]];
+        input[e] = x.value[begin + e] * rate.step_scale;
+        shrink[e] = rate.shrink_rate;
+      }
       for (uint32_t e = 0; e < n; ++e) shrink[e] = 1.f / (1.f + eta * shrink[e]);
     } else {
-      for (uint32_t e = 0; e < n; ++e) shrink[e] = 1.f;
+      for (uint32_t e = 0; e < n; ++e) {
+        input[e] = x.value[begin + e];
+        shrink[e] = 1.f;
+      }
     }
     for (uint32_t e = 0; e < n; ++e) {
       float* wj = p.weights + static_cast<uint64_t>(index[e]) * k_out;
-      for (int k = 0; k < k_out; ++k) Write::Apply(wj[k], step[k] * value[e], shrink[e]);
+      for (int k = 0; k < k_out; ++k) Write::Apply(wj[k], step[k] * input[e], shrink[e]);
     }
   }
   float* bias = p.weights + p.features * k_out;
@@ -109,12 +126,12 @@ inline double LinearSgdStep(Scheme& scheme, const LinearParams& p, const SparseR
   typename Scheme::Guard guard(scheme, x);
   LinearScores<kOut>(p, x, z);
   const double loss = Head::LossAndGradient(z, k_out, target);
-  bool any = p.reg_rate != nullptr;
+  bool any = p.rates != nullptr;
   for (int k = 0; k < k_out; ++k) {
     z[k] *= -eta;
     any |= (z[k] != 0.f);
   }
-  // A zero gradient without regularisation (hinge beyond the margin) changes nothing: skip it.
+  // A zero gradient without per-feature rates (hinge beyond the margin, no L2) changes nothing.
   if (any) LinearUpdate<kOut, typename Scheme::Write, typename Scheme::BiasWrite>(p, x, z, eta);
   return loss;
 }
