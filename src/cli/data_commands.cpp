@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "options.hpp"
+#include "shared_options.hpp"
 #include "parsgd/data/generator.hpp"
 #include "parsgd/data/load.hpp"
 #include "parsgd/train/executor.hpp"
@@ -27,7 +28,7 @@ int Generate(std::span<const std::string> args) {
   p.Double("noise", &g.label_noise, "fraction of labels flipped", 0, 0.5);
   p.Double("density", &g.weight_density, "fraction of features with a hidden weight", 0, 1);
   p.UInt64("seed", &g.seed, "seed");
-  p.Int("threads", &threads, "threads (0: every core; the bytes do not depend on it)", 0, 4096);
+  ThreadsOption(p, &threads, "threads (the bytes written do not depend on them)");
   if (!p.Parse(args)) {
     std::printf("%s", p.Help().c_str());
     return 0;
@@ -38,7 +39,8 @@ int Generate(std::span<const std::string> args) {
 }
 
 int Convert(std::span<const std::string> args) {
-  std::string input, output, format = "auto";
+  std::string input, output;
+  DataFormat format = DataFormat::kAuto;
   uint64_t features = 0;
   int threads = 0;
   OptionParser p("convert",
@@ -47,18 +49,16 @@ int Convert(std::span<const std::string> args) {
                  "text.");
   p.Positional("INPUT", &input, "data set to read");
   p.Positional("OUTPUT", &output, "file to write");
-  p.String("format", &format, "F", "input format: auto|libsvm|idx|bin");
+  FormatOption(p, &format);
   p.UInt64("features", &features, "number of features (0: the largest index seen)");
-  p.Int("threads", &threads, "threads (0: every core)", 0, 4096);
+  ThreadsOption(p, &threads);
   if (!p.Parse(args)) {
     std::printf("%s", p.Help().c_str());
     return 0;
   }
-  auto parsed = ParseDataFormat(format);
-  if (!parsed) throw UsageError("--format: expected auto, libsvm, idx or bin, got '" + format + "'");
   auto executor = MakeTbbExecutor(threads);
   executor->Execute([&] {
-    const Dataset data = LoadDataset(input, {*parsed, features});
+    const Dataset data = LoadDataset(input, {format, features});
     SaveDataset(data, output);
     std::printf("%s", fmt::format("{}: {} rows x {} features, {} nonzeros\n", output, data.rows(),
                                   data.features(), data.nnz())

@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "options.hpp"
+#include "shared_options.hpp"
 #include "parsgd/data/load.hpp"
 #include "parsgd/io/model_file.hpp"
 #include "parsgd/model/targets.hpp"
@@ -17,22 +18,20 @@ namespace {
 
 struct ApplyArgs {
   std::string model, data, output;
-  std::string format = "auto";
+  DataFormat format = DataFormat::kAuto;
   int threads = 0;
 };
 
 void Declare(OptionParser& p, ApplyArgs& a) {
   p.Positional("MODEL", &a.model, "a model written by parsgd train --save");
   p.Positional("DATA", &a.data, "data set (LIBSVM text, IDX images[,labels], or .bin)");
-  p.String("format", &a.format, "F", "data format: auto|libsvm|idx|bin");
-  p.Int("threads", &a.threads, "threads (0: every core)", 0, 4096);
+  FormatOption(p, &a.format);
+  ThreadsOption(p, &a.threads);
 }
 
 Dataset LoadData(const ApplyArgs& a, Executor& executor) {
-  auto format = ParseDataFormat(a.format);
-  if (!format) throw UsageError("--format: expected auto, libsvm, idx or bin, got '" + a.format + "'");
   Dataset data;
-  executor.Execute([&] { data = LoadDataset(a.data, {*format, 0}); });
+  executor.Execute([&] { data = LoadDataset(a.data, {a.format, 0}); });
   return data;
 }
 

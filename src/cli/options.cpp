@@ -56,11 +56,18 @@ void OptionParser::String(std::string name, std::string* field, std::string valu
        [field](const std::string&, std::string_view v) { *field = std::string(v); }});
 }
 
-void OptionParser::Int(std::string name, int* field, std::string help, int min, int max) {
-  help += fmt::format(" [default: {}]", *field);
-  Add({std::move(name), "N", std::move(help), false,
-       [field, min, max](const std::string& flag, std::string_view v) {
-         const long long value = ParseNumber<long long>(flag, v, "an integer");
+void OptionParser::Int(std::string name, int* field, std::string help, int min, int max,
+                       std::optional<int> automatic) {
+  const bool is_auto = automatic && *field == *automatic;
+  help += is_auto ? " [default: auto]" : fmt::format(" [default: {}]", *field);
+  Add({std::move(name), automatic ? "N|auto" : "N", std::move(help), false,
+       [field, min, max, automatic](const std::string& flag, std::string_view v) {
+         if (automatic && v == "auto") {
+           *field = *automatic;
+           return;
+         }
+         const long long value = ParseNumber<long long>(
+             flag, v, automatic ? "an integer or 'auto'" : "an integer");
          if (value < min || value > max) {
            throw UsageError(fmt::format("{}: must be between {} and {}, got {}", flag, min, max, v));
          }
@@ -80,13 +87,21 @@ void OptionParser::UInt64(std::string name, uint64_t* field, std::string help) {
 }
 
 void OptionParser::Double(std::string name, double* field, std::string help, double min,
-                          double max) {
-  help += " [default: " + FormatDefault(*field) + "]";
-  Add({std::move(name), "X", std::move(help), false,
-       [field, min, max](const std::string& flag, std::string_view v) {
-         const double value = ParseNumber<double>(flag, v, "a number");
-         if (!std::isfinite(value) || value < min || value > max) {
-           throw UsageError(fmt::format("{}: must be a number in [{}, {}], got {}", flag, min, max, v));
+                          double max, std::optional<double> automatic, bool min_exclusive) {
+  const bool is_auto = automatic && *field == *automatic;
+  help += " [default: " + (is_auto ? std::string("auto") : FormatDefault(*field)) + "]";
+  Add({std::move(name), automatic ? "X|auto" : "X", std::move(help), false,
+       [=](const std::string& flag, std::string_view v) {
+         if (automatic && v == "auto") {
+           *field = *automatic;
+           return;
+         }
+         const double value =
+             ParseNumber<double>(flag, v, automatic ? "a number or 'auto'" : "a number");
+         const bool below = min_exclusive ? !(value > min) : !(value >= min);
+         if (!std::isfinite(value) || below || value > max) {
+           throw UsageError(fmt::format("{}: must be a number in {}{}, {}], got {}", flag,
+                                        min_exclusive ? "(" : "[", min, max, v));
          }
          *field = value;
        }});
@@ -183,8 +198,10 @@ std::string OptionParser::Help() const {
   }
   out += "\noptions:\n";
   for (const Option& o : options_) {
-    std::string flag = "--" + o.name + (o.value_name.empty() ? "" : " " + o.value_name);
-    out += "  " + Pad(flag, 24) + o.help + "\n";
+    const std::string flag = "--" + o.name + (o.value_name.empty() ? "" : " " + o.value_name);
+    // Help text starts at column 28; a longer flag gets its own line.
+    out += flag.size() <= 25 ? "  " + Pad(flag, 25) : "  " + flag + "\n" + Pad("", 27);
+    out += o.help + "\n";
   }
   out += "  " + Pad("--help", 24) + "show this help\n";
   return out;

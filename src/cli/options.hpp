@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,17 +30,21 @@ class OptionParser {
   // unless `show_default` is false.
   void String(std::string name, std::string* field, std::string value_name, std::string help,
               bool required = false);
-  void Int(std::string name, int* field, std::string help, int min, int max);
+  // An integer in [min, max]. With `automatic` set, the word "auto" is also accepted and stores
+  // *automatic (a value outside [min, max] that tells the library to choose).
+  void Int(std::string name, int* field, std::string help, int min, int max,
+           std::optional<int> automatic = std::nullopt);
   void UInt64(std::string name, uint64_t* field, std::string help);
-  // A finite real in [min, max].
-  void Double(std::string name, double* field, std::string help, double min, double max);
+  // A finite real in [min, max] (or above min only, when min_exclusive); "auto" as for Int.
+  void Double(std::string name, double* field, std::string help, double min, double max,
+              std::optional<double> automatic = std::nullopt, bool min_exclusive = false);
   void Switch(std::string name, bool* field, std::string help);
   template <class Enum>
   void Choice(std::string name, Enum* field, std::span<const Named<Enum>> table, std::string help) {
     std::string choices;
-    for (const auto& e : table) choices += "\n      " + Pad(e.name, 12) + e.help;
-    Add({std::move(name), JoinNames(table), help + " [default: " + NameOf(table, *field) + "]" +
-         choices, false, [field, table, this](const std::string& flag, std::string_view v) {
+    for (const auto& e : table) choices += "\n" + Pad("", 28) + Pad(e.name, 11) + e.help;
+    Add({std::move(name), "NAME", help + " [default: " + NameOf(table, *field) + "]" + choices,
+         false, [field, table](const std::string& flag, std::string_view v) {
            auto found = FindByName(table, v);
            if (!found) {
              throw UsageError(flag + ": expected one of " + JoinNames(table, ", ") + ", got '" +

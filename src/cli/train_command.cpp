@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "options.hpp"
+#include "shared_options.hpp"
 #include "parsgd/data/load.hpp"
 #include "parsgd/io/model_file.hpp"
 #include "parsgd/train/trainer.hpp"
@@ -19,7 +20,7 @@ namespace {
 struct TrainArgs {
   TrainConfig config;
   std::string train, test, metrics, save;
-  std::string format = "auto";
+  DataFormat format = DataFormat::kAuto;
   uint64_t features = 0;
   bool quiet = false;
 };
@@ -29,24 +30,26 @@ void Declare(OptionParser& p, TrainArgs& a) {
   p.String("train", &a.train, "PATH", "training data (LIBSVM text, IDX images[,labels], or .bin)",
            true);
   p.String("test", &a.test, "PATH", "test data, evaluated after every epoch");
-  p.String("format", &a.format, "F", "data format: auto|libsvm|idx|bin");
+  FormatOption(p, &a.format);
   p.UInt64("features", &a.features,
            "number of features; a LIBSVM index above it is an error (0: the largest index seen)");
   p.Choice<ModelKind>("model", &c.model, kModelKinds, "model and loss");
   p.Choice<SchemeKind>("scheme", &c.scheme, kSchemeKinds, "how workers meet the shared model");
   p.Choice<OrderKind>("order", &c.order, kOrderKinds, "sample order");
-  p.Int("threads", &c.threads, "worker threads (0: every core)", 0, 4096);
+  ThreadsOption(p, &c.threads, "worker threads");
   p.Int("epochs", &c.epochs,
-        "passes over the training data (0: enough for about 10^6 updates, between 10 and 1000)", 0,
-        1000000);
+        "passes over the training data (auto: enough for about 10^6 updates, 10 to 1000)", 1,
+        1000000, 0);
   p.Double("learning-rate", &c.learning_rate,
-           "initial step size eta0 (0: 0.5 / (curvature * mean ||x||^2), from the data)", 0, 1e9);
+           "initial step size eta0 (auto: 0.5 / (curvature * mean squared row norm))", 0, 1e9, 0.0,
+           true);
   p.Choice<ScheduleKind>("schedule", &c.schedule, kScheduleKinds, "step-size schedule");
   p.Double("decay", &c.decay,
-           "schedule parameter: invtime rate per epoch, geometric factor per epoch (0: 1 for "
-           "invtime, 0.9 for geometric)",
-           0, 1e9);
-  p.Double("l2", &c.l2, "L2 regularisation strength (-1: 1/rows, LIBLINEAR's C = 1)", -1, 1e9);
+           "invtime: rate per epoch; geometric: factor per epoch (auto: 1 for invtime, 0.9 for "
+           "geometric)",
+           0, 1e9, 0.0, true);
+  p.Double("l2", &c.l2, "L2 regularisation strength (auto: 1/rows, LIBLINEAR's C = 1)", 0, 1e9,
+           -1.0);
   p.Choice<Normalization>("normalize", &c.normalize, kNormalizations, "per-feature step scaling");
   p.UInt64("seed", &c.seed, "seed of every random choice (sample order)");
   p.String("metrics", &a.metrics, "PATH", "write one JSON object per epoch (JSON Lines)");
@@ -55,11 +58,9 @@ void Declare(OptionParser& p, TrainArgs& a) {
 }
 
 Dataset Load(const std::string& path, const TrainArgs& a, Executor& executor) {
-  auto format = ParseDataFormat(a.format);
-  if (!format) throw UsageError("--format: expected auto, libsvm, idx or bin, got '" + a.format + "'");
   Dataset data;
   // Training reads rows in random order: a memory-mapped cache is copied into process memory.
-  executor.Execute([&] { data = ResidentCopy(LoadDataset(path, {*format, a.features})); });
+  executor.Execute([&] { data = ResidentCopy(LoadDataset(path, {a.format, a.features})); });
   return data;
 }
 

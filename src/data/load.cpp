@@ -14,11 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::pair<DataFormat, const char*> kNames[] = {{DataFormat::kAuto, "auto"},
-                                                         {DataFormat::kLibsvm, "libsvm"},
-                                                         {DataFormat::kIdx, "idx"},
-                                                         {DataFormat::kBinary, "bin"}};
-
 bool IsCommaPair(const std::string& path) {
   return path.find(',') != std::string::npos && !fs::exists(path);
 }
@@ -47,7 +42,8 @@ std::pair<std::string, std::string> IdxPaths(const std::string& path) {
 
 // Same arrays, `features` columns (>= the dataset's).
 Dataset WithFeatures(const Dataset& d, uint64_t features) {
-  Dataset::Parts parts{d.offsets(), d.indices(), d.values(), d.labels(), features, d.source()};
+  Dataset::Parts parts{d.offsets(), d.indices(), d.values(), d.labels(),
+                      features,    d.source(),  d.mapped()};
   return Dataset(std::move(parts));
 }
 
@@ -61,20 +57,6 @@ Dataset ApplyMaxFeatures(const Dataset& d, uint64_t max_features) {
 }
 
 }  // namespace
-
-std::optional<DataFormat> ParseDataFormat(std::string_view name) {
-  for (const auto& [format, text] : kNames) {
-    if (name == text) return format;
-  }
-  return std::nullopt;
-}
-
-const char* DataFormatName(DataFormat format) {
-  for (const auto& [f, text] : kNames) {
-    if (f == format) return text;
-  }
-  return "unknown";
-}
 
 DataFormat DetectDataFormat(const std::string& path) {
   if (IsCommaPair(path)) return DataFormat::kIdx;

@@ -8,15 +8,27 @@
 #include <string_view>
 
 #include "parsgd/data/dataset.hpp"
+#include "parsgd/util/named.hpp"
 
 namespace parsgd {
 
 enum class DataFormat { kAuto, kLibsvm, kIdx, kBinary };
 
+inline constexpr Named<DataFormat> kDataFormats[] = {
+    {DataFormat::kAuto, "auto", "detected from the file's first bytes"},
+    {DataFormat::kLibsvm, "libsvm", "LIBSVM/svmlight text: label idx:val ... (1-based indices)"},
+    {DataFormat::kIdx, "idx", "IDX images (MNIST family, raw or gzip): IMAGES[,LABELS]"},
+    {DataFormat::kBinary, "bin", "parsgd's binary cache (memory-mapped, checksummed)"},
+};
+
 // "auto", "libsvm", "idx", "bin" (exact, lower case); nullopt for anything else.
-std::optional<DataFormat> ParseDataFormat(std::string_view name);
+inline std::optional<DataFormat> ParseDataFormat(std::string_view name) {
+  return FindByName<DataFormat>(kDataFormats, name);
+}
 // The name ParseDataFormat accepts for `format`.
-const char* DataFormatName(DataFormat format);
+inline const char* DataFormatName(DataFormat format) {
+  return NameOf<DataFormat>(kDataFormats, format);
+}
 
 struct LoadOptions {
   DataFormat format = DataFormat::kAuto;
