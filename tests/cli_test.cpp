@@ -1,0 +1,225 @@
+// End-to-end tests of the `parsgd` program: real processes, real files, exit codes and messages.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "parsgd/io/model_file.hpp"
+#include "test_support.hpp"
+
+namespace parsgd {
+namespace {
+
+using testing::RunCli;
+using testing::TempDir;
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// A small generated problem, split into train and test files.
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto gen = RunCli("gen " + dir_.File("all.svm") +
+                            " --rows 1200 --features 300 --nnz 12 --noise 0.02 --seed 5");
+    ASSERT_EQ(gen.status, 0) << gen.output;
+    const auto lines = Lines(testing::ReadFile(dir_.File("all.svm")));
+    std::string train, test;
+    for (std::size_t i = 0; i < lines.size(); ++i) (i < 1000 ? train : test) += lines[i] + "\n";
+    train_ = dir_.Write("train.svm", train);
+    test_ = dir_.Write("test.svm", test);
+  }
+  TempDir dir_;
+  std::string train_, test_;
+};
+
+TEST_F(Cli, TrainPrintsOneAlignedLinePerEpochAndTheTestAccuracy) {
+  const auto r = RunCli("train --train " + train_ + " --test " + test_ + " --epochs 4 --threads 2");
+  ASSERT_EQ(r.status, 0) << r.output;
+  int epoch_lines = 0;
+  std::size_t width = 0;
+  for (const std::string& line : Lines(r.output)) {
+    if (line.find("/4 ") == std::string::npos) continue;
+    ++epoch_lines;
+    if (width == 0) width = line.size();
+    EXPECT_EQ(line.size(), width) << line;  // aligned columns
+  }
+  EXPECT_EQ(epoch_lines, 4) << r.output;
+  EXPECT_TRUE(Contains(r.output, "test accuracy")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "scheme hogwild")) << r.output;
+}
+
+TEST_F(Cli, MetricsHaveOneJsonObjectPerEpochWithEveryField) {
+  const std::string metrics = dir_.File("m.jsonl");
+  const auto r = RunCli("train --train " + train_ + " --test " + test_ +
+                        " --epochs 3 --metrics " + metrics + " --quiet");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto lines = Lines(testing::ReadFile(metrics));
+  ASSERT_EQ(lines.size(), 3u);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_TRUE(Contains(lines[i], "\"epoch\":" + std::to_string(i + 1))) << lines[i];
+    for (const char* key : {"train_seconds", "eval_seconds", "objective", "test_loss",
+                            "test_accuracy", "updates\":1000", "samples_per_second", "scheme"}) {
+      EXPECT_TRUE(Contains(lines[i], key)) << key << " missing in " << lines[i];
+    }
+    EXPECT_EQ(lines[i].front(), '{');
+    EXPECT_EQ(lines[i].back(), '}');
+  }
+}
+
+TEST_F(Cli, SavedModelPredictsAndEvaluatesAsTrainingReported) {
+  const std::string model = dir_.File("model.bin");
+  const auto r = RunCli("train --train " + train_ + " --test " + test_ +
+                        " --epochs 5 --scheme sequential --save " + model);
+  ASSERT_EQ(r.status, 0) << r.output;
+  const LoadedModel loaded = LoadModel(model);
+  EXPECT_EQ(loaded.model.kind(), ModelKind::kLogistic);
+  EXPECT_TRUE(Contains(loaded.settings, "scheme=sequential"));
+
+  const auto eval = RunCli("eval " + model + " " + test_);
+  ASSERT_EQ(eval.status, 0) << eval.output;
+  // train printed "test accuracy 91.50%, ..." and eval prints "... accuracy 91.50%": the same.
+  const auto at = r.output.find("test accuracy ");
+  ASSERT_NE(at, std::string::npos);
+  const std::string accuracy = r.output.substr(at + 14, r.output.find('%', at) - at - 14);
+  EXPECT_TRUE(Contains(eval.output, "accuracy " + accuracy + "%")) << eval.output << r.output;
+
+  const std::string predictions = dir_.File("pred.txt");
+  const auto predict = RunCli("predict " + model + " " + test_ + " --output " + predictions);
+  ASSERT_EQ(predict.status, 0) << predict.output;
+  const auto lines = Lines(testing::ReadFile(predictions));
+  ASSERT_EQ(lines.size(), 200u);
+  for (const auto& line : lines) EXPECT_TRUE(line == "1" || line == "-1") << line;
+}
+
+TEST_F(Cli, ConvertedCacheTrainsTheSameModelAsTheText) {
+  const std::string bin = dir_.File("train.bin");
+  ASSERT_EQ(RunCli("convert " + train_ + " " + bin).status, 0);
+  const auto a = RunCli("train --train " + train_ + " --scheme sequential --epochs 2 --save " +
+                        dir_.File("a.model"));
+  const auto b = RunCli("train --train " + bin + " --scheme sequential --epochs 2 --save " +
+                        dir_.File("b.model"));
+  ASSERT_EQ(a.status, 0) << a.output;
+  ASSERT_EQ(b.status, 0) << b.output;
+  const auto wa = LoadModel(dir_.File("a.model")).model.weights();
+  const auto wb = LoadModel(dir_.File("b.model")).model.weights();
+  EXPECT_TRUE(std::equal(wa.begin(), wa.end(), wb.begin(), wb.end()));
+}
+
+TEST_F(Cli, GenWritesTheSameBytesForTheSameArguments) {
+  const std::string args = " --rows 300 --features 100 --nnz 5 --seed 9";
+  ASSERT_EQ(RunCli("gen " + dir_.File("g1.bin") + args + " --threads 1").status, 0);
+  ASSERT_EQ(RunCli("gen " + dir_.File("g2.bin") + args + " --threads 2").status, 0);
+  ASSERT_EQ(RunCli("gen " + dir_.File("g3.bin") + " --rows 300 --features 100 --nnz 5 --seed 10")
+                .status,
+            0);
+  EXPECT_EQ(testing::ReadFile(dir_.File("g1.bin")), testing::ReadFile(dir_.File("g2.bin")));
+  EXPECT_NE(testing::ReadFile(dir_.File("g1.bin")), testing::ReadFile(dir_.File("g3.bin")));
+}
+
+TEST_F(Cli, BadCommandLinesExitWithStatus2AndSayWhatIsWrong) {
+  struct Case {
+    std::string args, message;
+  };
+  const std::vector<Case> cases = {
+      {"train --train " + train_ + " --threads 0", "--threads: must be between 1"},
+      {"train --train " + train_ + " --epochs 0", "--epochs: must be between 1"},
+      {"train --train " + train_ + " --learning-rate -0.1", "--learning-rate: must be a number in (0"},
+      {"train --train " + train_ + " --learning-rate 0", "--learning-rate: must be a number in (0"},
+      {"train --train " + train_ + " --l2 -1", "--l2: must be a number in [0"},
+      {"train --train " + train_ + " --schem hogwild", "unknown option --schem (did you mean --scheme?)"},
+      {"train --train " + train_ + " --scheme fast", "--scheme: expected one of sequential, hogwild"},
+      {"train --train " + train_ + " --threads two", "--threads: expected an integer or 'auto'"},
+      {"train --test " + test_, "--train is required"},
+      {"train --train", "--train: missing value"},
+      {"frobnicate", "unknown command 'frobnicate'"},
+      {"predict model.bin", "missing DATA"},
+  };
+  for (const Case& c : cases) {
+    const auto r = RunCli(c.args);
+    EXPECT_EQ(r.status, 2) << c.args << "\n" << r.output;
+    EXPECT_TRUE(Contains(r.output, c.message)) << c.args << "\n" << r.output;
+  }
+}
+
+TEST_F(Cli, ImpossibleSettingsAreRefusedBeforeTraining) {
+  // Softmax on -1/+1 labels; geometric decay above 1; a file that is not there.
+  const auto softmax = RunCli("train --train " + train_ + " --model softmax");
+  EXPECT_EQ(softmax.status, 1);
+  EXPECT_TRUE(Contains(softmax.output, "softmax needs class ids")) << softmax.output;
+  EXPECT_FALSE(Contains(softmax.output, "objective")) << "training started: " << softmax.output;
+  const auto decay = RunCli("train --train " + train_ + " --schedule geometric --decay 1.5");
+  EXPECT_EQ(decay.status, 1);
+  EXPECT_TRUE(Contains(decay.output, "factor per epoch in (0, 1]")) << decay.output;
+  const auto missing = RunCli("train --train " + dir_.File("nope.svm"));
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_TRUE(Contains(missing.output, "nope.svm")) << missing.output;
+}
+
+TEST_F(Cli, MalformedDataIsReportedWithFileLineAndColumn) {
+  const std::string bad = dir_.Write("bad.svm", "1 1:0.5 3:1\n-1 2:0.5 2:1\n");
+  const auto r = RunCli("train --train " + bad);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(Contains(r.output, bad + ":2:")) << r.output;
+}
+
+TEST_F(Cli, AFailedRunWritesNothingAndKeepsWhatWasThere) {
+  const std::string model = dir_.Write("model.bin", "the user's old model");
+  const std::string metrics = dir_.File("m.jsonl");
+  const std::string bad = dir_.Write("bad.svm", "1 1:0.5\nx 1:1\n");
+  const auto r = RunCli("train --train " + bad + " --save " + model + " --metrics " + metrics);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(testing::ReadFile(model), "the user's old model");
+  EXPECT_FALSE(std::filesystem::exists(metrics));
+  for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
+    EXPECT_FALSE(Contains(entry.path().filename().string(), ".tmp.")) << entry.path();
+  }
+  // A diverging run is a failure too.
+  const auto diverged = RunCli("train --train " + train_ + " --model squared --learning-rate 1e6 " +
+                               "--l2 0 --normalize none --save " + model);
+  EXPECT_EQ(diverged.status, 1);
+  EXPECT_TRUE(Contains(diverged.output, "diverged")) << diverged.output;
+  EXPECT_EQ(testing::ReadFile(model), "the user's old model");
+}
+
+TEST_F(Cli, UnwritableOutputFailsBeforeTraining) {
+  const auto r = RunCli("train --train " + train_ + " --save " + dir_.File("no/such/dir/m.bin"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(Contains(r.output, "no/such/dir/m.bin")) << r.output;
+  EXPECT_FALSE(Contains(r.output, "epoch")) << r.output;
+}
+
+TEST_F(Cli, EveryCommandHasHelp) {
+  for (const char* command : {"train", "predict", "eval", "gen", "convert"}) {
+    const auto r = RunCli(std::string(command) + " --help");
+    EXPECT_EQ(r.status, 0) << command;
+    EXPECT_TRUE(Contains(r.output, std::string("usage: parsgd ") + command)) << r.output;
+  }
+  const auto top = RunCli("--help");
+  EXPECT_EQ(top.status, 0);
+  EXPECT_TRUE(Contains(top.output, "convert")) << top.output;
+}
+
+TEST(CliRealData, HeartScaleTrainsToAReasonableAccuracy) {
+  const std::string heart = "/usr/share/doc/liblinear-tools/examples/heart_scale";
+  if (!std::filesystem::exists(heart)) GTEST_SKIP() << "liblinear-tools not installed";
+  const auto r = RunCli("train --train " + heart + " --threads 1 --quiet");
+  ASSERT_EQ(r.status, 0) << r.output;
+  // LIBLINEAR's logistic regression fits 84.8% of heart_scale's rows; SGD should get close.
+  const auto at = r.output.find("train accuracy ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  EXPECT_GT(std::stod(r.output.substr(at + 15)), 80.0) << r.output;
+}
+
+}  // namespace
+}  // namespace parsgd
