@@ -111,8 +111,9 @@ TEST_F(Cli, ConvertedCacheTrainsTheSameModelAsTheText) {
                         dir_.File("b.model"));
   ASSERT_EQ(a.status, 0) << a.output;
   ASSERT_EQ(b.status, 0) << b.output;
-  const auto wa = LoadModel(dir_.File("a.model")).model.weights();
-  const auto wb = LoadModel(dir_.File("b.model")).model.weights();
+  const LoadedModel ma = LoadModel(dir_.File("a.model"));
+  const LoadedModel mb = LoadModel(dir_.File("b.model"));
+  const auto wa = ma.model.weights(), wb = mb.model.weights();
   EXPECT_TRUE(std::equal(wa.begin(), wa.end(), wb.begin(), wb.end()));
 }
 

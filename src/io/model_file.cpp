@@ -4,7 +4,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
-#include "../data/xxhash64.hpp"
+#include "../util/xxhash64.hpp"
 #include "parsgd/util/atomic_file.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/mapped_file.hpp"
@@ -58,7 +58,6 @@ class Reader {
 
 // XXH64 of the weights, seeded with XXH64 of the bytes before them: covers every byte, no copy.
 uint64_t Checksum(const void* head, std::size_t head_size, const void* weights, std::size_t size) {
-  using cache_internal::Xxh64;
   return Xxh64(weights, size, Xxh64(head, head_size, 0));
 }
 

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-namespace parsgd::cache_internal {
+namespace parsgd {
 namespace {
 
 constexpr uint64_t kPrime1 = 0x9E3779B185EBCA87ULL;
@@ -71,4 +71,4 @@ uint64_t Xxh64(const void* data, std::size_t size, uint64_t seed) {
   return h ^ (h >> 32);
 }
 
-}  // namespace parsgd::cache_internal
+}  // namespace parsgd
