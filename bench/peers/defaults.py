@@ -1,0 +1,68 @@
+#!/usr/bin/python3
+"""Test accuracy with default settings only, parsgd next to its peers, on sets none was tuned on.
+
+Sets: scikit-learn's bundled breast_cancer, digits, wine, iris and LIBLINEAR's heart_scale, split
+75/25 by make_small_sets.py (raw features, as users have them), plus any TRAIN:TEST pairs given.
+parsgd gets only --train, --test and --model (logistic for 2 classes, softmax otherwise), one
+thread. Peers: SGDClassifier() and LogisticRegression(max_iter=10000) with their defaults, and
+LIBLINEAR's logistic regression (-s 0, C = 1), which solve the same L2 problem to convergence.
+
+usage: bench/peers/defaults.py [--parsgd build/parsgd] [NAME=TRAIN:TEST ...]
+"""
+import argparse
+import os
+import subprocess
+import tempfile
+import warnings
+
+from sklearn.datasets import load_svmlight_files
+from sklearn.linear_model import LogisticRegression, SGDClassifier
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def parsgd(binary, train, test, classes):
+    model = "logistic" if classes == 2 else "softmax"
+    out = subprocess.run([binary, "train", "--train", train, "--test", test, "--model", model,
+                          "--threads", "1", "--quiet"], check=True, capture_output=True, text=True).stdout
+    return float(out.split("test accuracy ")[1].split("%")[0])
+
+
+def liblinear(train, test):
+    with tempfile.TemporaryDirectory() as d:
+        subprocess.run(["liblinear-train", "-s", "0", "-q", train, d + "/m"], check=True)
+        out = subprocess.run(["liblinear-predict", test, d + "/m", d + "/p"], check=True,
+                             capture_output=True, text=True).stdout
+    return float(out.split("=")[1].split("%")[0])
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--parsgd", default=os.path.join(HERE, "..", "..", "build", "parsgd"))
+    p.add_argument("sets", nargs="*")
+    a = p.parse_args()
+    warnings.filterwarnings("ignore")
+    with tempfile.TemporaryDirectory() as small:
+        subprocess.run(["/usr/bin/python3", os.path.join(HERE, "make_small_sets.py"), small],
+                       check=True, stdout=subprocess.DEVNULL)
+        pairs = [(n, f"{small}/{n}.train", f"{small}/{n}.test")
+                 for n in ("breast_cancer", "heart_scale", "digits", "wine", "iris")
+                 if os.path.exists(f"{small}/{n}.train")]
+        for s in a.sets:
+            name, files = s.split("=", 1)
+            train, test = files.split(":")
+            pairs.append((name, train, test))
+        print("| set | parsgd (defaults) | SGDClassifier() | LogisticRegression() | LIBLINEAR -s 0 |")
+        print("|---|---|---|---|---|")
+        for name, train, test in pairs:
+            xtr, ytr, xte, yte = load_svmlight_files([train, test])
+            classes = len(set(ytr))
+            ours = parsgd(a.parsgd, train, test, classes)
+            sgd = 100 * SGDClassifier(random_state=0).fit(xtr, ytr).score(xte, yte)
+            lr = 100 * LogisticRegression(max_iter=10000).fit(xtr, ytr).score(xte, yte)
+            ll = liblinear(train, test)
+            print(f"| {name} | {ours:.2f}% | {sgd:.2f}% | {lr:.2f}% | {ll:.2f}% |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
