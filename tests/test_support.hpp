@@ -59,7 +59,7 @@ CliResult RunCli(const std::string& args);
 inline std::string Name(ModelKind v) { return NameOf<ModelKind>(kModelKinds, v); }
 inline std::string Name(SchemeKind v) { return NameOf<SchemeKind>(kSchemeKinds, v); }
 inline std::string Name(OrderKind v) { return NameOf<OrderKind>(kOrderKinds, v); }
-inline std::string Name(int v) { return std::to_string(v) + "threads"; }
+inline std::string Name(int v) { return std::to_string(v).append("threads"); }
 // A gtest name generator for tuples or single values of the above: joins the names with '_'.
 struct ParamName {
   template <class Info>
@@ -69,7 +69,8 @@ struct ParamName {
   template <class... T>
   static std::string Join(const std::tuple<T...>& t) {
     std::string out;
-    std::apply([&](const auto&... v) { ((out += (out.empty() ? "" : "_") + Name(v)), ...); }, t);
+    std::apply([&](const auto&... v) { ((out.append(out.empty() ? "" : "_").append(Name(v))), ...); },
+               t);
     return out;
   }
   template <class T>

@@ -6,9 +6,9 @@ namespace {
 std::string Locate(const std::string& file, uint64_t line, uint64_t column,
                    const std::string& message) {
   std::string where = file;
-  if (line > 0) where += ":" + std::to_string(line);
-  if (line > 0 && column > 0) where += ":" + std::to_string(column);
-  return where + ": " + message;
+  if (line > 0) where.append(":").append(std::to_string(line));
+  if (line > 0 && column > 0) where.append(":").append(std::to_string(column));
+  return where.append(": ").append(message);
 }
 
 }  // namespace
