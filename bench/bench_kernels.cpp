@@ -47,7 +47,7 @@ void SetCounters(benchmark::State& state) {
 
 void BM_SparseDot_Relaxed(benchmark::State& state) {
   std::vector<float> w(kFeatures + 1, 0.01f);
-  const LinearParams p{w.data(), kFeatures, 1, nullptr};
+  const LinearParams p{{w.data(), nullptr, nullptr}, kFeatures, 1, nullptr};
   float z[1];
   int r = 0;
   for (auto _ : state) {
@@ -85,11 +85,12 @@ template <class Write>
 void Update(benchmark::State& state, bool regularised) {
   std::vector<float> w(kFeatures + 1, 0.01f);
   std::vector<FeatureRate> reg(kFeatures, FeatureRate{1.f, 1e-3f});
-  const LinearParams p{w.data(), kFeatures, 1, regularised ? reg.data() : nullptr};
-  const float step = 1e-4f;
+  const LinearParams p{{w.data(), nullptr, nullptr}, kFeatures, 1, regularised ? reg.data() : nullptr};
+  const float d = 1e-3f;
+  const RuleContext c = MakeRuleContext(OptimizerConfig{}, 0.1f, 1);
   int r = 0;
   for (auto _ : state) {
-    LinearUpdate<1, Write, Write>(p, TheRows().Row(r), &step, 0.1f);
+    LinearUpdate<1, SgdRule, Write, Write>(p, TheRows().Row(r), &d, c);
     r = (r + 1) % kRows;
   }
   benchmark::DoNotOptimize(w.data());
@@ -102,26 +103,40 @@ BENCHMARK(BM_SparseUpdate_Relaxed);
 BENCHMARK(BM_SparseUpdate_RelaxedL2);
 BENCHMARK(BM_SparseUpdate_Cas);
 
-// A whole logistic step (dot, loss, update with L2) under Hogwild! and atomic writes.
-template <class Scheme>
-void Step(benchmark::State& state) {
-  std::vector<float> w(kFeatures + 1, 0.f);
+// A whole logistic step (dot, loss, update with L2) under Hogwild! and atomic writes, and with each
+// optimiser rule under Hogwild!.
+template <class Scheme, class Rule>
+void Step(benchmark::State& state, OptimizerKind kind) {
+  std::vector<float> w(kFeatures + 1, 0.f), s0(kFeatures + 1, 0.f), s1(kFeatures + 1, 0.f);
   std::vector<FeatureRate> reg(kFeatures, FeatureRate{1.f, 1e-3f});
-  const LinearParams p{w.data(), kFeatures, 1, reg.data()};
+  const LinearParams p{{w.data(), s0.data(), s1.data()}, kFeatures, 1, reg.data()};
+  OptimizerConfig config;
+  config.kind = kind;
+  const RuleContext c = MakeRuleContext(config, 0.01f, 100);
   Scheme scheme;
   float z[1];
   int r = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(
-        LinearSgdStep<BinaryHead<LogisticLoss>>(scheme, p, TheRows().Row(r), r % 2 ? 1.f : -1.f, 0.1f, z));
+    benchmark::DoNotOptimize(LinearSgdStep<BinaryHead<LogisticLoss>, Rule>(
+        scheme, p, TheRows().Row(r), r % 2 ? 1.f : -1.f, c, z));
     r = (r + 1) % kRows;
   }
   SetCounters(state);
 }
-void BM_LogisticStep_Hogwild(benchmark::State& s) { Step<HogwildScheme>(s); }
-void BM_LogisticStep_Atomic(benchmark::State& s) { Step<AtomicScheme>(s); }
+void BM_LogisticStep_Hogwild(benchmark::State& s) { Step<HogwildScheme, SgdRule>(s, OptimizerKind::kSgd); }
+void BM_LogisticStep_Atomic(benchmark::State& s) { Step<AtomicScheme, SgdRule>(s, OptimizerKind::kSgd); }
+void BM_LogisticStep_Momentum(benchmark::State& s) {
+  Step<HogwildScheme, MomentumRule>(s, OptimizerKind::kMomentum);
+}
+void BM_LogisticStep_AdaGrad(benchmark::State& s) {
+  Step<HogwildScheme, AdaGradRule>(s, OptimizerKind::kAdaGrad);
+}
+void BM_LogisticStep_Adam(benchmark::State& s) { Step<HogwildScheme, AdamRule>(s, OptimizerKind::kAdam); }
 BENCHMARK(BM_LogisticStep_Hogwild);
 BENCHMARK(BM_LogisticStep_Atomic);
+BENCHMARK(BM_LogisticStep_Momentum);
+BENCHMARK(BM_LogisticStep_AdaGrad);
+BENCHMARK(BM_LogisticStep_Adam);
 
 }  // namespace
 }  // namespace parsgd

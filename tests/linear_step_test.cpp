@@ -2,33 +2,42 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
+
+#include "parsgd/optim/optimizer.hpp"
 
 namespace parsgd {
 namespace {
 
+OptimizerConfig Hyper(OptimizerKind kind) {
+  OptimizerConfig c;
+  c.kind = kind;
+  return c;
+}
+
 // One hand-computed step of regularised logistic SGD.
 TEST(LinearStep, LogisticStepMatchesHandComputation) {
   // features 3, weights w = (0.5, -1, 2), bias 0.25; row x = {0: 2, 2: -1}, y = +1; feature 2 has
-  // step multiplier m = 2 and shrink rate m r = 0.3.
+  // step multiplier m = 2 and L2 term m r = 0.3.
   std::vector<float> w = {0.5f, -1.f, 2.f, 0.25f};
   const std::vector<FeatureRate> reg = {{1.f, 0.1f}, {1.f, 0.2f}, {2.f, 0.3f}};
   const uint32_t index[] = {0, 2};
   const float value[] = {2.f, -1.f};
   const SparseRow x{index, value, 2};
-  const LinearParams p{w.data(), 3, 1, reg.data()};
+  const LinearParams p{{w.data(), nullptr, nullptr}, 3, 1, reg.data()};
   HogwildScheme scheme;
   float z[1];
   const float eta = 0.5f;
-  const double loss = LinearSgdStep<BinaryHead<LogisticLoss>>(scheme, p, x, 1.f, eta, z);
+  const RuleContext c = MakeRuleContext(Hyper(OptimizerKind::kSgd), eta, 1);
+  const double loss = LinearSgdStep<BinaryHead<LogisticLoss>, SgdRule>(scheme, p, x, 1.f, c, z);
   // score = 0.25 + 0.5*2 + 2*(-1) = -0.75; loss = log(1 + e^0.75); g = -1 / (1 + e^-0.75).
   EXPECT_NEAR(loss, std::log1p(std::exp(0.75)), 1e-6);
   const float g = -1.f / (1.f + std::exp(-0.75f));
-  const float step = -eta * g;
-  EXPECT_FLOAT_EQ(w[0], (0.5f + step * 2.f) / (1.f + eta * 0.1f));
+  EXPECT_FLOAT_EQ(w[0], (0.5f - eta * (g * 2.f)) / (1.f + eta * 0.1f));
   EXPECT_FLOAT_EQ(w[1], -1.f);  // untouched: no regularisation either
-  EXPECT_FLOAT_EQ(w[2], (2.f + step * 2.f * -1.f) / (1.f + eta * 0.3f));  // step multiplier 2
-  EXPECT_FLOAT_EQ(w[3], 0.25f + step);  // bias: not regularised
+  EXPECT_FLOAT_EQ(w[2], (2.f - eta * (g * (-1.f * 2.f))) / (1.f + eta * 0.3f));
+  EXPECT_FLOAT_EQ(w[3], 0.25f - eta * g);  // bias: not regularised
 }
 
 TEST(LinearStep, SoftmaxStepMovesTowardTheTrueClass) {
@@ -37,10 +46,11 @@ TEST(LinearStep, SoftmaxStepMovesTowardTheTrueClass) {
   const uint32_t index[] = {1};
   const float value[] = {3.f};
   const SparseRow x{index, value, 1};
-  const LinearParams p{w.data(), 2, 3, nullptr};
+  const LinearParams p{{w.data(), nullptr, nullptr}, 2, 3, nullptr};
   AtomicScheme scheme;
   float z[3];
-  const double loss = LinearSgdStep<SoftmaxHead>(scheme, p, x, 2.f, 0.1f, z);
+  const RuleContext c = MakeRuleContext(Hyper(OptimizerKind::kSgd), 0.1f, 1);
+  const double loss = LinearSgdStep<SoftmaxHead, SgdRule>(scheme, p, x, 2.f, c, z);
   EXPECT_NEAR(loss, std::log(3.0), 1e-6);
   // grad_k = 1/3 - [k == 2]; w(1, k) = -0.1 * grad_k * 3.
   EXPECT_FLOAT_EQ(w[3 + 0], -0.1f * (1.f / 3) * 3.f);
@@ -55,8 +65,9 @@ TEST(LinearStep, HingeBeyondTheMarginWithoutL2ChangesNothing) {
   const float value[] = {1.f};
   LockedScheme scheme;
   float z[1];
-  LinearSgdStep<BinaryHead<HingeLoss>>(scheme, LinearParams{w.data(), 1, 1, nullptr},
-                                       SparseRow{index, value, 1}, 1.f, 0.5f, z);
+  const RuleContext c = MakeRuleContext(Hyper(OptimizerKind::kSgd), 0.5f, 1);
+  LinearSgdStep<BinaryHead<HingeLoss>, SgdRule>(scheme, LinearParams{{w.data(), nullptr, nullptr}, 1, 1, nullptr},
+                                                SparseRow{index, value, 1}, 1.f, c, z);
   EXPECT_EQ(w[0], 2.f);
   EXPECT_EQ(w[1], 0.f);
 }
@@ -70,6 +81,107 @@ TEST(LinearStep, StripesCoverACacheLineOfWeights) {
   StripedScheme four(1000, 4);
   EXPECT_EQ(four.StripeOf(3), 0u);
   EXPECT_EQ(four.StripeOf(4), 1u);
+}
+
+// Each rule, one coordinate, two steps, against the formulas written out by hand: w = 1.5, loss
+// gradients l = 0.4 then -0.2, L2 term q = 0.1, eta = 0.05, torch.optim's default hyper-parameters.
+struct TwoSteps {
+  float w, s0, s1;
+};
+
+template <class Rule>
+TwoSteps TwoStepsOf(OptimizerKind kind) {
+  float w = 1.5f, s0 = 0.f, s1 = 0.f;
+  const ParamArrays p{&w, &s0, &s1};
+  const OptimizerConfig h = Hyper(kind);
+  Rule::template Apply<StoreWrite>(p, 0, 0.4f, Rule::Prepare(0.05f, 0.1f),
+                                   MakeRuleContext(h, 0.05f, 1));
+  Rule::template Apply<CasWrite>(p, 0, -0.2f, Rule::Prepare(0.05f, 0.1f),
+                                 MakeRuleContext(h, 0.05f, 2));
+  return {w, s0, s1};
+}
+
+TEST(Optimizer, SgdTakesL2Implicitly) {
+  const TwoSteps r = TwoStepsOf<SgdRule>(OptimizerKind::kSgd);
+  const float w1 = (1.5f - 0.05f * 0.4f) / (1.f + 0.05f * 0.1f);
+  EXPECT_FLOAT_EQ(r.w, (w1 - 0.05f * -0.2f) / (1.f + 0.05f * 0.1f));
+}
+
+TEST(Optimizer, MomentumMatchesHandComputation) {
+  const TwoSteps r = TwoStepsOf<MomentumRule>(OptimizerKind::kMomentum);
+  const float g1 = 0.4f + 0.1f * 1.5f, v1 = g1, w1 = 1.5f - 0.05f * v1;
+  const float g2 = -0.2f + 0.1f * w1, v2 = 0.9f * v1 + g2;
+  EXPECT_FLOAT_EQ(r.s0, v2);
+  EXPECT_FLOAT_EQ(r.w, w1 - 0.05f * v2);
+}
+
+TEST(Optimizer, NesterovMatchesHandComputation) {
+  const TwoSteps r = TwoStepsOf<NesterovRule>(OptimizerKind::kNesterov);
+  const float g1 = 0.4f + 0.1f * 1.5f, v1 = g1, w1 = 1.5f - 0.05f * (g1 + 0.9f * v1);
+  const float g2 = -0.2f + 0.1f * w1, v2 = 0.9f * v1 + g2;
+  EXPECT_FLOAT_EQ(r.s0, v2);
+  EXPECT_FLOAT_EQ(r.w, w1 - 0.05f * (g2 + 0.9f * v2));
+}
+
+TEST(Optimizer, AdaGradMatchesHandComputation) {
+  const TwoSteps r = TwoStepsOf<AdaGradRule>(OptimizerKind::kAdaGrad);
+  const float g1 = 0.4f + 0.1f * 1.5f, s1 = g1 * g1, w1 = 1.5f - 0.05f * g1 / (std::sqrt(s1) + 1e-8f);
+  const float g2 = -0.2f + 0.1f * w1, s2 = s1 + g2 * g2;
+  EXPECT_FLOAT_EQ(r.s0, s2);
+  EXPECT_FLOAT_EQ(r.w, w1 - 0.05f * g2 / (std::sqrt(s2) + 1e-8f));
+}
+
+TEST(Optimizer, RmsPropMatchesHandComputation) {
+  const TwoSteps r = TwoStepsOf<RmsPropRule>(OptimizerKind::kRmsProp);
+  const float g1 = 0.4f + 0.1f * 1.5f, s1 = (1.f - 0.99f) * (g1 * g1);
+  const float w1 = 1.5f - 0.05f * g1 / (std::sqrt(s1) + 1e-8f);
+  const float g2 = -0.2f + 0.1f * w1, s2 = 0.99f * s1 + (1.f - 0.99f) * (g2 * g2);
+  EXPECT_FLOAT_EQ(r.s0, s2);
+  EXPECT_FLOAT_EQ(r.w, w1 - 0.05f * g2 / (std::sqrt(s2) + 1e-8f));
+}
+
+TEST(Optimizer, AdamMatchesHandComputationWithBiasCorrection) {
+  const TwoSteps r = TwoStepsOf<AdamRule>(OptimizerKind::kAdam);
+  const float g1 = 0.4f + 0.1f * 1.5f, m1 = (1.f - 0.9f) * g1, v1 = (1.f - 0.999f) * (g1 * g1);
+  // Step 1: the corrected moments are g and g^2, so the step is eta * g / (|g| + eps).
+  const float w1 = 1.5f - 0.05f * (m1 / 0.1f) / (std::sqrt(v1 / 0.001f) + 1e-8f);
+  EXPECT_NEAR(w1, 1.5f - 0.05f, 1e-6f);
+  const float g2 = -0.2f + 0.1f * w1, m2 = 0.9f * m1 + (1.f - 0.9f) * g2;
+  const float v2 = 0.999f * v1 + (1.f - 0.999f) * (g2 * g2);
+  const float c1 = 1.f / (1.f - 0.81f), c2 = static_cast<float>(1.0 / (1.0 - 0.999 * 0.999));
+  EXPECT_FLOAT_EQ(r.s0, m2);
+  EXPECT_FLOAT_EQ(r.s1, v2);
+  EXPECT_NEAR(r.w, w1 - 0.05f * (m2 * c1) / (std::sqrt(v2 * c2) + 1e-8f), 2e-6f);
+}
+
+// The gradient a rule receives is the per-sample objective's: with zero momentum state, one
+// momentum step moves w by -eta * gradient exactly, which central differences of
+// loss(x . w + b) + sum over touched j of (q_j / 2) w_j^2 reproduce.
+TEST(Optimizer, StepFollowsTheFiniteDifferenceGradient) {
+  const uint32_t index[] = {0, 2};
+  const float value[] = {1.5f, -0.5f};
+  const SparseRow x{index, value, 2};
+  const std::vector<FeatureRate> rates = {{1.f, 0.3f}, {1.f, 0.f}, {1.f, 0.7f}};
+  const std::vector<float> start = {0.2f, 0.9f, -0.4f, 0.1f};
+  auto objective = [&](const std::vector<double>& w) {
+    const double z = w[3] + value[0] * w[0] + value[1] * w[2];
+    return std::log1p(std::exp(z)) + 0.15 * w[0] * w[0] + 0.35 * w[2] * w[2];  // y = -1
+  };
+  std::vector<float> w = start, v(4, 0.f);
+  const float eta = 1e-3f;
+  HogwildScheme scheme;
+  float z[1];
+  LinearSgdStep<BinaryHead<LogisticLoss>, MomentumRule>(
+      scheme, LinearParams{{w.data(), v.data(), nullptr}, 3, 1, rates.data()}, x, -1.f,
+      MakeRuleContext(Hyper(OptimizerKind::kMomentum), eta, 1), z);
+  for (int i : {0, 2, 3}) {
+    std::vector<double> up(start.begin(), start.end()), down = up;
+    up[i] += 1e-6;
+    down[i] -= 1e-6;
+    const double gradient = (objective(up) - objective(down)) / 2e-6;
+    EXPECT_NEAR((start[i] - w[i]) / eta, gradient, 1e-3) << "coordinate " << i;
+  }
+  EXPECT_EQ(w[1], start[1]);
 }
 
 }  // namespace

@@ -52,8 +52,8 @@ TEST(Tsan, AtomicWritesLoseNothingAndRacyWritesStayInRange) {
   for (int t = 0; t < kThreads; ++t) {
     pool.emplace_back([&] {
       for (int i = 0; i < kAdds; ++i) {
-        CasWrite::Apply(exact, 1.f, 1.f);
-        StoreWrite::Apply(racy, 1.f, 1.f);
+        CasWrite::Modify(exact, [](float x) { return x + 1.f; });
+        StoreWrite::Modify(racy, [](float x) { return x + 1.f; });
       }
     });
   }
@@ -76,11 +76,12 @@ TEST(Tsan, StripedLocksMakeRacyStoresExact) {
   std::vector<std::thread> pool;
   for (int t = 0; t < kThreads; ++t) {
     pool.emplace_back([&] {
-      const float step = 1.f;
+      const float d = -1.f;  // with eta = 1: every coordinate gains exactly 1
+      const RuleContext c = MakeRuleContext(OptimizerConfig{}, 1.f, 1);
       for (int i = 0; i < kSteps; ++i) {
         StripedScheme::Guard guard(scheme, row);
-        LinearUpdate<1, StripedScheme::Write, StripedScheme::BiasWrite>(
-            LinearParams{w.data(), 64, 1, nullptr}, row, &step, 0.f);
+        LinearUpdate<1, SgdRule, StripedScheme::Write, StripedScheme::BiasWrite>(
+            LinearParams{{w.data(), nullptr, nullptr}, 64, 1, nullptr}, row, &d, c);
       }
     });
   }

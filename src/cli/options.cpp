@@ -57,17 +57,17 @@ void OptionParser::String(std::string name, std::string* field, std::string valu
 }
 
 void OptionParser::Int(std::string name, int* field, std::string help, int min, int max,
-                       std::optional<int> automatic) {
+                       std::optional<int> automatic, std::string word) {
   const bool is_auto = automatic && *field == *automatic;
-  help += is_auto ? " [default: auto]" : fmt::format(" [default: {}]", *field);
-  Add({std::move(name), automatic ? "N|auto" : "N", std::move(help), false,
-       [field, min, max, automatic](const std::string& flag, std::string_view v) {
-         if (automatic && v == "auto") {
+  help += is_auto ? fmt::format(" [default: {}]", word) : fmt::format(" [default: {}]", *field);
+  const std::string expected = automatic ? fmt::format("an integer or '{}'", word) : "an integer";
+  Add({std::move(name), automatic ? "N|" + word : "N", std::move(help), false,
+       [field, min, max, automatic, word, expected](const std::string& flag, std::string_view v) {
+         if (automatic && v == word) {
            *field = *automatic;
            return;
          }
-         const long long value = ParseNumber<long long>(
-             flag, v, automatic ? "an integer or 'auto'" : "an integer");
+         const long long value = ParseNumber<long long>(flag, v, expected.c_str());
          if (value < min || value > max) {
            throw UsageError(fmt::format("{}: must be between {} and {}, got {}", flag, min, max, v));
          }

@@ -30,10 +30,10 @@ class OptionParser {
   // unless `show_default` is false.
   void String(std::string name, std::string* field, std::string value_name, std::string help,
               bool required = false);
-  // An integer in [min, max]. With `automatic` set, the word "auto" is also accepted and stores
-  // *automatic (a value outside [min, max] that tells the library to choose).
+  // An integer in [min, max]. With `automatic` set, the word `word` ("auto") is also accepted and
+  // stores *automatic (a value outside [min, max] that tells the library to choose).
   void Int(std::string name, int* field, std::string help, int min, int max,
-           std::optional<int> automatic = std::nullopt);
+           std::optional<int> automatic = std::nullopt, std::string word = "auto");
   void UInt64(std::string name, uint64_t* field, std::string help);
   // A finite real in [min, max] (or above min only, when min_exclusive); "auto" as for Int.
   void Double(std::string name, double* field, std::string help, double min, double max,

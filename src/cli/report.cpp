@@ -39,17 +39,21 @@ std::string EpochLine(const EpochReport& r, int epochs, double elapsed, bool has
 
 std::string EpochJson(const EpochReport& r, const TrainConfig& c, const ResolvedSettings& s,
                       double elapsed) {
+  // --deterministic promises the same bytes run to run: wall-clock values are written as null.
+  auto clock = [&](double seconds) {
+    return c.deterministic ? std::string("null") : JsonNumber(seconds);
+  };
   return fmt::format(
-      R"({{"epoch":{},"model":"{}","scheme":"{}","order":"{}","threads":{},"workers":{},)"
-      R"("seed":{},"updates":{},"train_seconds":{},"eval_seconds":{},"elapsed_seconds":{},)"
-      R"("samples_per_second":{},"learning_rate":{},"objective":{},"progressive_loss":{},)"
-      R"("train_accuracy":{},"test_loss":{},"test_accuracy":{}}})",
+      R"({{"epoch":{},"model":"{}","scheme":"{}","order":"{}","optimizer":"{}","batch":{},)"
+      R"("threads":{},"workers":{},"seed":{},"updates":{},"train_seconds":{},"eval_seconds":{},)"
+      R"("elapsed_seconds":{},"samples_per_second":{},"learning_rate":{},"objective":{},)"
+      R"("progressive_loss":{},"train_accuracy":{},"test_loss":{},"test_accuracy":{}}})",
       r.epoch, NameOf<ModelKind>(kModelKinds, c.model), NameOf<SchemeKind>(kSchemeKinds, c.scheme),
-      NameOf<OrderKind>(kOrderKinds, c.order), s.threads, s.workers, c.seed, r.updates,
-      JsonNumber(r.train_seconds), JsonNumber(r.eval_seconds), JsonNumber(elapsed),
-      JsonNumber(r.samples_per_second()), JsonNumber(r.learning_rate), JsonNumber(r.objective),
-      JsonNumber(r.progressive_loss), JsonNumber(r.train_accuracy), JsonOptional(r.test_loss),
-      JsonOptional(r.test_accuracy));
+      NameOf<OrderKind>(kOrderKinds, c.order), NameOf<OptimizerKind>(kOptimizerKinds, c.optimizer.kind),
+      s.batch, s.threads, s.workers, c.seed, r.updates, clock(r.train_seconds),
+      clock(r.eval_seconds), clock(elapsed), clock(r.samples_per_second()),
+      JsonNumber(r.learning_rate), JsonNumber(r.objective), JsonNumber(r.progressive_loss),
+      JsonNumber(r.train_accuracy), JsonOptional(r.test_loss), JsonOptional(r.test_accuracy));
 }
 
 }  // namespace parsgd::cli

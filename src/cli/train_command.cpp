@@ -51,6 +51,23 @@ void Declare(OptionParser& p, TrainArgs& a) {
   p.Double("l2", &c.l2, "L2 regularisation strength (auto: 1/rows, LIBLINEAR's C = 1)", 0, 1e9,
            -1.0);
   p.Choice<Normalization>("normalize", &c.normalize, kNormalizations, "per-feature step scaling");
+  OptimizerConfig& o = c.optimizer;
+  p.Choice<OptimizerKind>("optimizer", &o.kind, kOptimizerKinds, "per-coordinate update rule");
+  p.Double("momentum", &o.momentum, "momentum and nesterov: momentum mu", 0, 0.999999);
+  p.Double("rho", &o.rho, "rmsprop: decay of the squared-gradient average", 0, 0.999999);
+  p.Double("beta1", &o.beta1, "adam: decay of the first moment", 0, 0.999999);
+  p.Double("beta2", &o.beta2, "adam: decay of the second moment", 0, 0.999999);
+  p.Double("epsilon", &o.epsilon, "adagrad, rmsprop, adam: added to the denominator", 0, 1, {}, true);
+  p.Int("batch", &c.batch,
+        "samples per update: the global minibatch for sync, each worker's for average, sequential "
+        "minibatch SGD for sequential (auto: 256 for sync, else 1)",
+        1, 1 << 30, 0);
+  p.Int("period", &c.period, "average: each worker's minibatches between two averages", 1, 1 << 30, 0,
+        "epoch");
+  p.Switch("average-state", &c.average_state, "average: average the optimiser state too");
+  p.Switch("deterministic", &c.deterministic,
+           "require bit-identical results run to run (sequential, sync, average only); the metrics "
+           "then leave out wall-clock times");
   p.UInt64("seed", &c.seed, "seed of every random choice (sample order)");
   p.String("metrics", &a.metrics, "PATH", "write one JSON object per epoch (JSON Lines)");
   p.String("save", &a.save, "PATH", "write the trained model");
@@ -66,26 +83,36 @@ Dataset Load(const std::string& path, const TrainArgs& a, Executor& executor) {
 
 std::string SettingsText(const TrainConfig& c, const ResolvedSettings& s, const std::string& train) {
   return fmt::format(
-      "train={}\nmodel={}\nscheme={}\norder={}\nthreads={}\nepochs={}\nlearning_rate={}\n"
-      "schedule={}\ndecay={}\nl2={}\nnormalize={}\nseed={}\n",
+      "train={}\nmodel={}\nscheme={}\norder={}\nworkers={}\nepochs={}\nlearning_rate={}\n"
+      "schedule={}\ndecay={}\nl2={}\nnormalize={}\noptimizer={}\nbatch={}\nperiod={}\n"
+      "average_state={}\nseed={}\n",
       train, NameOf<ModelKind>(kModelKinds, c.model), NameOf<SchemeKind>(kSchemeKinds, c.scheme),
-      NameOf<OrderKind>(kOrderKinds, c.order), s.threads, s.epochs, s.eta0,
+      NameOf<OrderKind>(kOrderKinds, c.order), s.workers, s.epochs, s.eta0,
       NameOf<ScheduleKind>(kScheduleKinds, c.schedule), s.decay, s.l2,
-      NameOf<Normalization>(kNormalizations, c.normalize), c.seed);
+      NameOf<Normalization>(kNormalizations, c.normalize),
+      NameOf<OptimizerKind>(kOptimizerKinds, c.optimizer.kind), s.batch, c.period,
+      c.average_state, c.seed);
 }
 
 void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& train) {
   std::string out = fmt::format("parsgd train: {} rows x {} features ({} nonzeros) from {}\n",
                                 train.rows(), train.features(), train.nnz(), train.source());
+  std::string scheme = NameOf<SchemeKind>(kSchemeKinds, c.scheme);
+  if (s.batch > 1) scheme += fmt::format(" (batch {})", s.batch);
+  if (c.scheme == SchemeKind::kAverage) {
+    scheme += c.period > 0 ? fmt::format(" (period {})", c.period) : " (period epoch)";
+    if (c.average_state) scheme += " (state averaged)";
+  }
   out += fmt::format("  model {}{}, scheme {}, order {}, {} threads ({} workers), seed {}\n",
                      NameOf<ModelKind>(kModelKinds, c.model),
-                     IsBinary(c.model) ? "" : fmt::format(" ({} classes)", s.outputs),
-                     NameOf<SchemeKind>(kSchemeKinds, c.scheme),
+                     IsBinary(c.model) ? "" : fmt::format(" ({} classes)", s.outputs), scheme,
                      NameOf<OrderKind>(kOrderKinds, c.order), s.threads, s.workers, c.seed);
   const bool uses_decay =
       c.schedule == ScheduleKind::kInvTime || c.schedule == ScheduleKind::kGeometric;
-  out += fmt::format("  {} epochs{}, eta0 {:.4g}{}, schedule {}{}, normalize {}, l2 {:.3g}{}\n",
-                     s.epochs, s.epochs_auto ? " (auto)" : "", s.eta0, s.eta0_auto ? " (auto)" : "",
+  out += fmt::format("  {} epochs{}, optimizer {}, eta0 {:.4g}{}, schedule {}{}, normalize {}, l2 {:.3g}{}\n",
+                     s.epochs, s.epochs_auto ? " (auto)" : "",
+                     NameOf<OptimizerKind>(kOptimizerKinds, c.optimizer.kind), s.eta0,
+                     s.eta0_auto ? " (auto)" : "",
                      NameOf<ScheduleKind>(kScheduleKinds, c.schedule),
                      uses_decay ? fmt::format(" (decay {})", s.decay) : "",
                      NameOf<Normalization>(kNormalizations, c.normalize), s.l2,

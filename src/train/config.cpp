@@ -18,6 +18,29 @@ void ValidateConfig(const TrainConfig& c) {
   if (!std::isfinite(c.decay) || c.decay < 0) {
     fail(fmt::format("--decay must be positive (or 0 for the schedule's default), got {}", c.decay));
   }
+  if (c.batch < 0) fail(fmt::format("--batch must be at least 1, got {}", c.batch));
+  if (c.period < 0) fail(fmt::format("--period must be at least 1 (or 'epoch'), got {}", c.period));
+  const bool minibatch_scheme = c.scheme == SchemeKind::kSequential || c.scheme == SchemeKind::kSync ||
+                                c.scheme == SchemeKind::kAverage;
+  if (c.batch > 1 && !minibatch_scheme) {
+    fail(fmt::format("--batch {} with --scheme {}: minibatches apply to the sequential, sync and "
+                     "average schemes; the asynchronous schemes update per sample",
+                     c.batch, NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
+  }
+  if (c.deterministic && !IsDeterministic(c.scheme)) {
+    fail(fmt::format("--deterministic with --scheme {}: its update order depends on thread timing; "
+                     "use sequential, sync or average",
+                     NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
+  }
+  const OptimizerConfig& o = c.optimizer;
+  auto in_unit = [](double v) { return std::isfinite(v) && v >= 0 && v < 1; };
+  if (!in_unit(o.momentum)) fail(fmt::format("--momentum must be in [0, 1), got {}", o.momentum));
+  if (!in_unit(o.rho)) fail(fmt::format("--rho must be in [0, 1), got {}", o.rho));
+  if (!in_unit(o.beta1)) fail(fmt::format("--beta1 must be in [0, 1), got {}", o.beta1));
+  if (!in_unit(o.beta2)) fail(fmt::format("--beta2 must be in [0, 1), got {}", o.beta2));
+  if (!(std::isfinite(o.epsilon) && o.epsilon > 0)) {
+    fail(fmt::format("--epsilon must be positive, got {}", o.epsilon));
+  }
   if (c.schedule == ScheduleKind::kGeometric && c.decay > 1) {
     fail(fmt::format("--decay for the geometric schedule is a factor per epoch in (0, 1], got {}",
                      c.decay));

@@ -1,4 +1,5 @@
-// Schemes: how workers meet the shared model. Each scheme is a small policy type with
+// Schemes: how workers meet the shared model. The asynchronous ones (every scheme but sync and
+// average, which are epoch structures: see train/) are small policy types with
 //  - Write / BiasWrite: how one coordinate is updated (relaxed store, or an atomic read-modify-write);
 //  - Guard: what is held while one sample is read, its gradient computed and the update written.
 // The training loop is a template over the scheme, so none of this costs a call per sample.
@@ -18,7 +19,7 @@
 
 namespace parsgd {
 
-enum class SchemeKind { kSequential, kHogwild, kLocked, kStriped, kAtomic };
+enum class SchemeKind { kSequential, kHogwild, kLocked, kStriped, kAtomic, kSync, kAverage };
 
 inline constexpr Named<SchemeKind> kSchemeKinds[] = {
     {SchemeKind::kSequential, "sequential", "one worker, the reference"},
@@ -26,33 +27,45 @@ inline constexpr Named<SchemeKind> kSchemeKinds[] = {
     {SchemeKind::kLocked, "locked", "one mutex held for each whole sample update"},
     {SchemeKind::kStriped, "striped", "per-cache-line locks on the coordinates a sample touches"},
     {SchemeKind::kAtomic, "atomic", "lock-free, every coordinate by atomic read-modify-write"},
+    {SchemeKind::kSync, "sync",
+     "synchronous minibatch: one global --batch per step, gradients summed in a fixed order"},
+    {SchemeKind::kAverage, "average",
+     "model averaging: per-worker replicas, averaged every --period minibatches"},
 };
+
+// Schemes whose result does not depend on timing (--deterministic accepts only these).
+inline bool IsDeterministic(SchemeKind kind) {
+  return kind == SchemeKind::kSequential || kind == SchemeKind::kSync ||
+         kind == SchemeKind::kAverage;
+}
 
 inline float LoadRelaxed(const float& w) {
   return std::atomic_ref<float>(const_cast<float&>(w)).load(std::memory_order_relaxed);
 }
 
-// The regularised SGD update of one coordinate: w <- (w + delta) * shrink. Every write policy
-// evaluates exactly this expression, so with one worker all schemes give the same bits.
-inline float UpdatedValue(float w, float delta, float shrink) { return (w + delta) * shrink; }
+// Write policies: Modify(x, f) replaces x by f(x) and returns the value written. Every policy
+// evaluates the same f, so with one worker all schemes give the same bits.
 
-// Relaxed load, then relaxed store: concurrent updates of the same coordinate may be lost.
+// Relaxed load, then relaxed store: concurrent updates of the same variable may be lost.
 struct StoreWrite {
-  static void Apply(float& w, float delta, float shrink) {
-    std::atomic_ref<float> a(w);
-    a.store(UpdatedValue(a.load(std::memory_order_relaxed), delta, shrink),
-            std::memory_order_relaxed);
+  template <class F>
+  static float Modify(float& x, F f) {
+    std::atomic_ref<float> a(x);
+    const float value = f(a.load(std::memory_order_relaxed));
+    a.store(value, std::memory_order_relaxed);
+    return value;
   }
 };
 
-// Compare-and-swap loop: no update is ever lost (a `lock cmpxchg` per coordinate on x86).
+// Compare-and-swap loop: no update is ever lost (a `lock cmpxchg` per variable on x86).
 struct CasWrite {
-  static void Apply(float& w, float delta, float shrink) {
-    std::atomic_ref<float> a(w);
+  template <class F>
+  static float Modify(float& x, F f) {
+    std::atomic_ref<float> a(x);
     float old = a.load(std::memory_order_relaxed);
-    while (!a.compare_exchange_weak(old, UpdatedValue(old, delta, shrink),
-                                    std::memory_order_relaxed)) {
-    }
+    float value = f(old);
+    while (!a.compare_exchange_weak(old, value, std::memory_order_relaxed)) value = f(old);
+    return value;
   }
 };
 

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "parsgd/model/loss.hpp"
+#include "parsgd/optim/optimizer.hpp"
 #include "parsgd/optim/step_size.hpp"
 #include "parsgd/order/sample_order.hpp"
 #include "parsgd/scheme/scheme.hpp"
@@ -33,6 +34,11 @@ struct TrainConfig {
   double decay = 0;           // 0: the schedule's default (invtime 1 per epoch, geometric 0.9)
   double l2 = -1;             // < 0: 1 / rows (LIBLINEAR's default C = 1)
   Normalization normalize = Normalization::kMaxAbs;
+  OptimizerConfig optimizer;
+  int batch = 0;              // samples per update; 0: 1, or 256 for sync (global batch)
+  int period = 10;            // average: minibatches between averages; 0: once per epoch
+  bool average_state = false; // average: average the optimiser state too
+  bool deterministic = false; // refuse schemes whose result depends on timing
   uint64_t seed = 1;
 };
 
@@ -45,6 +51,7 @@ struct ResolvedSettings {
   int workers = 1;       // workers that update the model (1 for the sequential scheme)
   int epochs = 1;
   bool epochs_auto = false;
+  int batch = 1;
   double eta0 = 0;
   bool eta0_auto = false;
   double decay = 0;
@@ -53,6 +60,7 @@ struct ResolvedSettings {
   int outputs = 1;       // K
   uint64_t features = 0;
   double mean_squared_norm = 0;  // mean over rows of sum_j m_j x_j^2 + 1 (the bias input)
+  double mean_l1_norm = 0;       // mean over rows of sum_j sqrt(m_j) |x_j| + 1
 };
 
 struct EpochReport {

@@ -1,5 +1,5 @@
-// One SGD step of a linear model on one sample: the inner loop of every scheme. Header-only so it
-// inlines into the epoch loop and into the kernel benchmarks.
+// One SGD step of a linear model on one sample: the inner loop of the asynchronous schemes.
+// Header-only so it inlines into the epoch loop and into the kernel benchmarks.
 //
 // L2 regularisation costs O(nonzeros): only the coordinates the sample touches are shrunk, by the
 // per-feature rate r_j = l2 * n / d_j, where d_j is the number of training rows that have feature j.
@@ -19,6 +19,7 @@
 
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/model/loss.hpp"
+#include "parsgd/optim/optimizer.hpp"
 #include "parsgd/scheme/scheme.hpp"
 
 namespace parsgd {
@@ -31,7 +32,7 @@ struct FeatureRate {
 
 // What a step needs to know about the shared parameters.
 struct LinearParams {
-  float* weights;            // (features + 1) * outputs, layout of LinearModel
+  ParamArrays arrays;        // weights ((features + 1) * outputs, LinearModel's layout) and state
   uint64_t features;         // the bias block starts at features * outputs
   int outputs;               // K
   const FeatureRate* rates;  // per feature; nullptr: m_j = 1 and r_j = 0 for all j
@@ -58,39 +59,41 @@ struct SoftmaxHead {
 // Scores z (outputs floats) of row x from the shared weights, read with relaxed loads.
 template <int kOutputs>
 inline void LinearScores(const LinearParams& p, const SparseRow& x, float* z) {
+  const float* w = p.arrays.weights;
   if constexpr (kOutputs == 1) {
     // Four partial sums in registers: the adds of one row do not wait on each other.
     float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     uint32_t e = 0;
     for (; e + 4 <= x.nnz; e += 4) {
-      s0 += x.value[e] * LoadRelaxed(p.weights[x.index[e]]);
-      s1 += x.value[e + 1] * LoadRelaxed(p.weights[x.index[e + 1]]);
-      s2 += x.value[e + 2] * LoadRelaxed(p.weights[x.index[e + 2]]);
-      s3 += x.value[e + 3] * LoadRelaxed(p.weights[x.index[e + 3]]);
+      s0 += x.value[e] * LoadRelaxed(w[x.index[e]]);
+      s1 += x.value[e + 1] * LoadRelaxed(w[x.index[e + 1]]);
+      s2 += x.value[e + 2] * LoadRelaxed(w[x.index[e + 2]]);
+      s3 += x.value[e + 3] * LoadRelaxed(w[x.index[e + 3]]);
     }
-    for (; e < x.nnz; ++e) s0 += x.value[e] * LoadRelaxed(p.weights[x.index[e]]);
-    z[0] = LoadRelaxed(p.weights[p.features]) + ((s0 + s1) + (s2 + s3));
+    for (; e < x.nnz; ++e) s0 += x.value[e] * LoadRelaxed(w[x.index[e]]);
+    z[0] = LoadRelaxed(w[p.features]) + ((s0 + s1) + (s2 + s3));
   } else {
     const int k_out = kOutputs > 0 ? kOutputs : p.outputs;
-    const float* bias = p.weights + p.features * k_out;
+    const float* bias = w + p.features * k_out;
     for (int k = 0; k < k_out; ++k) z[k] = LoadRelaxed(bias[k]);
     for (uint32_t e = 0; e < x.nnz; ++e) {
       const float v = x.value[e];
-      const float* wj = p.weights + static_cast<uint64_t>(x.index[e]) * k_out;
+      const float* wj = w + static_cast<uint64_t>(x.index[e]) * k_out;
       for (int k = 0; k < k_out; ++k) z[k] += v * LoadRelaxed(wj[k]);
     }
   }
 }
 
-// Applies w_jk <- (w_jk + step_k m_j x_j) / (1 + eta m_j r_j) to the touched coordinates and
-// b_k += step_k, where step_k = -eta * g_k is passed in `step`.
-template <int kOutputs, class Write, class BiasWrite>
-inline void LinearUpdate(const LinearParams& p, const SparseRow& x, const float* step, float eta) {
+// Applies the rule to the coordinates row x touches, given d_k = dloss/dz_k: coordinate (j, k) gets
+// loss gradient d_k m_j x_j and L2 term m_j r_j; bias k gets d_k and none.
+template <int kOutputs, class Rule, class Write, class BiasWrite>
+inline void LinearUpdate(const LinearParams& p, const SparseRow& x, const float* d,
+                         const RuleContext& c) {
   const int k_out = kOutputs > 0 ? kOutputs : p.outputs;
-  // The per-entry factors of a chunk are computed first, the shrinks in a loop of independent
-  // divisions the compiler vectorises, then applied.
+  // The per-entry factors of a chunk are computed first (SGD's L2 shrinks in a loop of independent
+  // divisions the compiler vectorises), then applied.
   constexpr uint32_t kChunk = 64;
-  float input[kChunk], shrink[kChunk];
+  float input[kChunk], reg[kChunk];
   for (uint32_t begin = 0; begin < x.nnz; begin += kChunk) {
     const uint32_t n = std::min(kChunk, x.nnz - begin);
     const uint32_t* index = x.index + begin;
@@ -98,41 +101,44 @@ inline void LinearUpdate(const LinearParams& p, const SparseRow& x, const float*
       for (uint32_t e = 0; e < n; ++e) {
         const FeatureRate rate = p.rates[index[e]];
         input[e] = x.value[begin + e] * rate.step_scale;
-        shrink[e] = rate.shrink_rate;
+        reg[e] = rate.shrink_rate;
       }
-      for (uint32_t e = 0; e < n; ++e) shrink[e] = 1.f / (1.f + eta * shrink[e]);
     } else {
       for (uint32_t e = 0; e < n; ++e) {
         input[e] = x.value[begin + e];
-        shrink[e] = 1.f;
+        reg[e] = 0.f;
       }
     }
+    for (uint32_t e = 0; e < n; ++e) reg[e] = Rule::Prepare(c.eta, reg[e]);
     for (uint32_t e = 0; e < n; ++e) {
-      float* wj = p.weights + static_cast<uint64_t>(index[e]) * k_out;
-      for (int k = 0; k < k_out; ++k) Write::Apply(wj[k], step[k] * input[e], shrink[e]);
+      const uint64_t at = static_cast<uint64_t>(index[e]) * k_out;
+      for (int k = 0; k < k_out; ++k) {
+        Rule::template Apply<Write>(p.arrays, at + k, d[k] * input[e], reg[e], c);
+      }
     }
   }
-  float* bias = p.weights + p.features * k_out;
-  for (int k = 0; k < k_out; ++k) BiasWrite::Apply(bias[k], step[k], 1.f);
+  const uint64_t bias = p.features * k_out;
+  const float no_reg = Rule::Prepare(c.eta, 0.f);
+  for (int k = 0; k < k_out; ++k) Rule::template Apply<BiasWrite>(p.arrays, bias + k, d[k], no_reg, c);
 }
 
-// One step on sample (x, target) with step size eta; returns the sample's loss before the step.
-// z is scratch for `outputs` floats. Holds the scheme's guard from the first read to the last write.
-template <class Head, class Scheme>
+// One step on sample (x, target); returns the sample's loss before the step. z is scratch for
+// `outputs` floats. Holds the scheme's guard from the first read to the last write.
+template <class Head, class Rule, class Scheme>
 inline double LinearSgdStep(Scheme& scheme, const LinearParams& p, const SparseRow& x,
-                            float target, float eta, float* z) {
+                            float target, const RuleContext& c, float* z) {
   constexpr int kOut = Head::kOutputs;
   const int k_out = kOut > 0 ? kOut : p.outputs;
   typename Scheme::Guard guard(scheme, x);
   LinearScores<kOut>(p, x, z);
   const double loss = Head::LossAndGradient(z, k_out, target);
-  bool any = p.rates != nullptr;
-  for (int k = 0; k < k_out; ++k) {
-    z[k] *= -eta;
-    any |= (z[k] != 0.f);
+  if constexpr (Rule::kKind == OptimizerKind::kSgd) {
+    // Plain SGD with a zero gradient and no L2 (hinge beyond the margin) changes nothing.
+    bool any = p.rates != nullptr;
+    for (int k = 0; k < k_out; ++k) any |= (z[k] != 0.f);
+    if (!any) return loss;
   }
-  // A zero gradient without per-feature rates (hinge beyond the margin, no L2) changes nothing.
-  if (any) LinearUpdate<kOut, typename Scheme::Write, typename Scheme::BiasWrite>(p, x, z, eta);
+  LinearUpdate<kOut, Rule, typename Scheme::Write, typename Scheme::BiasWrite>(p, x, z, c);
   return loss;
 }
 

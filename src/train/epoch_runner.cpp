@@ -1,0 +1,19 @@
+#include "epoch_runner.hpp"
+
+namespace parsgd {
+
+std::unique_ptr<EpochRunner> MakeEpochRunner(const TrainConfig& config, const RunnerShape& shape) {
+  switch (config.scheme) {
+    case SchemeKind::kSync:
+      return MakeMinibatchRunner(config, shape);
+    case SchemeKind::kAverage:
+      return MakeAverageRunner(config, shape);
+    case SchemeKind::kSequential:
+      if (config.batch > 1) return MakeMinibatchRunner(config, shape);
+      return MakeAsyncRunner(config, shape);
+    default:
+      return MakeAsyncRunner(config, shape);
+  }
+}
+
+}  // namespace parsgd

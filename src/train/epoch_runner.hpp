@@ -1,0 +1,88 @@
+// Epoch runners: how the workers of one epoch meet the model, one family per kind of scheme.
+//  - asynchronous (sequential, hogwild, locked, striped, atomic): each worker walks its samples and
+//    updates the shared parameters per sample (async_runner.cpp);
+//  - minibatch (sync, and sequential with --batch > 1): steps of one global minibatch, gradients
+//    combined in a fixed order, one update per step (minibatch_runner.cpp);
+//  - average: per-worker replicas, averaged every period (average_runner.cpp).
+// Each runner is a template over the loss head and the optimiser rule (and the scheme), instantiated
+// for every combination; the run-time choice is made once, in MakeEpochRunner.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "parsgd/data/dataset.hpp"
+#include "parsgd/optim/optimizer.hpp"
+#include "parsgd/optim/step_size.hpp"
+#include "parsgd/order/sample_order.hpp"
+#include "parsgd/train/config.hpp"
+#include "parsgd/train/executor.hpp"
+#include "parsgd/train/linear_step.hpp"
+
+namespace parsgd {
+
+// What a runner reads for one epoch. The parameters (params.arrays) are the trainer's: the model
+// and its optimiser state, which the runner leaves holding the epoch's result.
+struct EpochContext {
+  const Dataset* data;
+  const float* targets;
+  LinearParams params;
+  const SampleOrder* order;  // one shard per worker
+  StepSize step;
+  OptimizerConfig optimizer;
+  uint64_t epoch;            // 0-based
+  int workers;
+  int batch;                 // samples per update: global for sync, per worker for average
+  Executor* executor;
+};
+
+struct EpochTotals {
+  double loss_sum = 0;  // progressive loss, summed in a fixed order
+  uint64_t updates = 0;  // samples processed
+};
+
+class EpochRunner {
+ public:
+  virtual ~EpochRunner() = default;
+  // Runs one epoch; returns early (with the samples actually processed) when the executor's stop
+  // flag is raised.
+  virtual EpochTotals Run(const EpochContext& context) = 0;
+};
+
+// The shape every runner is built for.
+struct RunnerShape {
+  uint64_t features;
+  int outputs;
+  int workers;
+};
+
+std::unique_ptr<EpochRunner> MakeEpochRunner(const TrainConfig& config, const RunnerShape& shape);
+
+// The families (one .cpp each).
+std::unique_ptr<EpochRunner> MakeAsyncRunner(const TrainConfig& config, const RunnerShape& shape);
+std::unique_ptr<EpochRunner> MakeMinibatchRunner(const TrainConfig& config, const RunnerShape& shape);
+std::unique_ptr<EpochRunner> MakeAverageRunner(const TrainConfig& config, const RunnerShape& shape);
+
+// Calls fn(Head{}) with the loss head of `model`.
+template <class Fn>
+decltype(auto) WithHead(ModelKind model, Fn&& fn) {
+  switch (model) {
+    case ModelKind::kHinge:
+      return fn(BinaryHead<HingeLoss>{});
+    case ModelKind::kSquared:
+      return fn(BinaryHead<SquaredLoss>{});
+    case ModelKind::kSoftmax:
+      return fn(SoftmaxHead{});
+    case ModelKind::kLogistic:
+      break;
+  }
+  return fn(BinaryHead<LogisticLoss>{});
+}
+
+// The step-size schedule's position: samples done this epoch as a fraction of the rows.
+inline float StepAt(const EpochContext& c, double samples_done) {
+  return c.step.At(c.epoch, samples_done / static_cast<double>(c.data->rows()));
+}
+
+}  // namespace parsgd

@@ -1,0 +1,81 @@
+// The summed loss gradient of a minibatch, kept sparse: a dense accumulator that is zero outside the
+// features the minibatch touched, the list of those features in first-touch order, and how many of
+// the minibatch's rows had each. Applying it costs O(touched coordinates), not O(model).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "parsgd/data/dataset.hpp"
+#include "parsgd/train/linear_step.hpp"
+
+namespace parsgd {
+
+class GradientSum {
+ public:
+  // sum: (features + 1) * outputs floats, count: features counters, both zero. Several GradientSums
+  // may share the arrays if they keep disjoint features (the sync scheme's owners).
+  GradientSum(float* sum, uint32_t* count, uint64_t features, int outputs)
+      : sum_(sum), count_(count), features_(features), outputs_(outputs) {}
+
+  // Adds row x's gradient d_k m_j x_j for the features `keep(j)` accepts.
+  template <class Keep>
+  void Add(const SparseRow& x, const float* d, const FeatureRate* rates, Keep keep) {
+    for (uint32_t e = 0; e < x.nnz; ++e) {
+      const uint32_t j = x.index[e];
+      if (!keep(j)) continue;
+      const float input = rates ? x.value[e] * rates[j].step_scale : x.value[e];
+      float* s = sum_ + static_cast<uint64_t>(j) * outputs_;
+      for (int k = 0; k < outputs_; ++k) s[k] += d[k] * input;
+      if (count_[j]++ == 0) touched_.push_back(j);
+    }
+  }
+  void AddBias(const float* d) {
+    float* s = sum_ + features_ * outputs_;
+    for (int k = 0; k < outputs_; ++k) s[k] += d[k];
+    has_bias_ = true;
+  }
+
+  // Applies the rule to every touched coordinate with the minibatch mean over `rows` samples (and
+  // the L2 term of feature j weighted by the fraction of rows that had it), then clears.
+  template <class Rule, class Write>
+  void ApplyAndClear(const LinearParams& p, uint32_t rows, const RuleContext& c) {
+    const float inv = 1.f / static_cast<float>(rows);
+    for (uint32_t j : touched_) {
+      const float q = p.rates ? p.rates[j].shrink_rate * (static_cast<float>(count_[j]) * inv) : 0.f;
+      const float reg = Rule::Prepare(c.eta, q);
+      const uint64_t at = static_cast<uint64_t>(j) * outputs_;
+      for (int k = 0; k < outputs_; ++k) {
+        Rule::template Apply<Write>(p.arrays, at + k, sum_[at + k] * inv, reg, c);
+        sum_[at + k] = 0.f;
+      }
+      count_[j] = 0;
+    }
+    touched_.clear();
+    if (has_bias_) {
+      const uint64_t at = features_ * outputs_;
+      const float none = Rule::Prepare(c.eta, 0.f);
+      for (int k = 0; k < outputs_; ++k) {
+        Rule::template Apply<Write>(p.arrays, at + k, sum_[at + k] * inv, none, c);
+        sum_[at + k] = 0.f;
+      }
+      has_bias_ = false;
+    }
+  }
+
+  const std::vector<uint32_t>& touched() const { return touched_; }
+
+ private:
+  float* sum_;
+  uint32_t* count_;
+  uint64_t features_;
+  int outputs_;
+  std::vector<uint32_t> touched_;
+  bool has_bias_ = false;
+};
+
+// The owner of feature j among `workers` (blocks of 64 features dealt round-robin: balanced even
+// when frequent features cluster, and each owner's writes stay on its own cache lines).
+inline int FeatureOwner(uint32_t j, int workers) { return static_cast<int>((j >> 6) % workers); }
+
+}  // namespace parsgd
