@@ -200,6 +200,52 @@ TEST_F(Cli, UnwritableOutputFailsBeforeTraining) {
   EXPECT_FALSE(Contains(r.output, "epoch")) << r.output;
 }
 
+// --deterministic: the same command twice gives the same model file and metrics, byte for byte.
+TEST_F(Cli, DeterministicRunsRepeatByteForByte) {
+  for (const std::string scheme : {"sequential", "sync --batch 40", "average --period 3 --optimizer momentum"}) {
+    std::string files[2][2];
+    for (int run = 0; run < 2; ++run) {
+      const std::string model = dir_.File(run == 0 ? "m0.bin" : "m1.bin");
+      const std::string metrics = dir_.File(run == 0 ? "m0.jsonl" : "m1.jsonl");
+      const auto r = RunCli("train --train " + train_ + " --test " + test_ + " --epochs 3 --threads 2 " +
+                            "--deterministic --scheme " + scheme + " --save " + model + " --metrics " +
+                            metrics);
+      ASSERT_EQ(r.status, 0) << scheme << "\n" << r.output;
+      files[run][0] = testing::ReadFile(model);
+      files[run][1] = testing::ReadFile(metrics);
+    }
+    EXPECT_EQ(files[0][0], files[1][0]) << scheme << ": model files differ";
+    EXPECT_EQ(files[0][1], files[1][1]) << scheme << ": metrics differ";
+    EXPECT_TRUE(Contains(files[0][1], "\"train_seconds\":null")) << files[0][1];
+  }
+  // The sequential scheme does not depend on the thread count either (evaluation sums in order).
+  const std::string base = "train --train " + train_ + " --epochs 2 --deterministic --scheme sequential ";
+  ASSERT_EQ(RunCli(base + "--threads 1 --save " + dir_.File("t1.bin")).status, 0);
+  ASSERT_EQ(RunCli(base + "--threads 2 --save " + dir_.File("t2.bin")).status, 0);
+  EXPECT_EQ(testing::ReadFile(dir_.File("t1.bin")), testing::ReadFile(dir_.File("t2.bin")));
+}
+
+TEST_F(Cli, DeterministicIsRefusedWhereTimingDecides) {
+  for (const char* scheme : {"hogwild", "locked", "striped", "atomic"}) {
+    const auto r = RunCli("train --train " + train_ + " --deterministic --scheme " + scheme);
+    EXPECT_EQ(r.status, 1) << scheme;
+    EXPECT_TRUE(Contains(r.output, "depends on thread timing")) << r.output;
+  }
+  const auto batch = RunCli("train --train " + train_ + " --scheme hogwild --batch 8");
+  EXPECT_EQ(batch.status, 1);
+  EXPECT_TRUE(Contains(batch.output, "minibatches apply to the sequential, sync and average")) << batch.output;
+}
+
+TEST_F(Cli, EveryOptimizerAndSchemeTrains) {
+  for (const char* optimizer : {"sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam"}) {
+    for (const char* scheme : {"sequential", "hogwild", "locked", "striped", "atomic", "sync", "average"}) {
+      const auto r = RunCli(std::string("train --train ") + train_ + " --epochs 2 --threads 2 --quiet" +
+                            " --optimizer " + optimizer + " --scheme " + scheme + " --order local");
+      EXPECT_EQ(r.status, 0) << optimizer << " " << scheme << "\n" << r.output;
+    }
+  }
+}
+
 TEST_F(Cli, EveryCommandHasHelp) {
   for (const char* command : {"train", "predict", "eval", "gen", "convert"}) {
     const auto r = RunCli(std::string(command) + " --help");

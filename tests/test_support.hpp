@@ -10,6 +10,7 @@
 
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/model/loss.hpp"
+#include "parsgd/optim/optimizer.hpp"
 #include "parsgd/order/sample_order.hpp"
 #include "parsgd/scheme/scheme.hpp"
 
@@ -59,6 +60,7 @@ CliResult RunCli(const std::string& args);
 inline std::string Name(ModelKind v) { return NameOf<ModelKind>(kModelKinds, v); }
 inline std::string Name(SchemeKind v) { return NameOf<SchemeKind>(kSchemeKinds, v); }
 inline std::string Name(OrderKind v) { return NameOf<OrderKind>(kOrderKinds, v); }
+inline std::string Name(OptimizerKind v) { return NameOf<OptimizerKind>(kOptimizerKinds, v); }
 inline std::string Name(int v) { return std::to_string(v).append("threads"); }
 // A gtest name generator for tuples or single values of the above: joins the names with '_'.
 struct ParamName {

@@ -103,6 +103,40 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(1, 2)),
     testing::ParamName());
 
+// Every optimiser under every kind of scheme (asynchronous, synchronous minibatch, averaging)
+// minimises the same objective: each ends near its optimum (seen: within 0.25% after 30 epochs).
+class EveryOptimizer
+    : public ::testing::TestWithParam<std::tuple<OptimizerKind, SchemeKind>> {};
+
+TEST_P(EveryOptimizer, ReachesTheKnownOptimum) {
+  auto [optimizer, scheme] = GetParam();
+  static const Dataset data = testing::MakeProblem(2000, 60, 8, 2, 0.05, 3);
+  static const auto reference = testing::SolveReference(
+      ModelKind::kLogistic, data, TargetsOf(ModelKind::kLogistic, data), 1, kConvergenceL2, 2000);
+  TrainConfig config;
+  config.optimizer.kind = optimizer;
+  config.scheme = scheme;
+  config.threads = 2;
+  config.epochs = 30;
+  config.l2 = kConvergenceL2;
+  if (scheme == SchemeKind::kSync) config.batch = 16;
+  auto executor = MakeTbbExecutor(2);
+  Trainer trainer(config, data, nullptr, *executor);
+  EpochReport last;
+  for (int e = 0; e < config.epochs; ++e) last = trainer.RunEpoch();
+  EXPECT_GE(last.objective, reference.objective * (1 - 1e-6));
+  EXPECT_LE(last.objective, reference.objective * (1 + kRelativeTolerance));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Trainer, EveryOptimizer,
+    ::testing::Combine(::testing::Values(OptimizerKind::kSgd, OptimizerKind::kMomentum,
+                                         OptimizerKind::kNesterov, OptimizerKind::kAdaGrad,
+                                         OptimizerKind::kRmsProp, OptimizerKind::kAdam),
+                       ::testing::Values(SchemeKind::kHogwild, SchemeKind::kSync,
+                                         SchemeKind::kAverage)),
+    testing::ParamName());
+
 class EveryModel : public ::testing::TestWithParam<ModelKind> {};
 
 TEST_P(EveryModel, HogwildReachesTheKnownOptimum) {

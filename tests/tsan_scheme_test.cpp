@@ -39,8 +39,38 @@ TEST_P(Scheme, TrainsWithConcurrentThreads) {
 INSTANTIATE_TEST_SUITE_P(
     Tsan, Scheme,
     ::testing::Combine(::testing::Values(SchemeKind::kHogwild, SchemeKind::kLocked,
-                                         SchemeKind::kStriped, SchemeKind::kAtomic),
+                                         SchemeKind::kStriped, SchemeKind::kAtomic,
+                                         SchemeKind::kSync, SchemeKind::kAverage),
                        ::testing::Values(ModelKind::kLogistic, ModelKind::kSoftmax)),
+    testing::ParamName());
+
+// Optimiser state is shared like the weights (hogwild, atomic) or kept per replica (average).
+class SchemeAndOptimizer
+    : public ::testing::TestWithParam<std::tuple<SchemeKind, OptimizerKind>> {};
+
+TEST_P(SchemeAndOptimizer, TrainsWithConcurrentThreads) {
+  auto [scheme, optimizer] = GetParam();
+  const Dataset data = testing::MakeProblem(1200, 20, 6, 2, 0.05, 9);
+  TrainConfig config;
+  config.scheme = scheme;
+  config.optimizer.kind = optimizer;
+  config.threads = 3;
+  config.epochs = 3;
+  config.batch = scheme == SchemeKind::kSync ? 24 : 0;
+  config.average_state = true;
+  auto executor = MakeThreadExecutor(3);
+  Trainer trainer(config, data, nullptr, *executor);
+  EpochReport last;
+  for (int e = 0; e < config.epochs; ++e) last = trainer.RunEpoch();
+  EXPECT_EQ(last.updates, data.rows());
+  EXPECT_GT(last.train_accuracy, 0.75);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Tsan, SchemeAndOptimizer,
+    ::testing::Combine(::testing::Values(SchemeKind::kHogwild, SchemeKind::kAtomic,
+                                         SchemeKind::kSync, SchemeKind::kAverage),
+                       ::testing::Values(OptimizerKind::kMomentum, OptimizerKind::kAdam)),
     testing::ParamName());
 
 // All threads add to the same coordinates: compare-and-swap loses nothing; the racy store may lose

@@ -9,9 +9,6 @@
 namespace parsgd {
 namespace {
 
-// The step size (and Adam's step count) are recomputed every kStepBlock samples, and the stop
-// flag checked as often.
-constexpr uint64_t kStepBlock = 64;
 
 // One worker's own state, on its own cache lines: scratch and the counters it flushes once per
 // epoch (no shared counter is touched per sample).

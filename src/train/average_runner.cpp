@@ -20,7 +20,6 @@
 namespace parsgd {
 namespace {
 
-constexpr uint64_t kStepBlock = 64;  // per-sample training: samples between step-size updates
 
 template <class Head, class Rule>
 class AverageRunner final : public EpochRunner {
@@ -132,10 +131,11 @@ class AverageRunner final : public EpochRunner {
                              c.batch == 1 ? c.epoch * rows + samples + 1 : double(r.steps + 1));
     };
     if (c.batch == 1) {
+      // The step size changes at the same sample positions as in the asynchronous schemes.
       SequentialScheme scheme;
-      RuleContext rc = context(begin);
+      RuleContext rc = context(begin - begin % kStepBlock);
       for (uint64_t i = begin; i < end; ++i) {
-        if ((i - begin) % kStepBlock == 0) rc = context(i);
+        if (i % kStepBlock == 0) rc = context(i);
         PrefetchAhead(*c.data, c.targets, r.shard, i);
         const SparseRow x = c.data->row(r.shard[i]);
         r.loss += LinearSgdStep<Head, Rule>(scheme, p, x, c.targets[r.shard[i]], rc, r.z.data());

@@ -80,6 +80,10 @@ decltype(auto) WithHead(ModelKind model, Fn&& fn) {
   return fn(BinaryHead<LogisticLoss>{});
 }
 
+// Per-sample training recomputes the step size (and Adam's step count) every kStepBlock samples of a
+// worker, at positions that are multiples of it, and checks the stop flag as often.
+constexpr uint64_t kStepBlock = 64;
+
 // The step-size schedule's position: samples done this epoch as a fraction of the rows.
 inline float StepAt(const EpochContext& c, double samples_done) {
   return c.step.At(c.epoch, samples_done / static_cast<double>(c.data->rows()));

@@ -13,7 +13,6 @@
 
 #include "epoch_runner.hpp"
 #include "gradient_sum.hpp"
-#include "parsgd/util/error.hpp"
 #include "row_prefetch.hpp"
 
 namespace parsgd {
@@ -34,11 +33,7 @@ class MinibatchRunner final : public EpochRunner {
   }
 
   EpochTotals Run(const EpochContext& c) override {
-    const int workers = c.workers;
-    if (c.batch < workers) {
-      throw Error("--batch " + std::to_string(c.batch) + " is smaller than the " +
-                  std::to_string(workers) + " workers that share each minibatch");
-    }
+    const int workers = c.workers;  // the trainer checked batch >= workers
     std::vector<std::span<const uint32_t>> shards(workers);
     c.executor->RunWorkers(workers, [&](int w) {
       shards[w] = c.order->Indices(c.epoch, w, workers_[w].order_scratch);

@@ -160,6 +160,10 @@ Trainer::Trainer(const TrainConfig& config, const Dataset& train, const Dataset*
   r.outputs = outputs;
   r.features = train.features();
   r.batch = config.batch > 0 ? config.batch : AutoBatch(config.scheme);
+  if (config.scheme == SchemeKind::kSync && r.batch < r.workers) {
+    throw Error(fmt::format("--batch {} is smaller than the {} workers that share each minibatch",
+                            r.batch, r.workers));
+  }
   r.eta0_auto = config.learning_rate == 0;
   r.eta0 = r.eta0_auto
                ? AutoEta0(config, CurvatureOf(config.model), r)
