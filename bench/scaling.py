@@ -6,6 +6,10 @@ after the other (never concurrently); the score of a run is its median epoch tra
 table gives, per configuration, the median over repeats of samples/s, and the median over repeats
 of the ratio to the 1-thread run of the same repeat and scheme.
 
+Before each repeat the time a cache line takes between two cores is measured (bench_machine): on a
+virtual machine it changes when the hypervisor moves the vCPUs, and Hogwild!'s scaling with it. Each
+repeat's line on stderr gives that latency and the repeat's ratios.
+
 usage: bench/scaling.py DATA [--threads 1,2] [--schemes hogwild,locked,...] [--repeats 5]
                         [--epochs 3] [--parsgd build/parsgd] [-- extra train flags]
 """
@@ -28,6 +32,15 @@ def run(parsgd, data, scheme, threads, epochs, extra):
     return epochs[0]["updates"] / seconds
 
 
+def round_trip_ns(bench_machine):
+    out = subprocess.run([bench_machine, "--benchmark_min_time=0.2"], capture_output=True,
+                         text=True, check=True).stdout
+    for line in out.splitlines():
+        if line.startswith("BM_CoreToCoreRoundTrip"):
+            return float(line.split()[1])
+    return float("nan")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("data")
@@ -40,9 +53,12 @@ def main():
     a = p.parse_args()
     threads = [int(t) for t in a.threads.split(",")]
     schemes = a.schemes.split(",")
+    bench_machine = os.path.join(os.path.dirname(a.parsgd), "bench", "bench_machine")
     rates = {(s, t): [] for s in schemes for t in threads}
     ratios = {(s, t): [] for s in schemes for t in threads}
+    latencies = []
     for r in range(a.repeats):
+        latencies.append(round_trip_ns(bench_machine))
         for s in schemes:
             base = None
             for t in threads:
@@ -50,7 +66,10 @@ def main():
                 rates[(s, t)].append(rate)
                 base = rate if t == threads[0] else base
                 ratios[(s, t)].append(rate / base)
-        print(f"repeat {r + 1}/{a.repeats} done", file=sys.stderr)
+        summary = ", ".join(f"{s}@{t} {ratios[(s, t)][-1]:.2f}x" for s in schemes for t in threads[1:])
+        print(f"repeat {r + 1}/{a.repeats}: core-to-core round trip {latencies[-1]:.0f} ns; {summary}",
+              file=sys.stderr)
+    print(f"core-to-core round trip before each repeat: {', '.join(f'{x:.0f}' for x in latencies)} ns")
     hog1 = statistics.median(rates[("hogwild", threads[0])]) if "hogwild" in schemes else None
     print(f"| scheme | threads | samples/s (median of {a.repeats}) | vs {threads[0]} thread(s), paired | vs hogwild at {threads[0]} |")
     print("|---|---|---|---|---|")

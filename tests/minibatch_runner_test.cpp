@@ -120,21 +120,27 @@ TEST(Sync, RefusesABatchSmallerThanTheWorkers) {
   EXPECT_THROW(Trainer(config, data, nullptr, *executor), Error);
 }
 
+// One replica trains as the sequential scheme does (per sample, or in minibatches), and averaging
+// one replica is the identity.
 TEST(Average, WithOneWorkerIsSequentialSgdBitForBit) {
   const Dataset data = testing::MakeProblem(700, 40, 6, 2, 0.1, 24);
   auto executor = MakeTbbExecutor(1);
   for (OptimizerKind optimizer : {OptimizerKind::kSgd, OptimizerKind::kRmsProp}) {
-    for (int period : {0, 7}) {  // averaging one replica is the identity
-      TrainConfig average;
-      average.scheme = SchemeKind::kAverage;
-      average.threads = 1;
-      average.epochs = 3;
-      average.period = period;
-      average.optimizer.kind = optimizer;
-      TrainConfig sequential = average;
-      sequential.scheme = SchemeKind::kSequential;
-      EXPECT_TRUE(SameBits(TrainModel(average, data, *executor), TrainModel(sequential, data, *executor)))
-          << "period " << period;
+    for (int batch : {1, 16}) {
+      for (int period : {0, 7}) {
+        TrainConfig average;
+        average.scheme = SchemeKind::kAverage;
+        average.threads = 1;
+        average.epochs = 3;
+        average.batch = batch;
+        average.period = period;
+        average.optimizer.kind = optimizer;
+        TrainConfig sequential = average;
+        sequential.scheme = SchemeKind::kSequential;
+        EXPECT_TRUE(
+            SameBits(TrainModel(average, data, *executor), TrainModel(sequential, data, *executor)))
+            << "batch " << batch << " period " << period;
+      }
     }
   }
 }

@@ -60,7 +60,7 @@ void Declare(OptionParser& p, TrainArgs& a) {
   p.Double("epsilon", &o.epsilon, "adagrad, rmsprop, adam: added to the denominator", 0, 1, {}, true);
   p.Int("batch", &c.batch,
         "samples per update: the global minibatch for sync, each worker's for average, sequential "
-        "minibatch SGD for sequential (auto: 256 for sync, else 1)",
+        "minibatch SGD for sequential (auto: 256 for sync, 32 for average, else 1)",
         1, 1 << 30, 0);
   p.Int("period", &c.period, "average: each worker's minibatches between two averages", 1, 1 << 30, 0,
         "epoch");

@@ -71,7 +71,12 @@ double AutoEta0(const TrainConfig& config, double curvature, const ResolvedSetti
   return sgd;
 }
 
-int AutoBatch(SchemeKind scheme) { return scheme == SchemeKind::kSync ? 256 : 1; }
+// Default minibatch: sync shares one global batch among the workers per step (a barrier each); the
+// average scheme's replicas take minibatches of 32, so that the default period of 10 minibatches
+// averages every 320 samples per worker rather than every 10.
+int AutoBatch(SchemeKind scheme) {
+  return scheme == SchemeKind::kSync ? 256 : scheme == SchemeKind::kAverage ? 32 : 1;
+}
 
 double DefaultDecay(ScheduleKind kind) { return kind == ScheduleKind::kGeometric ? 0.9 : 1.0; }
 

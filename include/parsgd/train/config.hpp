@@ -35,7 +35,7 @@ struct TrainConfig {
   double l2 = -1;             // < 0: 1 / rows (LIBLINEAR's default C = 1)
   Normalization normalize = Normalization::kMaxAbs;
   OptimizerConfig optimizer;
-  int batch = 0;              // samples per update; 0: 1, or 256 for sync (global batch)
+  int batch = 0;              // samples per update; 0: 256 for sync (global), 32 for average, else 1
   int period = 10;            // average: minibatches between averages; 0: once per epoch
   bool average_state = false; // average: average the optimiser state too
   bool deterministic = false; // refuse schemes whose result depends on timing
