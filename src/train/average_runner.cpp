@@ -31,6 +31,7 @@ class AverageRunner final : public EpochRunner {
         period_(period),
         average_state_(average_state),
         stamp_(AlignedArray<uint32_t>::Zeroed(shape.features)),
+        owners_(shape.features, shape.workers),
         replicas_(shape.workers) {}
 
   EpochTotals Run(const EpochContext& c) override {
@@ -45,7 +46,7 @@ class AverageRunner final : public EpochRunner {
     for (uint64_t m = 0; m < minibatches && !stop.load(std::memory_order_relaxed); m += period) {
       c.executor->RunWorkers(workers, [&](int w) { Train(c, w, m, m + period); });
       ++round_;
-      c.executor->RunWorkers(workers, [&](int w) { Average(w, workers); });
+      c.executor->RunWorkers(workers, [&](int w) { Average(w); });
     }
     // All replicas now hold the average: it becomes the trainer's model (and state, for the record).
     const ParamArrays& out = c.params.arrays;
@@ -66,7 +67,7 @@ class AverageRunner final : public EpochRunner {
     AlignedArray<float> weights, state0, state1;
     AlignedArray<float> sum;
     AlignedArray<uint32_t> count;
-    std::optional<GradientSum> gradient;
+    std::optional<GradientSum<Head::kOutputs>> gradient;
     std::vector<uint8_t> seen;       // features touched since the last average
     std::vector<uint32_t> touched;   // the same, as a list
     std::vector<uint32_t> order_scratch;
@@ -163,10 +164,10 @@ class AverageRunner final : public EpochRunner {
   }
 
   // Worker w averages the touched features it owns (worker 0 also the bias) over all replicas.
-  void Average(int w, int workers) {
+  void Average(int w) {
     for (const Replica& r : replicas_) {
       for (uint32_t j : r.touched) {
-        if (FeatureOwner(j, workers) != w || stamp_[j] == round_) continue;
+        if (owners_.Of(j) != w || stamp_[j] == round_) continue;
         stamp_[j] = round_;
         AverageRange(static_cast<uint64_t>(j) * outputs_, outputs_);
       }
@@ -197,6 +198,7 @@ class AverageRunner final : public EpochRunner {
   int period_;
   bool average_state_;
   AlignedArray<uint32_t> stamp_;  // per feature: the last averaging round that covered it
+  FeatureOwners owners_;
   uint32_t round_ = 0;
   std::vector<Replica> replicas_;
 };

@@ -11,6 +11,8 @@
 
 namespace parsgd {
 
+// kOutputs: 1 for the binary models (the inner loops vanish), 0 for K known at run time.
+template <int kOutputs>
 class GradientSum {
  public:
   // sum: (features + 1) * outputs floats, count: features counters, both zero. Several GradientSums
@@ -21,13 +23,17 @@ class GradientSum {
   // Adds row x's gradient d_k m_j x_j for the features `keep(j)` accepts.
   template <class Keep>
   void Add(const SparseRow& x, const float* d, const FeatureRate* rates, Keep keep) {
+    // Members in locals: the compiler cannot know that the float stores leave them unchanged.
+    float* const sum = sum_;
+    uint32_t* const count = count_;
+    const int k_out = kOutputs > 0 ? kOutputs : outputs_;
     for (uint32_t e = 0; e < x.nnz; ++e) {
       const uint32_t j = x.index[e];
       if (!keep(j)) continue;
       const float input = rates ? x.value[e] * rates[j].step_scale : x.value[e];
-      float* s = sum_ + static_cast<uint64_t>(j) * outputs_;
-      for (int k = 0; k < outputs_; ++k) s[k] += d[k] * input;
-      if (count_[j]++ == 0) touched_.push_back(j);
+      float* s = sum + static_cast<uint64_t>(j) * k_out;
+      for (int k = 0; k < k_out; ++k) s[k] += d[k] * input;
+      if (count[j]++ == 0) touched_.push_back(j);
     }
   }
   void AddBias(const float* d) {
@@ -41,15 +47,18 @@ class GradientSum {
   template <class Rule, class Write>
   void ApplyAndClear(const LinearParams& p, uint32_t rows, const RuleContext& c) {
     const float inv = 1.f / static_cast<float>(rows);
+    float* const sum = sum_;
+    uint32_t* const count = count_;
+    const int k_out = kOutputs > 0 ? kOutputs : outputs_;
     for (uint32_t j : touched_) {
-      const float q = p.rates ? p.rates[j].shrink_rate * (static_cast<float>(count_[j]) * inv) : 0.f;
+      const float q = p.rates ? p.rates[j].shrink_rate * (static_cast<float>(count[j]) * inv) : 0.f;
       const float reg = Rule::Prepare(c.eta, q);
-      const uint64_t at = static_cast<uint64_t>(j) * outputs_;
-      for (int k = 0; k < outputs_; ++k) {
-        Rule::template Apply<Write>(p.arrays, at + k, sum_[at + k] * inv, reg, c);
-        sum_[at + k] = 0.f;
+      const uint64_t at = static_cast<uint64_t>(j) * k_out;
+      for (int k = 0; k < k_out; ++k) {
+        Rule::template Apply<Write>(p.arrays, at + k, sum[at + k] * inv, reg, c);
+        sum[at + k] = 0.f;
       }
-      count_[j] = 0;
+      count[j] = 0;
     }
     touched_.clear();
     if (has_bias_) {
@@ -74,8 +83,18 @@ class GradientSum {
   bool has_bias_ = false;
 };
 
-// The owner of feature j among `workers` (blocks of 64 features dealt round-robin: balanced even
-// when frequent features cluster, and each owner's writes stay on its own cache lines).
-inline int FeatureOwner(uint32_t j, int workers) { return static_cast<int>((j >> 6) % workers); }
+// Which worker owns each feature when the workers split the coordinates: blocks of 64 features dealt
+// round-robin (balanced even when frequent features cluster; each owner's writes stay on its own
+// cache lines). A table, since a division per nonzero would cost more than the rest of the work.
+class FeatureOwners {
+ public:
+  FeatureOwners(uint64_t features, int workers) : owner_((features >> 6) + 1) {
+    for (std::size_t b = 0; b < owner_.size(); ++b) owner_[b] = static_cast<uint16_t>(b % workers);
+  }
+  int Of(uint32_t j) const { return owner_[j >> 6]; }
+
+ private:
+  std::vector<uint16_t> owner_;
+};
 
 }  // namespace parsgd

@@ -25,6 +25,7 @@ class MinibatchRunner final : public EpochRunner {
       : outputs_(shape.outputs),
         sum_(AlignedArray<float>::Zeroed((shape.features + 1) * shape.outputs)),
         count_(AlignedArray<uint32_t>::Zeroed(shape.features)),
+        owners_(shape.features, shape.workers),
         workers_(shape.workers) {
     for (Worker& w : workers_) {
       w.gradient.emplace(sum_.data(), count_.data(), shape.features, shape.outputs);
@@ -73,7 +74,7 @@ class MinibatchRunner final : public EpochRunner {
  private:
   struct alignas(kCacheLine) Worker {
     std::vector<uint32_t> order_scratch;
-    std::optional<GradientSum> gradient;
+    std::optional<GradientSum<Head::kOutputs>> gradient;
     std::vector<float> z;
   };
 
@@ -91,12 +92,10 @@ class MinibatchRunner final : public EpochRunner {
 
   // Phase B: worker w sums the gradients of the features it owns, in batch order, and applies them.
   void SumAndApply(const EpochContext& c, uint64_t size, int w, const RuleContext& rc) {
-    GradientSum& g = *workers_[w].gradient;
-    const int workers = c.workers;
+    auto& g = *workers_[w].gradient;
     for (uint64_t i = 0; i < size; ++i) {
       const float* d = d_.data() + i * outputs_;
-      g.Add(c.data->row(rows_[i]), d, c.params.rates,
-            [&](uint32_t j) { return FeatureOwner(j, workers) == w; });
+      g.Add(c.data->row(rows_[i]), d, c.params.rates, [&](uint32_t j) { return owners_.Of(j) == w; });
       if (w == 0) g.AddBias(d);
     }
     // Nothing else writes these coordinates in this phase: plain relaxed stores suffice.
@@ -106,6 +105,7 @@ class MinibatchRunner final : public EpochRunner {
   int outputs_;
   AlignedArray<float> sum_;
   AlignedArray<uint32_t> count_;
+  FeatureOwners owners_;
   std::vector<Worker> workers_;
   std::vector<uint32_t> rows_;  // the current minibatch, batch order
   std::vector<float> d_;        // its derivatives, outputs per sample
