@@ -25,7 +25,8 @@ TEST_P(Scheme, TrainsWithConcurrentThreads) {
   config.model = model;
   config.scheme = scheme;
   config.threads = 4;
-  config.epochs = 4;
+  config.epochs = 8;
+  config.batch = scheme == SchemeKind::kSync ? 32 : 0;  // enough steps on 1500 rows
   auto executor = MakeThreadExecutor(4);
   Trainer trainer(config, data, nullptr, *executor);
   const EpochReport first = trainer.RunEpoch();
@@ -55,7 +56,7 @@ TEST_P(SchemeAndOptimizer, TrainsWithConcurrentThreads) {
   config.scheme = scheme;
   config.optimizer.kind = optimizer;
   config.threads = 3;
-  config.epochs = 3;
+  config.epochs = 8;
   config.batch = scheme == SchemeKind::kSync ? 24 : 0;
   config.average_state = true;
   auto executor = MakeThreadExecutor(3);

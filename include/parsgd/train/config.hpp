@@ -61,6 +61,7 @@ struct ResolvedSettings {
   uint64_t features = 0;
   double mean_squared_norm = 0;  // mean over rows of sum_j m_j x_j^2 + 1 (the bias input)
   double mean_l1_norm = 0;       // mean over rows of sum_j sqrt(m_j) |x_j| + 1
+  double top_eigenvalue = 0;     // largest eigenvalue of mean x x^T (squared loss, minibatches)
 };
 
 struct EpochReport {
