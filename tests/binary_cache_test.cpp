@@ -190,13 +190,9 @@ TEST(BinaryCacheInvalid, DecreasingRowOffsetsAreRefused) {
   AlignedArray<uint32_t> indices(4);
   AlignedArray<float> values(4);
   for (uint32_t k = 0; k < 4; ++k) indices[k] = k, values[k] = 1.f;
-  Dataset::Parts parts;
-  parts.offsets = SharedArray<uint64_t>(std::move(offsets));
-  parts.indices = SharedArray<uint32_t>(std::move(indices));
-  parts.values = SharedArray<float>(std::move(values));
-  parts.labels = SharedArray<float>(AlignedArray<float>::Zeroed(3));
-  parts.features = 4;
-  WriteBinaryCache(Dataset(std::move(parts)), dir.File("o.bin"));
+  WriteBinaryCache(Dataset::FromArrays(std::move(offsets), std::move(indices), std::move(values),
+                                       AlignedArray<float>::Zeroed(3), 4, "bad"),
+                   dir.File("o.bin"));
   ExpectError([&] { ReadBinaryCache(dir.File("o.bin")); },
               {"invalid: row 1 ends before it starts (row offsets 3 then 1)"});
 }

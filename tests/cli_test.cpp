@@ -236,12 +236,19 @@ TEST_F(Cli, DeterministicIsRefusedWhereTimingDecides) {
   EXPECT_TRUE(Contains(batch.output, "minibatches apply to the sequential, sync and average")) << batch.output;
 }
 
-TEST_F(Cli, EveryOptimizerAndSchemeTrains) {
+// The whole grid: scheme x optimiser x order, each run to a model that beats chance.
+TEST_F(Cli, EverySchemeOptimizerAndOrderTrains) {
   for (const char* optimizer : {"sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam"}) {
     for (const char* scheme : {"sequential", "hogwild", "locked", "striped", "atomic", "sync", "average"}) {
-      const auto r = RunCli(std::string("train --train ") + train_ + " --epochs 2 --threads 2 --quiet" +
-                            " --optimizer " + optimizer + " --scheme " + scheme + " --order local");
-      EXPECT_EQ(r.status, 0) << optimizer << " " << scheme << "\n" << r.output;
+      for (const char* order : {"random", "global", "local", "sequential"}) {
+        const std::string args = std::string(" --optimizer ") + optimizer + " --scheme " + scheme +
+                                 " --order " + order;
+        const auto r = RunCli("train --train " + train_ + " --epochs 2 --threads 2 --quiet" + args);
+        ASSERT_EQ(r.status, 0) << args << "\n" << r.output;
+        const auto at = r.output.find("train accuracy ");
+        ASSERT_NE(at, std::string::npos) << r.output;
+        EXPECT_GT(std::stod(r.output.substr(at + 15)), 60.0) << args << "\n" << r.output;
+      }
     }
   }
 }

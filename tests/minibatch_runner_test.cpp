@@ -13,17 +13,6 @@
 namespace parsgd {
 namespace {
 
-LinearModel TrainModel(const TrainConfig& config, const Dataset& data, Executor& executor) {
-  Trainer trainer(config, data, nullptr, executor);
-  for (int e = 0; e < config.epochs; ++e) trainer.RunEpoch();
-  return trainer.model();
-}
-
-bool SameBits(const LinearModel& a, const LinearModel& b) {
-  return a.weights().size() == b.weights().size() &&
-         std::memcmp(a.weights().data(), b.weights().data(), a.weights().size_bytes()) == 0;
-}
-
 TrainConfig SyncConfig(int threads) {
   TrainConfig c;
   c.scheme = SchemeKind::kSync;
@@ -43,7 +32,7 @@ TEST(Sync, WithOneWorkerIsSequentialMinibatchSgdBitForBit) {
     sync.optimizer.kind = optimizer;
     TrainConfig sequential = sync;
     sequential.scheme = SchemeKind::kSequential;
-    EXPECT_TRUE(SameBits(TrainModel(sync, data, *executor), TrainModel(sequential, data, *executor)));
+    EXPECT_TRUE(testing::SameBits(testing::TrainModel(sync, data, *executor), testing::TrainModel(sequential, data, *executor)));
   }
 }
 
@@ -53,7 +42,7 @@ TEST(Sync, RepeatsBitForBitAtAGivenThreadCount) {
   for (OptimizerKind optimizer : {OptimizerKind::kSgd, OptimizerKind::kMomentum}) {
     TrainConfig config = SyncConfig(2);
     config.optimizer.kind = optimizer;
-    EXPECT_TRUE(SameBits(TrainModel(config, data, *a), TrainModel(config, data, *b)));
+    EXPECT_TRUE(testing::SameBits(testing::TrainModel(config, data, *a), testing::TrainModel(config, data, *b)));
   }
 }
 
@@ -102,7 +91,7 @@ TEST(Sync, MatchesTheDoublePrecisionReference) {
   config.learning_rate = 0.5;
   config.batch = 20;
   auto executor = MakeTbbExecutor(1);
-  const LinearModel model = TrainModel(config, data, *executor);
+  const LinearModel model = testing::TrainModel(config, data, *executor);
   const Targets t = MakeTargets(ModelKind::kLogistic, data);
   const auto reference = ReferenceMinibatch(data, {t.values.begin(), t.values.end()}, config.l2,
                                             0.5, 20, config.epochs);
@@ -110,6 +99,31 @@ TEST(Sync, MatchesTheDoublePrecisionReference) {
     // float vs double over 75 steps: agreement to ~1e-5 of the weights' scale.
     EXPECT_NEAR(model.weights()[i], reference[i], 2e-4 * (1 + std::abs(reference[i]))) << i;
   }
+}
+
+// Squared loss, whose gradients grow with the error, sizes minibatch steps by the largest
+// eigenvalue of the rows' second moment. Rows (1, 0) and (0, 1) with the bias input 1: the mean of
+// [x; 1][x; 1]^T is [[1, 0, 1], [0, 1, 1], [1, 1, 2]] / 2, whose largest eigenvalue is 3 / 2.
+TEST(Sync, SquaredLossStepsFollowTheTopEigenvalue) {
+  std::vector<testing::Entries> rows;
+  std::vector<float> labels;
+  for (int i = 0; i < 100; ++i) {
+    rows.push_back({{static_cast<uint32_t>(i % 2), 1.f}});
+    labels.push_back(i % 2 ? 1.f : -1.f);
+  }
+  const Dataset data = testing::MakeDataset(rows, labels, 2);
+  TrainConfig config = SyncConfig(1);
+  config.model = ModelKind::kSquared;
+  config.normalize = Normalization::kNone;
+  config.batch = 10;
+  auto executor = MakeTbbExecutor(1);
+  Trainer trainer(config, data, nullptr, *executor);
+  EXPECT_NEAR(trainer.settings().top_eigenvalue, 1.5, 1e-6);
+  // R2 = 2 (one feature and the bias): eta0 = 0.5 * 10 / (2 + 9 * 1.5).
+  EXPECT_NEAR(trainer.settings().eta0, 5.0 / 15.5, 1e-9);
+  EpochReport last;
+  for (int e = 0; e < 20; ++e) last = trainer.RunEpoch();
+  EXPECT_LT(last.objective, 0.01);  // the separable targets are fitted (up to the small L2)
 }
 
 TEST(Sync, RefusesABatchSmallerThanTheWorkers) {
@@ -138,7 +152,7 @@ TEST(Average, WithOneWorkerIsSequentialSgdBitForBit) {
         TrainConfig sequential = average;
         sequential.scheme = SchemeKind::kSequential;
         EXPECT_TRUE(
-            SameBits(TrainModel(average, data, *executor), TrainModel(sequential, data, *executor)))
+            testing::SameBits(testing::TrainModel(average, data, *executor), testing::TrainModel(sequential, data, *executor)))
             << "batch " << batch << " period " << period;
       }
     }
@@ -162,8 +176,8 @@ TEST(Average, PeriodOneEqualsSyncWithTheWorkersBatches) {
   sync.scheme = SchemeKind::kSync;
   sync.batch = 16;
   auto executor = MakeTbbExecutor(2);
-  const LinearModel a = TrainModel(average, data, *executor);
-  const LinearModel s = TrainModel(sync, data, *executor);
+  const LinearModel a = testing::TrainModel(average, data, *executor);
+  const LinearModel s = testing::TrainModel(sync, data, *executor);
   double largest = 0;
   for (std::size_t i = 0; i < a.weights().size(); ++i) {
     largest = std::max(largest, static_cast<double>(std::abs(s.weights()[i])));
@@ -172,7 +186,7 @@ TEST(Average, PeriodOneEqualsSyncWithTheWorkersBatches) {
   EXPECT_GT(largest, 0.1);  // the models did move
   // A longer period is a different algorithm: the replicas drift apart between averages.
   average.period = 20;
-  EXPECT_GT(std::abs(TrainModel(average, data, *executor).weights()[0] - s.weights()[0]), 1e-4);
+  EXPECT_GT(std::abs(testing::TrainModel(average, data, *executor).weights()[0] - s.weights()[0]), 1e-4);
 }
 
 TEST(Average, StateAveragingChangesTheResultButBothConverge) {

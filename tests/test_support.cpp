@@ -9,6 +9,7 @@
 #include <sstream>
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 #include "parsgd/util/rng.hpp"
@@ -61,14 +62,8 @@ Dataset MakeDataset(const std::vector<Entries>& rows, const std::vector<float>& 
     offsets[i + 1] = k;
   }
   for (std::size_t i = 0; i < labels.size(); ++i) label_array[i] = labels[i];
-  Dataset::Parts parts;
-  parts.offsets = SharedArray<uint64_t>(std::move(offsets));
-  parts.indices = SharedArray<uint32_t>(std::move(indices));
-  parts.values = SharedArray<float>(std::move(values));
-  parts.labels = SharedArray<float>(std::move(label_array));
-  parts.features = features;
-  parts.source = source;
-  return Dataset(std::move(parts));
+  return Dataset::FromArrays(std::move(offsets), std::move(indices), std::move(values),
+                             std::move(label_array), features, source);
 }
 
 Dataset MakeProblem(uint64_t rows, uint32_t features, uint32_t nnz, int classes, double noise,
@@ -100,6 +95,17 @@ Dataset MakeProblem(uint64_t rows, uint32_t features, uint32_t nnz, int classes,
     labels[i] = classes == 2 ? (label == 1 ? 1.f : -1.f) : static_cast<float>(label);
   }
   return MakeDataset(data, labels, features, "problem");
+}
+
+LinearModel TrainModel(const TrainConfig& config, const Dataset& data, Executor& executor) {
+  Trainer trainer(config, data, nullptr, executor);
+  for (int e = 0; e < config.epochs; ++e) trainer.RunEpoch();
+  return trainer.model();
+}
+
+bool SameBits(const LinearModel& a, const LinearModel& b) {
+  return a.weights().size() == b.weights().size() &&
+         std::memcmp(a.weights().data(), b.weights().data(), a.weights().size_bytes()) == 0;
 }
 
 CliResult RunCli(const std::string& args) {

@@ -13,6 +13,7 @@
 #include "parsgd/optim/optimizer.hpp"
 #include "parsgd/order/sample_order.hpp"
 #include "parsgd/scheme/scheme.hpp"
+#include "parsgd/train/trainer.hpp"
 
 namespace parsgd::testing {
 
@@ -47,6 +48,11 @@ Dataset MakeDataset(const std::vector<Entries>& rows, const std::vector<float>& 
 // labels; classes > 2 gives class ids from the argmax of `classes` hidden score functions.
 Dataset MakeProblem(uint64_t rows, uint32_t features, uint32_t nnz, int classes, double noise,
                     uint64_t seed);
+
+// Trains config.epochs epochs and returns the model.
+LinearModel TrainModel(const TrainConfig& config, const Dataset& data, Executor& executor);
+// Whether two models hold the same weights, bit for bit.
+bool SameBits(const LinearModel& a, const LinearModel& b);
 
 // Runs the parsgd program with `args` (shell-quoted by the caller where needed); returns its exit
 // status and what it wrote to stdout and stderr together.

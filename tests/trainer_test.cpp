@@ -19,17 +19,6 @@ std::vector<float> TargetsOf(ModelKind kind, const Dataset& d) {
   return {t.values.begin(), t.values.end()};
 }
 
-LinearModel TrainModel(const TrainConfig& config, const Dataset& data, Executor& executor) {
-  Trainer trainer(config, data, nullptr, executor);
-  for (int e = 0; e < config.epochs; ++e) trainer.RunEpoch();
-  return trainer.model();
-}
-
-bool SameBits(const LinearModel& a, const LinearModel& b) {
-  return a.weights().size() == b.weights().size() &&
-         std::memcmp(a.weights().data(), b.weights().data(), a.weights().size_bytes()) == 0;
-}
-
 // With one worker every scheme is sequential SGD: same reads, same arithmetic, same writes.
 class OneWorker : public ::testing::TestWithParam<std::tuple<ModelKind, OrderKind>> {};
 
@@ -45,11 +34,11 @@ TEST_P(OneWorker, EverySchemeGivesTheSequentialResultBitForBit) {
   config.l2 = 1e-3;
   auto executor = MakeTbbExecutor(1);
   config.scheme = SchemeKind::kSequential;
-  const LinearModel reference = TrainModel(config, data, *executor);
+  const LinearModel reference = testing::TrainModel(config, data, *executor);
   for (SchemeKind scheme : {SchemeKind::kHogwild, SchemeKind::kLocked, SchemeKind::kStriped,
                             SchemeKind::kAtomic}) {
     config.scheme = scheme;
-    EXPECT_TRUE(SameBits(TrainModel(config, data, *executor), reference))
+    EXPECT_TRUE(testing::SameBits(testing::TrainModel(config, data, *executor), reference))
         << NameOf<SchemeKind>(kSchemeKinds, scheme);
   }
 }
@@ -179,10 +168,10 @@ TEST(Trainer, SequentialRunsRepeatExactly) {
   config.epochs = 2;
   auto one = MakeTbbExecutor(1), two = MakeTbbExecutor(2);
   // Evaluation uses the executor's threads but sums in a fixed order: thread count cannot matter.
-  const LinearModel first = TrainModel(config, data, *one);
-  EXPECT_TRUE(SameBits(first, TrainModel(config, data, *two)));
+  const LinearModel first = testing::TrainModel(config, data, *one);
+  EXPECT_TRUE(testing::SameBits(first, testing::TrainModel(config, data, *two)));
   config.seed = 2;
-  EXPECT_FALSE(SameBits(first, TrainModel(config, data, *one)));
+  EXPECT_FALSE(testing::SameBits(first, testing::TrainModel(config, data, *one)));
 }
 
 TEST(Trainer, EvaluationIsTheSameAtAnyThreadCount) {
@@ -191,7 +180,7 @@ TEST(Trainer, EvaluationIsTheSameAtAnyThreadCount) {
   config.model = ModelKind::kSoftmax;
   config.epochs = 1;
   auto one = MakeTbbExecutor(1), two = MakeTbbExecutor(2), threads = MakeThreadExecutor(3);
-  const LinearModel model = TrainModel(config, data, *one);
+  const LinearModel model = testing::TrainModel(config, data, *one);
   const Targets targets = MakeTargets(ModelKind::kSoftmax, data);
   const Evaluation a = Evaluate(model, data, targets, *one);
   const Evaluation b = Evaluate(model, data, targets, *two);

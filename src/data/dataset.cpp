@@ -19,13 +19,26 @@ Dataset::Dataset(Parts parts) : parts_(std::move(parts)) {
   if (p.features > (uint64_t{1} << 32)) fail("more than 2^32 features");
 }
 
+Dataset Dataset::FromArrays(AlignedArray<uint64_t> offsets, AlignedArray<uint32_t> indices,
+                            AlignedArray<float> values, AlignedArray<float> labels,
+                            uint64_t features, std::string source) {
+  Parts parts;
+  parts.offsets = SharedArray<uint64_t>(std::move(offsets));
+  parts.indices = SharedArray<uint32_t>(std::move(indices));
+  parts.values = SharedArray<float>(std::move(values));
+  parts.labels = SharedArray<float>(std::move(labels));
+  parts.features = features;
+  parts.source = std::move(source);
+  return Dataset(std::move(parts));
+}
+
 }  // namespace parsgd
 
 namespace parsgd {
 namespace {
 
 template <class T>
-SharedArray<T> Copy(const SharedArray<T>& from) {
+AlignedArray<T> Copy(const SharedArray<T>& from) {
   AlignedArray<T> to(from.size());
   constexpr std::size_t kBlock = std::size_t{1} << 20;  // elements per parallel copy
   tbb::parallel_for(std::size_t{0}, (from.size() + kBlock - 1) / kBlock, [&](std::size_t b) {
@@ -33,21 +46,15 @@ SharedArray<T> Copy(const SharedArray<T>& from) {
     const std::size_t n = std::min(kBlock, from.size() - begin);
     std::memcpy(to.data() + begin, from.data() + begin, n * sizeof(T));
   });
-  return SharedArray<T>(std::move(to));
+  return to;
 }
 
 }  // namespace
 
 Dataset ResidentCopy(const Dataset& data) {
   if (!data.mapped()) return data;
-  Dataset::Parts parts;
-  parts.offsets = Copy(data.offsets());
-  parts.indices = Copy(data.indices());
-  parts.values = Copy(data.values());
-  parts.labels = Copy(data.labels());
-  parts.features = data.features();
-  parts.source = data.source();
-  return Dataset(std::move(parts));
+  return Dataset::FromArrays(Copy(data.offsets()), Copy(data.indices()), Copy(data.values()),
+                             Copy(data.labels()), data.features(), data.source());
 }
 
 }  // namespace parsgd

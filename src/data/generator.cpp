@@ -234,18 +234,13 @@ Dataset GenerateSparse(const GeneratorParams& params) {
     }
   });
 
-  Dataset::Parts parts;
-  parts.labels = SharedArray<float>(Labels(margin, flip, params.seed));
-  parts.offsets = SharedArray<uint64_t>(std::move(offsets));
-  parts.indices = SharedArray<uint32_t>(std::move(indices));
-  parts.values = SharedArray<float>(std::move(values));
-  parts.features = params.features;
-  parts.source = fmt::format(
-      "generated(seed={}, rows={}, features={}, nnz_per_row={}, zipf={}, label_noise={}, "
-      "weight_density={})",
-      params.seed, params.rows, params.features, params.nnz_per_row, params.zipf,
-      params.label_noise, params.weight_density);
-  return Dataset(std::move(parts));
+  return Dataset::FromArrays(
+      std::move(offsets), std::move(indices), std::move(values),
+      Labels(margin, flip, params.seed), params.features,
+      fmt::format("generated(seed={}, rows={}, features={}, nnz_per_row={}, zipf={}, "
+                  "label_noise={}, weight_density={})",
+                  params.seed, params.rows, params.features, params.nnz_per_row, params.zipf,
+                  params.label_noise, params.weight_density));
 }
 
 }  // namespace parsgd

@@ -79,14 +79,8 @@ Dataset Assemble(const std::vector<Chunk>& chunks, uint64_t features, const std:
     std::copy(chunk.indices.begin(), chunk.indices.end(), indices.data() + entry0);
     std::copy(chunk.values.begin(), chunk.values.end(), values.data() + entry0);
   });
-  Dataset::Parts parts;
-  parts.offsets = SharedArray<uint64_t>(std::move(offsets));
-  parts.indices = SharedArray<uint32_t>(std::move(indices));
-  parts.values = SharedArray<float>(std::move(values));
-  parts.labels = SharedArray<float>(std::move(labels));
-  parts.features = features;
-  parts.source = name;
-  return Dataset(std::move(parts));
+  return Dataset::FromArrays(std::move(offsets), std::move(indices), std::move(values),
+                             std::move(labels), features, name);
 }
 
 }  // namespace

@@ -37,6 +37,10 @@ class Dataset {
   // Takes the arrays as they are. Checks the shapes agree (O(1)); the per-entry invariants are the
   // reader's job, and readers check them. Throws parsgd::Error on a shape mismatch.
   explicit Dataset(Parts parts);
+  // The same from arrays this process filled (their ownership moves into the dataset).
+  static Dataset FromArrays(AlignedArray<uint64_t> offsets, AlignedArray<uint32_t> indices,
+                            AlignedArray<float> values, AlignedArray<float> labels,
+                            uint64_t features, std::string source);
 
   uint64_t rows() const { return parts_.labels.size(); }
   uint64_t features() const { return parts_.features; }
