@@ -11,7 +11,7 @@ virtual machine it changes when the hypervisor moves the vCPUs, and Hogwild!'s s
 repeat's line on stderr gives that latency and the repeat's ratios.
 
 usage: bench/scaling.py DATA [--threads 1,2] [--schemes hogwild,locked,...] [--repeats 5]
-                        [--epochs 3] [--parsgd build/parsgd] [-- extra train flags]
+                        [--epochs 3] [--parsgd build/parsgd] [--train-flags "--model softmax"]
 """
 import argparse
 import json
@@ -49,8 +49,9 @@ def main():
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--epochs", type=int, default=3)
     p.add_argument("--parsgd", default=os.path.join(os.path.dirname(__file__), "..", "build", "parsgd"))
-    p.add_argument("extra", nargs="*")
+    p.add_argument("--train-flags", default="", help="more flags for parsgd train")
     a = p.parse_args()
+    a.extra = a.train_flags.split()
     threads = [int(t) for t in a.threads.split(",")]
     schemes = a.schemes.split(",")
     bench_machine = os.path.join(os.path.dirname(a.parsgd), "bench", "bench_machine")
