@@ -9,7 +9,6 @@
 namespace parsgd {
 namespace {
 
-
 // One worker's own state, on its own cache lines: scratch and the counters it flushes once per
 // epoch (no shared counter is touched per sample).
 struct alignas(kCacheLine) WorkerState {

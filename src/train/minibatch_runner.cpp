@@ -27,10 +27,7 @@ class MinibatchRunner final : public EpochRunner {
         count_(AlignedArray<uint32_t>::Zeroed(shape.features)),
         owners_(shape.features, shape.workers),
         workers_(shape.workers) {
-    for (Worker& w : workers_) {
-      w.gradient.emplace(sum_.data(), count_.data(), shape.features, shape.outputs);
-      w.z.resize(shape.outputs);
-    }
+    for (Worker& w : workers_) w.gradient.emplace(sum_.data(), count_.data(), shape.features, shape.outputs);
   }
 
   EpochTotals Run(const EpochContext& c) override {
@@ -75,7 +72,6 @@ class MinibatchRunner final : public EpochRunner {
   struct alignas(kCacheLine) Worker {
     std::vector<uint32_t> order_scratch;
     std::optional<GradientSum<Head::kOutputs>> gradient;
-    std::vector<float> z;
   };
 
   // Phase A: scores, losses and derivatives of batch positions [begin, end).
