@@ -6,6 +6,7 @@ export DEBIAN_FRONTEND=noninteractive
 packages=(
   cmake ninja-build g++ pkg-config     # toolchain
   libtbb-dev libfmt-dev zlib1g-dev     # the library
+  libdnnl-dev ocl-icd-opencl-dev opencl-c-headers  # oneDNN (its CMake config needs OpenCL)
   libgtest-dev libbenchmark-dev        # tests and benchmarks
   dataset-fashion-mnist                # the default data set (IDX, gzip)
   liblinear-tools                      # heart_scale, a small real LIBSVM file used by the tests

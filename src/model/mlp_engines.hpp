@@ -1,0 +1,21 @@
+// The MLP engine implementations (internal): one per backend, each in its own file so that every
+// oneDNN include stays in mlp_onednn.cpp.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "parsgd/model/mlp_engine.hpp"
+
+namespace parsgd {
+
+std::unique_ptr<MlpEngine> MakeReferenceEngine(const std::vector<int>& sizes, int max_batch);
+std::unique_ptr<MlpEngine> MakeOneDnnEngine(const std::vector<int>& sizes, int max_batch,
+                                            int threads);
+
+// The softmax cross-entropy of n rows of logits: returns the summed loss and writes
+// dz = (softmax - onehot) / n, the gradient of the mean loss with respect to the logits.
+double SoftmaxOutputGradient(const float* logits, const int* labels, int n, int classes,
+                             float* dz);
+
+}  // namespace parsgd
