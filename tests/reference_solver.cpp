@@ -41,7 +41,8 @@ double RowLoss(ModelKind kind, const std::vector<double>& z, float y, std::vecto
     case ModelKind::kSquared:
       if (grad) (*grad)[0] = z[0] - y;
       return 0.5 * (z[0] - y) * (z[0] - y);
-    case ModelKind::kSoftmax: {
+    case ModelKind::kSoftmax:
+    case ModelKind::kMlp: {
       const double top = *std::max_element(z.begin(), z.end());
       double sum = 0;
       for (double v : z) sum += std::exp(v - top);

@@ -37,11 +37,6 @@ struct EpochContext {
   Executor* executor;
 };
 
-struct EpochTotals {
-  double loss_sum = 0;  // progressive loss, summed in a fixed order
-  uint64_t updates = 0;  // samples processed
-};
-
 class EpochRunner {
  public:
   virtual ~EpochRunner() = default;
@@ -64,7 +59,7 @@ std::unique_ptr<EpochRunner> MakeAsyncRunner(const TrainConfig& config, const Ru
 std::unique_ptr<EpochRunner> MakeMinibatchRunner(const TrainConfig& config, const RunnerShape& shape);
 std::unique_ptr<EpochRunner> MakeAverageRunner(const TrainConfig& config, const RunnerShape& shape);
 
-// Calls fn(Head{}) with the loss head of `model`.
+// Calls fn(Head{}) with the loss head of a linear `model` (the MLP has its own runners).
 template <class Fn>
 decltype(auto) WithHead(ModelKind model, Fn&& fn) {
   switch (model) {
@@ -73,6 +68,7 @@ decltype(auto) WithHead(ModelKind model, Fn&& fn) {
     case ModelKind::kSquared:
       return fn(BinaryHead<SquaredLoss>{});
     case ModelKind::kSoftmax:
+    case ModelKind::kMlp:
       return fn(SoftmaxHead{});
     case ModelKind::kLogistic:
       break;
@@ -84,9 +80,12 @@ decltype(auto) WithHead(ModelKind model, Fn&& fn) {
 // worker, at positions that are multiples of it, and checks the stop flag as often.
 constexpr uint64_t kStepBlock = 64;
 
-// The step-size schedule's position: samples done this epoch as a fraction of the rows.
+// The step size after `samples_done` samples of epoch `epoch` over `rows` rows.
+inline float StepAt(const StepSize& step, uint64_t epoch, double samples_done, uint64_t rows) {
+  return step.At(epoch, samples_done / static_cast<double>(rows));
+}
 inline float StepAt(const EpochContext& c, double samples_done) {
-  return c.step.At(c.epoch, samples_done / static_cast<double>(c.data->rows()));
+  return StepAt(c.step, c.epoch, samples_done, c.data->rows());
 }
 
 }  // namespace parsgd

@@ -16,16 +16,22 @@
 
 namespace parsgd {
 
-enum class ModelKind { kLogistic, kHinge, kSquared, kSoftmax };
+enum class ModelKind { kLogistic, kHinge, kSquared, kSoftmax, kMlp };
 
 inline constexpr Named<ModelKind> kModelKinds[] = {
     {ModelKind::kLogistic, "logistic", "binary logistic regression, log(1 + exp(-y z))"},
     {ModelKind::kHinge, "hinge", "binary linear SVM, max(0, 1 - y z)"},
     {ModelKind::kSquared, "squared", "binary least squares on +-1 targets, (z - y)^2 / 2"},
     {ModelKind::kSoftmax, "softmax", "K-class multinomial logistic regression"},
+    {ModelKind::kMlp, "mlp", "multi-layer perceptron: --hidden ReLU layers, softmax output"},
 };
 
-inline bool IsBinary(ModelKind kind) { return kind != ModelKind::kSoftmax; }
+// The linear models (every kind but the MLP).
+inline bool IsLinear(ModelKind kind) { return kind != ModelKind::kMlp; }
+
+inline bool IsBinary(ModelKind kind) {
+  return kind != ModelKind::kSoftmax && kind != ModelKind::kMlp;
+}
 
 // Binary losses give the loss of score z for target y in {-1, +1} and, through `derivative`,
 // d loss / dz. Value() is the same without the derivative.

@@ -25,9 +25,10 @@
 
 namespace parsgd {
 
-enum class OptimizerKind { kSgd, kMomentum, kNesterov, kAdaGrad, kRmsProp, kAdam };
+enum class OptimizerKind { kAuto, kSgd, kMomentum, kNesterov, kAdaGrad, kRmsProp, kAdam };
 
 inline constexpr Named<OptimizerKind> kOptimizerKinds[] = {
+    {OptimizerKind::kAuto, "auto", "sgd for the linear models, momentum for mlp"},
     {OptimizerKind::kSgd, "sgd", "w -= eta g (L2 taken implicitly)"},
     {OptimizerKind::kMomentum, "momentum", "v = mu v + g; w -= eta v (heavy ball, Polyak 1964)"},
     {OptimizerKind::kNesterov, "nesterov", "v = mu v + g; w -= eta (g + mu v) (Sutskever et al. 2013)"},
@@ -38,7 +39,7 @@ inline constexpr Named<OptimizerKind> kOptimizerKinds[] = {
 
 // Hyper-parameters, with the defaults of torch.optim (AdaGrad's epsilon too, for comparability).
 struct OptimizerConfig {
-  OptimizerKind kind = OptimizerKind::kSgd;
+  OptimizerKind kind = OptimizerKind::kAuto;  // the trainer resolves it before any rule is chosen
   double momentum = 0.9;   // momentum, nesterov
   double rho = 0.99;       // rmsprop: decay of the squared-gradient average
   double beta1 = 0.9;      // adam
@@ -48,7 +49,9 @@ struct OptimizerConfig {
 
 // Floats of state per parameter.
 constexpr int StateCount(OptimizerKind kind) {
-  return kind == OptimizerKind::kSgd ? 0 : kind == OptimizerKind::kAdam ? 2 : 1;
+  return kind == OptimizerKind::kSgd || kind == OptimizerKind::kAuto ? 0
+         : kind == OptimizerKind::kAdam                              ? 2
+                                                                     : 1;
 }
 
 // The weights and the state arrays, all in LinearModel's layout; state arrays the rule does not use
@@ -149,7 +152,8 @@ struct AdamRule {
 // The rule's context at optimiser step t (1-based; Adam's bias correction counts these).
 RuleContext MakeRuleContext(const OptimizerConfig& config, float eta, double t);
 
-// Calls fn(Rule{}) with the rule type of `kind`: the one run-time choice, made once per run.
+// Calls fn(Rule{}) with the rule type of `kind` (resolved: not kAuto): the one run-time choice, made
+// once per run.
 template <class Fn>
 decltype(auto) WithRule(OptimizerKind kind, Fn&& fn) {
   switch (kind) {
@@ -164,6 +168,7 @@ decltype(auto) WithRule(OptimizerKind kind, Fn&& fn) {
     case OptimizerKind::kAdam:
       return fn(AdamRule{});
     case OptimizerKind::kSgd:
+    case OptimizerKind::kAuto:
       break;
   }
   return fn(SgdRule{});

@@ -69,6 +69,16 @@ struct CasWrite {
   }
 };
 
+// Writes straight to memory owned by one thread (a private replica or snapshot): plain loads and
+// stores, so loops over many coordinates vectorise.
+struct PlainWrite {
+  template <class F>
+  static float Modify(float& x, F f) {
+    x = f(x);
+    return x;
+  }
+};
+
 struct NoGuard {
   template <class Scheme>
   NoGuard(Scheme&, const SparseRow&) {}

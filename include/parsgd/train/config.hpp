@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "parsgd/model/loss.hpp"
+#include "parsgd/model/mlp_engine.hpp"
 #include "parsgd/optim/optimizer.hpp"
 #include "parsgd/optim/step_size.hpp"
 #include "parsgd/order/sample_order.hpp"
@@ -39,6 +41,8 @@ struct TrainConfig {
   int period = 10;            // average: minibatches between averages; 0: once per epoch
   bool average_state = false; // average: average the optimiser state too
   bool deterministic = false; // refuse schemes whose result depends on timing
+  std::vector<int> hidden = {256, 128};  // mlp: hidden layer sizes
+  MlpBackend mlp_backend = MlpBackend::kOneDnn;
   uint64_t seed = 1;
 };
 
@@ -47,6 +51,7 @@ void ValidateConfig(const TrainConfig& config);
 
 // The settings a run actually uses once the automatic ones are derived from the data.
 struct ResolvedSettings {
+  OptimizerKind optimizer = OptimizerKind::kSgd;  // resolved: never kAuto
   int threads = 1;       // threads of the executor
   int workers = 1;       // workers that update the model (1 for the sequential scheme)
   int epochs = 1;
@@ -62,6 +67,13 @@ struct ResolvedSettings {
   double mean_squared_norm = 0;  // mean over rows of sum_j m_j x_j^2 + 1 (the bias input)
   double mean_l1_norm = 0;       // mean over rows of sum_j sqrt(m_j) |x_j| + 1
   double top_eigenvalue = 0;     // largest eigenvalue of mean x x^T (squared loss, minibatches)
+};
+
+// What the workers of one epoch did: the progressive loss summed in a fixed order, and the samples
+// they processed.
+struct EpochTotals {
+  double loss_sum = 0;
+  uint64_t updates = 0;
 };
 
 struct EpochReport {

@@ -5,6 +5,8 @@
 
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/model/linear_model.hpp"
+#include "parsgd/model/mlp_engine.hpp"
+#include "parsgd/model/mlp_model.hpp"
 #include "parsgd/model/targets.hpp"
 #include "parsgd/train/executor.hpp"
 
@@ -20,6 +22,11 @@ struct Evaluation {
 // data, spread over the executor's threads.
 Evaluation Evaluate(const LinearModel& model, const Dataset& data, const Targets& targets,
                     Executor& executor);
+
+// The same for an MLP (deterministic: blocks of 256 rows, each through one engine of one thread,
+// summed in block order). Creates one engine per executor thread.
+Evaluation EvaluateMlp(const MlpModel& model, const Dataset& data, const Targets& targets,
+                       Executor& executor, MlpBackend backend = MlpBackend::kOneDnn);
 
 // The class a model predicts for scores z: argmax for softmax, the sign for binary models (0 and
 // ties go to the positive class).

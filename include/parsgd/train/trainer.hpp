@@ -11,6 +11,7 @@
 
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/model/linear_model.hpp"
+#include "parsgd/model/mlp_model.hpp"
 #include "parsgd/train/config.hpp"
 #include "parsgd/train/executor.hpp"
 
@@ -36,7 +37,10 @@ class Trainer {
   EpochReport RunEpoch();
 
   int epochs_done() const;
+  // The model being trained: model() for the linear kinds, mlp_model() for mlp (each throws
+  // parsgd::Error if called for the other family).
   const LinearModel& model() const;
+  const MlpModel& mlp_model() const;
 
  private:
   struct State;

@@ -1,0 +1,392 @@
+#include "dense_runner.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <type_traits>
+
+#include "epoch_runner.hpp"
+#include "parsgd/util/array.hpp"
+#include "parsgd/util/error.hpp"
+
+namespace parsgd {
+namespace {
+
+// The dense schemes: how a worker reads the parameters it computes on, how it writes, whether it
+// holds the lock around the whole minibatch.
+struct DenseSequential {
+  using Write = PlainWrite;
+  static constexpr bool kSnapshot = false;
+  static constexpr bool kLock = false;
+};
+struct DenseHogwild {
+  using Write = StoreWrite;
+  static constexpr bool kSnapshot = true;
+  static constexpr bool kLock = false;
+};
+struct DenseLocked {
+  using Write = PlainWrite;  // nobody else reads or writes while the lock is held
+  static constexpr bool kSnapshot = false;
+  static constexpr bool kLock = true;
+};
+struct DenseAtomic {
+  using Write = CasWrite;
+  static constexpr bool kSnapshot = true;
+  static constexpr bool kLock = false;
+};
+
+// Calls fn(begin, end, is_bias) for the parts of [begin, end) that are one layer's weights or biases.
+template <class Fn>
+void ForEachSegment(const std::vector<MlpLayer>& layers, uint64_t begin, uint64_t end, Fn fn) {
+  for (const MlpLayer& l : layers) {
+    const uint64_t bias_end = l.bias_at + l.outputs;
+    const uint64_t wb = std::max(begin, l.weights_at), we = std::min(end, l.bias_at);
+    if (wb < we) fn(wb, we, false);
+    const uint64_t bb = std::max(begin, l.bias_at), be = std::min(end, bias_end);
+    if (bb < be) fn(bb, be, true);
+  }
+}
+
+// The rule on coordinates [begin, end) with gradients g (indexed as the parameters). Hogwild!
+// copies blocks out with relaxed loads, updates them with plain (vectorised) arithmetic and writes
+// them back with relaxed stores: each coordinate is still one racy read-modify-write.
+template <class Rule, class Write>
+void ApplyRange(const ParamArrays& p, const float* g, uint64_t begin, uint64_t end, float reg,
+                const RuleContext& c) {
+  if constexpr (std::is_same_v<Write, StoreWrite>) {
+    constexpr uint64_t kBlock = 256;
+    float w[kBlock], s0[kBlock], s1[kBlock];
+    for (uint64_t b = begin; b < end; b += kBlock) {
+      const uint64_t n = std::min(kBlock, end - b);
+      for (uint64_t i = 0; i < n; ++i) w[i] = LoadRelaxed(p.weights[b + i]);
+      if (p.state0) for (uint64_t i = 0; i < n; ++i) s0[i] = LoadRelaxed(p.state0[b + i]);
+      if (p.state1) for (uint64_t i = 0; i < n; ++i) s1[i] = LoadRelaxed(p.state1[b + i]);
+      const ParamArrays local{w, p.state0 ? s0 : nullptr, p.state1 ? s1 : nullptr};
+      for (uint64_t i = 0; i < n; ++i) Rule::template Apply<PlainWrite>(local, i, g[b + i], reg, c);
+      auto store = [&](float* to, const float* from) {
+        for (uint64_t i = 0; i < n; ++i) {
+          std::atomic_ref<float>(to[b + i]).store(from[i], std::memory_order_relaxed);
+        }
+      };
+      store(p.weights, w);
+      if (p.state0) store(p.state0, s0);
+      if (p.state1) store(p.state1, s1);
+    }
+  } else {
+    for (uint64_t i = begin; i < end; ++i) Rule::template Apply<Write>(p, i, g[i], reg, c);
+  }
+}
+
+template <class Rule, class Write>
+void ApplyGradient(const DenseContext& c, const ParamArrays& p, const float* g, uint64_t begin,
+                   uint64_t end, const RuleContext& rc) {
+  const float weight_reg = Rule::Prepare(rc.eta, c.l2), bias_reg = Rule::Prepare(rc.eta, 0.f);
+  ForEachSegment(*c.layers, begin, end, [&](uint64_t b, uint64_t e, bool bias) {
+    ApplyRange<Rule, Write>(p, g, b, e, bias ? bias_reg : weight_reg, rc);
+  });
+}
+
+// Worker w's share of coordinate or batch ranges: [Split(n, w, W), Split(n, w + 1, W)).
+uint64_t Split(uint64_t n, int w, int workers) { return n * static_cast<uint64_t>(w) / workers; }
+
+// One worker's own buffers and engine.
+struct alignas(kCacheLine) DenseWorker {
+  std::unique_ptr<MlpEngine> engine;
+  std::vector<float> x;
+  std::vector<int> labels;
+  AlignedArray<float> grad;
+  std::vector<uint32_t> order_scratch;
+  std::span<const uint32_t> shard;
+  double loss = 0;
+  uint64_t done = 0;
+};
+
+class DenseRunnerBase : public DenseRunner {
+ protected:
+  DenseRunnerBase(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
+      : workers_(workers), inputs_(sizes.front()) {
+    const uint64_t size = ParamCount(LayoutMlp(sizes));
+    for (DenseWorker& w : workers_) {
+      w.engine = MakeMlpEngine(config.mlp_backend, sizes, batch, 1);
+      w.x.resize(static_cast<std::size_t>(batch) * inputs_);
+      w.labels.resize(batch);
+      w.grad = AlignedArray<float>(size);
+    }
+  }
+
+  void Gather(const DenseContext& c, std::span<const uint32_t> rows, DenseWorker& w) {
+    GatherDense(*c.data, rows, c.input_scale, inputs_, w.x.data(), c.targets, w.labels.data());
+  }
+
+  // The step size at `samples` done this epoch, and the optimiser step count t.
+  static RuleContext Context(const DenseContext& c, double samples, double t) {
+    return MakeRuleContext(c.optimizer, StepAt(c.step, c.epoch, samples, c.data->rows()), t);
+  }
+
+  std::vector<DenseWorker> workers_;
+  int inputs_;
+};
+
+// sequential, hogwild, locked, atomic.
+template <class Rule, class Scheme>
+class AsyncDense final : public DenseRunnerBase {
+ public:
+  AsyncDense(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
+      : DenseRunnerBase(config, sizes, workers, batch) {
+    if constexpr (Scheme::kSnapshot) {
+      for (DenseWorker& w : workers_) snapshots_.emplace_back(w.grad.size());
+    }
+  }
+
+  EpochTotals Run(const DenseContext& c) override {
+    c.executor->RunWorkers(c.workers, [&](int w) { RunWorker(c, w); });
+    EpochTotals totals;
+    for (const DenseWorker& w : workers_) {
+      totals.loss_sum += w.loss;
+      totals.updates += w.done;
+    }
+    return totals;
+  }
+
+ private:
+  void RunWorker(const DenseContext& c, int index) {
+    DenseWorker& w = workers_[index];
+    w.shard = c.order->Indices(c.epoch, index, w.order_scratch);
+    w.loss = 0;
+    w.done = 0;
+    const std::atomic<bool>& stop = c.executor->stop_flag();
+    const double rows = static_cast<double>(c.data->rows());
+    for (uint64_t b = 0; b < w.shard.size() && !stop.load(std::memory_order_relaxed); b += c.batch) {
+      const auto batch = w.shard.subspan(b, std::min<uint64_t>(c.batch, w.shard.size() - b));
+      Gather(c, batch, w);
+      const double samples = static_cast<double>(b) * c.workers;  // this worker's progress, scaled
+      const RuleContext rc = Context(c, samples, (c.epoch * rows + samples) / c.batch + 1);
+      std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
+      if constexpr (Scheme::kLock) lock.lock();
+      const float* compute_on = c.params.weights;
+      if constexpr (Scheme::kSnapshot) {
+        float* snapshot = snapshots_[index].data();
+        for (uint64_t i = 0; i < c.size; ++i) snapshot[i] = LoadRelaxed(c.params.weights[i]);
+        compute_on = snapshot;
+      }
+      w.loss += w.engine->LossAndGradient(compute_on, w.x.data(), w.labels.data(),
+                                          static_cast<int>(batch.size()), w.grad.data());
+      ApplyGradient<Rule, typename Scheme::Write>(c, c.params, w.grad.data(), 0, c.size, rc);
+      w.done += batch.size();
+    }
+  }
+
+  std::vector<AlignedArray<float>> snapshots_;
+  std::mutex mutex_;
+};
+
+// sync: the workers' parts of each global minibatch, combined in worker order.
+template <class Rule>
+class SyncDense final : public DenseRunnerBase {
+ public:
+  SyncDense(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
+      : DenseRunnerBase(config, sizes, workers, (batch + workers - 1) / workers),
+        combined_(ParamCount(LayoutMlp(sizes))) {}
+
+  EpochTotals Run(const DenseContext& c) override {
+    const int workers = c.workers;
+    c.executor->RunWorkers(workers, [&](int w) {
+      workers_[w].shard = c.order->Indices(c.epoch, w, workers_[w].order_scratch);
+    });
+    std::vector<uint64_t> share(workers), count(workers);
+    uint64_t steps = 0;
+    for (int w = 0; w < workers; ++w) {
+      share[w] = c.batch / workers + (w < c.batch % workers ? 1 : 0);
+      steps = std::max<uint64_t>(steps, (workers_[w].shard.size() + share[w] - 1) / share[w]);
+    }
+    EpochTotals totals;
+    const std::atomic<bool>& stop = c.executor->stop_flag();
+    for (uint64_t s = 0; s < steps && !stop.load(std::memory_order_relaxed); ++s) {
+      // Phase A: each worker's part, computed on the shared parameters (nobody writes them now).
+      c.executor->RunWorkers(workers, [&](int w) {
+        DenseWorker& d = workers_[w];
+        const uint64_t begin = std::min<uint64_t>(s * share[w], d.shard.size());
+        const auto part = d.shard.subspan(begin, std::min<uint64_t>(share[w], d.shard.size() - begin));
+        count[w] = part.size();
+        d.loss = 0;
+        if (part.empty()) return;
+        Gather(c, part, d);
+        d.loss = d.engine->LossAndGradient(c.params.weights, d.x.data(), d.labels.data(),
+                                           static_cast<int>(part.size()), d.grad.data());
+      });
+      uint64_t size = 0;
+      for (int w = 0; w < workers; ++w) size += count[w];
+      const RuleContext rc = Context(c, static_cast<double>(totals.updates),
+                                     static_cast<double>(c.epoch * steps + s + 1));
+      // Phase B: the owners of each coordinate range combine the parts' mean gradients, weighted by
+      // their sizes, in worker order, and apply the rule.
+      c.executor->RunWorkers(workers, [&](int w) {
+        const uint64_t begin = Split(c.size, w, workers), end = Split(c.size, w + 1, workers);
+        float* g = combined_.data();
+        for (uint64_t i = begin; i < end; ++i) g[i] = 0.f;
+        for (int v = 0; v < workers; ++v) {
+          if (count[v] == 0) continue;
+          const float weight = static_cast<float>(count[v]) / static_cast<float>(size);
+          const float* part = workers_[v].grad.data();
+          for (uint64_t i = begin; i < end; ++i) g[i] += weight * part[i];
+        }
+        ApplyGradient<Rule, PlainWrite>(c, c.params, g, begin, end, rc);
+      });
+      for (int w = 0; w < workers; ++w) totals.loss_sum += workers_[w].loss;  // worker order
+      totals.updates += size;
+    }
+    return totals;
+  }
+
+ private:
+  AlignedArray<float> combined_;
+};
+
+// average: per-worker replicas, averaged every `period` minibatches and at the end of the epoch.
+template <class Rule>
+class AverageDense final : public DenseRunnerBase {
+ public:
+  AverageDense(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
+      : DenseRunnerBase(config, sizes, workers, batch),
+        period_(config.period),
+        average_state_(config.average_state),
+        replicas_(workers) {}
+
+  EpochTotals Run(const DenseContext& c) override {
+    const int workers = c.workers;
+    c.executor->RunWorkers(workers, [&](int w) { Prepare(c, w); });
+    uint64_t minibatches = 0;
+    for (const DenseWorker& w : workers_) {
+      minibatches = std::max<uint64_t>(minibatches, (w.shard.size() + c.batch - 1) / c.batch);
+    }
+    const uint64_t period = period_ > 0 ? static_cast<uint64_t>(period_) : minibatches;
+    const std::atomic<bool>& stop = c.executor->stop_flag();
+    for (uint64_t m = 0; m < minibatches && !stop.load(std::memory_order_relaxed); m += period) {
+      c.executor->RunWorkers(workers, [&](int w) { Train(c, w, m, m + period); });
+      c.executor->RunWorkers(workers, [&](int w) {
+        const uint64_t begin = Split(c.size, w, workers), end = Split(c.size, w + 1, workers);
+        Average(&Replica::weights, begin, end);
+        if (!average_state_) return;
+        if (!replicas_[0].state0.empty()) Average(&Replica::state0, begin, end);
+        if (!replicas_[0].state1.empty()) Average(&Replica::state1, begin, end);
+      });
+    }
+    const Replica& first = replicas_[0];  // all replicas hold the average now
+    std::memcpy(c.params.weights, first.weights.data(), c.size * sizeof(float));
+    if (c.params.state0) std::memcpy(c.params.state0, first.state0.data(), c.size * sizeof(float));
+    if (c.params.state1) std::memcpy(c.params.state1, first.state1.data(), c.size * sizeof(float));
+    EpochTotals totals;
+    for (const DenseWorker& w : workers_) {
+      totals.loss_sum += w.loss;
+      totals.updates += w.done;
+    }
+    return totals;
+  }
+
+ private:
+  struct Replica {
+    AlignedArray<float> weights, state0, state1;
+    uint64_t steps = 0;
+  };
+
+  void Prepare(const DenseContext& c, int w) {
+    Replica& r = replicas_[w];
+    if (r.weights.empty()) {  // first epoch: a copy of the trainer's parameters and state
+      auto copy = [&](const float* from) {
+        AlignedArray<float> to(c.size);
+        std::memcpy(to.data(), from, c.size * sizeof(float));
+        return to;
+      };
+      r.weights = copy(c.params.weights);
+      if (c.params.state0) r.state0 = copy(c.params.state0);
+      if (c.params.state1) r.state1 = copy(c.params.state1);
+    }
+    workers_[w].shard = c.order->Indices(c.epoch, w, workers_[w].order_scratch);
+    workers_[w].loss = 0;
+    workers_[w].done = 0;
+  }
+
+  void Train(const DenseContext& c, int index, uint64_t m_begin, uint64_t m_end) {
+    DenseWorker& w = workers_[index];
+    Replica& r = replicas_[index];
+    const ParamArrays p{r.weights.data(), r.state0.empty() ? nullptr : r.state0.data(),
+                        r.state1.empty() ? nullptr : r.state1.data()};
+    const uint64_t end = std::min<uint64_t>(m_end * c.batch, w.shard.size());
+    for (uint64_t b = std::min<uint64_t>(m_begin * c.batch, end); b < end; b += c.batch) {
+      const auto batch = w.shard.subspan(b, std::min<uint64_t>(c.batch, end - b));
+      Gather(c, batch, w);
+      const RuleContext rc =
+          Context(c, static_cast<double>(b) * c.workers, static_cast<double>(++r.steps));
+      w.loss += w.engine->LossAndGradient(p.weights, w.x.data(), w.labels.data(),
+                                          static_cast<int>(batch.size()), w.grad.data());
+      ApplyGradient<Rule, PlainWrite>(c, p, w.grad.data(), 0, c.size, rc);
+      w.done += batch.size();
+    }
+  }
+
+  // The mean over replicas (in replica order) of coordinates [begin, end), written to all.
+  void Average(AlignedArray<float> Replica::*array, uint64_t begin, uint64_t end) {
+    const float inv = 1.f / static_cast<float>(replicas_.size());
+    float* first = (replicas_[0].*array).data();
+    for (std::size_t r = 1; r < replicas_.size(); ++r) {
+      const float* other = (replicas_[r].*array).data();
+      for (uint64_t i = begin; i < end; ++i) first[i] += other[i];
+    }
+    for (uint64_t i = begin; i < end; ++i) first[i] *= inv;
+    for (std::size_t r = 1; r < replicas_.size(); ++r) {
+      std::memcpy((replicas_[r].*array).data() + begin, first + begin, (end - begin) * sizeof(float));
+    }
+  }
+
+  int period_;
+  bool average_state_;
+  std::vector<Replica> replicas_;
+};
+
+template <class Rule>
+std::unique_ptr<DenseRunner> ForScheme(const TrainConfig& config, const std::vector<int>& sizes,
+                                       int workers, int batch) {
+  switch (config.scheme) {
+    case SchemeKind::kHogwild:
+      return std::make_unique<AsyncDense<Rule, DenseHogwild>>(config, sizes, workers, batch);
+    case SchemeKind::kLocked:
+      return std::make_unique<AsyncDense<Rule, DenseLocked>>(config, sizes, workers, batch);
+    case SchemeKind::kAtomic:
+      return std::make_unique<AsyncDense<Rule, DenseAtomic>>(config, sizes, workers, batch);
+    case SchemeKind::kSync:
+      return std::make_unique<SyncDense<Rule>>(config, sizes, workers, batch);
+    case SchemeKind::kAverage:
+      return std::make_unique<AverageDense<Rule>>(config, sizes, workers, batch);
+    case SchemeKind::kStriped:
+      throw Error("--scheme striped locks the coordinates a sample touches; an MLP minibatch "
+                  "touches all of them: use --scheme locked");
+    case SchemeKind::kSequential:
+      break;
+  }
+  return std::make_unique<AsyncDense<Rule, DenseSequential>>(config, sizes, workers, batch);
+}
+
+}  // namespace
+
+void GatherDense(const Dataset& data, std::span<const uint32_t> rows, const float* input_scale,
+                 int inputs, float* x, const float* targets, int* labels) {
+  std::fill_n(x, rows.size() * inputs, 0.f);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const SparseRow row = data.row(rows[i]);
+    float* dense = x + i * inputs;
+    for (uint32_t e = 0; e < row.nnz; ++e) {
+      const uint32_t j = row.index[e];
+      if (j < static_cast<uint32_t>(inputs)) dense[j] = row.value[e] * input_scale[j];
+    }
+    if (labels != nullptr) labels[i] = static_cast<int>(targets[rows[i]]);
+  }
+}
+
+std::unique_ptr<DenseRunner> MakeDenseRunner(const TrainConfig& config, const std::vector<int>& sizes,
+                                             int workers, int batch) {
+  return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) {
+    return ForScheme<Rule>(config, sizes, workers, batch);
+  });
+}
+
+}  // namespace parsgd

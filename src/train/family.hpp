@@ -1,0 +1,39 @@
+// The model-specific half of training. A family (the linear models, the MLP) resolves its automatic
+// settings, owns its parameters and optimiser state, runs an epoch under the configured scheme and
+// evaluates; the Trainer does the rest (settings common to all, orders, schedule, reports).
+#pragma once
+
+#include <memory>
+
+#include "parsgd/data/dataset.hpp"
+#include "parsgd/model/linear_model.hpp"
+#include "parsgd/model/mlp_model.hpp"
+#include "parsgd/model/targets.hpp"
+#include "parsgd/optim/step_size.hpp"
+#include "parsgd/order/sample_order.hpp"
+#include "parsgd/train/config.hpp"
+#include "parsgd/train/evaluate.hpp"
+#include "parsgd/train/executor.hpp"
+
+namespace parsgd {
+
+class ModelFamily {
+ public:
+  virtual ~ModelFamily() = default;
+  virtual EpochTotals RunEpoch(uint64_t epoch, const SampleOrder& order, const StepSize& step,
+                                Executor& executor) = 0;
+  virtual Evaluation Evaluate(const Dataset& data, const Targets& targets, Executor& executor) = 0;
+  // (l2 / 2) * ||w||^2 of the current parameters, biases excluded.
+  virtual double Regularizer() const = 0;
+  virtual const LinearModel* linear() const { return nullptr; }
+  virtual const MlpModel* mlp() const { return nullptr; }
+};
+
+// `config` is resolved (optimizer, batch). `settings` arrives with the common fields (threads,
+// workers, batch, epochs) and leaves with the family's (eta0, l2, data statistics).
+std::unique_ptr<ModelFamily> MakeLinearFamily(const TrainConfig& config, const Dataset& train,
+                                              const Targets& targets, ResolvedSettings& settings);
+std::unique_ptr<ModelFamily> MakeMlpFamily(const TrainConfig& config, const Dataset& train,
+                                           const Targets& targets, ResolvedSettings& settings);
+
+}  // namespace parsgd
