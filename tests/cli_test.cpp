@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <variant>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -83,7 +84,7 @@ TEST_F(Cli, SavedModelPredictsAndEvaluatesAsTrainingReported) {
                         " --epochs 5 --scheme sequential --save " + model);
   ASSERT_EQ(r.status, 0) << r.output;
   const LoadedModel loaded = LoadModel(model);
-  EXPECT_EQ(loaded.model.kind(), ModelKind::kLogistic);
+  EXPECT_EQ(std::get<LinearModel>(loaded.model).kind(), ModelKind::kLogistic);
   EXPECT_TRUE(Contains(loaded.settings, "scheme=sequential"));
 
   const auto eval = RunCli("eval " + model + " " + test_);
@@ -113,7 +114,8 @@ TEST_F(Cli, ConvertedCacheTrainsTheSameModelAsTheText) {
   ASSERT_EQ(b.status, 0) << b.output;
   const LoadedModel ma = LoadModel(dir_.File("a.model"));
   const LoadedModel mb = LoadModel(dir_.File("b.model"));
-  const auto wa = ma.model.weights(), wb = mb.model.weights();
+  const auto wa = std::get<LinearModel>(ma.model).weights();
+  const auto wb = std::get<LinearModel>(mb.model).weights();
   EXPECT_TRUE(std::equal(wa.begin(), wa.end(), wb.begin(), wb.end()));
 }
 

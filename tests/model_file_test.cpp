@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <variant>
 
 #include "parsgd/util/error.hpp"
 #include "test_support.hpp"
@@ -32,17 +34,38 @@ TEST(ModelFile, RoundTripsEveryField) {
   const LinearModel m = Example();
   SaveModel(m, dir.File("m.bin"), "model=softmax\n");
   const LoadedModel loaded = LoadModel(dir.File("m.bin"));
-  EXPECT_EQ(loaded.model.kind(), ModelKind::kSoftmax);
-  EXPECT_EQ(loaded.model.features(), 5u);
-  EXPECT_EQ(loaded.model.outputs(), 3);
+  const LinearModel& back = std::get<LinearModel>(loaded.model);
+  EXPECT_EQ(back.kind(), ModelKind::kSoftmax);
+  EXPECT_EQ(back.features(), 5u);
+  EXPECT_EQ(back.outputs(), 3);
   EXPECT_EQ(loaded.settings, "model=softmax\n");
-  ASSERT_EQ(loaded.model.weights().size(), m.weights().size());
-  for (std::size_t i = 0; i < m.weights().size(); ++i) {
-    EXPECT_EQ(loaded.model.weights()[i], m.weights()[i]);
-  }
+  ASSERT_EQ(back.weights().size(), m.weights().size());
+  for (std::size_t i = 0; i < m.weights().size(); ++i) EXPECT_EQ(back.weights()[i], m.weights()[i]);
   LinearModel binary(ModelKind::kHinge, 2, 0, BinaryLabels{0.f, 1.f});
   SaveModel(binary, dir.File("b.bin"), "");
-  EXPECT_EQ(LoadModel(dir.File("b.bin")).model.binary_labels().negative, 0.f);
+  EXPECT_EQ(std::get<LinearModel>(LoadModel(dir.File("b.bin")).model).binary_labels().negative, 0.f);
+}
+
+TEST(ModelFile, RoundTripsAnMlp) {
+  testing::TempDir dir;
+  MlpModel m({6, 4, 3}, 9);
+  m.input_scale()[2] = 0.5f;
+  SaveModel(m, dir.File("mlp.bin"), "model=mlp\n");
+  const LoadedModel loaded = LoadModel(dir.File("mlp.bin"));
+  const MlpModel& back = std::get<MlpModel>(loaded.model);
+  EXPECT_EQ(back.sizes(), m.sizes());
+  EXPECT_EQ(back.input_scale()[2], 0.5f);
+  EXPECT_EQ(back.input_scale()[0], 1.f);
+  EXPECT_TRUE(std::equal(back.params().begin(), back.params().end(), m.params().begin(), m.params().end()));
+  EXPECT_EQ(loaded.settings, "model=mlp\n");
+  const std::string good = testing::ReadFile(dir.File("mlp.bin"));
+  std::string flipped = good;
+  flipped[good.size() - 12] ^= 0x01;
+  ExpectRefused(dir.Write("flipped.bin", flipped), "corrupted");
+  ExpectRefused(dir.Write("short.bin", good.substr(0, good.size() - 3)), "truncated");
+  std::string sizes = good;
+  sizes[16] = 1;  // one layer size: no longer an MLP
+  ExpectRefused(dir.Write("sizes.bin", sizes), "an MLP of 1 layer sizes");
 }
 
 TEST(ModelFile, RefusesDamagedForeignAndTruncatedFiles) {

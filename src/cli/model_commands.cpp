@@ -2,6 +2,9 @@
 #include <cstdio>
 #include <fmt/format.h>
 #include <optional>
+#include <type_traits>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "commands.hpp"
@@ -51,23 +54,26 @@ int Predict(std::span<const std::string> args) {
   if (!a.output.empty()) out.emplace(a.output);
   auto executor = MakeTbbExecutor(a.threads);
   const LoadedModel loaded = LoadModel(a.model);
-  const LinearModel& model = loaded.model;
   const Dataset data = LoadData(a, *executor);
-
+  // Binary models answer in the training file's labels, the others with class ids.
+  const auto [classes, labels] = std::visit(
+      [&](const auto& model) {
+        using Model = std::decay_t<decltype(model)>;
+        std::optional<BinaryLabels> binary;
+        if constexpr (std::is_same_v<Model, LinearModel>) {
+          if (IsBinary(model.kind())) binary = model.binary_labels();
+        }
+        return std::make_pair(PredictClasses(model, data, *executor), binary);
+      },
+      loaded.model);
   constexpr uint64_t kBlock = 4096;
   std::vector<std::string> blocks((data.rows() + kBlock - 1) / kBlock);
   executor->ParallelFor(blocks.size(), [&](uint64_t b) {
-    std::vector<float> z(model.outputs());
-    std::string& text = blocks[b];
     for (uint64_t i = b * kBlock; i < std::min(data.rows(), (b + 1) * kBlock); ++i) {
-      const SparseRow x = data.row(i);
-      model.Scores(x.index, x.value, x.nnz, z.data());
-      const int c = PredictedClass(model, z.data());
-      if (IsBinary(model.kind())) {
-        text += fmt::format("{}\n", c == 1 ? model.binary_labels().positive
-                                           : model.binary_labels().negative);
+      if (labels) {
+        blocks[b] += fmt::format("{}\n", classes[i] == 1 ? labels->positive : labels->negative);
       } else {
-        text += fmt::format("{}\n", c);
+        blocks[b] += fmt::format("{}\n", classes[i]);
       }
     }
   });
@@ -93,8 +99,16 @@ int Eval(std::span<const std::string> args) {
   auto executor = MakeTbbExecutor(a.threads);
   const LoadedModel loaded = LoadModel(a.model);
   const Dataset data = LoadData(a, *executor);
-  const Targets targets = MakeTargets(loaded.model.kind(), data, loaded.model.outputs());
-  const Evaluation e = Evaluate(loaded.model, data, targets, *executor);
+  const Evaluation e = std::visit(
+      [&](const auto& model) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(model)>, LinearModel>) {
+          return Evaluate(model, data, MakeTargets(model.kind(), data, model.outputs()), *executor);
+        } else {
+          return EvaluateMlp(model, data, MakeTargets(ModelKind::kMlp, data, model.classes()),
+                             *executor);
+        }
+      },
+      loaded.model);
   std::printf("%s", fmt::format("rows {}  loss {:.6f}  accuracy {:.2f}%\n", e.rows, e.mean_loss,
                                 100 * e.accuracy)
                         .c_str());

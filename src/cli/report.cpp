@@ -49,7 +49,7 @@ std::string EpochJson(const EpochReport& r, const TrainConfig& c, const Resolved
       R"("elapsed_seconds":{},"samples_per_second":{},"learning_rate":{},"objective":{},)"
       R"("progressive_loss":{},"train_accuracy":{},"test_loss":{},"test_accuracy":{}}})",
       r.epoch, NameOf<ModelKind>(kModelKinds, c.model), NameOf<SchemeKind>(kSchemeKinds, c.scheme),
-      NameOf<OrderKind>(kOrderKinds, c.order), NameOf<OptimizerKind>(kOptimizerKinds, c.optimizer.kind),
+      NameOf<OrderKind>(kOrderKinds, c.order), NameOf<OptimizerKind>(kOptimizerKinds, s.optimizer),
       s.batch, s.threads, s.workers, c.seed, r.updates, clock(r.train_seconds),
       clock(r.eval_seconds), clock(elapsed), clock(r.samples_per_second()),
       JsonNumber(r.learning_rate), JsonNumber(r.objective), JsonNumber(r.progressive_loss),

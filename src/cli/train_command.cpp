@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <memory>
 #include <optional>
 
@@ -10,6 +11,7 @@
 #include "shared_options.hpp"
 #include "parsgd/data/load.hpp"
 #include "parsgd/io/model_file.hpp"
+#include "parsgd/model/mlp_model.hpp"
 #include "parsgd/train/trainer.hpp"
 #include "parsgd/util/atomic_file.hpp"
 #include "report.hpp"
@@ -20,6 +22,7 @@ namespace {
 struct TrainArgs {
   TrainConfig config;
   std::string train, test, metrics, save;
+  std::string hidden = "256,128";
   DataFormat format = DataFormat::kAuto;
   uint64_t features = 0;
   bool quiet = false;
@@ -34,6 +37,8 @@ void Declare(OptionParser& p, TrainArgs& a) {
   p.UInt64("features", &a.features,
            "number of features; a LIBSVM index above it is an error (0: the largest index seen)");
   p.Choice<ModelKind>("model", &c.model, kModelKinds, "model and loss");
+  p.String("hidden", &a.hidden, "SIZES", "mlp: hidden layer sizes");
+  p.Choice<MlpBackend>("mlp-backend", &c.mlp_backend, kMlpBackends, "mlp: dense compute");
   p.Choice<SchemeKind>("scheme", &c.scheme, kSchemeKinds, "how workers meet the shared model");
   p.Choice<OrderKind>("order", &c.order, kOrderKinds, "sample order");
   ThreadsOption(p, &c.threads, "worker threads");
@@ -85,13 +90,13 @@ std::string SettingsText(const TrainConfig& c, const ResolvedSettings& s, const 
   return fmt::format(
       "train={}\nmodel={}\nscheme={}\norder={}\nworkers={}\nepochs={}\nlearning_rate={}\n"
       "schedule={}\ndecay={}\nl2={}\nnormalize={}\noptimizer={}\nbatch={}\nperiod={}\n"
-      "average_state={}\nseed={}\n",
+      "average_state={}\nhidden={}\nseed={}\n",
       train, NameOf<ModelKind>(kModelKinds, c.model), NameOf<SchemeKind>(kSchemeKinds, c.scheme),
       NameOf<OrderKind>(kOrderKinds, c.order), s.workers, s.epochs, s.eta0,
       NameOf<ScheduleKind>(kScheduleKinds, c.schedule), s.decay, s.l2,
       NameOf<Normalization>(kNormalizations, c.normalize),
-      NameOf<OptimizerKind>(kOptimizerKinds, c.optimizer.kind), s.batch, c.period,
-      c.average_state, c.seed);
+      NameOf<OptimizerKind>(kOptimizerKinds, s.optimizer), s.batch, c.period,
+      c.average_state, fmt::join(c.hidden, ","), c.seed);
 }
 
 void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& train) {
@@ -103,15 +108,19 @@ void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& 
     scheme += c.period > 0 ? fmt::format(" (period {})", c.period) : " (period epoch)";
     if (c.average_state) scheme += " (state averaged)";
   }
-  out += fmt::format("  model {}{}, scheme {}, order {}, {} threads ({} workers), seed {}\n",
-                     NameOf<ModelKind>(kModelKinds, c.model),
-                     IsBinary(c.model) ? "" : fmt::format(" ({} classes)", s.outputs), scheme,
+  std::string model = NameOf<ModelKind>(kModelKinds, c.model);
+  if (c.model == ModelKind::kMlp) {
+    model += fmt::format(" {}-{}-{}", train.features(), fmt::join(c.hidden, "-"), s.outputs);
+  } else if (!IsBinary(c.model)) {
+    model += fmt::format(" ({} classes)", s.outputs);
+  }
+  out += fmt::format("  model {}, scheme {}, order {}, {} threads ({} workers), seed {}\n", model, scheme,
                      NameOf<OrderKind>(kOrderKinds, c.order), s.threads, s.workers, c.seed);
   const bool uses_decay =
       c.schedule == ScheduleKind::kInvTime || c.schedule == ScheduleKind::kGeometric;
   out += fmt::format("  {} epochs{}, optimizer {}, eta0 {:.4g}{}, schedule {}{}, normalize {}, l2 {:.3g}{}\n",
                      s.epochs, s.epochs_auto ? " (auto)" : "",
-                     NameOf<OptimizerKind>(kOptimizerKinds, c.optimizer.kind), s.eta0,
+                     NameOf<OptimizerKind>(kOptimizerKinds, s.optimizer), s.eta0,
                      s.eta0_auto ? " (auto)" : "",
                      NameOf<ScheduleKind>(kScheduleKinds, c.schedule),
                      uses_decay ? fmt::format(" (decay {})", s.decay) : "",
@@ -129,6 +138,11 @@ int Train(std::span<const std::string> args) {
   if (!parser.Parse(args)) {
     std::printf("%s", parser.Help().c_str());
     return 0;
+  }
+  try {
+    a.config.hidden = ParseHiddenSizes(a.hidden);
+  } catch (const Error& e) {
+    throw UsageError(e.what());
   }
   ValidateConfig(a.config);
   // Open the outputs first: an unwritable path fails before any work, and nothing appears under
@@ -168,7 +182,14 @@ int Train(std::span<const std::string> args) {
   } else {
     std::printf("train accuracy %.2f%%, objective %.6f\n", 100 * last.train_accuracy, last.objective);
   }
-  if (model_out) WriteModel(trainer.model(), SettingsText(a.config, s, a.train), *model_out);
+  if (model_out) {
+    const std::string settings = SettingsText(a.config, s, a.train);
+    if (a.config.model == ModelKind::kMlp) {
+      WriteModel(trainer.mlp_model(), settings, *model_out);
+    } else {
+      WriteModel(trainer.model(), settings, *model_out);
+    }
+  }
   if (metrics) metrics->Commit();
   return 0;
 }

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <span>
+#include <vector>
 #include <fmt/format.h>
 
 #include "../util/xxhash64.hpp"
@@ -61,6 +63,109 @@ uint64_t Checksum(const void* head, std::size_t head_size, const void* weights, 
   return Xxh64(weights, size, Xxh64(head, head_size, 0));
 }
 
+// The header so far, then the parameters and the checksum; commits.
+void Finish(const std::string& head, std::span<const float> params, AtomicFileWriter& out) {
+  std::string tail;
+  Put<uint64_t>(tail, Checksum(head.data(), head.size(), params.data(), params.size_bytes()));
+  out.Write(head);
+  out.Write(params.data(), params.size_bytes());
+  out.Write(tail);
+  out.Commit();
+}
+
+std::string StartHeader(ModelKind kind) {
+  std::string head(reinterpret_cast<const char*>(kMagic), sizeof(kMagic));
+  Put<uint32_t>(head, kVersion);
+  Put<uint32_t>(head, static_cast<uint32_t>(kind));
+  return head;
+}
+
+void PutSettings(std::string& head, const std::string& settings) {
+  Put<uint32_t>(head, static_cast<uint32_t>(settings.size()));
+  head += settings;
+}
+
+// Checks that exactly `count` parameters and the checksum remain, and the checksum; returns where
+// the parameters start. Before any allocation: a header that declares absurd sizes stops here.
+std::size_t CheckTail(const MappedFile& file, const Reader& in, uint64_t count,
+                      const std::string& path) {
+  auto bad = [&](const std::string& what) { return DataError(path, 0, 0, what); };
+  if (count > (uint64_t{1} << 40) || in.left() != count * sizeof(float) + sizeof(uint64_t)) {
+    throw bad(count > (uint64_t{1} << 40) || in.left() < count * sizeof(float) + sizeof(uint64_t)
+                  ? "truncated model file"
+                  : "model file has trailing bytes after the checksum");
+  }
+  const std::size_t params_at = in.pos();
+  const std::size_t checksum_at = params_at + count * sizeof(float);
+  uint64_t stored;
+  std::memcpy(&stored, file.chars() + checksum_at, sizeof(stored));
+  if (Checksum(file.chars(), params_at, file.chars() + params_at, checksum_at - params_at) != stored) {
+    throw bad("corrupted model file (checksum mismatch)");
+  }
+  return params_at;
+}
+
+void CopyFinite(const MappedFile& file, std::size_t at, std::span<float> to, const std::string& path) {
+  std::memcpy(to.data(), file.chars() + at, to.size_bytes());
+  for (float v : to) {
+    if (!std::isfinite(v)) throw DataError(path, 0, 0, "model file holds a non-finite parameter");
+  }
+}
+
+LinearModel ReadLinear(const MappedFile& file, Reader& in, ModelKind kind, std::string& settings,
+                       const std::string& path) {
+  const auto features = in.Get<uint64_t>("feature count");
+  const auto outputs = in.Get<uint32_t>("output count");
+  BinaryLabels labels;
+  labels.negative = in.Get<float>("negative label");
+  labels.positive = in.Get<float>("positive label");
+  settings = in.Text(in.Get<uint32_t>("settings length"), "settings");
+  const auto count = in.Get<uint64_t>("parameter count");
+  const bool shape_ok = features <= (uint64_t{1} << 32) && outputs >= 1 && outputs <= (1u << 16) &&
+                        (IsBinary(kind) ? outputs == 1 : outputs >= 2) &&
+                        count == (features + 1) * outputs;
+  if (!shape_ok) {
+    throw DataError(path, 0, 0, fmt::format("inconsistent shape: {} features, {} outputs, {} weights",
+                                            features, outputs, count));
+  }
+  const std::size_t at = CheckTail(file, in, count, path);
+  LinearModel model(kind, features, static_cast<int>(outputs), labels);
+  CopyFinite(file, at, model.weights(), path);
+  return model;
+}
+
+MlpModel ReadMlp(const MappedFile& file, Reader& in, std::string& settings, const std::string& path) {
+  auto bad = [&](const std::string& what) { return DataError(path, 0, 0, what); };
+  const auto count = in.Get<uint32_t>("layer count");
+  if (count < 2 || count > 64) throw bad(fmt::format("an MLP of {} layer sizes", count));
+  std::vector<int> sizes;
+  for (uint32_t i = 0; i < count; ++i) {
+    const auto size = in.Get<uint32_t>("layer sizes");
+    if (size < 1 || size > (1u << 24)) throw bad(fmt::format("MLP layer size {} out of range", size));
+    sizes.push_back(static_cast<int>(size));
+  }
+  settings = in.Text(in.Get<uint32_t>("settings length"), "settings");
+  if (in.left() < static_cast<uint64_t>(sizes.front()) * sizeof(float)) throw bad("truncated model file");
+  std::vector<float> scale(sizes.front());
+  for (float& s : scale) {
+    s = in.Get<float>("input scales");
+    if (!std::isfinite(s)) throw bad("model file holds a non-finite input scale");
+  }
+  const auto params = in.Get<uint64_t>("parameter count");
+  uint64_t expected = 0;
+  try {
+    expected = ParamCount(LayoutMlp(sizes));
+  } catch (const Error& e) {
+    throw bad(e.what());
+  }
+  if (params != expected) throw bad(fmt::format("inconsistent shape: {} parameters for layers of {}", params, expected));
+  const std::size_t at = CheckTail(file, in, params, path);
+  MlpModel model(sizes, 0);
+  CopyFinite(file, at, model.params(), path);
+  std::copy(scale.begin(), scale.end(), model.input_scale().begin());
+  return model;
+}
+
 }  // namespace
 
 void SaveModel(const LinearModel& model, const std::string& path, const std::string& settings) {
@@ -68,24 +173,30 @@ void SaveModel(const LinearModel& model, const std::string& path, const std::str
   WriteModel(model, settings, out);
 }
 
+void SaveModel(const MlpModel& model, const std::string& path, const std::string& settings) {
+  AtomicFileWriter out(path);
+  WriteModel(model, settings, out);
+}
+
 void WriteModel(const LinearModel& model, const std::string& settings, AtomicFileWriter& out) {
-  std::string head(reinterpret_cast<const char*>(kMagic), sizeof(kMagic));
-  Put<uint32_t>(head, kVersion);
-  Put<uint32_t>(head, static_cast<uint32_t>(model.kind()));
+  std::string head = StartHeader(model.kind());
   Put<uint64_t>(head, model.features());
   Put<uint32_t>(head, static_cast<uint32_t>(model.outputs()));
   Put<float>(head, model.binary_labels().negative);
   Put<float>(head, model.binary_labels().positive);
-  Put<uint32_t>(head, static_cast<uint32_t>(settings.size()));
-  head += settings;
+  PutSettings(head, settings);
   Put<uint64_t>(head, model.weights().size());
-  const auto weights = model.weights();
-  std::string tail;
-  Put<uint64_t>(tail, Checksum(head.data(), head.size(), weights.data(), weights.size_bytes()));
-  out.Write(head);
-  out.Write(weights.data(), weights.size_bytes());
-  out.Write(tail);
-  out.Commit();
+  Finish(head, model.weights(), out);
+}
+
+void WriteModel(const MlpModel& model, const std::string& settings, AtomicFileWriter& out) {
+  std::string head = StartHeader(ModelKind::kMlp);
+  Put<uint32_t>(head, static_cast<uint32_t>(model.sizes().size()));
+  for (int s : model.sizes()) Put<uint32_t>(head, static_cast<uint32_t>(s));
+  PutSettings(head, settings);
+  for (float s : model.input_scale()) Put<float>(head, s);
+  Put<uint64_t>(head, model.params().size());
+  Finish(head, model.params(), out);
 }
 
 LoadedModel LoadModel(const std::string& path) {
@@ -102,44 +213,14 @@ LoadedModel LoadModel(const std::string& path) {
     throw bad(fmt::format("unsupported model file version {} (this build reads {})", version, kVersion));
   }
   const auto kind = in.Get<uint32_t>("model kind");
-  if (kind > static_cast<uint32_t>(ModelKind::kSoftmax)) throw bad(fmt::format("unknown model kind {}", kind));
-  const auto features = in.Get<uint64_t>("feature count");
-  const auto outputs = in.Get<uint32_t>("output count");
-  BinaryLabels labels;
-  labels.negative = in.Get<float>("negative label");
-  labels.positive = in.Get<float>("positive label");
-  const auto settings_size = in.Get<uint32_t>("settings length");
-  std::string settings = in.Text(settings_size, "settings");
-  const auto count = in.Get<uint64_t>("weight count");
-  const ModelKind model_kind = static_cast<ModelKind>(kind);
-  const bool shape_ok = features <= (uint64_t{1} << 32) && outputs >= 1 && outputs <= (1u << 16) &&
-                        (IsBinary(model_kind) ? outputs == 1 : outputs >= 2) &&
-                        count == (features + 1) * outputs;
-  if (!shape_ok) {
-    throw bad(fmt::format("inconsistent shape: {} features, {} outputs, {} weights", features,
-                          outputs, count));
+  if (kind > static_cast<uint32_t>(ModelKind::kMlp)) throw bad(fmt::format("unknown model kind {}", kind));
+  std::string settings;
+  if (kind == static_cast<uint32_t>(ModelKind::kMlp)) {
+    MlpModel mlp = ReadMlp(*file, in, settings, path);
+    return {std::move(mlp), std::move(settings)};
   }
-  if (in.left() != count * sizeof(float) + sizeof(uint64_t)) {
-    throw bad(in.left() < count * sizeof(float) + sizeof(uint64_t)
-                  ? "truncated model file"
-                  : "model file has trailing bytes after the checksum");
-  }
-  const std::size_t weights_at = in.pos();
-  const std::size_t checksum_at = weights_at + count * sizeof(float);
-  uint64_t stored;
-  std::memcpy(&stored, file->chars() + checksum_at, sizeof(stored));
-  if (Checksum(file->chars(), weights_at, file->chars() + weights_at, checksum_at - weights_at) !=
-      stored) {
-    throw bad("corrupted model file (checksum mismatch)");
-  }
-
-  LoadedModel loaded{LinearModel(model_kind, features, static_cast<int>(outputs), labels),
-                     std::move(settings)};
-  std::memcpy(loaded.model.weights().data(), file->chars() + weights_at, count * sizeof(float));
-  for (float w : loaded.model.weights()) {
-    if (!std::isfinite(w)) throw bad("model file holds a non-finite weight");
-  }
-  return loaded;
+  LinearModel linear = ReadLinear(*file, in, static_cast<ModelKind>(kind), settings, path);
+  return {std::move(linear), std::move(settings)};
 }
 
 }  // namespace parsgd

@@ -32,6 +32,21 @@ struct BlockSum {
   uint64_t correct = 0;
 };
 
+Evaluation Combine(const std::vector<BlockSum>& sums, uint64_t rows) {
+  BlockSum total;
+  for (const BlockSum& s : sums) {  // block order: the same sum at any thread count
+    total.loss += s.loss;
+    total.correct += s.correct;
+  }
+  Evaluation e;
+  e.rows = rows;
+  if (rows > 0) {
+    e.mean_loss = total.loss / static_cast<double>(rows);
+    e.accuracy = static_cast<double>(total.correct) / static_cast<double>(rows);
+  }
+  return e;
+}
+
 }  // namespace
 
 int PredictedClass(const LinearModel& model, const float* z) {
@@ -62,64 +77,86 @@ Evaluation Evaluate(const LinearModel& model, const Dataset& data, const Targets
     }
     sums[b] = s;
   });
-  BlockSum total;
-  for (const BlockSum& s : sums) {  // block order: the same sum at any thread count
-    total.loss += s.loss;
-    total.correct += s.correct;
-  }
-  Evaluation e;
-  e.rows = rows;
-  if (rows > 0) {
-    e.mean_loss = total.loss / static_cast<double>(rows);
-    e.accuracy = static_cast<double>(total.correct) / static_cast<double>(rows);
-  }
-  return e;
+  return Combine(sums, rows);
 }
 
-Evaluation EvaluateMlp(const MlpModel& model, const Dataset& data, const Targets& targets,
-                       Executor& executor, MlpBackend backend) {
+namespace {
+
+// Scores the rows of `data` in fixed blocks of kMlpBlockRows, one engine per executor thread, and
+// calls fn(block, first_row, rows, scores) for each block (from any thread, each block once).
+template <class Fn>
+void ForEachMlpBlock(const MlpModel& model, const Dataset& data, Executor& executor,
+                     MlpBackend backend, Fn fn) {
   const int threads = executor.threads();
   const int classes = model.classes(), inputs = model.inputs();
   const uint64_t blocks = (data.rows() + kMlpBlockRows - 1) / kMlpBlockRows;
-  std::vector<double> losses(blocks);
-  std::vector<uint64_t> correct(blocks);
   executor.RunWorkers(threads, [&](int t) {
     auto engine = MakeMlpEngine(backend, model.sizes(), kMlpBlockRows, 1);
     std::vector<float> x(static_cast<std::size_t>(kMlpBlockRows) * inputs);
     std::vector<float> scores(static_cast<std::size_t>(kMlpBlockRows) * classes);
     std::vector<uint32_t> rows(kMlpBlockRows);
     for (uint64_t b = t; b < blocks; b += threads) {
-      const uint64_t begin = b * kMlpBlockRows, end = std::min<uint64_t>(data.rows(), begin + kMlpBlockRows);
-      const int n = static_cast<int>(end - begin);
+      const uint64_t begin = b * kMlpBlockRows;
+      const int n = static_cast<int>(std::min<uint64_t>(data.rows(), begin + kMlpBlockRows) - begin);
       std::iota(rows.begin(), rows.begin() + n, static_cast<uint32_t>(begin));
       GatherDense(data, {rows.data(), static_cast<std::size_t>(n)}, model.input_scale().data(),
                   inputs, x.data());
       engine->Scores(model.params().data(), x.data(), n, scores.data());
-      double loss = 0;
-      uint64_t right = 0;
-      for (int i = 0; i < n; ++i) {
-        const float* z = scores.data() + static_cast<std::size_t>(i) * classes;
-        const int y = static_cast<int>(targets.values[begin + i]);
-        loss += SoftmaxLoss::Value(z, classes, y);
-        right += static_cast<int>(std::max_element(z, z + classes) - z) == y;
-      }
-      losses[b] = loss;
-      correct[b] = right;
+      fn(b, begin, n, scores.data());
     }
   });
-  Evaluation e;
-  e.rows = data.rows();
-  double loss = 0;
-  uint64_t right = 0;
-  for (uint64_t b = 0; b < blocks; ++b) {  // block order: the same at any thread count
-    loss += losses[b];
-    right += correct[b];
-  }
-  if (e.rows > 0) {
-    e.mean_loss = loss / static_cast<double>(e.rows);
-    e.accuracy = static_cast<double>(right) / static_cast<double>(e.rows);
-  }
-  return e;
+}
+
+int ArgMax(const float* z, int classes) {
+  return static_cast<int>(std::max_element(z, z + classes) - z);
+}
+
+}  // namespace
+
+Evaluation EvaluateMlp(const MlpModel& model, const Dataset& data, const Targets& targets,
+                       Executor& executor, MlpBackend backend) {
+  const int classes = model.classes();
+  const uint64_t blocks = (data.rows() + kMlpBlockRows - 1) / kMlpBlockRows;
+  std::vector<BlockSum> sums(blocks);
+  ForEachMlpBlock(model, data, executor, backend,
+                  [&](uint64_t b, uint64_t begin, int n, const float* scores) {
+                    BlockSum s;
+                    for (int i = 0; i < n; ++i) {
+                      const float* z = scores + static_cast<std::size_t>(i) * classes;
+                      const int y = static_cast<int>(targets.values[begin + i]);
+                      s.loss += SoftmaxLoss::Value(z, classes, y);
+                      s.correct += ArgMax(z, classes) == y;
+                    }
+                    sums[b] = s;
+                  });
+  return Combine(sums, data.rows());
+}
+
+std::vector<int> PredictClasses(const MlpModel& model, const Dataset& data, Executor& executor,
+                                MlpBackend backend) {
+  std::vector<int> classes(data.rows());
+  ForEachMlpBlock(model, data, executor, backend,
+                  [&](uint64_t, uint64_t begin, int n, const float* scores) {
+                    for (int i = 0; i < n; ++i) {
+                      classes[begin + i] = ArgMax(scores + static_cast<std::size_t>(i) * model.classes(),
+                                                  model.classes());
+                    }
+                  });
+  return classes;
+}
+
+std::vector<int> PredictClasses(const LinearModel& model, const Dataset& data, Executor& executor) {
+  std::vector<int> classes(data.rows());
+  const uint64_t blocks = (data.rows() + kBlockRows - 1) / kBlockRows;
+  executor.ParallelFor(blocks, [&](uint64_t b) {
+    std::vector<float> z(model.outputs());
+    for (uint64_t i = b * kBlockRows; i < std::min(data.rows(), (b + 1) * kBlockRows); ++i) {
+      const SparseRow x = data.row(i);
+      model.Scores(x.index, x.value, x.nnz, z.data());
+      classes[i] = PredictedClass(model, z.data());
+    }
+  });
+  return classes;
 }
 
 }  // namespace parsgd

@@ -91,7 +91,7 @@ struct MomentumRule {
   static float Prepare(float, float q) { return q; }
   template <class Write>
   static void Apply(const ParamArrays& p, uint64_t i, float l, float q, const RuleContext& c) {
-    const float g = l + q * LoadRelaxed(p.weights[i]);
+    const float g = l + q * Write::Load(p.weights[i]);
     const float v = Update<Write>(p.state0[i], [&](float old) { return c.momentum * old + g; });
     Update<Write>(p.weights[i], [&](float w) { return w - c.eta * v; });
   }
@@ -102,7 +102,7 @@ struct NesterovRule {
   static float Prepare(float, float q) { return q; }
   template <class Write>
   static void Apply(const ParamArrays& p, uint64_t i, float l, float q, const RuleContext& c) {
-    const float g = l + q * LoadRelaxed(p.weights[i]);
+    const float g = l + q * Write::Load(p.weights[i]);
     const float v = Update<Write>(p.state0[i], [&](float old) { return c.momentum * old + g; });
     const float step = c.eta * (g + c.momentum * v);
     Update<Write>(p.weights[i], [&](float w) { return w - step; });
@@ -114,7 +114,7 @@ struct AdaGradRule {
   static float Prepare(float, float q) { return q; }
   template <class Write>
   static void Apply(const ParamArrays& p, uint64_t i, float l, float q, const RuleContext& c) {
-    const float g = l + q * LoadRelaxed(p.weights[i]);
+    const float g = l + q * Write::Load(p.weights[i]);
     const float s = Update<Write>(p.state0[i], [&](float old) { return old + g * g; });
     const float step = c.eta * g / (std::sqrt(s) + c.epsilon);
     Update<Write>(p.weights[i], [&](float w) { return w - step; });
@@ -126,7 +126,7 @@ struct RmsPropRule {
   static float Prepare(float, float q) { return q; }
   template <class Write>
   static void Apply(const ParamArrays& p, uint64_t i, float l, float q, const RuleContext& c) {
-    const float g = l + q * LoadRelaxed(p.weights[i]);
+    const float g = l + q * Write::Load(p.weights[i]);
     const float s =
         Update<Write>(p.state0[i], [&](float old) { return c.rho * old + (1.f - c.rho) * (g * g); });
     const float step = c.eta * g / (std::sqrt(s) + c.epsilon);
@@ -139,7 +139,7 @@ struct AdamRule {
   static float Prepare(float, float q) { return q; }
   template <class Write>
   static void Apply(const ParamArrays& p, uint64_t i, float l, float q, const RuleContext& c) {
-    const float g = l + q * LoadRelaxed(p.weights[i]);
+    const float g = l + q * Write::Load(p.weights[i]);
     const float m =
         Update<Write>(p.state0[i], [&](float old) { return c.beta1 * old + (1.f - c.beta1) * g; });
     const float v = Update<Write>(

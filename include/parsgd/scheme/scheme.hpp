@@ -43,11 +43,13 @@ inline float LoadRelaxed(const float& w) {
   return std::atomic_ref<float>(const_cast<float&>(w)).load(std::memory_order_relaxed);
 }
 
-// Write policies: Modify(x, f) replaces x by f(x) and returns the value written. Every policy
-// evaluates the same f, so with one worker all schemes give the same bits.
+// Write policies: Modify(x, f) replaces x by f(x) and returns the value written; Load(x) reads a
+// variable another worker may write. Every policy evaluates the same f, so with one worker all
+// schemes give the same bits.
 
 // Relaxed load, then relaxed store: concurrent updates of the same variable may be lost.
 struct StoreWrite {
+  static float Load(const float& x) { return LoadRelaxed(x); }
   template <class F>
   static float Modify(float& x, F f) {
     std::atomic_ref<float> a(x);
@@ -59,6 +61,7 @@ struct StoreWrite {
 
 // Compare-and-swap loop: no update is ever lost (a `lock cmpxchg` per variable on x86).
 struct CasWrite {
+  static float Load(const float& x) { return LoadRelaxed(x); }
   template <class F>
   static float Modify(float& x, F f) {
     std::atomic_ref<float> a(x);
@@ -72,6 +75,7 @@ struct CasWrite {
 // Writes straight to memory owned by one thread (a private replica or snapshot): plain loads and
 // stores, so loops over many coordinates vectorise.
 struct PlainWrite {
+  static float Load(const float& x) { return x; }
   template <class F>
   static float Modify(float& x, F f) {
     x = f(x);

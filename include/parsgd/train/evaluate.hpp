@@ -3,6 +3,8 @@
 // thread count.
 #pragma once
 
+#include <vector>
+
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/model/linear_model.hpp"
 #include "parsgd/model/mlp_engine.hpp"
@@ -27,6 +29,12 @@ Evaluation Evaluate(const LinearModel& model, const Dataset& data, const Targets
 // summed in block order). Creates one engine per executor thread.
 Evaluation EvaluateMlp(const MlpModel& model, const Dataset& data, const Targets& targets,
                        Executor& executor, MlpBackend backend = MlpBackend::kOneDnn);
+
+// The class each row of `data` is predicted to be: 0/1 for binary models (negative/positive), the
+// class id otherwise.
+std::vector<int> PredictClasses(const LinearModel& model, const Dataset& data, Executor& executor);
+std::vector<int> PredictClasses(const MlpModel& model, const Dataset& data, Executor& executor,
+                                MlpBackend backend = MlpBackend::kOneDnn);
 
 // The class a model predicts for scores z: argmax for softmax, the sign for binary models (0 and
 // ties go to the positive class).
