@@ -7,7 +7,10 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "parsgd/io/model_file.hpp"
+#include "parsgd/util/rng.hpp"
 #include "test_support.hpp"
 
 namespace parsgd {
@@ -253,6 +256,43 @@ TEST_F(Cli, EverySchemeOptimizerAndOrderTrains) {
       }
     }
   }
+}
+
+TEST_F(Cli, MlpTrainsSavesPredictsAndEvaluates) {
+  // Three classes: the class is the feature with the largest of three values.
+  std::string text;
+  Rng rng(3);
+  for (int i = 0; i < 600; ++i) {
+    float v[3];
+    int best = 0;
+    for (int j = 0; j < 3; ++j) {
+      v[j] = static_cast<float>(rng.UniformDouble());
+      if (v[j] > v[best]) best = j;
+    }
+    text += fmt::format("{} 1:{} 2:{} 3:{}\n", best, v[0], v[1], v[2]);
+  }
+  const std::string data = dir_.Write("classes.svm", text);
+  const std::string model = dir_.File("mlp.bin");
+  const auto r = RunCli("train --train " + data + " --model mlp --hidden 16 --epochs 30 --threads 2 " +
+                        "--scheme sync --save " + model);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "model mlp 3-16-3")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "optimizer momentum")) << r.output;  // the mlp's automatic choice
+  const auto at = r.output.find("train accuracy ");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_GT(std::stod(r.output.substr(at + 15)), 90.0) << r.output;
+  const auto eval = RunCli("eval " + model + " " + data);
+  ASSERT_EQ(eval.status, 0) << eval.output;
+  EXPECT_TRUE(Contains(eval.output, "accuracy " + r.output.substr(at + 15, r.output.find('%', at) - at - 15) + "%"))
+      << eval.output << r.output;
+  const auto predict = RunCli("predict " + model + " " + data + " --output " + dir_.File("p.txt"));
+  ASSERT_EQ(predict.status, 0) << predict.output;
+  const auto lines = Lines(testing::ReadFile(dir_.File("p.txt")));
+  ASSERT_EQ(lines.size(), 600u);
+  for (const auto& line : lines) EXPECT_TRUE(line == "0" || line == "1" || line == "2") << line;
+  const auto bad = RunCli("train --train " + data + " --model mlp --hidden 16,x");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_TRUE(Contains(bad.output, "--hidden: expected layer sizes")) << bad.output;
 }
 
 TEST_F(Cli, EveryCommandHasHelp) {

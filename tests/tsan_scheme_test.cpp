@@ -74,6 +74,43 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(OptimizerKind::kMomentum, OptimizerKind::kAdam)),
     testing::ParamName());
 
+// The MLP's dense schemes: shared parameters (hogwild: snapshots by relaxed loads, block updates by
+// relaxed stores; atomic: compare-and-swap), owner-partitioned sync updates, replicas. The
+// reference engine keeps oneDNN's OpenMP runtime (not instrumented) out of the TSan build.
+class MlpScheme : public ::testing::TestWithParam<SchemeKind> {};
+
+TEST_P(MlpScheme, TrainsWithConcurrentThreads) {
+  std::vector<testing::Entries> rows;
+  std::vector<float> labels;
+  for (int i = 0; i < 240; ++i) {
+    const uint32_t c = static_cast<uint32_t>(i % 3);
+    rows.push_back({{c, 1.f}, {3 + c, 0.5f}});
+    labels.push_back(static_cast<float>(c));
+  }
+  const Dataset data = testing::MakeDataset(rows, labels, 6);
+  TrainConfig config;
+  config.model = ModelKind::kMlp;
+  config.hidden = {8};
+  config.mlp_backend = MlpBackend::kReference;
+  config.scheme = GetParam();
+  config.threads = 2;
+  config.epochs = 6;
+  config.batch = 8;
+  config.average_state = true;
+  auto executor = MakeThreadExecutor(2);
+  Trainer trainer(config, data, nullptr, *executor);
+  EpochReport last;
+  for (int e = 0; e < config.epochs; ++e) last = trainer.RunEpoch();
+  EXPECT_EQ(last.updates, data.rows());
+  EXPECT_GT(last.train_accuracy, 0.9);
+}
+
+INSTANTIATE_TEST_SUITE_P(Tsan, MlpScheme,
+                         ::testing::Values(SchemeKind::kHogwild, SchemeKind::kLocked,
+                                           SchemeKind::kAtomic, SchemeKind::kSync,
+                                           SchemeKind::kAverage),
+                         testing::ParamName());
+
 // All threads add to the same coordinates: compare-and-swap loses nothing; the racy store may lose
 // updates but never produces a value no thread wrote (each stored value is some old value + 1).
 TEST(Tsan, AtomicWritesLoseNothingAndRacyWritesStayInRange) {

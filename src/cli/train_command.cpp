@@ -125,7 +125,7 @@ void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& 
                      NameOf<ScheduleKind>(kScheduleKinds, c.schedule),
                      uses_decay ? fmt::format(" (decay {})", s.decay) : "",
                      NameOf<Normalization>(kNormalizations, c.normalize), s.l2,
-                     s.l2_auto ? " (auto: 1/rows)" : "");
+                     !s.l2_auto ? "" : IsLinear(c.model) ? " (auto: 1/rows)" : " (auto)");
   std::fputs(out.c_str(), stdout);
 }
 

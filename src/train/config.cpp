@@ -22,10 +22,15 @@ void ValidateConfig(const TrainConfig& c) {
   if (c.period < 0) fail(fmt::format("--period must be at least 1 (or 'epoch'), got {}", c.period));
   const bool minibatch_scheme = c.scheme == SchemeKind::kSequential || c.scheme == SchemeKind::kSync ||
                                 c.scheme == SchemeKind::kAverage;
-  if (c.batch > 1 && !minibatch_scheme) {
-    fail(fmt::format("--batch {} with --scheme {}: minibatches apply to the sequential, sync and "
-                     "average schemes; the asynchronous schemes update per sample",
+  if (c.batch > 1 && !minibatch_scheme && IsLinear(c.model)) {
+    fail(fmt::format("--batch {} with --scheme {}: for linear models minibatches apply to the "
+                     "sequential, sync and average schemes; the asynchronous schemes update per "
+                     "sample",
                      c.batch, NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
+  }
+  if (c.model == ModelKind::kMlp && c.scheme == SchemeKind::kStriped) {
+    fail("--scheme striped locks the coordinates a sample touches; an MLP minibatch touches all "
+         "of them: use --scheme locked");
   }
   if (c.deterministic && !IsDeterministic(c.scheme)) {
     fail(fmt::format("--deterministic with --scheme {}: its update order depends on thread timing; "

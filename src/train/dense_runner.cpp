@@ -358,8 +358,7 @@ std::unique_ptr<DenseRunner> ForScheme(const TrainConfig& config, const std::vec
     case SchemeKind::kAverage:
       return std::make_unique<AverageDense<Rule>>(config, sizes, workers, batch);
     case SchemeKind::kStriped:
-      throw Error("--scheme striped locks the coordinates a sample touches; an MLP minibatch "
-                  "touches all of them: use --scheme locked");
+      throw Error("striped MLP training (ValidateConfig refuses it)");
     case SchemeKind::kSequential:
       break;
   }
