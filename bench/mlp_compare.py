@@ -1,0 +1,71 @@
+#!/usr/bin/python3
+"""parsgd's MLP next to PyTorch on the same configuration, one program at a time, in one run.
+
+Fashion-MNIST, 784-256-128-10 ReLU, softmax cross-entropy, SGD with momentum 0.9, learning rate
+0.05, batch 64, 5 epochs (the issue's configuration). PyTorch (Debian's python3-torch, OpenBLAS
+through the BLAS alternatives) runs as one process with 1 and 2 threads and as 2 Hogwild!
+processes of one thread; parsgd runs the same configuration (constant step, no input scaling)
+under each scheme at 2 threads, and with its defaults. The table: median epoch time over epochs
+2-5, test accuracy after epoch 5, and the epoch's rate against the FLOP bound (about 1.0 MFLOP per
+sample: forward, weight gradients, input gradients of all but the first layer).
+
+usage: /usr/bin/python3 bench/mlp_compare.py [--parsgd build/parsgd] [--gemm-gflops 193]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = "/usr/share/datasets/fashion-mnist"
+SAMPLES = 60000
+FLOPS = 2 * (784 * 256 + 256 * 128 + 128 * 10) * 2 + 2 * (256 * 128 + 128 * 10)  # per sample
+
+
+def torch_run(args):
+    out = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "peers", "torch_mlp.py"), "--epochs", "5", *args],
+                         check=True, capture_output=True, text=True).stdout
+    rows = [json.loads(line) for line in out.splitlines()]
+    epochs = [r for r in rows if "epoch" in r]
+    return rows[0]["mode"] + f", {rows[0]['blas']}", epochs
+
+
+def parsgd_run(binary, args):
+    with tempfile.NamedTemporaryFile(suffix=".jsonl") as m:
+        env = dict(os.environ, OMP_WAIT_POLICY="passive")
+        subprocess.run([binary, "train", "--train", f"{DATA}/train-images-idx3-ubyte.gz",
+                        "--test", f"{DATA}/t10k-images-idx3-ubyte.gz", "--model", "mlp",
+                        "--hidden", "256,128", "--epochs", "5", "--metrics", m.name, "--quiet", *args],
+                       check=True, stdout=subprocess.DEVNULL, env=env)
+        return [json.loads(line) for line in open(m.name)]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--parsgd", default=os.path.join(HERE, "..", "build", "parsgd"))
+    p.add_argument("--gemm-gflops", type=float, default=193,
+                   help="one core's f32 matmul rate (bench_mlp BM_Gemm64x784x256_OneDnn/1)")
+    a = p.parse_args()
+    same = ["--batch", "64", "--optimizer", "momentum", "--momentum", "0.9", "--learning-rate", "0.05",
+            "--schedule", "constant", "--normalize", "none"]
+    runs = []
+    for args in (["--threads", "1"], ["--threads", "2"], ["--hogwild", "2", "--threads", "1"]):
+        mode, epochs = torch_run(args)
+        runs.append((f"PyTorch 1.13, {mode}", epochs, 2 if "2" in args else 1))
+    for scheme in ("hogwild", "sync", "average", "sequential"):
+        runs.append((f"parsgd {scheme}, 2 threads, same configuration",
+                     parsgd_run(a.parsgd, same + ["--scheme", scheme, "--threads", "2"]), 2))
+    runs.append(("parsgd hogwild, 2 threads, defaults (linear decay, max-abs scaling)",
+                 parsgd_run(a.parsgd, ["--scheme", "hogwild", "--threads", "2"]), 2))
+    print("| trainer | epoch seconds (median, epochs 2-5) | test accuracy after 5 epochs | share of the FLOP bound |")
+    print("|---|---|---|---|")
+    for name, epochs, cores in runs:
+        seconds = statistics.median(e["train_seconds"] for e in epochs[1:])
+        bound = SAMPLES * FLOPS / (a.gemm_gflops * 1e9 * cores)
+        print(f"| {name} | {seconds:.3f} | {100 * epochs[-1]['test_accuracy']:.2f}% | {100 * bound / seconds:.0f}% |")
+
+
+if __name__ == "__main__":
+    main()
