@@ -118,6 +118,16 @@ class DenseRunnerBase : public DenseRunner {
     GatherDense(*c.data, rows, c.input_scale, inputs_, w.x.data(), c.targets, w.labels.data());
   }
 
+  // The workers' losses and samples, summed in worker order.
+  EpochTotals Totals() const {
+    EpochTotals totals;
+    for (const DenseWorker& w : workers_) {
+      totals.loss_sum += w.loss;
+      totals.updates += w.done;
+    }
+    return totals;
+  }
+
   // The step size at `samples` done this epoch, and the optimiser step count t.
   static RuleContext Context(const DenseContext& c, double samples, double t) {
     return MakeRuleContext(c.optimizer, StepAt(c.step, c.epoch, samples, c.data->rows()), t);
@@ -140,12 +150,7 @@ class AsyncDense final : public DenseRunnerBase {
 
   EpochTotals Run(const DenseContext& c) override {
     c.executor->RunWorkers(c.workers, [&](int w) { RunWorker(c, w); });
-    EpochTotals totals;
-    for (const DenseWorker& w : workers_) {
-      totals.loss_sum += w.loss;
-      totals.updates += w.done;
-    }
-    return totals;
+    return Totals();
   }
 
  private:
@@ -275,12 +280,7 @@ class AverageDense final : public DenseRunnerBase {
     std::memcpy(c.params.weights, first.weights.data(), c.size * sizeof(float));
     if (c.params.state0) std::memcpy(c.params.state0, first.state0.data(), c.size * sizeof(float));
     if (c.params.state1) std::memcpy(c.params.state1, first.state1.data(), c.size * sizeof(float));
-    EpochTotals totals;
-    for (const DenseWorker& w : workers_) {
-      totals.loss_sum += w.loss;
-      totals.updates += w.done;
-    }
-    return totals;
+    return Totals();
   }
 
  private:

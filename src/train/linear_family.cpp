@@ -109,10 +109,7 @@ class LinearFamily final : public ModelFamily {
     r.eta0 = r.eta0_auto ? AutoEta0(config, r) : config.learning_rate;
     l2_ = r.l2;
     model_ = LinearModel(config.model, train.features(), r.outputs, targets.labels);
-    const uint64_t size = model_.weights().size();
-    const int states = StateCount(config.optimizer.kind);
-    if (states > 0) state0_ = AlignedArray<float>::Zeroed(size);
-    if (states > 1) state1_ = AlignedArray<float>::Zeroed(size);
+    state_ = OptimizerState(config.optimizer.kind, model_.weights().size());
     runner_ = MakeEpochRunner(config, {train.features(), r.outputs, r.workers});
     workers_ = r.workers;
     batch_ = r.batch;
@@ -120,8 +117,7 @@ class LinearFamily final : public ModelFamily {
 
   EpochTotals RunEpoch(uint64_t epoch, const SampleOrder& order, const StepSize& step,
                        Executor& executor) override {
-    const ParamArrays arrays{model_.weights().data(), state0_.empty() ? nullptr : state0_.data(),
-                             state1_.empty() ? nullptr : state1_.data()};
+    const ParamArrays arrays = state_.With(model_.weights().data());
     const EpochContext context{&train_,
                                targets_.values.data(),
                                LinearParams{arrays, model_.features(), model_.outputs(),
@@ -168,7 +164,7 @@ class LinearFamily final : public ModelFamily {
   double l2_ = 0;
   AlignedArray<FeatureRate> rates_;  // per feature; empty when no feature needs one
   LinearModel model_;
-  AlignedArray<float> state0_, state1_;  // the optimiser's state, in the weights' layout
+  OptimizerState state_;  // in the weights' layout
   std::unique_ptr<EpochRunner> runner_;
   int workers_ = 1;
   int batch_ = 1;

@@ -45,10 +45,7 @@ class MlpFamily final : public ModelFamily {
     r.eta0_auto = config.learning_rate == 0;
     r.eta0 = r.eta0_auto ? AutoEta0(config.optimizer.kind) : config.learning_rate;
     l2_ = r.l2;
-    const uint64_t size = model_.params().size();
-    const int states = StateCount(config.optimizer.kind);
-    if (states > 0) state0_ = AlignedArray<float>::Zeroed(size);
-    if (states > 1) state1_ = AlignedArray<float>::Zeroed(size);
+    state_ = OptimizerState(config.optimizer.kind, model_.params().size());
     runner_ = MakeDenseRunner(config, sizes, r.workers, r.batch);
     workers_ = r.workers;
     batch_ = r.batch;
@@ -56,8 +53,7 @@ class MlpFamily final : public ModelFamily {
 
   EpochTotals RunEpoch(uint64_t epoch, const SampleOrder& order, const StepSize& step,
                        Executor& executor) override {
-    const ParamArrays arrays{model_.params().data(), state0_.empty() ? nullptr : state0_.data(),
-                             state1_.empty() ? nullptr : state1_.data()};
+    const ParamArrays arrays = state_.With(model_.params().data());
     const DenseContext context{&train_,
                                targets_.values.data(),
                                model_.input_scale().data(),
@@ -99,7 +95,7 @@ class MlpFamily final : public ModelFamily {
   const Targets& targets_;
   double l2_ = 0;
   MlpModel model_;
-  AlignedArray<float> state0_, state1_;
+  OptimizerState state_;
   std::unique_ptr<DenseRunner> runner_;
   int workers_ = 1;
   int batch_ = 1;

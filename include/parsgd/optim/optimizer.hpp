@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include "parsgd/scheme/scheme.hpp"
+#include "parsgd/util/array.hpp"
 #include "parsgd/util/named.hpp"
 
 namespace parsgd {
@@ -147,6 +148,20 @@ struct AdamRule {
     const float step = c.eta * (m * c.correction1) / (std::sqrt(v * c.correction2) + c.epsilon);
     Update<Write>(p.weights[i], [&](float w) { return w - step; });
   }
+};
+
+// An optimiser's per-parameter state: StateCount(kind) arrays of `size` floats, zero to start.
+struct OptimizerState {
+  OptimizerState() = default;
+  OptimizerState(OptimizerKind kind, uint64_t size) {
+    if (StateCount(kind) > 0) state0 = AlignedArray<float>::Zeroed(size);
+    if (StateCount(kind) > 1) state1 = AlignedArray<float>::Zeroed(size);
+  }
+  // The rule's view of `weights` with this state.
+  ParamArrays With(float* weights) {
+    return {weights, state0.empty() ? nullptr : state0.data(), state1.empty() ? nullptr : state1.data()};
+  }
+  AlignedArray<float> state0, state1;
 };
 
 // The rule's context at optimiser step t (1-based; Adam's bias correction counts these).
