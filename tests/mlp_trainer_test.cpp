@@ -77,6 +77,38 @@ INSTANTIATE_TEST_SUITE_P(Mlp, EveryMlpScheme,
                                            SchemeKind::kSync, SchemeKind::kAverage),
                          testing::ParamName());
 
+class EveryMlpOptimizer : public ::testing::TestWithParam<OptimizerKind> {};
+
+// Every rule trains the MLP under Hogwild! (shared state); rates suited to this small problem.
+TEST_P(EveryMlpOptimizer, LearnsUnderHogwild) {
+  static const Dataset data = Blobs(1500, 9);
+  TrainConfig config = MlpConfig(SchemeKind::kHogwild, 2);
+  config.optimizer.kind = GetParam();
+  switch (GetParam()) {
+    case OptimizerKind::kSgd:
+      config.learning_rate = 0.5;
+      break;
+    case OptimizerKind::kAdaGrad:
+      config.learning_rate = 0.05;
+      break;
+    case OptimizerKind::kRmsProp:
+    case OptimizerKind::kAdam:
+      config.learning_rate = 0.005;
+      break;
+    default:
+      break;  // momentum and nesterov: their default, 0.05
+  }
+  auto executor = MakeTbbExecutor(2);
+  const Trained t = Train(config, data, *executor);
+  EXPECT_GT(t.last.train_accuracy, 0.85) << t.last.objective;
+}
+
+INSTANTIATE_TEST_SUITE_P(Mlp, EveryMlpOptimizer,
+                         ::testing::Values(OptimizerKind::kSgd, OptimizerKind::kMomentum,
+                                           OptimizerKind::kNesterov, OptimizerKind::kAdaGrad,
+                                           OptimizerKind::kRmsProp, OptimizerKind::kAdam),
+                         testing::ParamName());
+
 TEST(Mlp, OneWorkerSyncAndAverageAreSequentialBitForBit) {
   const Dataset data = Blobs(300, 4);
   auto executor = MakeTbbExecutor(1);
