@@ -45,12 +45,13 @@ std::string EpochJson(const EpochReport& r, const TrainConfig& c, const Resolved
   };
   return fmt::format(
       R"({{"epoch":{},"model":"{}","scheme":"{}","order":"{}","optimizer":"{}","batch":{},)"
+      R"("backend":"{}","device":"{}",)"
       R"("threads":{},"workers":{},"seed":{},"updates":{},"train_seconds":{},"eval_seconds":{},)"
       R"("elapsed_seconds":{},"samples_per_second":{},"learning_rate":{},"objective":{},)"
       R"("progressive_loss":{},"train_accuracy":{},"test_loss":{},"test_accuracy":{}}})",
       r.epoch, NameOf<ModelKind>(kModelKinds, c.model), NameOf<SchemeKind>(kSchemeKinds, c.scheme),
       NameOf<OrderKind>(kOrderKinds, c.order), NameOf<OptimizerKind>(kOptimizerKinds, s.optimizer),
-      s.batch, s.threads, s.workers, c.seed, r.updates, clock(r.train_seconds),
+      s.batch, NameOf<Backend>(kBackends, c.backend), s.device, s.threads, s.workers, c.seed, r.updates, clock(r.train_seconds),
       clock(r.eval_seconds), clock(elapsed), clock(r.samples_per_second()),
       JsonNumber(r.learning_rate), JsonNumber(r.objective), JsonNumber(r.progressive_loss),
       JsonNumber(r.train_accuracy), JsonOptional(r.test_loss), JsonOptional(r.test_accuracy));

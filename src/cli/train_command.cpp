@@ -40,8 +40,15 @@ void Declare(OptionParser& p, TrainArgs& a) {
   p.String("hidden", &a.hidden, "SIZES", "mlp: hidden layer sizes");
   p.Choice<MlpBackend>("mlp-backend", &c.mlp_backend, kMlpBackends, "mlp: dense compute");
   p.Choice<SchemeKind>("scheme", &c.scheme, kSchemeKinds, "how workers meet the shared model");
+  p.Choice<Backend>("backend", &c.backend, kBackends,
+                    "where the workers run (offload: linear models; sequential, hogwild, atomic, "
+                    "sync)");
+  p.Switch("require-gpu", &c.require_gpu,
+           "offload: fail unless the target regions really run on a GPU (not the host fallback)");
   p.Choice<OrderKind>("order", &c.order, kOrderKinds, "sample order");
-  ThreadsOption(p, &c.threads, "worker threads");
+  ThreadsOption(p, &c.threads,
+                "worker threads (offload: device workers; auto: 65,536 on a GPU for hogwild and "
+                "atomic, 1 for sync)");
   p.Int("epochs", &c.epochs,
         "passes over the training data (auto: enough for about 10^6 updates, 10 to 1000)", 1,
         1000000, 0);
@@ -90,13 +97,14 @@ std::string SettingsText(const TrainConfig& c, const ResolvedSettings& s, const 
   return fmt::format(
       "train={}\nmodel={}\nscheme={}\norder={}\nworkers={}\nepochs={}\nlearning_rate={}\n"
       "schedule={}\ndecay={}\nl2={}\nnormalize={}\noptimizer={}\nbatch={}\nperiod={}\n"
-      "average_state={}\nhidden={}\nseed={}\n",
+      "average_state={}\nhidden={}\nbackend={}\ndevice={}\nseed={}\n",
       train, NameOf<ModelKind>(kModelKinds, c.model), NameOf<SchemeKind>(kSchemeKinds, c.scheme),
       NameOf<OrderKind>(kOrderKinds, c.order), s.workers, s.epochs, s.eta0,
       NameOf<ScheduleKind>(kScheduleKinds, c.schedule), s.decay, s.l2,
       NameOf<Normalization>(kNormalizations, c.normalize),
       NameOf<OptimizerKind>(kOptimizerKinds, s.optimizer), s.batch, c.period,
-      c.average_state, fmt::join(c.hidden, ","), c.seed);
+      c.average_state, fmt::join(c.hidden, ","), NameOf<Backend>(kBackends, c.backend), s.device,
+      c.seed);
 }
 
 void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& train) {
@@ -114,8 +122,13 @@ void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& 
   } else if (!IsBinary(c.model)) {
     model += fmt::format(" ({} classes)", s.outputs);
   }
-  out += fmt::format("  model {}, scheme {}, order {}, {} threads ({} workers), seed {}\n", model, scheme,
-                     NameOf<OrderKind>(kOrderKinds, c.order), s.threads, s.workers, c.seed);
+  if (c.backend == Backend::kOffload) {
+    out += fmt::format("  model {}, scheme {}, order {}, offload to {} ({} workers), seed {}\n", model,
+                       scheme, NameOf<OrderKind>(kOrderKinds, c.order), s.device, s.workers, c.seed);
+  } else {
+    out += fmt::format("  model {}, scheme {}, order {}, {} threads ({} workers), seed {}\n", model,
+                       scheme, NameOf<OrderKind>(kOrderKinds, c.order), s.threads, s.workers, c.seed);
+  }
   const bool uses_decay =
       c.schedule == ScheduleKind::kInvTime || c.schedule == ScheduleKind::kGeometric;
   out += fmt::format("  {} epochs{}, optimizer {}, eta0 {:.4g}{}, schedule {}{}, normalize {}, l2 {:.3g}{}\n",
@@ -151,7 +164,8 @@ int Train(std::span<const std::string> args) {
   if (!a.metrics.empty()) metrics.emplace(a.metrics);
   if (!a.save.empty()) model_out.emplace(a.save);
 
-  auto executor = MakeTbbExecutor(a.config.threads);
+  // The offload backend's --threads counts device workers; the host loads and prepares on all cores.
+  auto executor = MakeTbbExecutor(a.config.backend == Backend::kOffload ? 0 : a.config.threads);
   const Dataset train = Load(a.train, a, *executor);
   std::optional<Dataset> test;
   if (!a.test.empty()) test = Load(a.test, a, *executor);

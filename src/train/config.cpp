@@ -37,6 +37,20 @@ void ValidateConfig(const TrainConfig& c) {
                      "use sequential, sync or average",
                      NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
   }
+  if (c.backend == Backend::kOffload) {
+    if (!IsLinear(c.model)) {
+      fail("--backend offload trains the linear models (logistic, hinge, squared, softmax); the "
+           "mlp runs on the cpu backend");
+    }
+    if (c.scheme != SchemeKind::kSequential && c.scheme != SchemeKind::kHogwild &&
+        c.scheme != SchemeKind::kAtomic && c.scheme != SchemeKind::kSync) {
+      fail(fmt::format("--backend offload runs the schemes sequential, hogwild, atomic and sync; "
+                       "not {}",
+                       NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
+    }
+  } else if (c.require_gpu) {
+    fail("--require-gpu needs --backend offload");
+  }
   const OptimizerConfig& o = c.optimizer;
   auto in_unit = [](double v) { return std::isfinite(v) && v >= 0 && v < 1; };
   if (!in_unit(o.momentum)) fail(fmt::format("--momentum must be in [0, 1), got {}", o.momentum));

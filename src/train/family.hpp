@@ -14,6 +14,7 @@
 #include "parsgd/train/config.hpp"
 #include "parsgd/train/evaluate.hpp"
 #include "parsgd/train/executor.hpp"
+#include "parsgd/train/linear_step.hpp"
 
 namespace parsgd {
 
@@ -29,10 +30,25 @@ class ModelFamily {
   virtual const MlpModel* mlp() const { return nullptr; }
 };
 
+// The linear models' data-derived settings and initial parameters, the same for every backend:
+// the per-feature rates (empty when no feature needs one), the L2 strength, the zero model. Fills
+// settings' eta0, l2 and data statistics.
+struct LinearSetup {
+  LinearModel model;
+  AlignedArray<FeatureRate> rates;
+  double l2 = 0;
+};
+LinearSetup SetUpLinear(const TrainConfig& config, const Dataset& train, const Targets& targets,
+                        ResolvedSettings& settings);
+
 // `config` is resolved (optimizer, batch). `settings` arrives with the common fields (threads,
 // workers, batch, epochs) and leaves with the family's (eta0, l2, data statistics).
 std::unique_ptr<ModelFamily> MakeLinearFamily(const TrainConfig& config, const Dataset& train,
                                               const Targets& targets, ResolvedSettings& settings);
+// The linear models on an OpenMP target device (src/offload/). Sets settings.workers and .device.
+std::unique_ptr<ModelFamily> MakeOffloadLinearFamily(const TrainConfig& config, const Dataset& train,
+                                                     const Targets& targets,
+                                                     ResolvedSettings& settings);
 std::unique_ptr<ModelFamily> MakeMlpFamily(const TrainConfig& config, const Dataset& train,
                                            const Targets& targets, ResolvedSettings& settings);
 

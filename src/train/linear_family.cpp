@@ -96,20 +96,34 @@ FeatureStats ScanFeatures(const Dataset& train) {
   return f;
 }
 
+// The rates, the regulariser and the mean preconditioned norms of a row, from the feature statistics.
+AlignedArray<FeatureRate> ResolveFeatureRates(const TrainConfig& config, const Dataset& train,
+                                              const FeatureStats& f, ResolvedSettings& r) {
+  const double n = static_cast<double>(train.rows());
+  r.l2_auto = config.l2 < 0;
+  r.l2 = r.l2_auto ? 1.0 / n : config.l2;
+  const bool scaled = config.normalize == Normalization::kMaxAbs;
+  AlignedArray<FeatureRate> rates;
+  double squares = 0, l1 = 0;
+  if (scaled || r.l2 > 0) rates = AlignedArray<FeatureRate>(train.features());
+  for (uint64_t j = 0; j < train.features(); ++j) {
+    const double m = scaled && f.max_abs[j] > 0 ? 1.0 / (double(f.max_abs[j]) * f.max_abs[j]) : 1.0;
+    const double q = f.rows_with[j] > 0 ? r.l2 * n / f.rows_with[j] : 0.0;
+    squares += m * f.squares[j];
+    l1 += std::sqrt(m) * f.abs_sums[j];
+    if (!rates.empty()) rates[j] = {static_cast<float>(m), static_cast<float>(m * q)};
+  }
+  r.mean_squared_norm = squares / n + 1.0;
+  r.mean_l1_norm = l1 / n + 1.0;
+  return rates;
+}
+
 class LinearFamily final : public ModelFamily {
  public:
   LinearFamily(const TrainConfig& config, const Dataset& train, const Targets& targets,
                ResolvedSettings& r)
-      : config_(config), train_(train), targets_(targets) {
-    ResolveFeatureRates(ScanFeatures(train), r);
-    if (r.batch > 1 && config.model == ModelKind::kSquared) {
-      r.top_eigenvalue = EstimateTopEigenvalue(train, rates_.empty() ? nullptr : rates_.data());
-    }
-    r.eta0_auto = config.learning_rate == 0;
-    r.eta0 = r.eta0_auto ? AutoEta0(config, r) : config.learning_rate;
-    l2_ = r.l2;
-    model_ = LinearModel(config.model, train.features(), r.outputs, targets.labels);
-    state_ = OptimizerState(config.optimizer.kind, model_.weights().size());
+      : config_(config), train_(train), targets_(targets), setup_(SetUpLinear(config, train, targets, r)) {
+    state_ = OptimizerState(config.optimizer.kind, setup_.model.weights().size());
     runner_ = MakeEpochRunner(config, {train.features(), r.outputs, r.workers});
     workers_ = r.workers;
     batch_ = r.batch;
@@ -117,11 +131,12 @@ class LinearFamily final : public ModelFamily {
 
   EpochTotals RunEpoch(uint64_t epoch, const SampleOrder& order, const StepSize& step,
                        Executor& executor) override {
-    const ParamArrays arrays = state_.With(model_.weights().data());
+    LinearModel& model = setup_.model;
+    const ParamArrays arrays = state_.With(model.weights().data());
     const EpochContext context{&train_,
                                targets_.values.data(),
-                               LinearParams{arrays, model_.features(), model_.outputs(),
-                                            rates_.empty() ? nullptr : rates_.data()},
+                               LinearParams{arrays, model.features(), model.outputs(),
+                                            setup_.rates.empty() ? nullptr : setup_.rates.data()},
                                &order,
                                step,
                                config_.optimizer,
@@ -133,37 +148,16 @@ class LinearFamily final : public ModelFamily {
   }
 
   Evaluation Evaluate(const Dataset& data, const Targets& targets, Executor& executor) override {
-    return parsgd::Evaluate(model_, data, targets, executor);
+    return parsgd::Evaluate(setup_.model, data, targets, executor);
   }
-  double Regularizer() const override { return 0.5 * l2_ * model_.SquaredNorm(); }
-  const LinearModel* linear() const override { return &model_; }
+  double Regularizer() const override { return 0.5 * setup_.l2 * setup_.model.SquaredNorm(); }
+  const LinearModel* linear() const override { return &setup_.model; }
 
  private:
-  // The regulariser, the step multipliers and the mean preconditioned norms of a row.
-  void ResolveFeatureRates(const FeatureStats& f, ResolvedSettings& r) {
-    const double n = static_cast<double>(train_.rows());
-    r.l2_auto = config_.l2 < 0;
-    r.l2 = r.l2_auto ? 1.0 / n : config_.l2;
-    const bool scaled = config_.normalize == Normalization::kMaxAbs;
-    double squares = 0, l1 = 0;
-    if (scaled || r.l2 > 0) rates_ = AlignedArray<FeatureRate>(train_.features());
-    for (uint64_t j = 0; j < train_.features(); ++j) {
-      const double m = scaled && f.max_abs[j] > 0 ? 1.0 / (double(f.max_abs[j]) * f.max_abs[j]) : 1.0;
-      const double q = f.rows_with[j] > 0 ? r.l2 * n / f.rows_with[j] : 0.0;
-      squares += m * f.squares[j];
-      l1 += std::sqrt(m) * f.abs_sums[j];
-      if (!rates_.empty()) rates_[j] = {static_cast<float>(m), static_cast<float>(m * q)};
-    }
-    r.mean_squared_norm = squares / n + 1.0;
-    r.mean_l1_norm = l1 / n + 1.0;
-  }
-
   TrainConfig config_;
   const Dataset& train_;
   const Targets& targets_;
-  double l2_ = 0;
-  AlignedArray<FeatureRate> rates_;  // per feature; empty when no feature needs one
-  LinearModel model_;
+  LinearSetup setup_;
   OptimizerState state_;  // in the weights' layout
   std::unique_ptr<EpochRunner> runner_;
   int workers_ = 1;
@@ -171,6 +165,20 @@ class LinearFamily final : public ModelFamily {
 };
 
 }  // namespace
+
+LinearSetup SetUpLinear(const TrainConfig& config, const Dataset& train, const Targets& targets,
+                        ResolvedSettings& r) {
+  LinearSetup setup;
+  setup.rates = ResolveFeatureRates(config, train, ScanFeatures(train), r);
+  if (r.batch > 1 && config.model == ModelKind::kSquared) {
+    r.top_eigenvalue = EstimateTopEigenvalue(train, setup.rates.empty() ? nullptr : setup.rates.data());
+  }
+  r.eta0_auto = config.learning_rate == 0;
+  r.eta0 = r.eta0_auto ? AutoEta0(config, r) : config.learning_rate;
+  setup.l2 = r.l2;
+  setup.model = LinearModel(config.model, train.features(), r.outputs, targets.labels);
+  return setup;
+}
 
 std::unique_ptr<ModelFamily> MakeLinearFamily(const TrainConfig& config, const Dataset& train,
                                               const Targets& targets, ResolvedSettings& settings) {

@@ -79,16 +79,21 @@ Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* 
   r.features = train.features();
   r.batch = config.batch > 0 ? config.batch : AutoBatch(config);
   config.batch = r.batch;
-  if (config.scheme == SchemeKind::kSync && r.batch < r.workers) {
-    throw Error(fmt::format("--batch {} is smaller than the {} workers that share each minibatch",
-                            r.batch, r.workers));
-  }
   r.decay = config.decay > 0 ? config.decay : DefaultDecay(config.schedule);
   r.epochs_auto = config.epochs == 0;
   r.epochs = r.epochs_auto ? AutoEpochs(train.rows()) : config.epochs;
 
-  s.family = IsLinear(config.model) ? MakeLinearFamily(config, train, s.train_targets, r)
-                                    : MakeMlpFamily(config, train, s.train_targets, r);
+  if (!IsLinear(config.model)) {
+    s.family = MakeMlpFamily(config, train, s.train_targets, r);
+  } else if (config.backend == Backend::kOffload) {
+    s.family = MakeOffloadLinearFamily(config, train, s.train_targets, r);
+  } else {
+    s.family = MakeLinearFamily(config, train, s.train_targets, r);
+  }
+  if (config.scheme == SchemeKind::kSync && r.batch < r.workers) {
+    throw Error(fmt::format("--batch {} is smaller than the {} workers that share each minibatch",
+                            r.batch, r.workers));
+  }
   s.order.emplace(config.order, train.rows(), r.workers, DeriveSeed(config.seed, {kOrderStream}));
   s.step = StepSize(config.schedule, r.eta0, r.decay, r.epochs);
 }

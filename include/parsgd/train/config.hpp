@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "parsgd/model/loss.hpp"
@@ -25,6 +26,16 @@ inline constexpr Named<Normalization> kNormalizations[] = {
      "feature j's steps scaled by 1 / max|x_j|^2: SGD as if every feature were scaled to [-1, 1]"},
 };
 
+// Where the workers run. The offload backend runs the linear models on an OpenMP target device (a
+// GPU through GCC's nvptx offload), or on the host when no device is available (host fallback).
+enum class Backend { kCpu, kOffload };
+
+inline constexpr Named<Backend> kBackends[] = {
+    {Backend::kCpu, "cpu", "worker threads on this machine's cores"},
+    {Backend::kOffload, "offload",
+     "OpenMP target offload (GPU); falls back to the host when no device can run it"},
+};
+
 struct TrainConfig {
   ModelKind model = ModelKind::kLogistic;
   SchemeKind scheme = SchemeKind::kHogwild;
@@ -43,6 +54,8 @@ struct TrainConfig {
   bool deterministic = false; // refuse schemes whose result depends on timing
   std::vector<int> hidden = {256, 128};  // mlp: hidden layer sizes
   MlpBackend mlp_backend = MlpBackend::kOneDnn;
+  Backend backend = Backend::kCpu;
+  bool require_gpu = false;   // offload: fail unless the target regions run on a device
   uint64_t seed = 1;
 };
 
@@ -51,6 +64,7 @@ void ValidateConfig(const TrainConfig& config);
 
 // The settings a run actually uses once the automatic ones are derived from the data.
 struct ResolvedSettings {
+  std::string device = "cpu";  // where the workers ran: "cpu", "host-fallback" or the GPU's name
   OptimizerKind optimizer = OptimizerKind::kSgd;  // resolved: never kAuto
   int threads = 1;       // threads of the executor
   int workers = 1;       // workers that update the model (1 for the sequential scheme)

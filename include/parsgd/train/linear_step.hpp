@@ -46,6 +46,9 @@ struct BinaryHead {
   static double LossAndGradient(float* z, int, float target) {
     return Loss::ValueAndDerivative(z[0], target, z);
   }
+  static double Value(const float* z, int, float target) { return Loss::Value(z[0], target); }
+  // Whether the predicted class (the sign of the score, 0 counting as positive) is the target's.
+  static bool Correct(const float* z, int, float target) { return (z[0] >= 0) == (target > 0); }
 };
 
 // Softmax head: K scores, K known at run time.
@@ -53,6 +56,17 @@ struct SoftmaxHead {
   static constexpr int kOutputs = 0;  // dynamic
   static double LossAndGradient(float* z, int k, float target) {
     return SoftmaxLoss::ValueAndGradient(z, k, static_cast<int>(target), z);
+  }
+  static double Value(const float* z, int k, float target) {
+    return SoftmaxLoss::Value(z, k, static_cast<int>(target));
+  }
+  // Whether the predicted class (the first of the largest scores) is the target.
+  static bool Correct(const float* z, int k, float target) {
+    int best = 0;
+    for (int c = 1; c < k; ++c) {
+      if (z[c] > z[best]) best = c;
+    }
+    return best == static_cast<int>(target);
   }
 };
 
