@@ -2,6 +2,9 @@
 // (500,000 x 50,000, ~70 nonzeros per row). Counters: samples/s and nonzeros/s (wall time).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "bench_common.hpp"
 #include "parsgd/order/sample_order.hpp"
 #include "parsgd/train/trainer.hpp"
@@ -64,6 +67,35 @@ void BM_ReadRowsShuffled(benchmark::State& state) {
                                                benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_ReadRowsShuffled)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
+
+// What the offload backend does on the host before each epoch: the epoch's sample order for all
+// its device workers, in one array (then copied to the device, 4 bytes per row). range(0): order
+// kind, range(1): workers.
+void BM_OffloadEpochOrder(benchmark::State& state) {
+  const uint64_t rows = 500000;
+  const auto kind = static_cast<OrderKind>(state.range(0));
+  const int workers = static_cast<int>(state.range(1));
+  SampleOrder order(kind, rows, workers, 1);
+  std::vector<uint32_t> all(rows), scratch;
+  uint64_t epoch = 0;
+  for (auto _ : state) {
+    order.PrepareEpoch(epoch);
+    for (int w = 0; w < workers; ++w) {
+      const auto indices = order.Indices(epoch, w, scratch);
+      std::copy(indices.begin(), indices.end(), all.begin() + order.ShardBegin(w));
+    }
+    benchmark::DoNotOptimize(all.data());
+    ++epoch;
+  }
+  state.counters["rows/s"] =
+      benchmark::Counter(static_cast<double>(rows) * state.iterations(), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_OffloadEpochOrder)
+    ->ArgsProduct({{static_cast<int>(OrderKind::kRandom), static_cast<int>(OrderKind::kGlobal),
+                    static_cast<int>(OrderKind::kLocal)},
+                   {1, 65536}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_Epoch_Sequential(benchmark::State& s) { RunEpochs(s, SchemeKind::kSequential); }
 void BM_Epoch_Hogwild(benchmark::State& s) { RunEpochs(s, SchemeKind::kHogwild); }

@@ -8,6 +8,8 @@ packages=(
   libtbb-dev libfmt-dev zlib1g-dev     # the library
   libdnnl-dev ocl-icd-opencl-dev opencl-c-headers  # oneDNN (its CMake config needs OpenCL)
   libgtest-dev libbenchmark-dev        # tests and benchmarks
+  gcc-offload-nvptx libgomp-plugin-nvptx1  # --backend offload: GPU code (host fallback without a GPU)
+  xz-utils                             # bench/gpu_check.sh packs oneDNN with xz
   dataset-fashion-mnist                # the default data set (IDX, gzip)
   liblinear-tools                      # heart_scale, a small real LIBSVM file used by the tests
 )

@@ -215,5 +215,16 @@ TEST(Offload, CliWritesTheDeviceIntoTheMetrics) {
   EXPECT_NE(bad.output.find("not locked"), std::string::npos) << bad.output;
 }
 
+TEST(Offload, DeviceCommandSaysWhereRegionsRun) {
+  const DeviceInfo info = ProbeDevice();
+  const testing::CliResult r = testing::RunCli("device");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find(std::string("ran on ") + (info.ran_on_host ? "the host" : "the device")),
+            std::string::npos)
+      << r.output;
+  const testing::CliResult strict = testing::RunCli("device --require-gpu");
+  EXPECT_EQ(strict.status == 0, !info.ran_on_host) << strict.output;
+}
+
 }  // namespace
 }  // namespace parsgd

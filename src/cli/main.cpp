@@ -23,6 +23,7 @@ constexpr Command kCommands[] = {
     {"eval", parsgd::cli::Eval, "report a saved model's loss and accuracy on a data set"},
     {"gen", parsgd::cli::Generate, "write a synthetic RCV1-shaped sparse problem"},
     {"convert", parsgd::cli::Convert, "convert a data set (e.g. LIBSVM text to the binary cache)"},
+    {"device", parsgd::cli::Device, "report where the offload backend runs (GPU or host fallback)"},
 };
 
 void PrintUsage(std::FILE* to) {
