@@ -1,5 +1,6 @@
 // parsgd train: load the data, train, print one line per epoch, write metrics and the model.
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -14,6 +15,8 @@
 #include "parsgd/model/mlp_model.hpp"
 #include "parsgd/train/trainer.hpp"
 #include "parsgd/util/atomic_file.hpp"
+#include "interrupt.hpp"
+#include "parsgd/io/checkpoint.hpp"
 #include "report.hpp"
 
 namespace parsgd::cli {
@@ -21,7 +24,8 @@ namespace {
 
 struct TrainArgs {
   TrainConfig config;
-  std::string train, test, metrics, save;
+  std::string train, test, metrics, save, checkpoint, resume;
+  int checkpoint_every = 1;
   std::string hidden = "256,128";
   DataFormat format = DataFormat::kAuto;
   uint64_t features = 0;
@@ -83,6 +87,11 @@ void Declare(OptionParser& p, TrainArgs& a) {
   p.UInt64("seed", &c.seed, "seed of every random choice (sample order)");
   p.String("metrics", &a.metrics, "PATH", "write one JSON object per epoch (JSON Lines)");
   p.String("save", &a.save, "PATH", "write the trained model");
+  p.String("checkpoint", &a.checkpoint, "PATH",
+           "write the run's state here every --checkpoint-every epochs (and on an interrupt)");
+  p.Int("checkpoint-every", &a.checkpoint_every, "epochs between two checkpoints", 1, 1 << 30);
+  p.String("resume", &a.resume, "PATH",
+           "continue from a checkpoint: the same command (data and settings) plus --resume");
   p.Switch("quiet", &a.quiet, "print only the final result");
 }
 
@@ -142,6 +151,66 @@ void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& 
   std::fputs(out.c_str(), stdout);
 }
 
+// Where an interrupt writes the state when no --checkpoint was given.
+std::string InterruptPath(const TrainArgs& a) {
+  if (!a.checkpoint.empty()) return a.checkpoint;
+  return a.save.empty() ? std::string("parsgd-train.ckpt") : a.save + ".ckpt";
+}
+
+std::string ShellQuoted(const std::string& arg) {
+  if (!arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                            "0123456789-_./,=:+@%") == std::string::npos) {
+    return arg;
+  }
+  std::string out = "'";
+  for (char ch : arg) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+// The command that continues the run: this one, with --resume PATH instead of any earlier one.
+std::string ResumeCommand(std::span<const std::string> args, const std::string& path) {
+  std::string out = "parsgd train";
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--resume") {
+      ++i;
+      continue;
+    }
+    if (args[i].starts_with("--resume=")) continue;
+    out.append(" ").append(ShellQuoted(args[i]));
+  }
+  return out.append(" --resume ").append(ShellQuoted(path));
+}
+
+// An interrupt: the last complete epoch's state goes to the checkpoint path; exit 128 + signal.
+int Interrupted(int signal, const TrainingState& consistent, const Trainer& trainer,
+                const TrainArgs& a, std::span<const std::string> args) {
+  const std::string path = InterruptPath(a);
+  SaveCheckpoint({trainer.RunIdentity(), trainer.DataIdentity(), consistent}, path);
+  std::fprintf(stderr,
+               "parsgd: %s: stopped during epoch %d; the state after epoch %llu is in %s\n"
+               "resume with: %s\n",
+               signal == SIGTERM ? "terminated" : "interrupted", trainer.epochs_done(),
+               static_cast<unsigned long long>(consistent.Counter("epochs_done")), path.c_str(),
+               ResumeCommand(args, path).c_str());
+  return 128 + (signal != 0 ? signal : SIGINT);
+}
+
+// Puts a checkpoint's state into `trainer`, which must be the same run on the same data.
+void Resume(Trainer& trainer, const std::string& path) {
+  const Checkpoint c = LoadCheckpoint(path);
+  const std::string run = IdentityDifferences(c.run, trainer.RunIdentity());
+  if (!run.empty()) {
+    throw Error(fmt::format("--resume {}: the checkpoint comes from a run with other settings; give "
+                            "the same flags as that run:\n{}",
+                            path, run));
+  }
+  const std::string data = IdentityDifferences(c.data, trainer.DataIdentity());
+  if (!data.empty()) {
+    throw Error(fmt::format("--resume {}: the checkpoint was trained on other data:\n{}", path, data));
+  }
+  trainer.Restore(c.state);
+}
+
 }  // namespace
 
 int Train(std::span<const std::string> args) {
@@ -163,6 +232,7 @@ int Train(std::span<const std::string> args) {
   std::optional<AtomicFileWriter> metrics, model_out;
   if (!a.metrics.empty()) metrics.emplace(a.metrics);
   if (!a.save.empty()) model_out.emplace(a.save);
+  if (!a.checkpoint.empty()) AtomicFileWriter probe(a.checkpoint);  // writable? (removed unused)
 
   // The offload backend's --threads counts device workers; the host loads and prepares on all cores.
   auto executor = MakeTbbExecutor(a.config.backend == Backend::kOffload ? 0 : a.config.threads);
@@ -172,14 +242,33 @@ int Train(std::span<const std::string> args) {
 
   Trainer trainer(a.config, train, test ? &*test : nullptr, *executor);
   const ResolvedSettings& s = trainer.settings();
+  if (!a.resume.empty()) Resume(trainer, a.resume);
   if (!a.quiet) {
     PrintSetup(a.config, s, train);
+    if (!a.resume.empty()) {
+      std::printf("  resuming after epoch %d from %s\n", trainer.epochs_done(), a.resume.c_str());
+    }
     std::printf("%s\n", EpochHeader(test.has_value()).c_str());
   }
+  // The last complete epoch's state: what an interrupt writes. On the offload backend a snapshot
+  // copies the weights back from the device, so it is taken only at checkpoints there.
+  const bool snapshot_every_epoch = a.config.backend == Backend::kCpu;
+  TrainingState consistent = trainer.Snapshot();
+  InterruptGuard interrupts(executor->stop_flag());
   const auto start = std::chrono::steady_clock::now();
   EpochReport last;
-  for (int e = 0; e < s.epochs; ++e) {
-    last = trainer.RunEpoch();
+  int last_checkpoint = -1;
+  while (trainer.epochs_done() < s.epochs) {
+    try {
+      last = trainer.RunEpoch();
+    } catch (const Error& e) {
+      if (last_checkpoint < 0) throw;
+      throw Error(fmt::format("{}\nthe checkpoint of epoch {} is kept at {}", e.what(), last_checkpoint,
+                              a.checkpoint));
+    }
+    if (last.interrupted) {
+      return Interrupted(interrupts.signal(), consistent, trainer, a, args);
+    }
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!a.quiet) {
@@ -190,8 +279,18 @@ int Train(std::span<const std::string> args) {
       metrics->Write(EpochJson(last, a.config, s, elapsed) + "\n");
       metrics->Flush();
     }
+    const bool checkpoint_now = !a.checkpoint.empty() &&
+                                (trainer.epochs_done() % a.checkpoint_every == 0 ||
+                                 trainer.epochs_done() == s.epochs);
+    if (snapshot_every_epoch || checkpoint_now) consistent = trainer.Snapshot();
+    if (checkpoint_now) {
+      SaveCheckpoint({trainer.RunIdentity(), trainer.DataIdentity(), consistent}, a.checkpoint);
+      last_checkpoint = trainer.epochs_done();
+    }
   }
-  if (test) {
+  if (last.epoch == 0) {
+    std::printf("nothing to do: the checkpoint is already after the last of the %d epochs\n", s.epochs);
+  } else if (test) {
     std::printf("test accuracy %.2f%%, test loss %.6f\n", 100 * *last.test_accuracy, *last.test_loss);
   } else {
     std::printf("train accuracy %.2f%%, objective %.6f\n", 100 * last.train_accuracy, last.objective);

@@ -159,6 +159,21 @@ class OffloadLinearFamily final : public ModelFamily {
     return 0.5 * setup_.l2 * offload::SquaredNormOnDevice(params_, ReduceGeometry(params_.size));
   }
 
+  void Save(TrainingState& s) const override {
+    weights_.FromDevice();
+    state0_.FromDevice();
+    state1_.FromDevice();
+    s.Put("weights", setup_.model.weights());
+    SaveOptimizerState(state_, s);
+  }
+  void Load(const TrainingState& s) override {
+    s.Get("weights", setup_.model.weights());
+    LoadOptimizerState(s, state_);
+    weights_.ToDevice();
+    state0_.ToDevice();
+    state1_.ToDevice();
+  }
+
   const LinearModel* linear() const override {
     weights_.FromDevice();
     return &setup_.model;
@@ -320,7 +335,7 @@ class OffloadLinearFamily final : public ModelFamily {
   uint32_t touched_count_host_[2] = {0, 0};
 
   mutable DeviceArray<float> weights_;
-  DeviceArray<float> state0_, state1_;
+  mutable DeviceArray<float> state0_, state1_;
   DeviceArray<const FeatureRate> rates_;
   std::map<Key, std::unique_ptr<MappedRows>> mapped_;  // the training set, then the test set
   const MappedRows* train_rows_ = nullptr;

@@ -62,6 +62,34 @@ class AverageRunner final : public EpochRunner {
     return totals;
   }
 
+  // Between epochs the replicas' weights equal the trainer's (the epoch ends with an average), and
+  // so does their optimiser state with --average-state; what is their own: each replica's step
+  // count, and its optimiser state without --average-state.
+  void Save(TrainingState& s) const override {
+    for (std::size_t w = 0; w < replicas_.size(); ++w) {
+      const Replica& r = replicas_[w];
+      if (!r.ready) continue;
+      const std::string prefix = "replica" + std::to_string(w) + ".";
+      s.Put(prefix + "steps", r.steps);
+      if (average_state_) continue;
+      if (!r.state0.empty()) s.Put(prefix + "state0", r.state0.span());
+      if (!r.state1.empty()) s.Put(prefix + "state1", r.state1.span());
+    }
+  }
+  void Load(const TrainingState& s) override {
+    for (std::size_t w = 0; w < replicas_.size(); ++w) {
+      Replica& r = replicas_[w];
+      const std::string prefix = "replica" + std::to_string(w) + ".";
+      if (!s.Has(prefix + "steps")) continue;
+      r.steps = s.Counter(prefix + "steps");
+      for (auto [name, array] : {std::pair{"state0", &Replica::state0}, std::pair{"state1", &Replica::state1}}) {
+        if (!s.Has(prefix + name)) continue;
+        r.*array = AlignedArray<float>(size_);
+        s.Get(prefix + name, (r.*array).span());
+      }
+    }
+  }
+
  private:
   struct alignas(kCacheLine) Replica {
     AlignedArray<float> weights, state0, state1;
@@ -90,8 +118,9 @@ class AverageRunner final : public EpochRunner {
     if (!r.ready) {
       const ParamArrays& in = c.params.arrays;
       r.weights = Copy(in.weights);
-      if (in.state0) r.state0 = Copy(in.state0);
-      if (in.state1) r.state1 = Copy(in.state1);
+      // A replica restored from a checkpoint (Load) keeps its own optimiser state.
+      if (in.state0 && r.state0.empty()) r.state0 = Copy(in.state0);
+      if (in.state1 && r.state1.empty()) r.state1 = Copy(in.state1);
       r.sum = AlignedArray<float>::Zeroed(size_);
       r.count = AlignedArray<uint32_t>::Zeroed(features_);
       r.gradient.emplace(r.sum.data(), r.count.data(), features_, outputs_);

@@ -283,6 +283,33 @@ class AverageDense final : public DenseRunnerBase {
     return Totals();
   }
 
+  // Between epochs the replicas' weights equal the trainer's, and so does their optimiser state
+  // with --average-state; their own: the step counts, and the state without --average-state.
+  void Save(TrainingState& s) const override {
+    for (std::size_t w = 0; w < replicas_.size(); ++w) {
+      const Replica& r = replicas_[w];
+      if (r.weights.empty()) continue;
+      const std::string prefix = "replica" + std::to_string(w) + ".";
+      s.Put(prefix + "steps", r.steps);
+      if (average_state_) continue;
+      if (!r.state0.empty()) s.Put(prefix + "state0", r.state0.span());
+      if (!r.state1.empty()) s.Put(prefix + "state1", r.state1.span());
+    }
+  }
+  void Load(const TrainingState& s) override {
+    for (std::size_t w = 0; w < replicas_.size(); ++w) {
+      Replica& r = replicas_[w];
+      const std::string prefix = "replica" + std::to_string(w) + ".";
+      if (!s.Has(prefix + "steps")) continue;
+      r.steps = s.Counter(prefix + "steps");
+      for (auto [name, array] : {std::pair{"state0", &Replica::state0}, std::pair{"state1", &Replica::state1}}) {
+        if (!s.Has(prefix + name)) continue;
+        r.*array = AlignedArray<float>(s.arrays().at(prefix + name).size());
+        s.Get(prefix + name, (r.*array).span());
+      }
+    }
+  }
+
  private:
   struct Replica {
     AlignedArray<float> weights, state0, state1;
@@ -298,8 +325,9 @@ class AverageDense final : public DenseRunnerBase {
         return to;
       };
       r.weights = copy(c.params.weights);
-      if (c.params.state0) r.state0 = copy(c.params.state0);
-      if (c.params.state1) r.state1 = copy(c.params.state1);
+      // A replica restored from a checkpoint (Load) keeps its own optimiser state.
+      if (c.params.state0 && r.state0.empty()) r.state0 = copy(c.params.state0);
+      if (c.params.state1 && r.state1.empty()) r.state1 = copy(c.params.state1);
     }
     workers_[w].shard = c.order->Indices(c.epoch, w, workers_[w].order_scratch);
     workers_[w].loss = 0;

@@ -23,6 +23,7 @@
 #include "parsgd/order/sample_order.hpp"
 #include "parsgd/train/config.hpp"
 #include "parsgd/train/executor.hpp"
+#include "parsgd/train/training_state.hpp"
 
 namespace parsgd {
 
@@ -47,6 +48,9 @@ class DenseRunner {
  public:
   virtual ~DenseRunner() = default;
   virtual EpochTotals Run(const DenseContext& context) = 0;
+  // State a runner keeps from one epoch to the next (the average scheme's replicas); none by default.
+  virtual void Save(TrainingState&) const {}
+  virtual void Load(const TrainingState&) {}
 };
 
 // Dense rows: for each of `rows`, its features below `inputs`, times input_scale, into

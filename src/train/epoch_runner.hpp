@@ -19,6 +19,7 @@
 #include "parsgd/train/config.hpp"
 #include "parsgd/train/executor.hpp"
 #include "parsgd/train/linear_step.hpp"
+#include "parsgd/train/training_state.hpp"
 
 namespace parsgd {
 
@@ -43,6 +44,9 @@ class EpochRunner {
   // Runs one epoch; returns early (with the samples actually processed) when the executor's stop
   // flag is raised.
   virtual EpochTotals Run(const EpochContext& context) = 0;
+  // State a runner keeps from one epoch to the next (the average scheme's replicas); none by default.
+  virtual void Save(TrainingState&) const {}
+  virtual void Load(const TrainingState&) {}
 };
 
 // The shape every runner is built for.

@@ -15,6 +15,7 @@
 #include "parsgd/train/evaluate.hpp"
 #include "parsgd/train/executor.hpp"
 #include "parsgd/train/linear_step.hpp"
+#include "parsgd/train/training_state.hpp"
 
 namespace parsgd {
 
@@ -26,9 +27,22 @@ class ModelFamily {
   virtual Evaluation Evaluate(const Dataset& data, const Targets& targets, Executor& executor) = 0;
   // (l2 / 2) * ||w||^2 of the current parameters, biases excluded.
   virtual double Regularizer() const = 0;
+  // The parameters, optimiser state and runner state between two epochs (training_state.hpp).
+  virtual void Save(TrainingState& state) const = 0;
+  virtual void Load(const TrainingState& state) = 0;
   virtual const LinearModel* linear() const { return nullptr; }
   virtual const MlpModel* mlp() const { return nullptr; }
 };
+
+// An optimiser's state arrays as entries "<prefix>state0" and "<prefix>state1" (those it has).
+inline void SaveOptimizerState(const OptimizerState& o, TrainingState& s, const std::string& prefix = "") {
+  if (!o.state0.empty()) s.Put(prefix + "state0", o.state0.span());
+  if (!o.state1.empty()) s.Put(prefix + "state1", o.state1.span());
+}
+inline void LoadOptimizerState(const TrainingState& s, OptimizerState& o, const std::string& prefix = "") {
+  if (!o.state0.empty()) s.Get(prefix + "state0", o.state0.span());
+  if (!o.state1.empty()) s.Get(prefix + "state1", o.state1.span());
+}
 
 // The linear models' data-derived settings and initial parameters, the same for every backend:
 // the per-feature rates (empty when no feature needs one), the L2 strength, the zero model. Fills

@@ -153,6 +153,17 @@ class LinearFamily final : public ModelFamily {
   double Regularizer() const override { return 0.5 * setup_.l2 * setup_.model.SquaredNorm(); }
   const LinearModel* linear() const override { return &setup_.model; }
 
+  void Save(TrainingState& s) const override {
+    s.Put("weights", setup_.model.weights());
+    SaveOptimizerState(state_, s);
+    runner_->Save(s);
+  }
+  void Load(const TrainingState& s) override {
+    s.Get("weights", setup_.model.weights());
+    LoadOptimizerState(s, state_);
+    runner_->Load(s);
+  }
+
  private:
   TrainConfig config_;
   const Dataset& train_;

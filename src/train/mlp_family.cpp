@@ -78,6 +78,17 @@ class MlpFamily final : public ModelFamily {
   double Regularizer() const override { return 0.5 * l2_ * model_.SquaredNorm(); }
   const MlpModel* mlp() const override { return &model_; }
 
+  void Save(TrainingState& s) const override {
+    s.Put("params", model_.params());
+    SaveOptimizerState(state_, s);
+    runner_->Save(s);
+  }
+  void Load(const TrainingState& s) override {
+    s.Get("params", model_.params());
+    LoadOptimizerState(s, state_);
+    runner_->Load(s);
+  }
+
  private:
   // --normalize maxabs: each input feature scaled by 1 / max |x_j| over the training rows.
   void ScaleInputs() {

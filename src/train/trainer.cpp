@@ -10,6 +10,7 @@
 #include "parsgd/model/targets.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/rng.hpp"
+#include "../util/xxhash64.hpp"
 
 namespace parsgd {
 namespace {
@@ -55,6 +56,7 @@ struct Trainer::State {
   std::unique_ptr<ModelFamily> family;
   std::optional<SampleOrder> order;
   StepSize step;
+  TrainConfig config;  // resolved
   int epochs_done = 0;
 
   State(const Dataset& tr, const Dataset* te, Executor& ex) : train(tr), test(te), executor(ex) {}
@@ -96,6 +98,7 @@ Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* 
   }
   s.order.emplace(config.order, train.rows(), r.workers, DeriveSeed(config.seed, {kOrderStream}));
   s.step = StepSize(config.schedule, r.eta0, r.decay, r.epochs);
+  s.config = config;
 }
 
 Trainer::~Trainer() = default;
@@ -128,6 +131,11 @@ EpochReport Trainer::RunEpoch() {
   report.progressive_loss = totals.updates > 0 ? totals.loss_sum / totals.updates : 0;
   report.learning_rate = s.step.At(epoch, 1.0);
 
+  if (s.executor.stop_flag().load(std::memory_order_relaxed)) {
+    report.interrupted = true;  // a partial epoch: not worth an evaluation pass
+    return report;
+  }
+
   const auto eval_start = std::chrono::steady_clock::now();
   const Evaluation on_train = s.family->Evaluate(s.train, s.train_targets, s.executor);
   report.objective = on_train.mean_loss + s.family->Regularizer();
@@ -146,6 +154,57 @@ EpochReport Trainer::RunEpoch() {
         report.epoch, report.objective, report.progressive_loss, s.settings.eta0));
   }
   return report;
+}
+
+TrainingState Trainer::Snapshot() const {
+  TrainingState state;
+  state_->family->Save(state);
+  state.Put("epochs_done", static_cast<uint64_t>(state_->epochs_done));
+  return state;
+}
+
+void Trainer::Restore(const TrainingState& state) {
+  State& s = *state_;
+  const uint64_t epochs = state.Counter("epochs_done");
+  if (epochs > static_cast<uint64_t>(s.settings.epochs)) {
+    throw Error(fmt::format("the checkpoint is after epoch {}, beyond this run's {} epochs", epochs,
+                            s.settings.epochs));
+  }
+  s.family->Load(state);
+  s.epochs_done = static_cast<int>(epochs);
+}
+
+std::string Trainer::RunIdentity() const {
+  const State& s = *state_;
+  const TrainConfig& c = s.config;
+  const ResolvedSettings& r = s.settings;
+  const OptimizerConfig& o = c.optimizer;
+  std::string hidden;
+  for (int h : c.hidden) hidden += (hidden.empty() ? "" : ",") + std::to_string(h);
+  return fmt::format(
+      "model={}\nscheme={}\norder={}\nbackend={}\nworkers={}\nepochs={}\neta0={:.17g}\n"
+      "schedule={}\ndecay={:.17g}\nl2={:.17g}\nnormalize={}\noptimizer={}\nmomentum={:.17g}\n"
+      "rho={:.17g}\nbeta1={:.17g}\nbeta2={:.17g}\nepsilon={:.17g}\nbatch={}\nperiod={}\n"
+      "average_state={}\nhidden={}\nmlp_backend={}\nseed={}\noutputs={}\nfeatures={}\n",
+      NameOf<ModelKind>(kModelKinds, c.model), NameOf<SchemeKind>(kSchemeKinds, c.scheme),
+      NameOf<OrderKind>(kOrderKinds, c.order), NameOf<Backend>(kBackends, c.backend), r.workers,
+      r.epochs, r.eta0, NameOf<ScheduleKind>(kScheduleKinds, c.schedule), r.decay, r.l2,
+      NameOf<Normalization>(kNormalizations, c.normalize),
+      NameOf<OptimizerKind>(kOptimizerKinds, r.optimizer), o.momentum, o.rho, o.beta1, o.beta2,
+      o.epsilon, r.batch, c.period, c.average_state, c.model == ModelKind::kMlp ? hidden : "-",
+      c.model == ModelKind::kMlp ? NameOf<MlpBackend>(kMlpBackends, c.mlp_backend) : "-", c.seed,
+      r.outputs, r.features);
+}
+
+std::string Trainer::DataIdentity() const {
+  const Dataset& d = state_->train;
+  uint64_t h = Xxh64(d.offsets().data(), (d.rows() + 1) * sizeof(uint64_t), 0);
+  h = Xxh64(d.indices().data(), d.nnz() * sizeof(uint32_t), h);
+  h = Xxh64(d.values().data(), d.nnz() * sizeof(float), h);
+  const Targets& t = state_->train_targets;
+  h = Xxh64(t.values.data(), t.values.size() * sizeof(float), h);
+  return fmt::format("rows={}\nfeatures={}\nnonzeros={}\nxxh64={:016x}\n", d.rows(), d.features(),
+                     d.nnz(), h);
 }
 
 }  // namespace parsgd

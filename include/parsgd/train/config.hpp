@@ -101,6 +101,7 @@ struct EpochReport {
   double train_accuracy = 0;
   std::optional<double> test_loss;
   std::optional<double> test_accuracy;
+  bool interrupted = false;        // the stop flag ended the epoch early: no evaluation
   double samples_per_second() const { return train_seconds > 0 ? updates / train_seconds : 0; }
 };
 

@@ -14,6 +14,7 @@
 #include "parsgd/model/mlp_model.hpp"
 #include "parsgd/train/config.hpp"
 #include "parsgd/train/executor.hpp"
+#include "parsgd/train/training_state.hpp"
 
 namespace parsgd {
 
@@ -32,11 +33,23 @@ class Trainer {
 
   // Runs the next epoch with all workers, then evaluates on the training and test sets. Throws
   // parsgd::Error if the run diverged (a loss or objective that is not finite), and rethrows a
-  // worker's exception. If the executor's stop flag is raised, workers return early and the
-  // report counts the updates actually made.
+  // worker's exception. If the executor's stop flag is raised, workers return early, nothing is
+  // evaluated, and the report says `interrupted` with the updates actually made: the model then
+  // holds part of an epoch, and only a Restore() of an earlier snapshot makes the trainer whole.
   EpochReport RunEpoch();
 
   int epochs_done() const;
+
+  // Checkpoints. Snapshot() is the whole state between two epochs (call it between RunEpoch calls,
+  // after a complete epoch); Restore() puts a snapshot back into a trainer made with the same
+  // configuration on the same data, which then continues exactly as the original would have (bit
+  // for bit for the deterministic schemes). Restore throws parsgd::Error naming what does not fit.
+  TrainingState Snapshot() const;
+  void Restore(const TrainingState& state);
+  // What a snapshot may only be restored into: the resolved settings that shape the run, one
+  // "key=value" line each, and the training data's shape and checksum.
+  std::string RunIdentity() const;
+  std::string DataIdentity() const;
   // The model being trained: model() for the linear kinds, mlp_model() for mlp (each throws
   // parsgd::Error if called for the other family).
   const LinearModel& model() const;

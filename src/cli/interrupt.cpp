@@ -1,0 +1,47 @@
+#include "interrupt.hpp"
+
+#include <unistd.h>
+
+namespace parsgd::cli {
+namespace {
+
+std::atomic<int> g_signal{0};
+std::atomic<std::atomic<bool>*> g_stop{nullptr};
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free &&
+              std::atomic<std::atomic<bool>*>::is_always_lock_free);
+
+void OnSignal(int sig) {
+  int none = 0;
+  if (!g_signal.compare_exchange_strong(none, sig)) {
+    if (sig == SIGINT) {  // the second one: leave now, write nothing
+      static const char kMessage[] = "\nparsgd: second interrupt: exiting without a checkpoint\n";
+      [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+      ::_exit(128 + SIGINT);
+    }
+    return;
+  }
+  if (std::atomic<bool>* stop = g_stop.load()) stop->store(true, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+InterruptGuard::InterruptGuard(std::atomic<bool>& stop) {
+  g_signal.store(0);
+  g_stop.store(&stop);
+  struct sigaction action {};
+  action.sa_handler = OnSignal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &action, &old_int_);
+  sigaction(SIGTERM, &action, &old_term_);
+}
+
+InterruptGuard::~InterruptGuard() {
+  sigaction(SIGINT, &old_int_, nullptr);
+  sigaction(SIGTERM, &old_term_, nullptr);
+  g_stop.store(nullptr);
+}
+
+int InterruptGuard::signal() const { return g_signal.load(); }
+
+}  // namespace parsgd::cli

@@ -1,0 +1,26 @@
+// SIGINT and SIGTERM during training: the first raises the executor's stop flag (workers return
+// within kStepBlock samples, or one minibatch) so that the command can write a checkpoint and exit
+// with 128 + the signal number; a second SIGINT exits at once (status 130) without writing.
+#pragma once
+
+#include <atomic>
+#include <csignal>
+
+namespace parsgd::cli {
+
+class InterruptGuard {
+ public:
+  // Installs the handlers for the guard's lifetime; `stop` must outlive it.
+  explicit InterruptGuard(std::atomic<bool>& stop);
+  ~InterruptGuard();
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+  // The first signal received (SIGINT or SIGTERM), or 0.
+  int signal() const;
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
+
+}  // namespace parsgd::cli

@@ -1,0 +1,272 @@
+// Checkpoints: resuming continues exactly as if never stopped; damaged or foreign files and
+// mismatched runs are refused with a clear error; SIGINT stops, saves and exits with 130.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "../src/cli/interrupt.hpp"
+#include "../src/util/xxhash64.hpp"
+#include "parsgd/io/checkpoint.hpp"
+#include "parsgd/train/trainer.hpp"
+#include "parsgd/util/error.hpp"
+#include "test_support.hpp"
+
+namespace parsgd {
+namespace {
+
+std::vector<float> Params(const Trainer& t, const TrainConfig& c) {
+  const auto p = c.model == ModelKind::kMlp ? t.mlp_model().params() : t.model().weights();
+  return {p.begin(), p.end()};
+}
+
+// 10 epochs straight, and 4 + checkpoint file + a new trainer resumed from it + 6: the same bits.
+void ExpectResumeExact(const TrainConfig& config, const Dataset& data, const std::string& file) {
+  auto executor = MakeTbbExecutor(config.threads);
+  Trainer straight(config, data, nullptr, *executor);
+  for (int e = 0; e < config.epochs; ++e) straight.RunEpoch();
+
+  {
+    Trainer first(config, data, nullptr, *executor);
+    for (int e = 0; e < 4; ++e) first.RunEpoch();
+    SaveCheckpoint({first.RunIdentity(), first.DataIdentity(), first.Snapshot()}, file);
+    for (int e = 0; e < 3; ++e) first.RunEpoch();  // the file is not affected by what follows
+  }
+  Trainer resumed(config, data, nullptr, *executor);
+  const Checkpoint c = LoadCheckpoint(file);
+  EXPECT_EQ(IdentityDifferences(c.run, resumed.RunIdentity()), "");
+  EXPECT_EQ(IdentityDifferences(c.data, resumed.DataIdentity()), "");
+  resumed.Restore(c.state);
+  EXPECT_EQ(resumed.epochs_done(), 4);
+  while (resumed.epochs_done() < config.epochs) resumed.RunEpoch();
+  const std::vector<float> x = Params(straight, config), y = Params(resumed, config);
+  ASSERT_EQ(x.size(), y.size());
+  EXPECT_EQ(std::memcmp(x.data(), y.data(), x.size() * sizeof(float)), 0);
+}
+
+struct Case {
+  const char* name;
+  ModelKind model;
+  SchemeKind scheme;
+  OptimizerKind optimizer;
+  int threads;
+  int batch;
+  bool average_state;
+};
+
+class ResumeExact : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ResumeExact, TenStraightEqualsFourResumeSix) {
+  const Case k = GetParam();
+  TrainConfig c;
+  c.model = k.model;
+  c.scheme = k.scheme;
+  c.optimizer.kind = k.optimizer;
+  c.threads = k.threads;
+  c.batch = k.batch;
+  c.average_state = k.average_state;
+  c.period = 3;
+  c.epochs = 10;
+  c.order = OrderKind::kRandom;
+  c.hidden = {8};
+  const int classes = k.model == ModelKind::kLogistic ? 2 : 3;
+  const Dataset data = testing::MakeProblem(600, 30, 5, classes, 0.05, 41);
+  testing::TempDir dir;
+  ExpectResumeExact(c, data, dir.File("run.ckpt"));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    DeterministicSchemes, ResumeExact,
+    ::testing::Values(
+        Case{"sequential_sgd", ModelKind::kLogistic, SchemeKind::kSequential, OptimizerKind::kSgd, 1, 1, false},
+        Case{"sequential_adam", ModelKind::kSoftmax, SchemeKind::kSequential, OptimizerKind::kAdam, 1, 1, false},
+        Case{"minibatch_adam", ModelKind::kLogistic, SchemeKind::kSequential, OptimizerKind::kAdam, 1, 8, false},
+        Case{"sync_momentum", ModelKind::kSoftmax, SchemeKind::kSync, OptimizerKind::kMomentum, 2, 16, false},
+        Case{"average_adam", ModelKind::kLogistic, SchemeKind::kAverage, OptimizerKind::kAdam, 2, 4, false},
+        Case{"average_state_rmsprop", ModelKind::kSoftmax, SchemeKind::kAverage, OptimizerKind::kRmsProp, 2, 4, true},
+        Case{"average_per_sample_adagrad", ModelKind::kLogistic, SchemeKind::kAverage, OptimizerKind::kAdaGrad, 2, 1, false},
+        Case{"mlp_sequential_momentum", ModelKind::kMlp, SchemeKind::kSequential, OptimizerKind::kMomentum, 1, 16, false},
+        Case{"mlp_average_adam", ModelKind::kMlp, SchemeKind::kAverage, OptimizerKind::kAdam, 2, 16, false},
+        Case{"mlp_sync_nesterov", ModelKind::kMlp, SchemeKind::kSync, OptimizerKind::kNesterov, 2, 16, false}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+// A checkpoint written by a real run, for the damage tests.
+std::string WriteCheckpoint(const testing::TempDir& dir) {
+  const Dataset data = testing::MakeProblem(200, 20, 4, 2, 0.0, 42);
+  auto executor = MakeTbbExecutor(1);
+  TrainConfig c;
+  c.scheme = SchemeKind::kSequential;
+  c.optimizer.kind = OptimizerKind::kAdam;
+  c.epochs = 3;
+  Trainer t(c, data, nullptr, *executor);
+  t.RunEpoch();
+  const std::string path = dir.File("good.ckpt");
+  SaveCheckpoint({t.RunIdentity(), t.DataIdentity(), t.Snapshot()}, path);
+  return path;
+}
+
+void ExpectRefused(const std::string& path, const std::string& fragment) {
+  try {
+    LoadCheckpoint(path);
+    ADD_FAILURE() << "accepted; expected: " << fragment;
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(fragment), std::string::npos) << what;
+    EXPECT_NE(what.find(path), std::string::npos) << what;
+  }
+}
+
+TEST(CheckpointFile, RoundTripsEveryEntry) {
+  testing::TempDir dir;
+  const Checkpoint c = LoadCheckpoint(WriteCheckpoint(dir));
+  EXPECT_EQ(c.state.Counter("epochs_done"), 1u);
+  EXPECT_TRUE(c.state.Has("weights"));
+  EXPECT_TRUE(c.state.Has("state0"));  // adam's two moments
+  EXPECT_TRUE(c.state.Has("state1"));
+  EXPECT_NE(c.run.find("optimizer=adam"), std::string::npos);
+  EXPECT_NE(c.data.find("rows=200"), std::string::npos);
+}
+
+TEST(CheckpointFile, RefusesDamagedAndForeignFiles) {
+  testing::TempDir dir;
+  const std::string good = testing::ReadFile(WriteCheckpoint(dir));
+  auto variant = [&](const std::string& name, const std::string& bytes) { return dir.Write(name, bytes); };
+
+  ExpectRefused(variant("truncated", good.substr(0, good.size() - 9)), "checksum mismatch");
+  std::string flipped = good;
+  flipped[flipped.size() / 2] ^= 0x10;
+  ExpectRefused(variant("flipped", flipped), "checksum mismatch");
+  ExpectRefused(variant("empty", ""), "bad magic");
+  ExpectRefused(variant("foreign", "P5\n28 28\n255\n" + std::string(100, 'x')), "bad magic");
+  std::string version = good;
+  version[8] = 7;
+  ExpectRefused(variant("version", version), "checkpoint version 7");
+
+  // A valid checksum over a header that declares more values than the file holds: refused before
+  // any allocation of that size.
+  std::string huge = good.substr(0, good.size() - 8);
+  const std::size_t at = huge.rfind("weights");
+  ASSERT_NE(at, std::string::npos);
+  const uint64_t claimed = uint64_t{1} << 60;
+  std::memcpy(huge.data() + at + 7, &claimed, sizeof claimed);
+  const uint64_t sum = Xxh64(huge.data(), huge.size(), 0);
+  huge.append(reinterpret_cast<const char*>(&sum), sizeof sum);
+  ExpectRefused(variant("huge", huge), "more than the file holds");
+}
+
+TEST(CheckpointFile, ResumeRefusesAnotherRunOrOtherData) {
+  testing::TempDir dir;
+  const Checkpoint c = LoadCheckpoint(WriteCheckpoint(dir));
+  const Dataset data = testing::MakeProblem(200, 20, 4, 2, 0.0, 42);
+  auto executor = MakeTbbExecutor(1);
+  TrainConfig other;
+  other.scheme = SchemeKind::kSequential;
+  other.optimizer.kind = OptimizerKind::kMomentum;
+  other.epochs = 3;
+  Trainer t(other, data, nullptr, *executor);
+  const std::string diff = IdentityDifferences(c.run, t.RunIdentity());
+  EXPECT_NE(diff.find("optimizer: checkpoint adam, this run momentum"), std::string::npos) << diff;
+
+  const Dataset changed = testing::MakeProblem(200, 20, 4, 2, 0.0, 43);
+  TrainConfig same;
+  same.scheme = SchemeKind::kSequential;
+  same.optimizer.kind = OptimizerKind::kAdam;
+  same.epochs = 3;
+  Trainer u(same, changed, nullptr, *executor);
+  EXPECT_NE(IdentityDifferences(c.data, u.DataIdentity()).find("xxh64"), std::string::npos);
+  // Restoring into the wrong shape is an error too, never a silent partial copy.
+  TrainConfig softmax = same;
+  softmax.model = ModelKind::kSoftmax;
+  Trainer v(softmax, testing::MakeProblem(200, 20, 4, 3, 0.0, 42), nullptr, *executor);
+  EXPECT_THROW(v.Restore(c.state), Error);
+}
+
+TEST(Interrupt, FirstSignalRaisesTheStopFlag) {
+  std::atomic<bool> stop{false};
+  {
+    cli::InterruptGuard guard(stop);
+    std::raise(SIGTERM);
+    EXPECT_TRUE(stop.load());
+    EXPECT_EQ(guard.signal(), SIGTERM);
+  }
+}
+
+TEST(InterruptDeathTest, SecondSigintExitsAtOnce) {
+  std::atomic<bool> stop{false};
+  EXPECT_EXIT(
+      {
+        cli::InterruptGuard guard(stop);
+        std::raise(SIGINT);
+        std::raise(SIGINT);
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(130), "second interrupt");
+}
+
+// Runs the parsgd program, sends SIGINT once its first epoch line is out, and returns the exit
+// status and everything it printed.
+testing::CliResult RunAndInterrupt(const std::string& args) {
+  int out[2];
+  if (::pipe(out) != 0) throw std::runtime_error("pipe");
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(out[1], STDOUT_FILENO);
+    ::dup2(out[1], STDERR_FILENO);
+    ::close(out[0]);
+    ::execl("/bin/sh", "sh", "-c", (std::string("exec ") + PARSGD_CLI_PATH + " " + args).c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  std::string output;
+  char buffer[4096];
+  bool sent = false;
+  ssize_t n;
+  while ((n = ::read(out[0], buffer, sizeof buffer)) > 0) {
+    output.append(buffer, static_cast<std::size_t>(n));
+    if (!sent && output.find("1/150") != std::string::npos) {
+      ::kill(pid, SIGINT);
+      sent = true;
+    }
+  }
+  ::close(out[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+TEST(Interrupt, SigintWritesACheckpointThatResumesToTheSameModel) {
+  testing::TempDir dir;
+  const std::string data = dir.File("d.bin");
+  ASSERT_EQ(testing::RunCli("gen " + data + " --rows 2000 --features 500 --nnz 10 --seed 3").status, 0);
+  const std::string common = "train --train " + data + " --scheme sync --batch 32 --threads 2 --epochs 150 ";
+  const testing::CliResult straight = testing::RunCli(common + "--quiet --save " + dir.File("a.model"));
+  ASSERT_EQ(straight.status, 0) << straight.output;
+
+  const std::string ckpt = dir.File("run.ckpt");
+  const testing::CliResult stopped =
+      RunAndInterrupt(common + "--save " + dir.File("b.model") + " --checkpoint " + ckpt + " --checkpoint-every 50");
+  ASSERT_EQ(stopped.status, 130) << stopped.output;
+  EXPECT_NE(stopped.output.find("interrupted: stopped during epoch"), std::string::npos) << stopped.output;
+  EXPECT_NE(stopped.output.find("resume with: parsgd train"), std::string::npos) << stopped.output;
+  EXPECT_FALSE(std::ifstream(dir.File("b.model")).good());  // no model from an unfinished run
+
+  const testing::CliResult resumed =
+      testing::RunCli(common + "--quiet --save " + dir.File("b.model") + " --resume " + ckpt);
+  ASSERT_EQ(resumed.status, 0) << resumed.output;
+  EXPECT_EQ(testing::ReadFile(dir.File("a.model")), testing::ReadFile(dir.File("b.model")));
+
+  const testing::CliResult mismatch = testing::RunCli(
+      "train --train " + data + " --scheme sync --batch 64 --threads 2 --epochs 150 --resume " + ckpt);
+  EXPECT_EQ(mismatch.status, 1);
+  EXPECT_NE(mismatch.output.find("batch: checkpoint 32, this run 64"), std::string::npos) << mismatch.output;
+}
+
+}  // namespace
+}  // namespace parsgd
