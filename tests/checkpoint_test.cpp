@@ -4,7 +4,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
+#include <thread>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -48,6 +50,44 @@ void ExpectResumeExact(const TrainConfig& config, const Dataset& data, const std
   const std::vector<float> x = Params(straight, config), y = Params(resumed, config);
   ASSERT_EQ(x.size(), y.size());
   EXPECT_EQ(std::memcmp(x.data(), y.data(), x.size() * sizeof(float)), 0);
+}
+
+// An epoch cut short by the stop flag leaves the trainer holding part of an epoch; restoring the
+// snapshot of the epoch before makes it whole again, replicas included.
+TEST(Resume, AnInterruptedEpochIsUndoneByRestore) {
+  const Dataset data = testing::MakeProblem(3000, 40, 6, 3, 0.05, 44);
+  for (SchemeKind scheme : {SchemeKind::kAverage, SchemeKind::kSync, SchemeKind::kSequential}) {
+    TrainConfig c;
+    c.model = ModelKind::kSoftmax;
+    c.scheme = scheme;
+    c.optimizer.kind = OptimizerKind::kAdam;
+    c.threads = 2;
+    c.batch = scheme == SchemeKind::kSequential ? 1 : 8;
+    c.period = 0;  // average once per epoch: the longest stretch without a stop check before
+    c.epochs = 6;
+    auto executor = MakeTbbExecutor(2);
+    Trainer straight(c, data, nullptr, *executor);
+    for (int e = 0; e < c.epochs; ++e) straight.RunEpoch();
+
+    Trainer t(c, data, nullptr, *executor);
+    for (int e = 0; e < 2; ++e) t.RunEpoch();
+    const TrainingState before = t.Snapshot();
+    std::thread stopper([&] {
+      std::this_thread::sleep_for(std::chrono::microseconds(300));
+      executor->stop_flag().store(true);
+    });
+    const EpochReport cut = t.RunEpoch();
+    stopper.join();
+    executor->stop_flag().store(false);
+    if (cut.interrupted) {
+      EXPECT_LE(cut.updates, data.rows());
+    }
+    t.Restore(before);
+    EXPECT_EQ(t.epochs_done(), 2);
+    while (t.epochs_done() < c.epochs) EXPECT_FALSE(t.RunEpoch().interrupted);
+    const std::vector<float> x = Params(straight, c), y = Params(t, c);
+    EXPECT_EQ(std::memcmp(x.data(), y.data(), x.size() * sizeof(float)), 0) << testing::Name(scheme);
+  }
 }
 
 struct Case {

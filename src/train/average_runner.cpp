@@ -79,6 +79,11 @@ class AverageRunner final : public EpochRunner {
   void Load(const TrainingState& s) override {
     for (std::size_t w = 0; w < replicas_.size(); ++w) {
       Replica& r = replicas_[w];
+      // Remade from the trainer's restored parameters at the next epoch, whatever they held.
+      r.ready = false;
+      r.state0 = {};
+      r.state1 = {};
+      r.steps = 0;
       const std::string prefix = "replica" + std::to_string(w) + ".";
       if (!s.Has(prefix + "steps")) continue;
       r.steps = s.Counter(prefix + "steps");
@@ -155,6 +160,7 @@ class AverageRunner final : public EpochRunner {
     const uint64_t end = std::min<uint64_t>(m_end * c.batch, r.shard.size());
     const LinearParams p{Arrays(r), c.params.features, c.params.outputs, c.params.rates};
     const double rows = static_cast<double>(c.data->rows());
+    const std::atomic<bool>& stop = c.executor->stop_flag();  // checked per block or minibatch
     auto context = [&](uint64_t i) {  // this worker's progress, scaled by the worker count
       const double samples = static_cast<double>(i) * c.workers;
       return MakeRuleContext(c.optimizer, StepAt(c, samples),
@@ -165,7 +171,10 @@ class AverageRunner final : public EpochRunner {
       SequentialScheme scheme;
       RuleContext rc = context(begin - begin % kStepBlock);
       for (uint64_t i = begin; i < end; ++i) {
-        if (i % kStepBlock == 0) rc = context(i);
+        if (i % kStepBlock == 0) {
+          if (stop.load(std::memory_order_relaxed)) break;
+          rc = context(i);
+        }
         PrefetchAhead(*c.data, c.targets, r.shard, i);
         const SparseRow x = c.data->row(r.shard[i]);
         r.loss += LinearSgdStep<Head, Rule>(scheme, p, x, c.targets[r.shard[i]], rc, r.z.data());
@@ -173,7 +182,7 @@ class AverageRunner final : public EpochRunner {
         ++r.steps;
       }
     } else {
-      for (uint64_t b = begin; b < end; b += c.batch) {
+      for (uint64_t b = begin; b < end && !stop.load(std::memory_order_relaxed); b += c.batch) {
         const uint64_t b_end = std::min<uint64_t>(b + c.batch, end);
         const RuleContext rc = context(b);
         for (uint64_t i = b; i < b_end; ++i) {

@@ -299,6 +299,7 @@ class AverageDense final : public DenseRunnerBase {
   void Load(const TrainingState& s) override {
     for (std::size_t w = 0; w < replicas_.size(); ++w) {
       Replica& r = replicas_[w];
+      r = Replica{};  // remade from the trainer's restored parameters at the next epoch
       const std::string prefix = "replica" + std::to_string(w) + ".";
       if (!s.Has(prefix + "steps")) continue;
       r.steps = s.Counter(prefix + "steps");
@@ -340,7 +341,9 @@ class AverageDense final : public DenseRunnerBase {
     const ParamArrays p{r.weights.data(), r.state0.empty() ? nullptr : r.state0.data(),
                         r.state1.empty() ? nullptr : r.state1.data()};
     const uint64_t end = std::min<uint64_t>(m_end * c.batch, w.shard.size());
-    for (uint64_t b = std::min<uint64_t>(m_begin * c.batch, end); b < end; b += c.batch) {
+    const std::atomic<bool>& stop = c.executor->stop_flag();
+    for (uint64_t b = std::min<uint64_t>(m_begin * c.batch, end);
+         b < end && !stop.load(std::memory_order_relaxed); b += c.batch) {
       const auto batch = w.shard.subspan(b, std::min<uint64_t>(c.batch, end - b));
       Gather(c, batch, w);
       const RuleContext rc =
