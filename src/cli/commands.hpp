@@ -12,5 +12,6 @@ int Predict(std::span<const std::string> args);
 int Eval(std::span<const std::string> args);
 int Generate(std::span<const std::string> args);
 int Convert(std::span<const std::string> args);
+int Compare(std::span<const std::string> args);
 
 }  // namespace parsgd::cli
