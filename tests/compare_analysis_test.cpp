@@ -122,6 +122,18 @@ TEST_F(CompareAnalysis, PairsDifferingInOneFlagAreTested) {
   EXPECT_FALSE(threads.test_accuracy.has_value());
 }
 
+TEST_F(CompareAnalysis, OtherProblemsAreComparedByTestAccuracyOnly) {
+  configs_[2].problem = "model=hinge";  // another objective
+  for (RunRecord& r : runs_) r.epochs.back().test_accuracy = 0.5 + 0.125 * r.repeat;
+  const Analysis a = Analyze(configs_, runs_, varying_, {.target = 0.5});
+  ASSERT_EQ(a.targets.size(), 2u);
+  const Comparison& scheme = a.comparisons[0];
+  EXPECT_FALSE(scheme.objective.has_value());
+  EXPECT_FALSE(scheme.seconds_to_target.has_value());
+  ASSERT_TRUE(scheme.test_accuracy.has_value());
+  EXPECT_TRUE(a.comparisons[1].objective.has_value());  // threads: the same problem
+}
+
 TEST_F(CompareAnalysis, CurvesAreMeansPerEpoch) {
   const Analysis a = Analyze(configs_, runs_, varying_, {});
   const auto& curve = a.configs[0].curve;

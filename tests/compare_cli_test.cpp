@@ -231,6 +231,20 @@ TEST_F(Compare, BadGridsAreRefusedBeforeAnythingIsWritten) {
   ExpectNothingWritten({"bad.json", "nested.json", "unknown.json"});
 }
 
+// Two training sets are two problems: shown by file name, compared by test accuracy only.
+TEST_F(Compare, DataSetsAreAnAxisShownByFileName) {
+  const std::string out = dir_.File("out");
+  const auto r = RunCli("compare --train " + train_ + " --train " + test_ + " --out " + out +
+                        " --epochs 1 --repeats 2 --gnuplot none");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string report = ReadFile(out + "/report.md");
+  EXPECT_TRUE(Contains(report, "| 1 | train=train.svm | 2 |")) << report;
+  EXPECT_TRUE(Contains(report, "- **target** for train=test.svm: ")) << report;
+  EXPECT_TRUE(Contains(report, "| – | #1 train.svm | #2 test.svm | – | – | – |")) << report;
+  // The CSV keeps the paths as given.
+  EXPECT_TRUE(Contains(ReadFile(out + "/summary.csv"), "," + train_ + ",")) << out;
+}
+
 TEST_F(Compare, ExistingFolderIsRefusedUnlessEmpty) {
   const std::string out = dir_.File("out");
   fs::create_directory(out);

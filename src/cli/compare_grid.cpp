@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 
 #include "experiment_file.hpp"
 
@@ -93,16 +94,39 @@ Block CommandLineAxes(const OptionParser& parser) {
   return common;
 }
 
+// The point as the report shows it: data files by their names when those tell them apart.
+Point Display(const Point& point, const std::vector<Point>& points) {
+  Point shown = point;
+  for (compare::Setting& s : shown) {
+    if (s.flag != "train" && s.flag != "test") continue;
+    std::vector<std::string> names;  // the file names of every value of the flag
+    std::vector<std::string> paths;
+    for (const Point& p : points) {
+      const std::string* v = compare::ValueOf(p, s.flag);
+      if (v == nullptr || std::find(paths.begin(), paths.end(), *v) != paths.end()) continue;
+      paths.push_back(*v);
+      names.push_back(std::filesystem::path(*v).filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    if (std::adjacent_find(names.begin(), names.end()) == names.end()) {
+      s.value = std::filesystem::path(s.value).filename().string();
+    }
+  }
+  return shown;
+}
+
 PlannedConfig PlanConfig(const OptionParser& parser, const Point& point,
-                         const std::vector<std::string>& varying, uint64_t seed) {
+                         const std::vector<Point>& points, const std::vector<std::string>& varying,
+                         uint64_t seed) {
   PlannedConfig pc;
   pc.config.point = point;
-  pc.config.label = compare::Label(point, varying);
+  pc.config.display = Display(point, points);
+  pc.config.label = compare::Label(pc.config.display, varying);
   std::vector<std::string> problem;
   for (const char* flag : kProblemFlags) {
     if (std::find(varying.begin(), varying.end(), flag) != varying.end()) problem.push_back(flag);
   }
-  pc.config.problem = compare::Label(point, problem);
+  pc.config.problem = compare::Label(pc.config.display, problem);
   // The point's flags applied to train's declarations, as one `train` command line would be.
   OptionParser scratch("train", "");
   DeclareDataOptions(scratch, pc.args, false);
@@ -165,7 +189,9 @@ Plan BuildPlan(OptionParser& parser, CompareArgs& args) {
       plan.fixed.push_back(s);
     }
   }
-  for (const Point& p : points) plan.configs.push_back(PlanConfig(parser, p, plan.varying, seed));
+  for (const Point& p : points) {
+    plan.configs.push_back(PlanConfig(parser, p, points, plan.varying, seed));
+  }
   const bool any = std::any_of(plan.configs.begin(), plan.configs.end(),
                                [](const PlannedConfig& c) { return c.config.impossible.empty(); });
   if (!any) {

@@ -158,15 +158,16 @@ std::vector<Comparison> Compare(const std::vector<Configuration>& configs,
         for (std::size_t y = x + 1; y < members.size(); ++y) {
           const ConfigResult& a = results[members[x]];
           const ConfigResult& b = results[members[y]];
-          Comparison c{flag,
-                       members[x],
-                       members[y],
-                       WelchTest(a.objective, b.objective),
-                       WelchTest(a.test_accuracy, b.test_accuracy),
-                       std::nullopt};
-          if (AllReachedInTime(a) && AllReachedInTime(b)) {
-            c.seconds_to_target = WelchTest(a.seconds_to_target, b.seconds_to_target);
+          Comparison c{flag, members[x], members[y]};
+          // Another problem is another objective (and target): only accuracies compare, and
+          // only on the same test set.
+          if (configs[members[x]].problem == configs[members[y]].problem) {
+            c.objective = WelchTest(a.objective, b.objective);
+            if (AllReachedInTime(a) && AllReachedInTime(b)) {
+              c.seconds_to_target = WelchTest(a.seconds_to_target, b.seconds_to_target);
+            }
           }
+          if (flag != "test") c.test_accuracy = WelchTest(a.test_accuracy, b.test_accuracy);
           out.push_back(std::move(c));
         }
       }

@@ -48,11 +48,13 @@ struct ConfigResult {
 };
 
 // Two configurations that differ only in `flag`. Each test is nullopt when a side has fewer than
-// two values (seconds: also when a run did not reach the target or has no times).
+// two values (seconds: also when a run did not reach the target or has no times). Objectives and
+// seconds to target are compared only within one problem (the same objective), test accuracies
+// only on the same test set (`flag` is not "test").
 struct Comparison {
   std::string flag;
   std::size_t a = 0, b = 0;
-  std::optional<WelchResult> objective, test_accuracy, seconds_to_target;
+  std::optional<WelchResult> objective = {}, test_accuracy = {}, seconds_to_target = {};
 };
 
 struct ProblemTarget {

@@ -171,7 +171,9 @@ std::string Significance(const ReportInput& in) {
       "difference exceeds what the spread over "
       "the repeats explains; \"no\": it does not show with these repeats (not: the two are "
       "equal). A test needs two finished runs on each side (seconds: every run reached the "
-      "target and has times), else –. With many pairs, about {}% of pairs with no real "
+      "target and has times), else –. Configurations on different problems (another `--train`, "
+      "`--model` or `--l2`: another objective) are compared by test accuracy only. With many "
+      "pairs, about {}% of pairs with no real "
       "difference still say yes (no correction for multiple comparisons).\n",
       in.alpha, 100 * in.alpha);
   if (in.analysis->comparisons.empty()) {
@@ -188,11 +190,11 @@ std::string Significance(const ReportInput& in) {
     }
     const ConfigResult& a = results[c.a];
     const ConfigResult& b = results[c.b];
-    const std::string with = Label(Without(configs[c.a].point, flag), in.varying);
+    const std::string with = Label(Without(Shown(configs[c.a]), flag), in.varying);
     out += fmt::format(
         "| {} | #{} {} | #{} {} | {} | {} | {} |\n", MdCell(with == "all runs" ? "–" : with),
-        c.a + 1, MdCell(*ValueOf(configs[c.a].point, flag)), c.b + 1,
-        MdCell(*ValueOf(configs[c.b].point, flag)),
+        c.a + 1, MdCell(*ValueOf(Shown(configs[c.a]), flag)), c.b + 1,
+        MdCell(*ValueOf(Shown(configs[c.b]), flag)),
         Verdict(c.objective, a.objective.mean, b.objective.mean, in.alpha),
         Verdict(c.test_accuracy, a.test_accuracy.mean, b.test_accuracy.mean, in.alpha, 100, " pt"),
         Verdict(c.seconds_to_target, a.seconds_to_target.mean, b.seconds_to_target.mean, in.alpha,

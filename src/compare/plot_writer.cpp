@@ -138,7 +138,7 @@ std::string SpeedupData(const std::vector<Configuration>& configs, const Analysi
     std::sort(members.begin(), members.end(), [&](std::size_t a, std::size_t b) {
       return Threads(configs[a]) < Threads(configs[b]);
     });
-    const std::string title = Label(Without(configs[order[k]].point, "threads"), varying);
+    const std::string title = Label(Without(Shown(configs[order[k]]), "threads"), varying);
     titles.push_back(title);
     has_time.push_back(std::any_of(members.begin(), members.end(), [&](std::size_t i) {
       return i != order[k] && analysis.configs[i].time_speedup.has_value();

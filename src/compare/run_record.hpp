@@ -14,10 +14,15 @@ namespace parsgd::compare {
 // One configuration of the grid.
 struct Configuration {
   Point point;
-  std::string label;       // its values of the flags that vary ("scheme=hogwild threads=2")
+  Point display;           // the point as shown (data files by name); empty: the point itself
+  std::string label;       // its shown values of the flags that vary ("scheme=hogwild threads=2")
   std::string problem;     // configurations with the same problem minimise the same objective
   std::string impossible;  // non-empty: why it cannot run (found before any run; it is not run)
 };
+
+inline const Point& Shown(const Configuration& c) {
+  return c.display.empty() ? c.point : c.display;
+}
 
 struct EpochRecord {
   int epoch = 0;  // 1-based
