@@ -7,7 +7,8 @@
 //             {"scheme": "average", "period": [1, 10, "epoch"], "average-state": [false, true]}]}
 //
 // This reader only checks the shape; the flags and values are checked by the command's own
-// option declarations, as on the command line.
+// option declarations, as on the command line (so paths are relative to the working folder, as
+// there, not to the file's).
 #pragma once
 
 #include <string>
