@@ -135,6 +135,7 @@ class Runner {
              compare::RunRecord& rec) {
     TrainConfig config = pc.args.config;
     config.seed = rec.seed;
+    std::string lines;  // written after the run: a failing write is not the run's failure
     try {
       auto executor = MakeTbbExecutor(config.threads);
       Trainer trainer(config, *data.train, data.test ? &*data.test : nullptr, *executor);
@@ -147,11 +148,12 @@ class Runner {
             {r.epoch, r.objective, r.test_accuracy,
              config.deterministic ? std::nullopt : std::optional<double>(r.train_seconds),
              r.updates});
-        jsonl_.Write(prefix + EpochJson(r, config, s, Since(start)).substr(1) + "\n");
+        lines.append(prefix).append(EpochJson(r, config, s, Since(start)), 1).append("\n");
       }
     } catch (const std::exception& e) {
       rec.error = e.what();
     }
+    jsonl_.Write(lines);
   }
 
   int total_;
