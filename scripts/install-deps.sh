@@ -6,6 +6,7 @@ export DEBIAN_FRONTEND=noninteractive
 packages=(
   cmake ninja-build g++ pkg-config     # toolchain
   libtbb-dev libfmt-dev zlib1g-dev     # the library
+  nlohmann-json3-dev gnuplot-nox       # parsgd compare: experiment files (JSON), plots
   libdnnl-dev ocl-icd-opencl-dev opencl-c-headers  # oneDNN (its CMake config needs OpenCL)
   libgtest-dev libbenchmark-dev        # tests and benchmarks
   gcc-offload-nvptx libgomp-plugin-nvptx1  # --backend offload: GPU code (host fallback without a GPU)

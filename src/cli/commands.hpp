@@ -13,5 +13,6 @@ int Eval(std::span<const std::string> args);
 int Generate(std::span<const std::string> args);
 int Convert(std::span<const std::string> args);
 int Device(std::span<const std::string> args);
+int Compare(std::span<const std::string> args);
 
 }  // namespace parsgd::cli

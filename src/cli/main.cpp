@@ -18,7 +18,9 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
-    {"train", parsgd::cli::Train, "train a linear model with parallel SGD"},
+    {"train", parsgd::cli::Train, "train a linear model or an MLP with parallel SGD"},
+    {"compare", parsgd::cli::Compare,
+     "run a grid of train configurations, repeated; report, CSV and plots"},
     {"predict", parsgd::cli::Predict, "write a saved model's predictions for a data set"},
     {"eval", parsgd::cli::Eval, "report a saved model's loss and accuracy on a data set"},
     {"gen", parsgd::cli::Generate, "write a synthetic RCV1-shaped sparse problem"},

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
+#include <stdexcept>
 
 namespace parsgd::cli {
 namespace {
@@ -46,7 +47,10 @@ std::string OptionParser::Pad(std::string s, std::size_t width) {
   return s + " ";
 }
 
-void OptionParser::Add(Option option) { options_.push_back(std::move(option)); }
+void OptionParser::Add(Option option) {
+  option.listable = lists_;
+  options_.push_back(std::move(option));
+}
 
 void OptionParser::String(std::string name, std::string* field, std::string value_name,
                           std::string help, bool required) {
@@ -54,6 +58,7 @@ void OptionParser::String(std::string name, std::string* field, std::string valu
   if (required) help += " (required)";
   Add({std::move(name), std::move(value_name), std::move(help), required,
        [field](const std::string&, std::string_view v) { *field = std::string(v); }});
+  options_.back().splits = false;  // a path or "256,128" may hold commas: repeat the flag instead
 }
 
 void OptionParser::Int(std::string name, int* field, std::string help, int min, int max,
@@ -109,7 +114,12 @@ void OptionParser::Double(std::string name, double* field, std::string help, dou
 
 void OptionParser::Switch(std::string name, bool* field, std::string help) {
   Add({std::move(name), "", std::move(help), false,
-       [field](const std::string&, std::string_view) { *field = true; }});
+       [field](const std::string& flag, std::string_view v) {
+         if (v != "" && v != "true" && v != "false") {
+           throw UsageError(fmt::format("{}: expected true or false, got '{}'", flag, v));
+         }
+         *field = v != "false";
+       }});
 }
 
 void OptionParser::Positional(std::string name, std::string* field, std::string help) {
@@ -123,6 +133,19 @@ OptionParser::Option* OptionParser::Find(std::string_view name) {
   return nullptr;
 }
 
+const OptionParser::Option* OptionParser::Find(std::string_view name) const {
+  for (const Option& o : options_) {
+    if (o.name == name) return &o;
+  }
+  return nullptr;
+}
+
+const OptionParser::Option& OptionParser::Declared(std::string_view name) const {
+  const Option* o = Find(name);
+  if (o == nullptr) throw std::logic_error("option --" + std::string(name) + " not declared");
+  return *o;
+}
+
 std::string OptionParser::Suggest(std::string_view name) const {
   const Option* best = nullptr;
   std::size_t best_distance = 3;  // suggest only close matches
@@ -134,6 +157,31 @@ std::string OptionParser::Suggest(std::string_view name) const {
     }
   }
   return best ? " (did you mean --" + best->name + "?)" : "";
+}
+
+// One occurrence of a flag: its value checked (each item of a list, in list mode) and recorded.
+void OptionParser::Accept(Option& option, const std::string& flag, std::string_view value) {
+  const bool is_switch = option.value_name.empty();
+  auto record = [&](std::string_view item) {
+    option.set(flag, item);
+    const std::string stored = is_switch && item.empty() ? "true" : std::string(item);
+    if (std::find(option.values.begin(), option.values.end(), stored) != option.values.end()) {
+      throw UsageError(fmt::format("{}: '{}' given twice", flag, stored));
+    }
+    option.values.push_back(stored);
+  };
+  if (!option.listable || !option.splits || value.empty()) {
+    record(value);
+    return;
+  }
+  std::size_t at = 0;
+  while (at <= value.size()) {
+    const std::size_t comma = std::min(value.find(',', at), value.size());
+    const std::string_view item = value.substr(at, comma - at);
+    if (item.empty()) throw UsageError(fmt::format("{}: empty item in the list '{}'", flag, value));
+    record(item);
+    at = comma + 1;
+  }
 }
 
 bool OptionParser::Parse(std::span<const std::string> args) {
@@ -155,17 +203,17 @@ bool OptionParser::Parse(std::span<const std::string> args) {
       throw UsageError(fmt::format("parsgd {}: unknown option --{}{}", command_, name, Suggest(name)));
     }
     const std::string flag = "--" + name;
-    if (option->given) throw UsageError(flag + ": given twice");
+    if (option->given && !option->listable) throw UsageError(flag + ": given twice");
     option->given = true;
     if (option->value_name.empty()) {
-      if (eq != std::string::npos) throw UsageError(flag + ": takes no value");
-      option->set(flag, "");
+      if (eq != std::string::npos && !option->listable) throw UsageError(flag + ": takes no value");
+      Accept(*option, flag, eq == std::string::npos ? "" : std::string_view(arg).substr(eq + 1));
       continue;
     }
     if (eq != std::string::npos) {
-      option->set(flag, std::string_view(arg).substr(eq + 1));
+      Accept(*option, flag, std::string_view(arg).substr(eq + 1));
     } else if (i + 1 < args.size()) {
-      option->set(flag, args[++i]);
+      Accept(*option, flag, args[++i]);
     } else {
       throw UsageError(fmt::format("{}: missing value ({})", flag, option->value_name));
     }
@@ -188,6 +236,34 @@ bool OptionParser::Given(std::string_view name) const {
   return false;
 }
 
+const std::vector<std::string>& OptionParser::Values(std::string_view name) const {
+  return Declared(name).values;
+}
+
+void OptionParser::Set(std::string_view name, std::string_view value) {
+  Option* option = Find(name);
+  if (option == nullptr) {
+    throw UsageError(fmt::format("unknown option --{}{}", name, Suggest(name)));
+  }
+  option->set("--" + option->name, value);
+}
+
+std::vector<std::string> OptionParser::Names() const {
+  std::vector<std::string> names;
+  for (const Option& o : options_) names.push_back(o.name);
+  return names;
+}
+
+bool OptionParser::TakesLists(std::string_view name) const {
+  const Option* o = Find(name);
+  return o != nullptr && o->listable;
+}
+
+bool OptionParser::IsSwitch(std::string_view name) const {
+  const Option* o = Find(name);
+  return o != nullptr && o->value_name.empty();
+}
+
 std::string OptionParser::Help() const {
   std::string out = "usage: parsgd " + command_;
   for (const auto& p : positionals_) out += " " + p.name;
@@ -198,10 +274,17 @@ std::string OptionParser::Help() const {
   }
   out += "\noptions:\n";
   for (const Option& o : options_) {
-    const std::string flag = "--" + o.name + (o.value_name.empty() ? "" : " " + o.value_name);
+    std::string flag = "--" + o.name;
+    if (o.listable && o.value_name.empty()) {
+      flag += "[=true,false]";
+    } else if (!o.value_name.empty()) {
+      flag.append(" ").append(o.value_name).append(o.listable && o.splits ? ",..." : "");
+    }
+    std::string help = o.help;
+    if (o.listable && !o.splits) help.append(" (repeat the flag for several)");
     // Help text starts at column 28; a longer flag gets its own line.
     out += flag.size() <= 25 ? "  " + Pad(flag, 25) : "  " + flag + "\n" + Pad("", 27);
-    out += o.help + "\n";
+    out += help + "\n";
   }
   out += "  " + Pad("--help", 24) + "show this help\n";
   return out;

@@ -1,6 +1,12 @@
 // A small declarative command-line parser: each option is declared once (name, value name, help,
 // and the field it writes, whose current value is the default shown in the help), and the parser,
 // the help text and the error messages all come from that declaration.
+//
+// List mode (for `parsgd compare`): options declared after AllowLists(true) are axes of a grid. Each
+// may be repeated, and each value of a non-string option may be a comma-separated list
+// (`--order random,global`); every item is checked by the option's own rule as it is read, and
+// Values() returns them. A switch in list mode also takes `=true,false`. Set() then applies one
+// item at a time, so each grid point is built through the same declarations as one `train` run.
 #pragma once
 
 #include <cstdint>
@@ -57,6 +63,9 @@ class OptionParser {
   // A positional argument (in declaration order).
   void Positional(std::string name, std::string* field, std::string help);
 
+  // Options declared while this is on take lists (see the top of this file). Off by default.
+  void AllowLists(bool on) { lists_ = on; }
+
   // Parses args (without the program and command names). Throws UsageError on an unknown flag
   // (with a suggestion), a missing or malformed value, a missing required option or positional.
   // Returns false if --help was given (print Help() and stop).
@@ -67,6 +76,21 @@ class OptionParser {
   // Whether `name` was given on the command line (after Parse).
   bool Given(std::string_view name) const;
 
+  // The values given for `name`, in command-line order (a switch given without a value: "true");
+  // empty if it was not given. Throws std::logic_error for a name that was not declared.
+  const std::vector<std::string>& Values(std::string_view name) const;
+
+  // Applies one value to `name` as the command line would (a switch takes "true" or "false"),
+  // without marking it given. Throws UsageError naming the flag for an unknown name (with a
+  // suggestion) or a bad value.
+  void Set(std::string_view name, std::string_view value);
+
+  // The declared options' names (without dashes), in declaration order.
+  std::vector<std::string> Names() const;
+  // Whether `name` is a declared option that takes lists / that is a switch.
+  bool TakesLists(std::string_view name) const;
+  bool IsSwitch(std::string_view name) const;
+
  private:
   struct Option {
     std::string name;        // without the leading dashes
@@ -75,6 +99,9 @@ class OptionParser {
     bool required;
     std::function<void(const std::string& flag, std::string_view value)> set;
     bool given = false;
+    bool listable = false;   // declared in list mode
+    bool splits = true;      // in list mode, a value is a comma-separated list (not for strings)
+    std::vector<std::string> values = {};
   };
   struct PositionalArg {
     std::string name;
@@ -85,12 +112,16 @@ class OptionParser {
   static std::string Pad(std::string s, std::size_t width);
   void Add(Option option);
   Option* Find(std::string_view name);
+  const Option* Find(std::string_view name) const;
+  const Option& Declared(std::string_view name) const;
   std::string Suggest(std::string_view name) const;
+  void Accept(Option& option, const std::string& flag, std::string_view value);
 
   std::string command_;
   std::string summary_;
   std::vector<Option> options_;
   std::vector<PositionalArg> positionals_;
+  bool lists_ = false;
 };
 
 }  // namespace parsgd::cli

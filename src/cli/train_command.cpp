@@ -9,8 +9,6 @@
 
 #include "commands.hpp"
 #include "options.hpp"
-#include "shared_options.hpp"
-#include "parsgd/data/load.hpp"
 #include "parsgd/io/model_file.hpp"
 #include "parsgd/model/mlp_model.hpp"
 #include "parsgd/train/trainer.hpp"
@@ -18,73 +16,22 @@
 #include "interrupt.hpp"
 #include "parsgd/io/checkpoint.hpp"
 #include "report.hpp"
+#include "train_options.hpp"
 
 namespace parsgd::cli {
 namespace {
 
 struct TrainArgs {
-  TrainConfig config;
-  std::string train, test, metrics, save, checkpoint, resume;
+  RunArgs run;
+  std::string metrics, save, checkpoint, resume;
   int checkpoint_every = 1;
-  std::string hidden = "256,128";
-  DataFormat format = DataFormat::kAuto;
-  uint64_t features = 0;
   bool quiet = false;
 };
 
 void Declare(OptionParser& p, TrainArgs& a) {
-  TrainConfig& c = a.config;
-  p.String("train", &a.train, "PATH", "training data (LIBSVM text, IDX images[,labels], or .bin)",
-           true);
-  p.String("test", &a.test, "PATH", "test data, evaluated after every epoch");
-  FormatOption(p, &a.format);
-  p.UInt64("features", &a.features,
-           "number of features; a LIBSVM index above it is an error (0: the largest index seen)");
-  p.Choice<ModelKind>("model", &c.model, kModelKinds, "model and loss");
-  p.String("hidden", &a.hidden, "SIZES", "mlp: hidden layer sizes");
-  p.Choice<MlpBackend>("mlp-backend", &c.mlp_backend, kMlpBackends, "mlp: dense compute");
-  p.Choice<SchemeKind>("scheme", &c.scheme, kSchemeKinds, "how workers meet the shared model");
-  p.Choice<Backend>("backend", &c.backend, kBackends,
-                    "where the workers run (offload: linear models; sequential, hogwild, atomic, "
-                    "sync)");
-  p.Switch("require-gpu", &c.require_gpu,
-           "offload: fail unless the target regions really run on a GPU (not the host fallback)");
-  p.Choice<OrderKind>("order", &c.order, kOrderKinds, "sample order");
-  ThreadsOption(p, &c.threads,
-                "worker threads (offload: device workers; auto: 65,536 on a GPU for hogwild and "
-                "atomic, 1 for sync)");
-  p.Int("epochs", &c.epochs,
-        "passes over the training data (auto: enough for about 10^6 updates, 10 to 1000)", 1,
-        1000000, 0);
-  p.Double("learning-rate", &c.learning_rate,
-           "initial step size eta0 (auto: 0.5 / (curvature * mean squared row norm))", 0, 1e9, 0.0,
-           true);
-  p.Choice<ScheduleKind>("schedule", &c.schedule, kScheduleKinds, "step-size schedule");
-  p.Double("decay", &c.decay,
-           "invtime: rate per epoch; geometric: factor per epoch (auto: 1 for invtime, 0.9 for "
-           "geometric)",
-           0, 1e9, 0.0, true);
-  p.Double("l2", &c.l2, "L2 regularisation strength (auto: 1/rows, LIBLINEAR's C = 1)", 0, 1e9,
-           -1.0);
-  p.Choice<Normalization>("normalize", &c.normalize, kNormalizations, "per-feature step scaling");
-  OptimizerConfig& o = c.optimizer;
-  p.Choice<OptimizerKind>("optimizer", &o.kind, kOptimizerKinds, "per-coordinate update rule");
-  p.Double("momentum", &o.momentum, "momentum and nesterov: momentum mu", 0, 0.999999);
-  p.Double("rho", &o.rho, "rmsprop: decay of the squared-gradient average", 0, 0.999999);
-  p.Double("beta1", &o.beta1, "adam: decay of the first moment", 0, 0.999999);
-  p.Double("beta2", &o.beta2, "adam: decay of the second moment", 0, 0.999999);
-  p.Double("epsilon", &o.epsilon, "adagrad, rmsprop, adam: added to the denominator", 0, 1, {}, true);
-  p.Int("batch", &c.batch,
-        "samples per update: the global minibatch for sync, each worker's for average, sequential "
-        "minibatch SGD for sequential (auto: 256 for sync, 32 for average, else 1)",
-        1, 1 << 30, 0);
-  p.Int("period", &c.period, "average: each worker's minibatches between two averages", 1, 1 << 30, 0,
-        "epoch");
-  p.Switch("average-state", &c.average_state, "average: average the optimiser state too");
-  p.Switch("deterministic", &c.deterministic,
-           "require bit-identical results run to run (sequential, sync, average only); the metrics "
-           "then leave out wall-clock times");
-  p.UInt64("seed", &c.seed, "seed of every random choice (sample order)");
+  DeclareDataOptions(p, a.run);
+  DeclareTrainingOptions(p, a.run);
+  p.UInt64("seed", &a.run.config.seed, "seed of every random choice (sample order)");
   p.String("metrics", &a.metrics, "PATH", "write one JSON object per epoch (JSON Lines)");
   p.String("save", &a.save, "PATH", "write the trained model");
   p.String("checkpoint", &a.checkpoint, "PATH",
@@ -93,13 +40,6 @@ void Declare(OptionParser& p, TrainArgs& a) {
   p.String("resume", &a.resume, "PATH",
            "continue from a checkpoint: the same command (data and settings) plus --resume");
   p.Switch("quiet", &a.quiet, "print only the final result");
-}
-
-Dataset Load(const std::string& path, const TrainArgs& a, Executor& executor) {
-  Dataset data;
-  // Training reads rows in random order: a memory-mapped cache is copied into process memory.
-  executor.Execute([&] { data = ResidentCopy(LoadDataset(path, {a.format, a.features})); });
-  return data;
 }
 
 std::string SettingsText(const TrainConfig& c, const ResolvedSettings& s, const std::string& train) {
@@ -221,12 +161,9 @@ int Train(std::span<const std::string> args) {
     std::printf("%s", parser.Help().c_str());
     return 0;
   }
-  try {
-    a.config.hidden = ParseHiddenSizes(a.hidden);
-  } catch (const Error& e) {
-    throw UsageError(e.what());
-  }
-  ValidateConfig(a.config);
+  RunArgs& run = a.run;
+  ParseHidden(run);
+  ValidateConfig(run.config);
   // Open the outputs first: an unwritable path fails before any work, and nothing appears under
   // the final names unless the run succeeds.
   std::optional<AtomicFileWriter> metrics, model_out;
@@ -234,17 +171,16 @@ int Train(std::span<const std::string> args) {
   if (!a.save.empty()) model_out.emplace(a.save);
   if (!a.checkpoint.empty()) AtomicFileWriter probe(a.checkpoint);  // writable? (removed unused)
 
-  // The offload backend's --threads counts device workers; the host loads and prepares on all cores.
-  auto executor = MakeTbbExecutor(a.config.backend == Backend::kOffload ? 0 : a.config.threads);
-  const Dataset train = Load(a.train, a, *executor);
+  auto executor = MakeRunExecutor(run.config);
+  const Dataset train = LoadRunData(run.train, run, *executor);
   std::optional<Dataset> test;
-  if (!a.test.empty()) test = Load(a.test, a, *executor);
+  if (!run.test.empty()) test = LoadRunData(run.test, run, *executor);
 
-  Trainer trainer(a.config, train, test ? &*test : nullptr, *executor);
+  Trainer trainer(run.config, train, test ? &*test : nullptr, *executor);
   const ResolvedSettings& s = trainer.settings();
   if (!a.resume.empty()) Resume(trainer, a.resume);
   if (!a.quiet) {
-    PrintSetup(a.config, s, train);
+    PrintSetup(run.config, s, train);
     if (!a.resume.empty()) {
       std::printf("  resuming after epoch %d from %s\n", trainer.epochs_done(), a.resume.c_str());
     }
@@ -252,7 +188,7 @@ int Train(std::span<const std::string> args) {
   }
   // The last complete epoch's state: what an interrupt writes. On the offload backend a snapshot
   // copies the weights back from the device, so it is taken only at checkpoints there.
-  const bool snapshot_every_epoch = a.config.backend == Backend::kCpu;
+  const bool snapshot_every_epoch = run.config.backend == Backend::kCpu;
   TrainingState consistent = trainer.Snapshot();
   InterruptGuard interrupts(executor->stop_flag());
   const auto start = std::chrono::steady_clock::now();
@@ -276,7 +212,7 @@ int Train(std::span<const std::string> args) {
       std::fflush(stdout);
     }
     if (metrics) {
-      metrics->Write(EpochJson(last, a.config, s, elapsed) + "\n");
+      metrics->Write(EpochJson(last, run.config, s, elapsed) + "\n");
       metrics->Flush();
     }
     const bool checkpoint_now = !a.checkpoint.empty() &&
@@ -296,8 +232,8 @@ int Train(std::span<const std::string> args) {
     std::printf("train accuracy %.2f%%, objective %.6f\n", 100 * last.train_accuracy, last.objective);
   }
   if (model_out) {
-    const std::string settings = SettingsText(a.config, s, a.train);
-    if (a.config.model == ModelKind::kMlp) {
+    const std::string settings = SettingsText(run.config, s, run.train);
+    if (run.config.model == ModelKind::kMlp) {
       WriteModel(trainer.mlp_model(), settings, *model_out);
     } else {
       WriteModel(trainer.model(), settings, *model_out);

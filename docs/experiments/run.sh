@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# The convergence experiments of docs/experiments.md, each one `parsgd compare` run.
+#
+#   docs/experiments/run.sh [--smoke] [--repeats N] [EXPERIMENT...]
+#
+# EXPERIMENT: 1 (sample orders), 2 (schemes: throughput, time to target, sparsity),
+# 3 (averaging period and --average-state), 3mlp (the same on the MLP: slow), or all (1 2 3,
+# the default). Environment: PARSGD (the program, default build/parsgd), DATA (generated data
+# sets, default out/experiments/data), OUT (results, default out/experiments). Each experiment
+# writes OUT/NAME/ (report.md, summary.csv, runs.jsonl, plots); one that is there already is
+# skipped.
+#
+# The timings are only worth something on a quiet machine: nothing else running, the same
+# machine for every experiment. --smoke runs every experiment on tiny data with 2 epochs and 2
+# repeats, to check that the commands work (its numbers mean nothing).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+here=docs/experiments
+PARSGD=${PARSGD:-build/parsgd}
+DATA=${DATA:-out/experiments/data}
+OUT=${OUT:-out/experiments}
+smoke=0
+repeats=5
+experiments=()
+while (($#)); do
+  case "$1" in
+    --smoke) smoke=1 ;;
+    --repeats) repeats=$2; shift ;;
+    1|2|3|3mlp) experiments+=("$1") ;;
+    all) experiments+=(1 2 3) ;;
+    *) echo "usage: $0 [--smoke] [--repeats N] [1|2|3|3mlp|all]..." >&2; exit 2 ;;
+  esac
+  shift
+done
+((${#experiments[@]})) || experiments=(1 2 3)
+[ -x "$PARSGD" ] || { echo "$PARSGD: not built (cmake --preset release && cmake --build --preset release)" >&2; exit 1; }
+export OMP_WAIT_POLICY=passive  # oneDNN's OpenMP threads (MLP) must not spin against the workers
+
+# Sizes: the issue's RCV1-shaped set (500k rows, 50k features, 70 nonzeros per row), the sparsity
+# sweep on 200k rows; --smoke shrinks everything.
+rows=500000 sweep_rows=200000 test_rows=50000 epochs=10 sweep_epochs=5 period_epochs=5
+if ((smoke)); then
+  rows=3000 sweep_rows=2000 test_rows=500 epochs=2 sweep_epochs=2 period_epochs=2 repeats=2
+  OUT=$OUT/smoke DATA=$DATA/smoke
+fi
+fmnist=/usr/share/datasets/fashion-mnist
+mkdir -p "$DATA" "$OUT"
+
+# What the numbers were measured on, beside them.
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"
+  echo "program: $("$PARSGD" --version)"
+  echo "load average: $(cat /proc/loadavg)"
+  uname -a
+  lscpu 2>/dev/null || true
+} > "$OUT/machine-$(date -u +%Y%m%dT%H%M%SZ).txt"
+
+if ((!smoke)); then
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  if awk "BEGIN {exit !($load > 0.5)}"; then
+    echo "warning: load average $load: the timings of a busy machine are worth little" >&2
+  fi
+fi
+
+# gen SET ARGS...: SET.bin from `parsgd gen` (kept between runs: the same arguments always give
+# the same bytes).
+gen() {
+  local name=$1; shift
+  [ -f "$DATA/$name.bin" ] || "$PARSGD" gen "$DATA/$name.bin" --seed 1 "$@" >/dev/null
+}
+
+# The main sparse set with a held-out test part: one generated problem, split by rows.
+sparse_sets() {
+  [ -f "$DATA/rcv1.test.bin" ] && return
+  "$PARSGD" gen "$DATA/rcv1.svm" --rows $((rows + test_rows)) --features 50000 --nnz 70 --seed 1 >/dev/null
+  head -n "$rows" "$DATA/rcv1.svm" > "$DATA/rcv1.train.svm"
+  tail -n "$test_rows" "$DATA/rcv1.svm" > "$DATA/rcv1.test.svm"
+  "$PARSGD" convert "$DATA/rcv1.train.svm" "$DATA/rcv1.train.bin" --features 50000 >/dev/null
+  "$PARSGD" convert "$DATA/rcv1.test.svm" "$DATA/rcv1.test.bin" --features 50000 >/dev/null
+  rm -f "$DATA/rcv1.svm" "$DATA/rcv1.train.svm" "$DATA/rcv1.test.svm"
+}
+
+# Fashion-MNIST (Debian's dataset-fashion-mnist); --smoke takes its first rows as LIBSVM text.
+fmnist_args() {
+  if ((!smoke)); then
+    echo "--train $fmnist/train-images-idx3-ubyte.gz --test $fmnist/t10k-images-idx3-ubyte.gz"
+    return
+  fi
+  if [ ! -f "$DATA/fm.test.svm" ]; then
+    "$PARSGD" convert "$fmnist/train-images-idx3-ubyte.gz" "$DATA/fm.all.svm" >/dev/null
+    head -n 2000 "$DATA/fm.all.svm" > "$DATA/fm.train.svm"
+    tail -n 500 "$DATA/fm.all.svm" > "$DATA/fm.test.svm"
+    rm -f "$DATA/fm.all.svm"
+  fi
+  echo "--train $DATA/fm.train.svm --test $DATA/fm.test.svm --features 784"
+}
+
+# compare NAME FLAGS...: one experiment into OUT/NAME; one already there is kept (remove it to run
+# it again), so an interrupted script resumes where it stopped.
+compare() {
+  local name=$1; shift
+  if [ -e "$OUT/$name" ]; then
+    echo "== $name: $OUT/$name is there already, skipped" >&2
+    return
+  fi
+  echo "== $name" >&2
+  "$PARSGD" compare --out "$OUT/$name" --repeats "$repeats" "$@"
+}
+
+for e in "${experiments[@]}"; do
+  case "$e" in
+    1)  # Sample orders: random sampling vs global vs local shuffle-partition.
+      sparse_sets
+      compare 1-order-sparse --experiment $here/order.json --epochs "$epochs" \
+        --train "$DATA/rcv1.train.bin" --test "$DATA/rcv1.test.bin"
+      # shellcheck disable=SC2046
+      compare 1-order-fmnist --experiment $here/order.json --epochs "$epochs" --model softmax \
+        $(fmnist_args)
+      ;;
+    2)  # Schemes at 1 and 2 threads: samples/s, time to target, speedup; then sparsity.
+      sparse_sets
+      compare 2-schemes-sparse --experiment $here/schemes.json --epochs "$epochs" \
+        --train "$DATA/rcv1.train.bin"
+      # shellcheck disable=SC2046
+      compare 2-schemes-fmnist --experiment $here/schemes.json --epochs "$epochs" --model softmax \
+        $(fmnist_args)
+      gen nnz10 --rows "$sweep_rows" --features 50000 --nnz 10
+      gen nnz70 --rows "$sweep_rows" --features 50000 --nnz 70
+      gen nnz300 --rows "$sweep_rows" --features 50000 --nnz 300
+      gen zipf0.5 --rows "$sweep_rows" --features 50000 --nnz 70 --zipf 0.5
+      gen zipf1.5 --rows "$sweep_rows" --features 50000 --nnz 70 --zipf 1.5
+      compare 2-sparsity --experiment $here/schemes.json --epochs "$sweep_epochs" \
+        --train "$DATA/nnz10.bin" --train "$DATA/nnz70.bin" --train "$DATA/nnz300.bin" \
+        --train "$DATA/zipf0.5.bin" --train "$DATA/zipf1.5.bin"
+      ;;
+    3)  # Averaging period K and --average-state, next to hogwild and sync.
+      sparse_sets
+      compare 3-period-sparse --experiment $here/period.json --epochs "$period_epochs" \
+        --train "$DATA/rcv1.train.bin" --test "$DATA/rcv1.test.bin"
+      # shellcheck disable=SC2046
+      compare 3-period-fmnist --experiment $here/period.json --epochs "$period_epochs" \
+        --model softmax $(fmnist_args)
+      ;;
+    3mlp)  # The same on the MLP (non-convex: replica drift), about an hour on 2 cores.
+      # shellcheck disable=SC2046
+      compare 3-period-mlp --experiment $here/period_mlp.json --epochs "$period_epochs" \
+        $( ((smoke)) && echo "--hidden 32" ) $(fmnist_args)
+      ;;
+  esac
+done
+echo "reports: $OUT/*/report.md" >&2

@@ -1,0 +1,227 @@
+#include "compare_grid.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "experiment_file.hpp"
+
+namespace parsgd::cli {
+namespace {
+
+using compare::Axis;
+using compare::Block;
+using compare::Point;
+
+// The flags that change what the objective means: configurations that share them share a target.
+constexpr const char* kProblemFlags[] = {"train", "format", "features", "model", "l2"};
+
+bool Contains(const Block& block, const std::string& flag) {
+  return std::any_of(block.begin(), block.end(), [&](const Axis& a) { return a.flag == flag; });
+}
+
+// Checks each value through the option's own rule; duplicates are refused.
+void CheckAxis(OptionParser& parser, const Axis& axis, const std::string& where) {
+  try {
+    for (std::size_t i = 0; i < axis.values.size(); ++i) {
+      parser.Set(axis.flag, axis.values[i]);
+      if (std::find(axis.values.begin(), axis.values.begin() + i, axis.values[i]) !=
+          axis.values.begin() + i) {
+        throw UsageError(fmt::format("--{}: '{}' given twice", axis.flag, axis.values[i]));
+      }
+    }
+  } catch (const UsageError& e) {
+    throw UsageError(where + ": " + e.what());
+  }
+}
+
+// The experiment file's flags join the command line's: the top level as common axes (or, for
+// compare's own flags, as single values), the grid as blocks.
+std::vector<Block> ReadExperiment(OptionParser& parser, const std::string& path, Block& common) {
+  compare::ExperimentFile file;
+  try {
+    file = compare::ReadExperimentFile(path);
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
+  for (const Axis& axis : file.top) {
+    const std::string where = path + ": " + axis.flag;
+    if (axis.flag == "out" || axis.flag == "experiment" || axis.flag == "grid") {
+      throw UsageError(where + ": give --" + axis.flag + " on the command line");
+    }
+    if (parser.Given(axis.flag)) {
+      throw UsageError(
+          fmt::format("{}: --{} given both on the command line and in the file", where, axis.flag));
+    }
+    if (!parser.TakesLists(axis.flag) && axis.values.size() != 1) {
+      throw UsageError(where + ": takes one value, not a list");
+    }
+    CheckAxis(parser, axis, path);
+    if (parser.TakesLists(axis.flag)) common.push_back(axis);
+  }
+  const std::vector<std::string> names = parser.Names();
+  for (std::size_t b = 0; b < file.blocks.size(); ++b) {
+    const std::string where = fmt::format("{}: grid[{}]", path, b);
+    for (const Axis& axis : file.blocks[b]) {
+      const bool declared = std::find(names.begin(), names.end(), axis.flag) != names.end();
+      if (declared && !parser.TakesLists(axis.flag)) {
+        throw UsageError(
+            fmt::format("{}: --{} applies to the whole comparison: give it at the "
+                        "top level",
+                        where, axis.flag));
+      }
+      if (Contains(common, axis.flag)) {
+        throw UsageError(
+            fmt::format("{}: --{} is also given for every configuration (on the "
+                        "command line or at the top level)",
+                        where, axis.flag));
+      }
+      CheckAxis(parser, axis, where);
+    }
+  }
+  return file.blocks;
+}
+
+// The command line's list-taking flags, as common axes.
+Block CommandLineAxes(const OptionParser& parser) {
+  Block common;
+  for (const std::string& name : parser.Names()) {
+    if (!parser.TakesLists(name) || parser.Values(name).empty()) continue;
+    common.push_back({name, parser.Values(name)});
+  }
+  return common;
+}
+
+// The point as the report shows it: data files by their names when those tell them apart.
+Point Display(const Point& point, const std::vector<Point>& points) {
+  Point shown = point;
+  for (compare::Setting& s : shown) {
+    if (s.flag != "train" && s.flag != "test") continue;
+    std::vector<std::string> names;  // the file names of every value of the flag
+    std::vector<std::string> paths;
+    for (const Point& p : points) {
+      const std::string* v = compare::ValueOf(p, s.flag);
+      if (v == nullptr || std::find(paths.begin(), paths.end(), *v) != paths.end()) continue;
+      paths.push_back(*v);
+      names.push_back(std::filesystem::path(*v).filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    if (std::adjacent_find(names.begin(), names.end()) == names.end()) {
+      s.value = std::filesystem::path(s.value).filename().string();
+    }
+  }
+  return shown;
+}
+
+PlannedConfig PlanConfig(const OptionParser& parser, const Point& point,
+                         const std::vector<Point>& points, const std::vector<std::string>& varying,
+                         uint64_t seed) {
+  PlannedConfig pc;
+  pc.config.point = point;
+  pc.config.display = Display(point, points);
+  pc.config.label = compare::Label(pc.config.display, varying);
+  std::vector<std::string> problem;
+  for (const char* flag : kProblemFlags) {
+    if (std::find(varying.begin(), varying.end(), flag) != varying.end()) problem.push_back(flag);
+  }
+  pc.config.problem = compare::Label(pc.config.display, problem);
+  // The point's flags applied to train's declarations, as one `train` command line would be.
+  OptionParser scratch("train", "");
+  DeclareDataOptions(scratch, pc.args, false);
+  DeclareTrainingOptions(scratch, pc.args);
+  for (const compare::Setting& s : point) scratch.Set(s.flag, s.value);
+  pc.args.config.seed = seed;
+  ParseHidden(pc.args);
+  if (pc.args.train.empty()) {
+    throw UsageError(
+        "parsgd compare: --train is required (on the command line or in the "
+        "experiment file)");
+  }
+  try {
+    ValidateConfig(pc.args.config);
+  } catch (const Error& e) {
+    pc.config.impossible = e.what();
+  }
+  pc.command = TrainCommand(parser, point, seed);
+  return pc;
+}
+
+}  // namespace
+
+void DeclareCompareOptions(OptionParser& p, CompareArgs& a) {
+  p.String("out", &a.out, "DIR",
+           "output folder (created; must not exist or be empty): report.md, summary.csv, "
+           "runs.csv, runs.jsonl, plots",
+           true);
+  p.Int("repeats", &a.repeats, "runs of each configuration, repeat r with --seed SEED+r-1", 1,
+        100000);
+  p.Double("target", &a.target,
+           "objective to reach for time to target (auto: the best final objective of all runs "
+           "on the same problem + 1%)",
+           0, 1e300, -1.0);
+  p.Double("alpha", &a.alpha, "threshold of the two-sided Welch t-test between configurations", 0,
+           0.5, {}, true);
+  p.String("experiment", &a.experiment, "FILE",
+           "JSON experiment file: flags as keys, values or lists, and \"grid\": [blocks]");
+  p.String("gnuplot", &a.gnuplot, "PROGRAM",
+           "gnuplot to draw the plots with ('none': only write their data and scripts)");
+  // From here on, train's flags: each may repeat and take a comma-separated list (an axis).
+  p.AllowLists(true);
+  DeclareDataOptions(p, a.run, false);
+  DeclareTrainingOptions(p, a.run);
+  p.AllowLists(false);
+  p.UInt64("seed", &a.run.config.seed,
+           "seed of repeat 1; repeat r runs with SEED+r-1 in every configuration");
+}
+
+Plan BuildPlan(OptionParser& parser, CompareArgs& args) {
+  Block common = CommandLineAxes(parser);
+  std::vector<Block> blocks;
+  if (!args.experiment.empty()) blocks = ReadExperiment(parser, args.experiment, common);
+  const uint64_t seed = args.run.config.seed;
+  const std::vector<Point> points = compare::ExpandGrid(common, blocks, parser.Names());
+  Plan plan;
+  plan.varying = compare::VaryingFlags(points);
+  for (const compare::Setting& s : points.front()) {
+    if (std::find(plan.varying.begin(), plan.varying.end(), s.flag) == plan.varying.end()) {
+      plan.fixed.push_back(s);
+    }
+  }
+  for (const Point& p : points) {
+    plan.configs.push_back(PlanConfig(parser, p, points, plan.varying, seed));
+  }
+  const bool any = std::any_of(plan.configs.begin(), plan.configs.end(),
+                               [](const PlannedConfig& c) { return c.config.impossible.empty(); });
+  if (!any) {
+    throw Error("every configuration is impossible; the first: " + plan.configs[0].config.label +
+                ": " + plan.configs[0].config.impossible);
+  }
+  return plan;
+}
+
+std::string ShellQuote(const std::string& text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("_./,:=+-@%").find(c) != std::string_view::npos;
+  });
+  if (plain) return text;
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string TrainCommand(const OptionParser& parser, const Point& point, uint64_t seed) {
+  std::string out = "parsgd train";
+  for (const compare::Setting& s : point) {
+    if (parser.IsSwitch(s.flag)) {
+      if (s.value == "true") out += " --" + s.flag;
+      continue;
+    }
+    out += " --" + s.flag + " " + ShellQuote(s.value);
+  }
+  return out + fmt::format(" --seed {}", seed);
+}
+
+}  // namespace parsgd::cli

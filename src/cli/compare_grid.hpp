@@ -1,0 +1,52 @@
+// parsgd compare: its flags, and the grid of configurations they describe (from the command line
+// and an optional experiment file), each checked through `train`'s own option declarations.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "options.hpp"
+#include "run_record.hpp"
+#include "train_options.hpp"
+
+namespace parsgd::cli {
+
+struct CompareArgs {
+  RunArgs run;  // train's flags, each taking a list
+  std::string out, experiment;
+  std::string gnuplot = "gnuplot";
+  int repeats = 3;
+  double target = -1;  // < 0: the best final objective of all runs + 1%
+  double alpha = 0.05;
+};
+
+void DeclareCompareOptions(OptionParser& p, CompareArgs& a);
+
+// One configuration of the grid, ready to run.
+struct PlannedConfig {
+  compare::Configuration config;  // point, label, problem, impossible
+  RunArgs args;                   // its train flags; config.seed is the base seed
+  std::string command;            // the equivalent `parsgd train` command line (base seed)
+};
+
+struct Plan {
+  std::vector<PlannedConfig> configs;
+  std::vector<std::string> varying;     // flags whose value differs between configurations
+  std::vector<compare::Setting> fixed;  // flags given with one value for every configuration
+};
+
+// The grid from the parsed command line and the experiment file (args.experiment), which may also
+// set compare's own flags (not --out). Every value is checked as `train` checks it: a bad value,
+// an unknown flag, a flag given twice or a missing --train is a UsageError naming the flag (and
+// the file). A configuration that ValidateConfig refuses is kept, marked impossible; if every one
+// is, throws parsgd::Error. Nothing runs and nothing is written here.
+Plan BuildPlan(OptionParser& parser, CompareArgs& args);
+
+// `parsgd train --flag value ...` for a point (switches as bare flags, values shell-quoted).
+std::string TrainCommand(const OptionParser& parser, const compare::Point& point, uint64_t seed);
+
+// `text` quoted for a POSIX shell when it needs to be.
+std::string ShellQuote(const std::string& text);
+
+}  // namespace parsgd::cli

@@ -1,0 +1,211 @@
+#include "compare_runs.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include "parsgd/data/load.hpp"
+#include "parsgd/train/trainer.hpp"
+#include "report.hpp"
+
+namespace parsgd::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string JsonString(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += fmt::format("\\u{:04x}", static_cast<int>(c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string Duration(double seconds) {
+  const long s = static_cast<long>(seconds + 0.5);
+  if (s >= 3600) return fmt::format("{}h{:02}m", s / 3600, s % 3600 / 60);
+  if (s >= 60) return fmt::format("{}m{:02}s", s / 60, s % 60);
+  return fmt::format("{}s", s);
+}
+
+// The data sets of one group of configurations (same files, format and feature count).
+std::string DataKey(const RunArgs& a) {
+  return fmt::format("{}\n{}\n{}\n{}", a.train, a.test, DataFormatName(a.format), a.features);
+}
+
+struct Loaded {
+  std::optional<Dataset> train, test;
+  std::string error;
+};
+
+Loaded LoadGroup(const RunArgs& a, std::vector<std::string>& notes) {
+  Loaded d;
+  try {
+    auto executor = MakeTbbExecutor(0);
+    d.train = LoadRunData(a.train, a, *executor);
+    notes.push_back(fmt::format("{}: {} rows x {} features ({} nonzeros)", a.train, d.train->rows(),
+                                d.train->features(), d.train->nnz()));
+    if (!a.test.empty()) {
+      d.test = LoadRunData(a.test, a, *executor);
+      notes.push_back(fmt::format("{} (test): {} rows x {} features", a.test, d.test->rows(),
+                                  d.test->features()));
+    }
+  } catch (const std::exception& e) {
+    d.error = std::string("cannot load the data: ") + e.what();
+  }
+  return d;
+}
+
+class Runner {
+ public:
+  Runner(int total, AtomicFileWriter& jsonl) : total_(total), jsonl_(jsonl) {}
+
+  compare::RunRecord Run(const PlannedConfig& pc, std::size_t index, int repeat, int repeats,
+                         const Loaded& data) {
+    compare::RunRecord rec;
+    rec.config = index;
+    rec.repeat = repeat;
+    rec.seed = pc.args.config.seed + static_cast<uint64_t>(repeat);
+    Progress(pc, index, repeat, repeats, rec.seed);
+    const std::string prefix = fmt::format(R"({{"config":{},"label":{},"repeat":{},)", index + 1,
+                                           JsonString(pc.config.label), repeat + 1);
+    const auto start = Clock::now();
+    if (!data.error.empty()) {
+      rec.error = data.error;
+    } else {
+      Train(pc, data, prefix, rec);
+    }
+    if (!rec.finished()) {
+      jsonl_.Write(fmt::format(R"({}"seed":{},"epochs_done":{},"error":{}}})", prefix, rec.seed,
+                               rec.epochs.size(), JsonString(rec.error)) +
+                   "\n");
+      std::fprintf(stderr, "    failed: %s\n", rec.error.c_str());
+    } else {
+      std::fprintf(stderr, "    done in %.2fs: objective %.6g\n", Since(start),
+                   rec.epochs.back().objective);
+    }
+    jsonl_.Flush();
+    ++done_;
+    return rec;
+  }
+
+ private:
+  void Progress(const PlannedConfig& pc, std::size_t index, int repeat, int repeats,
+                uint64_t seed) {
+    const double elapsed = Since(start_);
+    const std::string eta = done_ == 0 ? "unknown" : Duration(elapsed / done_ * (total_ - done_));
+    std::fprintf(stderr, "[run %d of %d] config %zu: %s, repeat %d/%d (seed %llu); ETA %s\n",
+                 done_ + 1, total_, index + 1, pc.config.label.c_str(), repeat + 1, repeats,
+                 static_cast<unsigned long long>(seed), eta.c_str());
+    std::fflush(stderr);
+  }
+
+  // One `train` run: the same trainer, epochs and metrics as `parsgd train --metrics`.
+  void Train(const PlannedConfig& pc, const Loaded& data, const std::string& prefix,
+             compare::RunRecord& rec) {
+    TrainConfig config = pc.args.config;
+    config.seed = rec.seed;
+    std::string lines;  // written after the run: a failing write is not the run's failure
+    try {
+      auto executor = MakeRunExecutor(config);
+      Trainer trainer(config, *data.train, data.test ? &*data.test : nullptr, *executor);
+      const ResolvedSettings& s = trainer.settings();
+      const auto start = Clock::now();
+      for (int e = 0; e < s.epochs; ++e) {
+        const EpochReport r = trainer.RunEpoch();
+        // Under --deterministic the metrics carry no times; neither do the statistics.
+        rec.epochs.push_back(
+            {r.epoch, r.objective, r.test_accuracy,
+             config.deterministic ? std::nullopt : std::optional<double>(r.train_seconds),
+             r.updates});
+        lines.append(prefix).append(EpochJson(r, config, s, Since(start)), 1).append("\n");
+      }
+    } catch (const std::exception& e) {
+      rec.error = e.what();
+    }
+    jsonl_.Write(lines);
+  }
+
+  int total_;
+  int done_ = 0;
+  AtomicFileWriter& jsonl_;
+  Clock::time_point start_ = Clock::now();
+};
+
+}  // namespace
+
+void CheckDataFiles(const Plan& plan) {
+  auto check = [](const std::string& path) {
+    std::vector<std::string> files = {path};
+    if (!std::filesystem::exists(path) && path.find(',') != std::string::npos) {  // IDX pair
+      files = {path.substr(0, path.find(',')), path.substr(path.find(',') + 1)};
+    }
+    for (const std::string& file : files) {
+      std::ifstream in(file, std::ios::binary);
+      if (!in) throw Error(file + ": cannot open: " + std::strerror(errno));
+    }
+    DetectDataFormat(path);
+  };
+  for (const PlannedConfig& pc : plan.configs) {
+    if (!pc.config.impossible.empty()) continue;
+    check(pc.args.train);
+    if (!pc.args.test.empty()) check(pc.args.test);
+  }
+}
+
+RunOutcome RunAll(const Plan& plan, int repeats, AtomicFileWriter& jsonl) {
+  std::vector<std::string> keys;  // the data groups, in order of first appearance
+  int possible = 0;
+  for (const PlannedConfig& pc : plan.configs) {
+    if (!pc.config.impossible.empty()) continue;
+    ++possible;
+    const std::string key = DataKey(pc.args);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  }
+  RunOutcome out;
+  Runner runner(possible * repeats, jsonl);
+  for (const std::string& key : keys) {
+    std::optional<Loaded> data;  // loaded when the group starts, freed when it ends
+    for (int r = 0; r < repeats; ++r) {
+      for (std::size_t i = 0; i < plan.configs.size(); ++i) {
+        const PlannedConfig& pc = plan.configs[i];
+        if (!pc.config.impossible.empty() || DataKey(pc.args) != key) continue;
+        if (!data) data = LoadGroup(pc.args, out.data);
+        out.runs.push_back(runner.Run(pc, i, r, repeats, *data));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace parsgd::cli

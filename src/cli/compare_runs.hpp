@@ -1,0 +1,33 @@
+// parsgd compare: runs the grid, one run after another (never two at once: they would share the
+// cores and each other's memory bandwidth), with a progress line per run on stderr and every epoch
+// of every run in JSON Lines.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compare_grid.hpp"
+#include "parsgd/util/atomic_file.hpp"
+#include "run_record.hpp"
+
+namespace parsgd::cli {
+
+// Checks that every data file of a possible configuration can be opened (its format detected),
+// so that a misspelt path fails before any run. Throws parsgd::Error naming the path.
+void CheckDataFiles(const Plan& plan);
+
+struct RunOutcome {
+  std::vector<compare::RunRecord> runs;
+  std::vector<std::string> data;  // "PATH: rows x features (nonzeros)" per data set loaded
+};
+
+// Runs `repeats` repeats of every possible configuration: each run is `train` with the
+// configuration's flags and --seed SEED+r-1. Runs are grouped by data set (loaded once per group)
+// and, inside a group, ordered repeat by repeat, so that a slow drift of the machine touches every
+// configuration alike. A run that fails (diverges, is refused by the trainer, cannot load its
+// data) is recorded with its error and the others go on. Each epoch is written to `jsonl` as
+// `train --metrics` writes it, with the configuration and repeat in front; a failed run adds one
+// line with its error.
+RunOutcome RunAll(const Plan& plan, int repeats, AtomicFileWriter& jsonl);
+
+}  // namespace parsgd::cli

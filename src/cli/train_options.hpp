@@ -1,0 +1,43 @@
+// The flags of one training run (data, model, scheme, order, optimiser...), declared once and
+// shared by `train` (one run) and `compare` (a grid of runs, the same flags taking lists).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "options.hpp"
+#include "parsgd/data/load.hpp"
+#include "parsgd/train/config.hpp"
+#include "parsgd/train/executor.hpp"
+
+namespace parsgd::cli {
+
+struct RunArgs {
+  TrainConfig config;
+  std::string train, test;
+  std::string hidden = "256,128";
+  DataFormat format = DataFormat::kAuto;
+  uint64_t features = 0;
+};
+
+// --train, --test, --format, --features. `train_required`: the parser refuses a command line
+// without --train (compare checks it itself: it may come from an experiment file).
+void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required = true);
+// --model ... --deterministic: every field of the TrainConfig but the seed (which compare derives
+// per repeat).
+void DeclareTrainingOptions(OptionParser& p, RunArgs& a);
+
+// Parses --hidden into config.hidden; a malformed list is a UsageError. Does not validate the rest
+// of the config (ValidateConfig does).
+void ParseHidden(RunArgs& a);
+
+// The host threads of a run: --threads on the cpu backend; on the offload backend, whose --threads
+// counts device workers, every core (for loading and preparing).
+std::unique_ptr<Executor> MakeRunExecutor(const TrainConfig& config);
+
+// Loads one data set as the run's flags say, copied into process memory (training reads rows in
+// random order), on the executor's threads. Throws the readers' errors.
+Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executor);
+
+}  // namespace parsgd::cli

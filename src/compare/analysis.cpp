@@ -1,0 +1,197 @@
+#include "analysis.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+namespace parsgd::compare {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::vector<const RunRecord*> FinishedRuns(const std::vector<RunRecord>& runs, std::size_t config) {
+  std::vector<const RunRecord*> out;
+  for (const RunRecord& r : runs) {
+    if (r.config == config && r.finished() && !r.epochs.empty()) out.push_back(&r);
+  }
+  return out;
+}
+
+bool Timed(const RunRecord& r) {
+  return std::all_of(r.epochs.begin(), r.epochs.end(),
+                     [](const EpochRecord& e) { return e.train_seconds.has_value(); });
+}
+
+std::vector<std::optional<double>> EpochSeconds(const RunRecord& r) {
+  std::vector<std::optional<double>> s;
+  for (const EpochRecord& e : r.epochs) s.push_back(e.train_seconds);
+  return s;
+}
+
+std::vector<double> Objectives(const RunRecord& r) {
+  std::vector<double> o;
+  for (const EpochRecord& e : r.epochs) o.push_back(e.objective);
+  return o;
+}
+
+// Per problem, the best final objective of its finished runs and the target derived from it.
+std::vector<ProblemTarget> Targets(const std::vector<Configuration>& configs,
+                                   const std::vector<RunRecord>& runs,
+                                   const AnalysisOptions& options) {
+  std::vector<ProblemTarget> targets;
+  auto find = [&](const std::string& problem) -> ProblemTarget& {
+    for (ProblemTarget& t : targets) {
+      if (t.problem == problem) return t;
+    }
+    targets.push_back({problem, kNaN, kNaN, options.target.has_value()});
+    return targets.back();
+  };
+  for (const Configuration& c : configs) find(c.problem);
+  for (const RunRecord& r : runs) {
+    if (!r.finished() || r.epochs.empty()) continue;
+    ProblemTarget& t = find(configs[r.config].problem);
+    const double final_objective = r.epochs.back().objective;
+    if (std::isnan(t.best) || final_objective < t.best) t.best = final_objective;
+  }
+  for (ProblemTarget& t : targets) {
+    t.target = options.target ? *options.target : t.best + 0.01 * std::fabs(t.best);
+  }
+  return targets;
+}
+
+ConfigResult SummarizeConfig(std::size_t index, const std::vector<RunRecord>& runs, double target) {
+  ConfigResult c;
+  c.target = target;
+  for (const RunRecord& r : runs) {
+    if (r.config != index) continue;
+    ++c.runs;
+    if (!r.finished()) {
+      if (c.failed++ == 0) c.error = r.error;
+    }
+  }
+  const auto finished = FinishedRuns(runs, index);
+  std::vector<double> objective, accuracy, rate, epochs, seconds;
+  std::size_t common_epochs = std::numeric_limits<std::size_t>::max();
+  bool timed = !finished.empty();
+  for (const RunRecord* r : finished) {
+    objective.push_back(r->epochs.back().objective);
+    if (r->epochs.back().test_accuracy) accuracy.push_back(*r->epochs.back().test_accuracy);
+    common_epochs = std::min(common_epochs, r->epochs.size());
+    timed = timed && Timed(*r);
+    const auto reached = EpochsToTarget(Objectives(*r), target);
+    if (!reached) continue;
+    ++c.reached;
+    epochs.push_back(*reached);
+    if (auto s = SecondsToEpoch(EpochSeconds(*r), *reached)) seconds.push_back(*s);
+  }
+  if (timed) {
+    for (const RunRecord* r : finished) {
+      double updates = 0, time = 0;
+      for (const EpochRecord& e : r->epochs) {
+        updates += static_cast<double>(e.updates);
+        time += *e.train_seconds;
+      }
+      if (time > 0) rate.push_back(updates / time);
+    }
+  }
+  c.objective = Summarize(objective);
+  c.test_accuracy = Summarize(accuracy);
+  c.samples_per_second = Summarize(rate);
+  c.epochs_to_target = Summarize(epochs);
+  c.seconds_to_target = Summarize(seconds);
+  for (std::size_t e = 0; !finished.empty() && e < common_epochs; ++e) {
+    std::vector<double> o, s;
+    for (const RunRecord* r : finished) {
+      o.push_back(r->epochs[e].objective);
+      if (timed) s.push_back(*SecondsToEpoch(EpochSeconds(*r), static_cast<int>(e + 1)));
+    }
+    c.curve.push_back({static_cast<int>(e + 1), Summarize(o), Summarize(s)});
+  }
+  return c;
+}
+
+// Every finished run reached the target and carries its time.
+bool AllReachedInTime(const ConfigResult& c) {
+  const int finished = c.runs - c.failed;
+  return finished > 0 && c.reached == finished && c.seconds_to_target.n == finished;
+}
+
+void Speedups(const std::vector<Configuration>& configs, std::vector<ConfigResult>& results) {
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    if (ValueOf(configs[i].point, "threads") == nullptr) continue;
+    const std::string key = Key(Without(configs[i].point, "threads"));
+    for (std::size_t j = 0; j < configs.size(); ++j) {
+      const std::string* threads = ValueOf(configs[j].point, "threads");
+      if (threads == nullptr || *threads != "1" || !configs[j].impossible.empty()) continue;
+      if (Key(Without(configs[j].point, "threads")) != key) continue;
+      ConfigResult& c = results[i];
+      const ConfigResult& base = results[j];
+      c.baseline = j;
+      if (c.samples_per_second.n > 0 && base.samples_per_second.n > 0) {
+        c.throughput_speedup = c.samples_per_second.mean / base.samples_per_second.mean;
+      }
+      if (AllReachedInTime(c) && AllReachedInTime(base) && c.seconds_to_target.mean > 0) {
+        c.time_speedup = base.seconds_to_target.mean / c.seconds_to_target.mean;
+      }
+      break;
+    }
+  }
+}
+
+std::vector<Comparison> Compare(const std::vector<Configuration>& configs,
+                                const std::vector<ConfigResult>& results,
+                                const std::vector<std::string>& varying) {
+  std::vector<Comparison> out;
+  for (const std::string& flag : varying) {
+    std::map<std::string, std::vector<std::size_t>> groups;  // the rest of the point -> configs
+    std::vector<std::string> order;
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      if (ValueOf(configs[i].point, flag) == nullptr || results[i].objective.n == 0) continue;
+      const std::string key = Key(Without(configs[i].point, flag));
+      if (groups[key].empty()) order.push_back(key);
+      groups[key].push_back(i);
+    }
+    for (const std::string& key : order) {
+      const auto& members = groups[key];
+      for (std::size_t x = 0; x < members.size(); ++x) {
+        for (std::size_t y = x + 1; y < members.size(); ++y) {
+          const ConfigResult& a = results[members[x]];
+          const ConfigResult& b = results[members[y]];
+          Comparison c{flag, members[x], members[y]};
+          // Another problem is another objective (and target): only accuracies compare, and
+          // only on the same test set.
+          if (configs[members[x]].problem == configs[members[y]].problem) {
+            c.objective = WelchTest(a.objective, b.objective);
+            if (AllReachedInTime(a) && AllReachedInTime(b)) {
+              c.seconds_to_target = WelchTest(a.seconds_to_target, b.seconds_to_target);
+            }
+          }
+          if (flag != "test") c.test_accuracy = WelchTest(a.test_accuracy, b.test_accuracy);
+          out.push_back(std::move(c));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Analysis Analyze(const std::vector<Configuration>& configs, const std::vector<RunRecord>& runs,
+                 const std::vector<std::string>& varying, const AnalysisOptions& options) {
+  Analysis a;
+  a.targets = Targets(configs, runs, options);
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    double target = kNaN;
+    for (const ProblemTarget& t : a.targets) {
+      if (t.problem == configs[i].problem) target = t.target;
+    }
+    a.configs.push_back(SummarizeConfig(i, runs, target));
+  }
+  Speedups(configs, a.configs);
+  a.comparisons = Compare(configs, a.configs, varying);
+  return a;
+}
+
+}  // namespace parsgd::compare

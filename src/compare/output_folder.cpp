@@ -1,0 +1,58 @@
+#include "output_folder.hpp"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "parsgd/util/atomic_file.hpp"
+#include "parsgd/util/error.hpp"
+
+namespace parsgd::compare {
+
+namespace fs = std::filesystem;
+
+StagedFolder::StagedFolder(std::string path) : path_(std::move(path)) {
+  while (path_.size() > 1 && path_.back() == '/') path_.pop_back();
+  if (path_.empty()) throw Error("empty output folder name");
+  std::error_code ec;
+  if (fs::exists(path_, ec) && !(fs::is_directory(path_, ec) && fs::is_empty(path_, ec))) {
+    throw Error(path_ + ": exists and is not an empty folder (choose another --out, or remove it)");
+  }
+  staging_ = path_ + ".tmp.XXXXXX";
+  if (::mkdtemp(staging_.data()) == nullptr) {
+    throw Error(path_ + ": cannot create a folder beside it: " + std::strerror(errno));
+  }
+  // mkdtemp creates 0700; give the usual 0777 & ~umask, as mkdir would.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::chmod(staging_.c_str(), 0777 & ~mask);
+}
+
+StagedFolder::~StagedFolder() {
+  if (committed_) return;
+  std::error_code ec;
+  fs::remove_all(staging_, ec);
+}
+
+std::string StagedFolder::File(std::string_view name) const {
+  return staging_ + "/" + std::string(name);
+}
+
+void StagedFolder::Write(std::string_view name, std::string_view contents) const {
+  AtomicFileWriter out(File(name));
+  out.Write(contents);
+  out.Commit();
+}
+
+void StagedFolder::Commit() {
+  if (std::rename(staging_.c_str(), path_.c_str()) != 0) {
+    throw Error(path_ + ": cannot rename the finished folder into place: " + std::strerror(errno));
+  }
+  committed_ = true;
+}
+
+}  // namespace parsgd::compare

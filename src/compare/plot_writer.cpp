@@ -1,0 +1,225 @@
+#include "plot_writer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+
+namespace parsgd::compare {
+namespace {
+
+// A gnuplot single-quoted string ('' stands for one quote inside).
+std::string Quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string Num(double v) { return std::isnan(v) ? "NaN" : fmt::format("{:.9g}", v); }
+
+// A script that applies `settings` and draws `plot` (a gnuplot plot command) into STEM.png, then
+// into STEM.svg.
+std::string Script(const std::string& stem, const std::string& comment, const std::string& settings,
+                   const std::string& plot) {
+  return comment + "# Draw: gnuplot " + stem + ".gp   (in this folder; writes " + stem +
+         ".png and " + stem + ".svg)\n\n" + settings +
+         "\n# PNG (cairo when this gnuplot has it), then SVG.\n"
+         "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+         "  set terminal pngcairo size 1100,650\n"
+         "} else {\n"
+         "  set terminal png size 1100,650\n"
+         "}\n"
+         "set termoption noenhanced\n"
+         "set output '" +
+         stem + ".png'\n" + plot +
+         "set terminal svg size 1100,650 dynamic\n"
+         "set termoption noenhanced\n"
+         "set output '" +
+         stem +
+         ".svg'\n"
+         "replot\n"
+         "unset output\n";
+}
+
+// objective.dat: one block per configuration with a curve, in configuration order.
+std::string ObjectiveData(const std::vector<Configuration>& configs, const Analysis& analysis,
+                          std::vector<std::size_t>& blocks) {
+  std::string out =
+      "# The mean curve of each configuration over its finished repeats; one block per "
+      "configuration\n"
+      "# (gnuplot: index 0, 1, ...). seconds: mean training seconds to the end of the epoch "
+      "(NaN\n# without times: --deterministic). band: mean -+ sample std, the low end kept above "
+      "1% of\n# the mean for the log scale.\n";
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const ConfigResult& r = analysis.configs[i];
+    if (r.curve.empty()) continue;
+    if (!blocks.empty()) out += "\n\n";
+    blocks.push_back(i);
+    out += fmt::format("# config {}: {}\n# epoch seconds objective std band_low band_high runs\n",
+                       i + 1, configs[i].label);
+    for (const CurvePoint& p : r.curve) {
+      const double m = p.objective.mean;
+      const double s = std::isnan(p.objective.std) ? 0 : p.objective.std;
+      const double low = std::max(m - s, 0.01 * m);
+      out += fmt::format("{} {} {} {} {} {} {}\n", p.epoch,
+                         p.seconds.n > 0 ? Num(p.seconds.mean) : "NaN", Num(m),
+                         Num(p.objective.std), Num(low), Num(m + s), p.objective.n);
+    }
+  }
+  return out;
+}
+
+std::string ObjectivePlot(const std::vector<Configuration>& configs, const Analysis& analysis,
+                          const std::vector<std::size_t>& blocks, bool by_seconds) {
+  const std::string x = by_seconds ? "2" : "1";
+  std::string body =
+      "set datafile missing 'NaN'\n"
+      "set logscale y\n"
+      "set grid\n"
+      "set key outside right top\n"
+      "set style fill transparent solid 0.15 noborder\n"
+      "set title 'objective (mean over repeats, band: +- std)'\n";
+  body +=
+      by_seconds ? "set xlabel 'training seconds (mean over repeats)'\n" : "set xlabel 'epoch'\n";
+  body += "set ylabel 'objective'\n";
+  if (analysis.targets.size() == 1 && !std::isnan(analysis.targets[0].target)) {
+    body += fmt::format(
+        "set arrow from graph 0, first {0} to graph 1, first {0} nohead dashtype 2 lc 'gray'\n"
+        "set label 'target' at graph 0.01, first {0} offset 0, 0.6 tc 'gray'\n",
+        Num(analysis.targets[0].target));
+  }
+  std::string plot = "plot \\\n";
+  for (std::size_t k = 0; k < blocks.size(); ++k) {
+    const std::size_t i = blocks[k];
+    const std::string file = k == 0 ? "'objective.dat'" : "''";
+    plot += fmt::format(
+        "  {} index {} using {}:5:6 with filledcurves lt {} notitle, \\\n"
+        "  '' index {} using {}:3 with linespoints lt {} pt 7 ps 0.5 title {}{}\n",
+        file, k, x, k + 1, k, x, k + 1, Quoted(configs[i].label),
+        k + 1 < blocks.size() ? ", \\" : "");
+  }
+  const std::string stem = by_seconds ? "objective_seconds" : "objective_epoch";
+  const std::string comment = fmt::format(
+      "# Objective vs {} for each configuration: the mean over finished repeats, with a band of\n"
+      "# +- one sample standard deviation. Data: objective.dat (columns: 1 epoch, 2 seconds,\n"
+      "# 3 objective, 4 std, 5 band low, 6 band high, 7 runs).\n",
+      by_seconds ? "training seconds" : "epoch");
+  return Script(stem, comment, body, plot);
+}
+
+double Threads(const Configuration& c) {
+  const std::string* t = ValueOf(c.point, "threads");
+  double v = NAN;
+  if (t != nullptr) std::from_chars(t->data(), t->data() + t->size(), v);
+  return v;
+}
+
+// speedup.dat: one block per 1-thread baseline (its configuration without --threads).
+std::string SpeedupData(const std::vector<Configuration>& configs, const Analysis& analysis,
+                        const std::vector<std::string>& varying, std::vector<std::string>& titles,
+                        std::vector<bool>& has_time) {
+  std::map<std::size_t, std::vector<std::size_t>> families;
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const auto& b = analysis.configs[i].baseline;
+    if (!b || std::isnan(Threads(configs[i]))) continue;
+    if (families[*b].empty()) order.push_back(*b);
+    families[*b].push_back(i);
+  }
+  std::erase_if(order, [&](std::size_t b) { return families[b].size() < 2; });
+  std::string out =
+      "# Speedup over the 1-thread run of the same configuration; one block per configuration\n"
+      "# without --threads (gnuplot: index 0, 1, ...). NaN: not available (no times, or a run\n"
+      "# that did not reach the target).\n";
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    auto members = families[order[k]];
+    std::sort(members.begin(), members.end(), [&](std::size_t a, std::size_t b) {
+      return Threads(configs[a]) < Threads(configs[b]);
+    });
+    const std::string title = Label(Without(Shown(configs[order[k]]), "threads"), varying);
+    titles.push_back(title);
+    has_time.push_back(std::any_of(members.begin(), members.end(), [&](std::size_t i) {
+      return i != order[k] && analysis.configs[i].time_speedup.has_value();
+    }));
+    if (k > 0) out += "\n\n";
+    out +=
+        fmt::format("# {}\n# threads speedup_samples_per_second speedup_time_to_target\n", title);
+    for (std::size_t i : members) {
+      const ConfigResult& r = analysis.configs[i];
+      out +=
+          fmt::format("{} {} {}\n", Num(Threads(configs[i])),
+                      Num(r.throughput_speedup.value_or(NAN)), Num(r.time_speedup.value_or(NAN)));
+    }
+  }
+  return out;
+}
+
+std::string SpeedupPlot(const std::vector<std::string>& titles, const std::vector<bool>& has_time) {
+  const std::string settings =
+      "set datafile missing 'NaN'\n"
+      "set grid\n"
+      "set key left top\n"
+      "set xtics 1\n"
+      "set xlabel 'threads'\n"
+      "set ylabel 'speedup over 1 thread'\n"
+      "set title 'speedup (solid: samples/s; dashed: time to target)'\n";
+  std::string plot = "plot x with lines dashtype 3 lc 'gray' title 'ideal'";
+  for (std::size_t k = 0; k < titles.size(); ++k) {
+    plot +=
+        fmt::format(", \\\n  'speedup.dat' index {} using 1:2 with linespoints lt {} pt 7 title {}",
+                    k, k + 1, Quoted(titles[k]));
+    if (has_time[k]) {
+      plot += fmt::format(
+          ", \\\n  'speedup.dat' index {} using 1:3 with linespoints lt {} pt 6 dashtype 2 "
+          "notitle",
+          k, k + 1);
+    }
+  }
+  return Script("speedup",
+                "# Speedup over the 1-thread run of the same configuration, against threads.\n"
+                "# Data: speedup.dat (columns: 1 threads, 2 samples/s speedup, 3 time-to-target "
+                "speedup).\n",
+                settings, plot + "\n");
+}
+
+}  // namespace
+
+Plots MakePlots(const std::vector<Configuration>& configs, const Analysis& analysis,
+                const std::vector<std::string>& varying) {
+  Plots plots;
+  std::vector<std::size_t> blocks;
+  const std::string data = ObjectiveData(configs, analysis, blocks);
+  if (blocks.empty()) {
+    plots.notes.push_back("no objective plots: no run finished");
+    return plots;
+  }
+  plots.files.push_back({"objective.dat", data});
+  plots.files.push_back({"objective_epoch.gp", ObjectivePlot(configs, analysis, blocks, false)});
+  plots.scripts.push_back("objective_epoch.gp");
+  const bool timed = std::any_of(blocks.begin(), blocks.end(), [&](std::size_t i) {
+    return analysis.configs[i].curve.front().seconds.n > 0;
+  });
+  if (timed) {
+    plots.files.push_back({"objective_seconds.gp", ObjectivePlot(configs, analysis, blocks, true)});
+    plots.scripts.push_back("objective_seconds.gp");
+  } else {
+    plots.notes.push_back(
+        "no objective-vs-seconds plot: the runs carry no times (--deterministic)");
+  }
+  std::vector<std::string> titles;
+  std::vector<bool> has_time;
+  const std::string speedup = SpeedupData(configs, analysis, varying, titles, has_time);
+  if (!titles.empty()) {
+    plots.files.push_back({"speedup.dat", speedup});
+    plots.files.push_back({"speedup.gp", SpeedupPlot(titles, has_time)});
+    plots.scripts.push_back("speedup.gp");
+  } else {
+    plots.notes.push_back(
+        "no speedup plot: the grid has no configuration run at --threads 1 and at more threads");
+  }
+  return plots;
+}
+
+}  // namespace parsgd::compare

@@ -1,0 +1,28 @@
+// The comparison's plots as data files and gnuplot scripts, written beside each other so that a
+// user can restyle them: objective vs epoch and vs training seconds (log y, one line per
+// configuration, a band of +- one standard deviation over repeats), and speedup vs threads.
+// Each script `NAME.gp` draws NAME.png and NAME.svg when run in the folder (gnuplot NAME.gp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis.hpp"
+
+namespace parsgd::compare {
+
+struct PlotFile {
+  std::string name;  // relative to the output folder
+  std::string contents;
+};
+
+struct Plots {
+  std::vector<PlotFile> files;       // .dat and .gp files
+  std::vector<std::string> scripts;  // the .gp names, in the order to draw them
+  std::vector<std::string> notes;    // plots left out, and why
+};
+
+Plots MakePlots(const std::vector<Configuration>& configs, const Analysis& analysis,
+                const std::vector<std::string>& varying);
+
+}  // namespace parsgd::compare

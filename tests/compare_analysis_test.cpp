@@ -1,0 +1,200 @@
+// The analysis of `parsgd compare` on hand-made runs: exact means, targets, times to target,
+// speedups, which pairs are tested, and failed runs left out of the statistics.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis.hpp"
+#include "csv_writer.hpp"
+#include "plot_writer.hpp"
+
+namespace parsgd::compare {
+namespace {
+
+Configuration Config(const std::string& scheme, const std::string& threads) {
+  Configuration c;
+  c.point = {{"scheme", scheme}, {"threads", threads}};
+  c.label = "scheme=" + scheme + " threads=" + threads;
+  c.problem = "all runs";
+  return c;
+}
+
+// A run of two epochs: objective 1 after the first, `final` after the second; each epoch takes
+// `seconds` (nullopt: untimed) and makes 100 updates.
+RunRecord MakeRun(std::size_t config, int repeat, double final, std::optional<double> seconds) {
+  RunRecord r;
+  r.config = config;
+  r.repeat = repeat;
+  r.seed = 1 + repeat;
+  r.epochs = {{1, 1.0, std::nullopt, seconds, 100}, {2, final, std::nullopt, seconds, 100}};
+  return r;
+}
+
+class CompareAnalysis : public ::testing::Test {
+ protected:
+  // #0 hogwild at 1 thread, #1 hogwild at 2 threads (twice as fast), #2 sync at 1 thread with one
+  // failed run.
+  std::vector<Configuration> configs_ = {Config("hogwild", "1"), Config("hogwild", "2"),
+                                         Config("sync", "1")};
+  std::vector<RunRecord> runs_ = {
+      MakeRun(0, 0, 0.5, 2.0),   MakeRun(0, 1, 0.25, 2.0),  MakeRun(0, 2, 0.375, 2.0),
+      MakeRun(1, 0, 0.5, 1.0),   MakeRun(1, 1, 0.25, 1.0),  MakeRun(1, 2, 0.375, 1.0),
+      MakeRun(2, 0, 0.125, 2.0), MakeRun(2, 1, 0.125, 2.0), MakeRun(2, 2, 0.375, 2.0),
+  };
+  std::vector<std::string> varying_ = {"scheme", "threads"};
+  void SetUp() override {
+    runs_[7].epochs.resize(1);
+    runs_[7].error = "epoch 2: the run diverged";
+  }
+};
+
+TEST_F(CompareAnalysis, MeansAndSpreadsOverFinishedRuns) {
+  const Analysis a = Analyze(configs_, runs_, varying_, {});
+  const ConfigResult& c = a.configs[0];
+  EXPECT_EQ(c.runs, 3);
+  EXPECT_EQ(c.failed, 0);
+  EXPECT_EQ(c.objective.n, 3);
+  EXPECT_EQ(c.objective.mean, 0.375);
+  EXPECT_DOUBLE_EQ(c.objective.std, 0.125);
+  EXPECT_EQ(c.samples_per_second.mean, 50.0);  // 200 updates in 4 seconds
+  EXPECT_EQ(c.samples_per_second.std, 0.0);
+  EXPECT_EQ(c.test_accuracy.n, 0);
+  // The failed run is counted, its message kept, and left out of the statistics.
+  const ConfigResult& s = a.configs[2];
+  EXPECT_EQ(s.runs, 3);
+  EXPECT_EQ(s.failed, 1);
+  EXPECT_EQ(s.error, "epoch 2: the run diverged");
+  EXPECT_EQ(s.objective.n, 2);
+  EXPECT_EQ(s.objective.mean, 0.25);
+  EXPECT_DOUBLE_EQ(s.objective.std, 0.125 * std::sqrt(2.0));
+}
+
+TEST_F(CompareAnalysis, DefaultTargetIsTheBestFinalObjectivePlusOnePercent) {
+  const Analysis a = Analyze(configs_, runs_, varying_, {});
+  ASSERT_EQ(a.targets.size(), 1u);
+  EXPECT_FALSE(a.targets[0].given);
+  EXPECT_EQ(a.targets[0].best, 0.125);
+  EXPECT_EQ(a.targets[0].target, 0.125 + 0.01 * 0.125);
+  EXPECT_EQ(a.configs[2].reached, 1);  // only the run that ended at 0.125
+  EXPECT_EQ(a.configs[2].epochs_to_target.mean, 2.0);
+  EXPECT_EQ(a.configs[2].seconds_to_target.mean, 4.0);
+  EXPECT_EQ(a.configs[0].reached, 0);
+}
+
+TEST_F(CompareAnalysis, GivenTargetAndSpeedupsOverTheOneThreadRun) {
+  const Analysis a = Analyze(configs_, runs_, varying_, {.target = 0.5});
+  EXPECT_TRUE(a.targets[0].given);
+  const ConfigResult& one = a.configs[0];
+  const ConfigResult& two = a.configs[1];
+  EXPECT_EQ(one.reached, 3);
+  EXPECT_EQ(one.epochs_to_target.mean, 2.0);
+  EXPECT_EQ(one.seconds_to_target.mean, 4.0);
+  EXPECT_EQ(two.seconds_to_target.mean, 2.0);
+  ASSERT_TRUE(two.baseline.has_value());
+  EXPECT_EQ(*two.baseline, 0u);
+  EXPECT_EQ(two.throughput_speedup, 2.0);
+  EXPECT_EQ(two.time_speedup, 2.0);
+  EXPECT_EQ(one.throughput_speedup, 1.0);  // its own baseline
+  // sync has no 2-thread configuration; its 1-thread configuration is its own baseline.
+  EXPECT_EQ(a.configs[2].throughput_speedup, 1.0);
+  EXPECT_EQ(a.configs[2].time_speedup, 1.0);
+}
+
+TEST_F(CompareAnalysis, PairsDifferingInOneFlagAreTested) {
+  const Analysis a = Analyze(configs_, runs_, varying_, {.target = 0.5});
+  ASSERT_EQ(a.comparisons.size(), 2u);
+  const Comparison& scheme = a.comparisons[0];  // hogwild vs sync at 1 thread
+  EXPECT_EQ(scheme.flag, "scheme");
+  EXPECT_EQ(scheme.a, 0u);
+  EXPECT_EQ(scheme.b, 2u);
+  ASSERT_TRUE(scheme.objective.has_value());
+  const double t = (0.375 - 0.25) / std::sqrt(0.125 * 0.125 / 3 + 2 * 0.125 * 0.125 / 2);
+  EXPECT_NEAR(scheme.objective->t, t, 1e-14);
+  ASSERT_TRUE(scheme.seconds_to_target.has_value());  // the finished sync runs reached it
+  EXPECT_EQ(scheme.seconds_to_target->p, 1.0);        // in 4 s, as every hogwild run
+  const Comparison& threads = a.comparisons[1];       // hogwild at 1 vs 2 threads: same objectives
+  EXPECT_EQ(threads.flag, "threads");
+  EXPECT_EQ(threads.objective->t, 0.0);
+  EXPECT_EQ(threads.objective->p, 1.0);
+  ASSERT_TRUE(threads.seconds_to_target.has_value());
+  EXPECT_EQ(threads.seconds_to_target->p, 0.0);  // 4 s against 2 s in every repeat
+  EXPECT_FALSE(threads.test_accuracy.has_value());
+}
+
+TEST_F(CompareAnalysis, OtherProblemsAreComparedByTestAccuracyOnly) {
+  configs_[2].problem = "model=hinge";  // another objective
+  for (RunRecord& r : runs_) r.epochs.back().test_accuracy = 0.5 + 0.125 * r.repeat;
+  const Analysis a = Analyze(configs_, runs_, varying_, {.target = 0.5});
+  ASSERT_EQ(a.targets.size(), 2u);
+  const Comparison& scheme = a.comparisons[0];
+  EXPECT_FALSE(scheme.objective.has_value());
+  EXPECT_FALSE(scheme.seconds_to_target.has_value());
+  ASSERT_TRUE(scheme.test_accuracy.has_value());
+  EXPECT_TRUE(a.comparisons[1].objective.has_value());  // threads: the same problem
+}
+
+TEST_F(CompareAnalysis, CurvesAreMeansPerEpoch) {
+  const Analysis a = Analyze(configs_, runs_, varying_, {});
+  const auto& curve = a.configs[0].curve;
+  ASSERT_EQ(curve.size(), 2u);
+  EXPECT_EQ(curve[0].objective.mean, 1.0);
+  EXPECT_EQ(curve[0].objective.std, 0.0);
+  EXPECT_EQ(curve[1].objective.mean, 0.375);
+  EXPECT_EQ(curve[1].seconds.mean, 4.0);
+}
+
+TEST_F(CompareAnalysis, UntimedRunsHaveEpochsToTargetButNoSeconds) {
+  for (RunRecord& r : runs_) {
+    for (EpochRecord& e : r.epochs) e.train_seconds.reset();
+  }
+  const Analysis a = Analyze(configs_, runs_, varying_, {.target = 0.5});
+  EXPECT_EQ(a.configs[0].reached, 3);
+  EXPECT_EQ(a.configs[0].epochs_to_target.mean, 2.0);
+  EXPECT_EQ(a.configs[0].seconds_to_target.n, 0);
+  EXPECT_EQ(a.configs[0].samples_per_second.n, 0);
+  EXPECT_FALSE(a.configs[1].throughput_speedup.has_value());
+  EXPECT_FALSE(a.configs[1].time_speedup.has_value());
+  const Plots plots = MakePlots(configs_, a, varying_);
+  for (const PlotFile& f : plots.files) EXPECT_NE(f.name, "objective_seconds.gp");
+}
+
+TEST_F(CompareAnalysis, SummaryCsvHasOneRowPerConfigurationWithItsStatus) {
+  configs_.push_back(Config("striped", "1"));
+  configs_.back().impossible = "not for this model";
+  const Analysis a = Analyze(configs_, runs_, varying_, {});
+  const std::string csv = SummaryCsv(configs_, a, varying_);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
+  EXPECT_EQ(csv.find("config,label,scheme,threads,status,runs,failed,objective_mean"), 0u);
+  EXPECT_NE(csv.find("\n1,scheme=hogwild threads=1,hogwild,1,ok,3,0,0.375,0.125,"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find(",partial,3,1,0.25,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",impossible,0,0,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("not for this model"), std::string::npos) << csv;
+}
+
+TEST_F(CompareAnalysis, PlotDataHasOneBlockPerConfigurationAndScriptsNameThem) {
+  const Analysis a = Analyze(configs_, runs_, varying_, {});
+  const Plots plots = MakePlots(configs_, a, varying_);
+  ASSERT_EQ(plots.scripts,
+            (std::vector<std::string>{"objective_epoch.gp", "objective_seconds.gp", "speedup.gp"}));
+  for (const PlotFile& f : plots.files) {
+    if (f.name == "objective.dat") {
+      EXPECT_NE(f.contents.find("# config 3: scheme=sync threads=1\n"), std::string::npos);
+      EXPECT_NE(f.contents.find("\n2 4 0.375 0.125 0.25 0.5 3\n"), std::string::npos) << f.contents;
+    }
+    if (f.name == "objective_epoch.gp") {
+      EXPECT_NE(f.contents.find("index 2 using 1:3"), std::string::npos);
+      EXPECT_NE(f.contents.find("set logscale y"), std::string::npos);
+      EXPECT_NE(f.contents.find("set output 'objective_epoch.svg'"), std::string::npos);
+    }
+    if (f.name == "speedup.dat") {
+      EXPECT_NE(f.contents.find("# scheme=hogwild\n"), std::string::npos) << f.contents;
+      EXPECT_NE(f.contents.find("\n2 2 NaN\n"), std::string::npos) << f.contents;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace parsgd::compare

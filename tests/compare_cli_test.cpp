@@ -1,0 +1,340 @@
+// End-to-end tests of `parsgd compare`: the real program on a tiny generated set; its output
+// folder, its refusals, failed runs, determinism, and the plots with and without gnuplot.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gnuplot.hpp"
+#include "test_support.hpp"
+
+namespace parsgd {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ReadFile;
+using testing::RunCli;
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Every file of a folder, by name.
+std::vector<std::string> Names(const fs::path& folder) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(folder))
+    names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+class Compare : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto gen = RunCli("gen " + dir_.File("all.svm") +
+                            " --rows 600 --features 200 --nnz 10 --noise 0.02 --seed 5");
+    ASSERT_EQ(gen.status, 0) << gen.output;
+    const auto lines = Lines(ReadFile(dir_.File("all.svm")));
+    std::string train, test;
+    for (std::size_t i = 0; i < lines.size(); ++i) (i < 500 ? train : test) += lines[i] + "\n";
+    train_ = dir_.Write("train.svm", train);
+    test_ = dir_.Write("test.svm", test);
+    data_ = " --train " + train_ + " --test " + test_;
+  }
+  // Nothing but the inputs (and `also`) in the scratch folder: no output, no staging folder.
+  void ExpectNothingWritten(const std::vector<std::string>& also = {}) {
+    std::vector<std::string> expected = {"all.svm", "test.svm", "train.svm"};
+    expected.insert(expected.end(), also.begin(), also.end());
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(Names(dir_.path()), expected);
+  }
+  testing::TempDir dir_;
+  std::string train_, test_, data_;
+};
+
+TEST_F(Compare, SmallGridWritesEveryFile) {
+  const std::string out = dir_.File("out");
+  const auto r = RunCli("compare" + data_ + " --out " + out +
+                        " --order random,global --scheme hogwild,sync --threads 1,2 --epochs 3 "
+                        "--repeats 2 --gnuplot none");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(Names(out),
+            (std::vector<std::string>{"objective.dat", "objective_epoch.gp", "objective_seconds.gp",
+                                      "report.md", "runs.csv", "runs.jsonl", "speedup.dat",
+                                      "speedup.gp", "summary.csv"}));
+  // The progress: one line per run on stderr, with its place, configuration and an ETA.
+  EXPECT_TRUE(Contains(r.output,
+                       "[run 1 of 16] config 1: scheme=hogwild order=random threads=1, "
+                       "repeat 1/2 (seed 1); ETA unknown"))
+      << r.output;
+  EXPECT_TRUE(Contains(r.output,
+                       "[run 16 of 16] config 8: scheme=sync order=global threads=2, "
+                       "repeat 2/2 (seed 2); ETA "))
+      << r.output;
+  // Every epoch of every run: 8 configurations x 2 repeats x 3 epochs.
+  const auto jsonl = Lines(ReadFile(out + "/runs.jsonl"));
+  ASSERT_EQ(jsonl.size(), 48u);
+  EXPECT_EQ(jsonl[0].rfind(R"({"config":1,"label":"scheme=hogwild order=random threads=1",)"
+                           R"("repeat":1,"epoch":1,)",
+                           0),
+            0u)
+      << jsonl[0];
+  for (const auto& line : jsonl) EXPECT_TRUE(Contains(line, "\"test_accuracy\":")) << line;
+  EXPECT_EQ(Lines(ReadFile(out + "/summary.csv")).size(), 9u);
+  EXPECT_EQ(Lines(ReadFile(out + "/runs.csv")).size(), 17u);
+  const std::string report = ReadFile(out + "/report.md");
+  for (const char* part :
+       {"8 configurations x 2 repeats: 16 runs", "| 8 | scheme=sync order=global threads=2 | 2 |",
+        "Welch's two-sample t-test", "threshold **p < 0.05**", "### `--order`", "### `--scheme`",
+        "### `--threads`", "No images drawn (`--gnuplot none`)", "gnuplot objective_epoch.gp",
+        "best final objective of all runs", "`parsgd train --train "}) {
+    EXPECT_TRUE(Contains(report, part)) << part << "\n" << report;
+  }
+  ExpectNothingWritten({"out"});
+}
+
+// Every run is a `train` run: under --deterministic its epochs are train's metrics, byte for byte.
+TEST_F(Compare, EachRunIsTheTrainRunItNames) {
+  const std::string out = dir_.File("out");
+  const auto r = RunCli("compare" + data_ + " --out " + out +
+                        " --scheme sequential,sync --epochs 2 --repeats 2 --seed 7 "
+                        "--deterministic --threads 2 --gnuplot none");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto jsonl = Lines(ReadFile(out + "/runs.jsonl"));
+  const std::string metrics = dir_.File("m.jsonl");
+  const auto t = RunCli("train" + data_ +
+                        " --scheme sync --epochs 2 --seed 8 --deterministic "
+                        "--threads 2 --quiet --metrics " +
+                        metrics);
+  ASSERT_EQ(t.status, 0) << t.output;
+  const auto expected = Lines(ReadFile(metrics));
+  ASSERT_EQ(expected.size(), 2u);
+  // Runs go repeat by repeat: sequential r1, sync r1, sequential r2, sync r2 (seed 7 + 1).
+  ASSERT_EQ(jsonl.size(), 8u);
+  for (int e = 0; e < 2; ++e) {
+    const std::string prefix = R"({"config":2,"label":"scheme=sync","repeat":2,)";
+    ASSERT_EQ(jsonl[6 + e].rfind(prefix, 0), 0u) << jsonl[6 + e];
+    EXPECT_EQ(std::string(1, '{').append(jsonl[6 + e], prefix.size()), expected[e]);
+  }
+  EXPECT_TRUE(Contains(ReadFile(out + "/report.md"),
+                       "`parsgd train --train " + train_ + " --test " + test_ +
+                           " --scheme sync --threads 2 --epochs 2 --deterministic --seed 7`"));
+}
+
+TEST_F(Compare, DeterministicComparisonRepeatsByteForByte) {
+  const std::string experiment = dir_.Write("exp.json", R"({
+    "train": ")" + train_ + R"(", "epochs": 2, "repeats": 2, "threads": 2, "deterministic": true,
+    "optimizer": ["sgd", "momentum"],
+    "grid": [{"scheme": "sync"},
+             {"scheme": "average", "period": [1, "epoch"], "average-state": [false, true]}]
+  })");
+  const std::string out = dir_.File("out");
+  std::vector<std::vector<std::string>> files(2);
+  for (int run = 0; run < 2; ++run) {
+    const auto r =
+        RunCli("compare --experiment " + experiment + " --out " + out + " --gnuplot none");
+    ASSERT_EQ(r.status, 0) << r.output;
+    for (const std::string& name : Names(out))
+      files[run].push_back(name + "\n" + ReadFile(out + "/" + name));
+    fs::remove_all(out);
+  }
+  EXPECT_EQ(files[0], files[1]);
+  ASSERT_FALSE(files[0].empty());
+  const std::string report = files[0][2];
+  ASSERT_EQ(report.rfind("report.md\n", 0), 0u);
+  // 2 optimisers x (sync + average x 2 periods x 2) = 10 configurations, no times.
+  EXPECT_TRUE(Contains(report, "10 configurations x 2 repeats: 20 runs")) << report;
+  EXPECT_TRUE(Contains(report, "record no wall-clock times")) << report;
+  EXPECT_TRUE(Contains(report, "no objective-vs-seconds plot")) << report;
+  EXPECT_TRUE(Contains(files[0][4], "\"train_seconds\":null"));  // runs.jsonl
+}
+
+TEST_F(Compare, FailingRunsAreReportedAndTheOthersGoOn) {
+  const std::string out = dir_.File("out");
+  // 1e6 diverges; hogwild with --batch 8 is impossible (refused before running, not run).
+  const auto r = RunCli("compare --train " + train_ + " --out " + out +
+                        " --model squared --l2 0 --normalize none --learning-rate 0.01,1e6 "
+                        "--scheme sync,hogwild --batch 8 --epochs 2 --repeats 2 --gnuplot none");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string summary = ReadFile(out + "/summary.csv");
+  const auto rows = Lines(summary);
+  ASSERT_EQ(rows.size(), 5u) << summary;
+  EXPECT_EQ(rows[1].rfind("1,scheme=sync learning-rate=0.01,sync,0.01,ok,2,0,", 0), 0u) << rows[1];
+  EXPECT_EQ(rows[2].rfind("2,scheme=sync learning-rate=1e6,sync,1e6,failed,2,2,", 0), 0u)
+      << rows[2];
+  EXPECT_TRUE(Contains(rows[2], "diverged")) << rows[2];
+  EXPECT_TRUE(Contains(rows[3], ",hogwild,0.01,impossible,0,0,")) << rows[3];
+  EXPECT_TRUE(Contains(rows[4], ",hogwild,1e6,impossible,0,0,")) << rows[4];
+  const std::string report = ReadFile(out + "/report.md");
+  EXPECT_TRUE(Contains(report, "## Failures")) << report;
+  EXPECT_TRUE(Contains(report, "impossible, not run: --batch 8 with --scheme hogwild")) << report;
+  EXPECT_TRUE(Contains(report, "2 of 2 runs failed")) << report;
+  EXPECT_TRUE(Contains(ReadFile(out + "/runs.jsonl"), "\"error\":\"epoch 1: the run diverged"));
+  EXPECT_TRUE(Contains(r.output, "is impossible and will be reported, not run")) << r.output;
+}
+
+TEST_F(Compare, EveryRunFailingStillWritesTheReportAndExitsWith1) {
+  const std::string out = dir_.File("out");
+  const auto r = RunCli("compare --train " + train_ + " --out " + out +
+                        " --model softmax,squared --learning-rate 1e9 --l2 0 --normalize none "
+                        "--epochs 1 --repeats 1 --gnuplot none");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(Contains(r.output, "every run failed")) << r.output;
+  const std::string report = ReadFile(out + "/report.md");
+  EXPECT_TRUE(Contains(report, "softmax needs class ids")) << report;
+  EXPECT_TRUE(Contains(report, "no objective plots: no run finished")) << report;
+}
+
+TEST_F(Compare, BadGridsAreRefusedBeforeAnythingIsWritten) {
+  const std::string out = " --out " + dir_.File("out");
+  const std::string bad_json =
+      dir_.Write("bad.json", "{\"train\": \"x\",\n \"scheme\": [\"hogwild\",]}");
+  const std::string unknown = dir_.Write("unknown.json", "{\"grid\": [{\"schem\": \"sync\"}]}");
+  const std::string nested = dir_.Write("nested.json", "{\"grid\": [{\"repeats\": 2}]}");
+  struct Case {
+    std::string args, message;
+    int status;
+  };
+  const std::vector<Case> cases = {
+      {data_ + out + " --order random,bogus", "--order: expected one of random, global", 2},
+      {data_ + out + " --threads 1,,2", "--threads: empty item in the list '1,,2'", 2},
+      {data_ + out + " --threads 2,2", "--threads: '2' given twice", 2},
+      {data_ + out + " --period 0,10", "--period: must be between 1", 2},
+      {data_ + out + " --seed 1,2", "--seed: expected a non-negative integer", 2},
+      {data_ + out + " --model mlp --hidden 16 --hidden 8,x", "--hidden: expected layer sizes", 2},
+      {data_ + out + " --metrics m.jsonl", "unknown option --metrics", 2},
+      {data_ + " --scheme sync", "--out is required", 2},
+      {" --test " + test_ + out, "--train is required", 2},
+      {out + " --experiment " + bad_json, "bad.json:2:23: not valid JSON", 2},
+      {data_ + out + " --experiment " + unknown,
+       "unknown.json: grid[0]: unknown option --schem (did you mean --scheme?)", 2},
+      {data_ + out + " --experiment " + nested, "--repeats applies to the whole comparison", 2},
+      {" --train " + dir_.File("nope.svm") + out, "nope.svm: cannot open", 1},
+      {data_ + out + " --scheme hogwild,locked --batch 8", "every configuration is impossible", 1},
+  };
+  for (const Case& c : cases) {
+    const auto r = RunCli("compare" + c.args);
+    EXPECT_EQ(r.status, c.status) << c.args << "\n" << r.output;
+    EXPECT_TRUE(Contains(r.output, c.message)) << c.args << "\n" << r.output;
+    EXPECT_FALSE(Contains(r.output, "[run 1 of")) << "a run started: " << c.args;
+  }
+  ExpectNothingWritten({"bad.json", "nested.json", "unknown.json"});
+}
+
+// Two training sets are two problems: shown by file name, compared by test accuracy only.
+TEST_F(Compare, DataSetsAreAnAxisShownByFileName) {
+  const std::string out = dir_.File("out");
+  const auto r = RunCli("compare --train " + train_ + " --train " + test_ + " --out " + out +
+                        " --epochs 1 --repeats 2 --gnuplot none");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string report = ReadFile(out + "/report.md");
+  EXPECT_TRUE(Contains(report, "| 1 | train=train.svm | 2 |")) << report;
+  EXPECT_TRUE(Contains(report, "- **target** for train=test.svm: ")) << report;
+  EXPECT_TRUE(Contains(report, "| – | #1 train.svm | #2 test.svm | – | – | – |")) << report;
+  // The CSV keeps the paths as given.
+  EXPECT_TRUE(Contains(ReadFile(out + "/summary.csv"), "," + train_ + ",")) << out;
+}
+
+TEST_F(Compare, ExistingFolderIsRefusedUnlessEmpty) {
+  const std::string out = dir_.File("out");
+  fs::create_directory(out);
+  const std::string kept = dir_.Write("out/mine.txt", "the user's file");
+  const auto r = RunCli("compare" + data_ + " --out " + out + " --epochs 1 --repeats 1");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(Contains(r.output, "exists and is not an empty folder")) << r.output;
+  EXPECT_EQ(ReadFile(kept), "the user's file");
+  fs::remove(kept);
+  const auto ok =
+      RunCli("compare" + data_ + " --out " + out + " --epochs 1 --repeats 1 --gnuplot none");
+  EXPECT_EQ(ok.status, 0) << ok.output;
+  EXPECT_TRUE(fs::exists(out + "/report.md"));
+}
+
+// gnuplot, when present, is an external program run in the output folder; its absence or its
+// failure leaves the data and the scripts, and the report says how to draw them.
+class ComparePlots : public Compare {
+ protected:
+  std::string RunWith(const std::string& gnuplot) {
+    const auto r =
+        RunCli("compare" + data_ + " --out " + dir_.File("out") +
+               " --scheme hogwild --threads 1,2 --epochs 2 --repeats 2 --gnuplot " + gnuplot);
+    EXPECT_EQ(r.status, 0) << r.output;
+    return ReadFile(dir_.File("out/report.md"));
+  }
+  // A stand-in gnuplot: records its working folder's files and argument, exits with `status`,
+  // and on success writes the two images the script names.
+  std::string FakeGnuplot(int status) {
+    const std::string path =
+        dir_.Write("fake-gnuplot",
+                   "#!/bin/sh\necho \"$1 $(ls objective.dat)\" >> " + dir_.File("calls.log") +
+                       "\n" + (status == 0 ? ": > \"${1%.gp}.png\"; : > \"${1%.gp}.svg\"\n" : "") +
+                       "exit " + std::to_string(status) + "\n");
+    fs::permissions(path, fs::perms::owner_all);
+    return path;
+  }
+};
+
+TEST_F(ComparePlots, WithoutGnuplotTheReportSaysHowToDraw) {
+  const std::string report = RunWith(dir_.File("no-such-gnuplot"));
+  EXPECT_TRUE(Contains(report, "gnuplot was not found")) << report;
+  EXPECT_TRUE(Contains(report,
+                       "gnuplot objective_epoch.gp\ngnuplot objective_seconds.gp\n"
+                       "gnuplot speedup.gp\n"))
+      << report;
+  for (const char* file : {"objective.dat", "objective_epoch.gp", "speedup.dat", "speedup.gp"}) {
+    EXPECT_TRUE(fs::exists(dir_.File("out/") + file)) << file;
+  }
+  EXPECT_FALSE(fs::exists(dir_.File("out/objective_epoch.png")));
+}
+
+TEST_F(ComparePlots, GnuplotRunsEachScriptInTheOutputFolder) {
+  const std::string report = RunWith(FakeGnuplot(0));
+  EXPECT_EQ(ReadFile(dir_.File("calls.log")),
+            "objective_epoch.gp objective.dat\nobjective_seconds.gp objective.dat\n"
+            "speedup.gp objective.dat\n");
+  EXPECT_TRUE(Contains(report, "![objective_epoch](objective_epoch.svg)")) << report;
+  EXPECT_TRUE(Contains(report, "![speedup](speedup.svg)")) << report;
+  EXPECT_FALSE(fs::exists(dir_.File("out/gnuplot.log")));  // nothing said: no log
+}
+
+TEST_F(ComparePlots, AFailingGnuplotIsReportedAndTheDataKept) {
+  const std::string report = RunWith(FakeGnuplot(3));
+  EXPECT_TRUE(Contains(report, "Drawing failed:")) << report;
+  EXPECT_TRUE(Contains(report, "objective_epoch.gp exited with status 3")) << report;
+  EXPECT_TRUE(Contains(report, "gnuplot objective_epoch.gp")) << report;
+  EXPECT_TRUE(fs::exists(dir_.File("out/objective.dat")));
+}
+
+TEST_F(ComparePlots, RealGnuplotDrawsPngAndSvg) {
+  if (!compare::FindProgram("gnuplot")) GTEST_SKIP() << "gnuplot not installed";
+  const std::string report = RunWith("gnuplot");
+  EXPECT_TRUE(Contains(report, "![objective_seconds](objective_seconds.svg)")) << report;
+  for (const char* stem : {"objective_epoch", "objective_seconds", "speedup"}) {
+    const std::string png = ReadFile(dir_.File("out/") + stem + ".png");
+    EXPECT_EQ(png.substr(0, 8), "\x89PNG\r\n\x1a\n") << stem;
+    EXPECT_TRUE(Contains(ReadFile(dir_.File("out/") + stem + ".svg"), "<svg")) << stem;
+  }
+}
+
+TEST(CompareHelp, ListsCompareAndItsListFlags) {
+  const auto help = RunCli("compare --help");
+  EXPECT_EQ(help.status, 0);
+  for (const char* part : {"usage: parsgd compare", "--order NAME,...", "--threads N|auto,...",
+                           "--average-state[=true,false]", "--train PATH", "--repeats N"}) {
+    EXPECT_TRUE(Contains(help.output, part)) << part << "\n" << help.output;
+  }
+  EXPECT_TRUE(Contains(RunCli("--help").output, "compare"));
+}
+
+}  // namespace
+}  // namespace parsgd
