@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <variant>
 #include <vector>
 
@@ -145,6 +146,9 @@ TEST(ModelFile, AbsurdShapesAreRefusedBeforeAllocating) {
   ExpectRefused(dir.Write("count.bin", count),
                 "inconsistent shape: 4611686018427387904 weights for 5 features and 3 outputs, "
                 "expected 18");
+  std::string label = good;
+  Put<float>(label, std::numeric_limits<float>::quiet_NaN(), 28);
+  ExpectRefused(dir.Write("label.bin", label), "model file holds a non-finite binary label");
   std::string settings = good;
   Put<uint32_t>(settings, 0xffffffffu, kSettingsAt);
   ExpectRefused(dir.Write("settings.bin", settings), "truncated model file (in the settings)");

@@ -17,7 +17,6 @@ namespace {
 
 constexpr unsigned char kMagic[8] = {0x89, 'P', 'S', 'G', 'M', '\r', '\n', 0x1A};
 constexpr uint32_t kVersion = 1;
-constexpr std::size_t kFixedHeader = 40;
 
 template <class T>
 void Put(std::string& out, T value) {
@@ -140,6 +139,9 @@ LinearModel ReadLinear(const MappedFile& file, Reader& in, ModelKind kind, std::
     throw bad(fmt::format("{} outputs for a {} model: expected {}", outputs,
                           NameOf<ModelKind>(kModelKinds, kind),
                           IsBinary(kind) ? "1" : "2 to 65536"));
+  }
+  if (!std::isfinite(labels.negative) || !std::isfinite(labels.positive)) {
+    throw DataError(path, 0, 0, "model file holds a non-finite binary label");
   }
   if (count != (features + 1) * outputs) {
     throw bad(fmt::format("{} weights for {} features and {} outputs, expected {}", count,
