@@ -8,6 +8,7 @@ packages=(
   libtbb-dev libfmt-dev zlib1g-dev     # the library
   libdnnl-dev ocl-icd-opencl-dev opencl-c-headers  # oneDNN (its CMake config needs OpenCL)
   libgtest-dev libbenchmark-dev        # tests and benchmarks
+  clang-14 libclang-rt-14-dev libomp-14-dev  # fuzz targets: clang, libFuzzer + sanitizer runtimes
   dataset-fashion-mnist                # the default data set (IDX, gzip)
   liblinear-tools                      # heart_scale, a small real LIBSVM file used by the tests
 )
