@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libbenchmark-dev        # tests and benchmarks
   gcc-offload-nvptx libgomp-plugin-nvptx1  # --backend offload: GPU code (host fallback without a GPU)
   xz-utils                             # bench/gpu_check.sh packs oneDNN with xz
+  clang-14 libclang-rt-14-dev libomp-14-dev  # fuzz targets: clang, libFuzzer + sanitizer runtimes
   dataset-fashion-mnist                # the default data set (IDX, gzip)
   liblinear-tools                      # heart_scale, a small real LIBSVM file used by the tests
 )

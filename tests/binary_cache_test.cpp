@@ -9,6 +9,7 @@
 #include <limits>
 #include <string>
 
+#include "data/cache_format.hpp"  // internal: forges headers with valid checksums
 #include "data_test_util.hpp"
 #include "parsgd/data/generator.hpp"
 #include "parsgd/util/rng.hpp"
@@ -155,6 +156,52 @@ TEST_F(BinaryCacheDamage, OtherVersionsAreRefused) {
   std::string bad = good_;
   bad[kVersionAt] = 2;
   ExpectRefused(bad, "unsupported binary cache version 2: this build reads version 1");
+}
+
+// A copy of `good` whose header declares `rows`, `features` and `nnz`, with the section offsets
+// and file size of that canonical layout (where it exists) and a valid header checksum: only the
+// file's real size can tell.
+std::string WithDeclaredShape(const std::string& good, uint64_t rows, uint64_t features,
+                              uint64_t nnz) {
+  cache_internal::Header h;
+  std::memcpy(&h, good.data(), sizeof(h));
+  h.rows = rows;
+  h.features = features;
+  h.nnz = nnz;
+  if (const auto layout = cache_internal::CanonicalLayout(rows, nnz)) {
+    h.offsets_at = layout->offsets.at;
+    h.indices_at = layout->indices.at;
+    h.values_at = layout->values.at;
+    h.labels_at = layout->labels.at;
+    h.file_size = layout->file_size;
+  }
+  h.header_checksum = cache_internal::HeaderChecksum(h);
+  std::string bad = good;
+  std::memcpy(bad.data(), &h, sizeof(h));
+  return bad;
+}
+
+// Headers that pass every header check but declare sizes no file of this size (or any file) can
+// hold: refused from the header and the file size, before anything of the declared size is
+// allocated or read (2^40 rows would be 8 TiB of row offsets).
+TEST_F(BinaryCacheDamage, AbsurdDeclaredSizesAreRefusedBeforeAllocating) {
+  const uint64_t features = Field(good_, 24);
+  const uint64_t nnz = Field(good_, 32);
+  const uint64_t declared = cache_internal::CanonicalLayout(uint64_t{1} << 40, nnz)->file_size;
+  ExpectRefused(WithDeclaredShape(good_, uint64_t{1} << 40, features, nnz),
+                "truncated: the header declares " + std::to_string(declared) +
+                    " bytes (1099511627776 rows, " + std::to_string(nnz) +
+                    " entries), the file has " + std::to_string(good_.size()));
+  ExpectRefused(WithDeclaredShape(good_, 3000, features, uint64_t{1} << 36),
+                "(3000 rows, 68719476736 entries)");
+  ExpectRefused(WithDeclaredShape(good_, uint64_t{1} << 62, features, 0),
+                "invalid: 4611686018427387904 rows and 0 entries: more than any file can hold");
+  ExpectRefused(WithDeclaredShape(good_, ~uint64_t{0}, features, ~uint64_t{0}),
+                "more than any file can hold");
+  ExpectRefused(WithDeclaredShape(good_, 3000, uint64_t{1} << 40, nnz),
+                "invalid: 1099511627776 features, more than 2^32");
+  // Fewer rows than written: the layout is that of a smaller file.
+  ExpectRefused(WithDeclaredShape(good_, 10, features, nnz), "corrupted: ");
 }
 
 // Files with valid checksums but content that must not reach training (written by

@@ -198,6 +198,21 @@ TEST_F(Cli, AFailedRunWritesNothingAndKeepsWhatWasThere) {
   EXPECT_EQ(testing::ReadFile(model), "the user's old model");
 }
 
+// One stray index near 2^32 and one class id of 65535 ask for a 1 PiB softmax model: refused with
+// the file named, before training, and nothing is written.
+TEST_F(Cli, AModelTooLargeForMemoryIsRefusedBeforeTraining) {
+  const std::string wide = dir_.Write("wide.svm", "65535 4294967295:1\n0 1:1\n");
+  const std::string model = dir_.File("wide-model.bin");
+  const auto r = RunCli("train --train " + wide + " --model softmax --save " + model);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(Contains(r.output, wide + ": 4294967295 features and 65536 outputs")) << r.output;
+  EXPECT_FALSE(Contains(r.output, "epoch")) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(model));
+  for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
+    EXPECT_FALSE(Contains(entry.path().filename().string(), ".tmp.")) << entry.path();
+  }
+}
+
 TEST_F(Cli, UnwritableOutputFailsBeforeTraining) {
   const auto r = RunCli("train --train " + train_ + " --save " + dir_.File("no/such/dir/m.bin"));
   EXPECT_EQ(r.status, 1);

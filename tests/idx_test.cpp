@@ -133,6 +133,31 @@ TEST(Idx, TruncatedFilesAreRefusedBeforeAllocatingTheDeclaredSize) {
                  dir.File("short"), "truncated: the header declares 3 labels");
 }
 
+// Headers that declare more than any machine holds: 2^31 x 2^31-pixel images (refused from the
+// header alone), and 2^32 - 1 images of 65535 x 65535 pixels (a valid shape; 2^64 bytes that the
+// raw file's size and the gzip stream's end give the lie to). Nothing is allocated from the header:
+// each would OOM if it were.
+TEST(Idx, AbsurdDimensionsAreRefusedBeforeAllocating) {
+  testing::TempDir dir;
+  const std::string labels = dir.Write("l", LabelsFile(kLabels));
+  const std::string square = ImagesFile(3, 1u << 31, 1u << 31, kPixels);
+  for (const std::string& path :
+       {dir.Write("square", square), WriteGzip(dir, "square.gz", square)}) {
+    ExpectIdxError(path, labels, path, "byte 8: image size 2147483648x2147483648 is absurd");
+  }
+  const std::string many = ImagesFile(0xffffffffu, 65535, 65535, std::string(4096, '\x01'));
+  const std::string many_labels =
+      dir.Write("ml", BigEndian(0x00000801) + BigEndian(0xffffffffu) + std::string(16, '\x01'));
+  ExpectIdxError(dir.Write("many", many), many_labels, dir.File("many"),
+                 "byte 16: truncated: the header declares 4294967295 images of 65535x65535 pixels "
+                 "(18446181123756261375 bytes)");
+  ExpectIdxError(WriteGzip(dir, "many.gz", many), many_labels, dir.File("many.gz"),
+                 "the stream ends inside image 0");
+  ExpectIdxError(dir.Write("i", ImagesFile(3, 2, 3, kPixels)),
+                 WriteGzip(dir, "ml.gz", BigEndian(0x00000801) + BigEndian(3) + "\x01"),
+                 dir.File("ml.gz"), "expected 3 labels, the stream ends after 1");
+}
+
 TEST(Idx, AGzipFileCutShortIsRefused) {
   testing::TempDir dir;
   std::string pixels;

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
+#include <limits>
 #include <variant>
+#include <vector>
 
 #include "parsgd/util/error.hpp"
 #include "test_support.hpp"
@@ -87,6 +90,79 @@ TEST(ModelFile, RefusesDamagedForeignAndTruncatedFiles) {
   std::string huge = good;
   huge[16 + 5] = 1;
   ExpectRefused(dir.Write("huge.bin", huge), "inconsistent shape");
+}
+
+template <class T>
+void Put(std::string& out, T value, std::size_t at) {
+  std::memcpy(out.data() + at, &value, sizeof(T));
+}
+
+template <class T>
+std::string Bytes(T value) {
+  return std::string(reinterpret_cast<const char*>(&value), sizeof(T));
+}
+
+// An MLP file header (format version 1) with these layer sizes, no settings, input scales of 1,
+// the parameter count they need, then `tail` (too few bytes for the parameters).
+std::string MlpHeader(const std::vector<uint32_t>& sizes, const std::string& tail) {
+  std::string out("\x89PSGM\r\n\x1A", 8);
+  out += Bytes<uint32_t>(1) + Bytes<uint32_t>(4) + Bytes<uint32_t>(sizes.size());
+  for (uint32_t size : sizes) out += Bytes(size);
+  out += Bytes<uint32_t>(0);
+  if (sizes.front() < 1000) {
+    for (uint32_t i = 0; i < sizes.front(); ++i) out += Bytes(1.f);
+  }
+  const std::vector<int> as_int(sizes.begin(), sizes.end());
+  const bool possible = sizes.front() < 1000 && sizes.back() >= 2;
+  if (possible) out += Bytes<uint64_t>(ParamCount(LayoutMlp(as_int)));
+  return out + tail;
+}
+
+// Shapes that would ask for terabytes: each is refused from the header and the file size, before
+// the model is allocated (the test would die of std::bad_alloc or the OOM killer otherwise).
+TEST(ModelFile, AbsurdShapesAreRefusedBeforeAllocating) {
+  testing::TempDir dir;
+  SaveModel(Example(), dir.File("m.bin"), "x=1\n");  // softmax, 5 features, 3 outputs
+  const std::string good = testing::ReadFile(dir.File("m.bin"));
+  constexpr std::size_t kFeaturesAt = 16, kOutputsAt = 24, kSettingsAt = 36, kCountAt = 44;
+
+  std::string wide = good;  // 2^32 features x 2^16 outputs, consistent: 2^48 weights
+  Put<uint64_t>(wide, uint64_t{1} << 32, kFeaturesAt);
+  Put<uint32_t>(wide, 1u << 16, kOutputsAt);
+  Put<uint64_t>(wide, ((uint64_t{1} << 32) + 1) << 16, kCountAt);
+  ExpectRefused(dir.Write("wide.bin", wide),
+                "truncated model file: the header declares 281474976776192 parameters, 80 bytes "
+                "follow");
+  std::string outputs = good;
+  Put<uint32_t>(outputs, 1u << 20, kOutputsAt);
+  ExpectRefused(dir.Write("outputs.bin", outputs),
+                "inconsistent shape: 1048576 outputs for a softmax model: expected 2 to 65536");
+  std::string binary = good;
+  Put<uint32_t>(binary, 0, 12);  // logistic, still 3 outputs
+  ExpectRefused(dir.Write("binary.bin", binary),
+                "inconsistent shape: 3 outputs for a logistic model: expected 1");
+  std::string count = good;
+  Put<uint64_t>(count, uint64_t{1} << 62, kCountAt);
+  ExpectRefused(dir.Write("count.bin", count),
+                "inconsistent shape: 4611686018427387904 weights for 5 features and 3 outputs, "
+                "expected 18");
+  std::string label = good;
+  Put<float>(label, std::numeric_limits<float>::quiet_NaN(), 28);
+  ExpectRefused(dir.Write("label.bin", label), "model file holds a non-finite binary label");
+  std::string settings = good;
+  Put<uint32_t>(settings, 0xffffffffu, kSettingsAt);
+  ExpectRefused(dir.Write("settings.bin", settings), "truncated model file (in the settings)");
+
+  // MLPs: 2-16777216-16777216-2 (2^48 parameters), an input layer of 2^24 with no room for its
+  // scales, a layer past the 2^24 bound.
+  const uint64_t huge = ParamCount(LayoutMlp({2, 1 << 24, 1 << 24, 2}));
+  ExpectRefused(dir.Write("deep.bin", MlpHeader({2, 1u << 24, 1u << 24, 2}, std::string(64, 'x'))),
+                "truncated model file: the header declares " + std::to_string(huge) +
+                    " parameters, 64 bytes follow");
+  ExpectRefused(dir.Write("inputs.bin", MlpHeader({1u << 24, 10}, std::string(64, 'x'))),
+                "truncated model file: 16777216 input scales declared, 64 bytes follow");
+  ExpectRefused(dir.Write("layer.bin", MlpHeader({1u << 25, 10}, "")),
+                "MLP layer size 33554432 out of range");
 }
 
 TEST(ModelFile, AFailedSaveLeavesTheOldFile) {

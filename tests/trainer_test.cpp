@@ -8,6 +8,7 @@
 #include "parsgd/model/targets.hpp"
 #include "parsgd/train/evaluate.hpp"
 #include "parsgd/util/error.hpp"
+#include "data_test_util.hpp"
 #include "reference_solver.hpp"
 #include "test_support.hpp"
 
@@ -271,6 +272,26 @@ TEST(Trainer, RefusesImpossibleSettings) {
   bad.schedule = ScheduleKind::kGeometric;
   bad.decay = 1.5;
   EXPECT_THROW(Trainer(bad, data, nullptr, *executor), Error);
+}
+
+// The feature and class counts come from the data: a model they make too large for any machine
+// (here 2^32 features x 65536 classes, 1 PiB of weights) is refused, naming the data, before any of
+// it is allocated. Were it allocated, this test would die of std::bad_alloc or the OOM killer.
+TEST(Trainer, RefusesAModelThatCannotFitInMemoryBeforeAllocatingIt) {
+  auto executor = MakeTbbExecutor(1);
+  const Dataset wide = testing::MakeDataset({{{4294967295u, 1.f}}, {{0, 1.f}}}, {65535.f, 0.f},
+                                            uint64_t{1} << 32, "wide.svm");
+  TrainConfig config;
+  config.model = ModelKind::kSoftmax;
+  testing::ExpectError([&] { Trainer(config, wide, nullptr, *executor); },
+                       {"wide.svm: 4294967296 features and 65536 outputs: the model needs at "
+                        "least 1048720.0 GiB",
+                        "more than the", "GiB of memory this process may use"});
+  config.model = ModelKind::kMlp;
+  const Dataset images = testing::MakeDataset({{{1u << 24, 1.f}}, {{0, 1.f}}}, {1.f, 0.f},
+                                              (uint64_t{1} << 24) + 1, "images.bin");
+  testing::ExpectError([&] { Trainer(config, images, nullptr, *executor); },
+                       {"images.bin: 16777217 features: an MLP takes at most 2^24 inputs"});
 }
 
 }  // namespace

@@ -33,6 +33,8 @@ bool SameLayout(const Header& h, const Layout& layout) {
 
 // Every check that needs only the header and the file size, in the order that names the most
 // likely cause first: foreign, truncated header, version, damaged header, layout, truncated body.
+// The layout is canonical, so rows and nnz fix the file size: a header that declares absurd sizes
+// is refused here, before anything is allocated or read from them.
 Header ReadHeader(const MappedFile& file) {
   const std::string& path = file.path();
   if (file.size() < sizeof(kMagic) || std::memcmp(file.chars(), kMagic, sizeof(kMagic)) != 0) {
@@ -58,14 +60,19 @@ Header ReadHeader(const MappedFile& file) {
     Refuse(path, fmt::format("invalid: {} features, more than 2^32", h.features));
   }
   const std::optional<Layout> layout = CanonicalLayout(h.rows, h.nnz);
-  if (!layout || !SameLayout(h, *layout)) {
+  if (!layout) {
+    Refuse(path, fmt::format("invalid: {} rows and {} entries: more than any file can hold",
+                             h.rows, h.nnz));
+  }
+  if (!SameLayout(h, *layout)) {
     Refuse(path, fmt::format("invalid: the section offsets do not match the layout of {} rows "
                              "and {} entries",
                              h.rows, h.nnz));
   }
   if (file.size() < h.file_size) {
-    Refuse(path, fmt::format("truncated: the header declares {} bytes, the file has {}",
-                             h.file_size, file.size()));
+    Refuse(path, fmt::format("truncated: the header declares {} bytes ({} rows, {} entries), "
+                             "the file has {}",
+                             h.file_size, h.rows, h.nnz, file.size()));
   }
   if (file.size() > h.file_size) {
     Refuse(path, fmt::format("corrupted: {} unexpected bytes after the {} the header declares",

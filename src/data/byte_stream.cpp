@@ -1,9 +1,11 @@
 #include "byte_stream.hpp"
 
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include "parsgd/util/error.hpp"
@@ -13,6 +15,16 @@ namespace {
 
 gzFile Gz(void* file) { return static_cast<gzFile>(file); }
 
+// zlib's read buffer (it allocates twice as much again for output): 128 KiB, since its default of
+// 8 KiB is slow on large files, but no more than the file needs, down to that default: a 50-byte
+// labels file should not cost 384 KiB (and each such block is an mmap and munmap under ASan).
+unsigned BufferSize(const std::string& path) {
+  constexpr uint64_t kLarge = 1 << 17, kSmall = 1 << 13;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || st.st_size < 0) return kLarge;
+  return static_cast<unsigned>(std::clamp<uint64_t>(st.st_size, kSmall, kLarge));
+}
+
 }  // namespace
 
 ByteStream::ByteStream(const std::string& path) : path_(path) {
@@ -21,7 +33,7 @@ ByteStream::ByteStream(const std::string& path) : path_(path) {
   if (file_ == nullptr) {
     throw Error(path + ": cannot open: " + (errno != 0 ? std::strerror(errno) : "out of memory"));
   }
-  gzbuffer(Gz(file_), 1 << 17);  // before the first read; zlib's default 8 KiB is slow
+  gzbuffer(Gz(file_), BufferSize(path));  // before the first read
 }
 
 ByteStream::~ByteStream() {

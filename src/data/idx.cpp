@@ -144,8 +144,8 @@ Csr ReadPixels(ByteStream& in, const ImageShape& shape) {
     return scale;
   }();
   Csr csr;
-  std::vector<unsigned char> buffer(kReadSize);
   uint64_t remaining = shape.count * shape.pixels();
+  std::vector<unsigned char> buffer(std::min<uint64_t>(kReadSize, remaining));
   uint32_t pixel = 0;
   while (remaining > 0) {
     const std::size_t want = std::min<uint64_t>(kReadSize, remaining);

@@ -5,6 +5,7 @@
 #include <span>
 #include <vector>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "../util/xxhash64.hpp"
 #include "parsgd/util/atomic_file.hpp"
@@ -16,7 +17,6 @@ namespace {
 
 constexpr unsigned char kMagic[8] = {0x89, 'P', 'S', 'G', 'M', '\r', '\n', 0x1A};
 constexpr uint32_t kVersion = 1;
-constexpr std::size_t kFixedHeader = 40;
 
 template <class T>
 void Put(std::string& out, T value) {
@@ -86,20 +86,28 @@ void PutSettings(std::string& head, const std::string& settings) {
 }
 
 // Checks that exactly `count` parameters and the checksum remain, and the checksum; returns where
-// the parameters start. Before any allocation: a header that declares absurd sizes stops here.
+// the parameters start. Before any allocation: a header that declares more parameters than the
+// file holds stops here, whatever the count.
 std::size_t CheckTail(const MappedFile& file, const Reader& in, uint64_t count,
                       const std::string& path) {
   auto bad = [&](const std::string& what) { return DataError(path, 0, 0, what); };
-  if (count > (uint64_t{1} << 40) || in.left() != count * sizeof(float) + sizeof(uint64_t)) {
-    throw bad(count > (uint64_t{1} << 40) || in.left() < count * sizeof(float) + sizeof(uint64_t)
-                  ? "truncated model file"
-                  : "model file has trailing bytes after the checksum");
+  const uint64_t left = in.left();
+  if (left < sizeof(uint64_t) || count > (left - sizeof(uint64_t)) / sizeof(float)) {
+    throw bad(fmt::format("truncated model file: the header declares {} parameters, {} bytes "
+                          "follow (4 per parameter and an 8-byte checksum expected)",
+                          count, left));
+  }
+  if (left != count * sizeof(float) + sizeof(uint64_t)) {
+    throw bad(fmt::format("model file has trailing bytes after the checksum: {} parameters "
+                          "declared, {} bytes follow",
+                          count, left));
   }
   const std::size_t params_at = in.pos();
   const std::size_t checksum_at = params_at + count * sizeof(float);
   uint64_t stored;
   std::memcpy(&stored, file.chars() + checksum_at, sizeof(stored));
-  if (Checksum(file.chars(), params_at, file.chars() + params_at, checksum_at - params_at) != stored) {
+  if (Checksum(file.chars(), params_at, file.chars() + params_at, checksum_at - params_at) !=
+      stored) {
     throw bad("corrupted model file (checksum mismatch)");
   }
   return params_at;
@@ -121,12 +129,23 @@ LinearModel ReadLinear(const MappedFile& file, Reader& in, ModelKind kind, std::
   labels.positive = in.Get<float>("positive label");
   settings = in.Text(in.Get<uint32_t>("settings length"), "settings");
   const auto count = in.Get<uint64_t>("parameter count");
-  const bool shape_ok = features <= (uint64_t{1} << 32) && outputs >= 1 && outputs <= (1u << 16) &&
-                        (IsBinary(kind) ? outputs == 1 : outputs >= 2) &&
-                        count == (features + 1) * outputs;
-  if (!shape_ok) {
-    throw DataError(path, 0, 0, fmt::format("inconsistent shape: {} features, {} outputs, {} weights",
-                                            features, outputs, count));
+  auto bad = [&](const std::string& what) {
+    return DataError(path, 0, 0, "inconsistent shape: " + what);
+  };
+  if (features > (uint64_t{1} << 32)) {
+    throw bad(fmt::format("{} features, more than 2^32", features));
+  }
+  if (IsBinary(kind) ? outputs != 1 : outputs < 2 || outputs > (1u << 16)) {
+    throw bad(fmt::format("{} outputs for a {} model: expected {}", outputs,
+                          NameOf<ModelKind>(kModelKinds, kind),
+                          IsBinary(kind) ? "1" : "2 to 65536"));
+  }
+  if (!std::isfinite(labels.negative) || !std::isfinite(labels.positive)) {
+    throw DataError(path, 0, 0, "model file holds a non-finite binary label");
+  }
+  if (count != (features + 1) * outputs) {
+    throw bad(fmt::format("{} weights for {} features and {} outputs, expected {}", count,
+                          features, outputs, (features + 1) * outputs));
   }
   const std::size_t at = CheckTail(file, in, count, path);
   LinearModel model(kind, features, static_cast<int>(outputs), labels);
@@ -145,7 +164,10 @@ MlpModel ReadMlp(const MappedFile& file, Reader& in, std::string& settings, cons
     sizes.push_back(static_cast<int>(size));
   }
   settings = in.Text(in.Get<uint32_t>("settings length"), "settings");
-  if (in.left() < static_cast<uint64_t>(sizes.front()) * sizeof(float)) throw bad("truncated model file");
+  if (in.left() < static_cast<uint64_t>(sizes.front()) * sizeof(float)) {
+    throw bad(fmt::format("truncated model file: {} input scales declared, {} bytes follow",
+                          sizes.front(), in.left()));
+  }
   std::vector<float> scale(sizes.front());
   for (float& s : scale) {
     s = in.Get<float>("input scales");
@@ -158,7 +180,10 @@ MlpModel ReadMlp(const MappedFile& file, Reader& in, std::string& settings, cons
   } catch (const Error& e) {
     throw bad(e.what());
   }
-  if (params != expected) throw bad(fmt::format("inconsistent shape: {} parameters for layers of {}", params, expected));
+  if (params != expected) {
+    throw bad(fmt::format("inconsistent shape: {} parameters, the layer sizes {} need {}", params,
+                          fmt::join(sizes, "-"), expected));
+  }
   const std::size_t at = CheckTail(file, in, params, path);
   MlpModel model(sizes, 0);
   CopyFinite(file, at, model.params(), path);

@@ -5,10 +5,13 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "family.hpp"
 #include "parsgd/model/targets.hpp"
 #include "parsgd/util/error.hpp"
+#include "parsgd/util/memory_limit.hpp"
 #include "parsgd/util/rng.hpp"
 #include "../util/xxhash64.hpp"
 
@@ -39,6 +42,47 @@ OptimizerKind AutoOptimizer(ModelKind model) {
 }
 
 double DefaultDecay(ScheduleKind kind) { return kind == ScheduleKind::kGeometric ? 0.9 : 1.0; }
+
+// Parameters of the MLP with inputs `features`, the hidden sizes and `classes` outputs (64-bit: the
+// feature count comes from the data and is checked here before MlpModel sees it as an int).
+uint64_t MlpParams(const std::string& source, uint64_t features, const std::vector<int>& hidden,
+                   uint64_t classes) {
+  constexpr uint64_t kMaxInputs = uint64_t{1} << 24;  // LayoutMlp's bound on a layer size
+  if (features > kMaxInputs) {
+    throw Error(fmt::format("{}: {} features: an MLP takes at most 2^24 inputs", source, features));
+  }
+  std::vector<uint64_t> sizes = {features};
+  sizes.insert(sizes.end(), hidden.begin(), hidden.end());
+  sizes.push_back(classes);
+  uint64_t params = 0;
+  for (std::size_t l = 0; l + 1 < sizes.size(); ++l) params += (sizes[l] + 1) * sizes[l + 1];
+  return params;
+}
+
+// Refuses a model that cannot fit in memory before any of it is allocated. The feature and class
+// counts come from the data: one stray index (LIBSVM "1 4294967295:1") would otherwise ask for tens
+// of GiB and end in std::bad_alloc or the OOM killer. Counts only what the families allocate up
+// front: parameters and optimiser state, and for the linear models 36 bytes per feature
+// (statistics and rates); replicas and buffers come on top, so the check never refuses a model
+// that could have been trained.
+void CheckModelFits(const TrainConfig& config, const Dataset& train, const ResolvedSettings& r) {
+  const bool linear = IsLinear(config.model);
+  const uint64_t params =
+      linear ? (train.features() + 1) * static_cast<uint64_t>(r.outputs)
+             : MlpParams(train.source(), train.features(), config.hidden, r.outputs);
+  const uint64_t per_feature = linear ? 36 : 0;
+  const uint64_t bytes = params * sizeof(float) * (1 + StateCount(r.optimizer)) +
+                         train.features() * per_feature;
+  const uint64_t usable = UsableMemoryBytes();
+  if (bytes <= usable) return;
+  constexpr double kGiB = double(uint64_t{1} << 30);
+  throw Error(fmt::format(
+      "{}: {} features and {} outputs: the model needs at least {:.1f} GiB ({} parameters, "
+      "optimiser state{}), more than the {:.1f} GiB of memory this process may use; is a feature "
+      "index or class id in the data far larger than intended?",
+      train.source(), train.features(), r.outputs, bytes / kGiB, params,
+      linear ? ", per-feature statistics" : "", usable / kGiB));
+}
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
@@ -85,6 +129,7 @@ Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* 
   r.epochs_auto = config.epochs == 0;
   r.epochs = r.epochs_auto ? AutoEpochs(train.rows()) : config.epochs;
 
+  CheckModelFits(config, train, r);
   if (!IsLinear(config.model)) {
     s.family = MakeMlpFamily(config, train, s.train_targets, r);
   } else if (config.backend == Backend::kOffload) {

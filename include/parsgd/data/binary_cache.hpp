@@ -49,7 +49,8 @@ void WriteBinaryCache(const Dataset& data, const std::string& path);
 // source() is `path`). Refuses, with a DataError "path: ..." (no line), a file that is:
 //   - foreign: too short for the magic or a different magic ("not a parsgd binary cache");
 //   - another version ("unsupported binary cache version");
-//   - truncated ("truncated"), or longer than its header says;
+//   - truncated ("truncated"), or longer than its header says; rows and nnz fix the file size, so
+//     a header declaring more than the file holds is refused before anything is allocated;
 //   - damaged: a header or payload checksum mismatch ("corrupted");
 //   - structurally invalid though its checksums match ("invalid"): a layout other than the
 //     canonical one, features > 2^32, row offsets not starting at 0, decreasing or not ending at

@@ -48,7 +48,7 @@ struct LoadedModel {
 // Refuses, with a parsgd::DataError naming the file, anything but an intact model file of this
 // version: a foreign file, another version, an unknown model kind, a shape that does not add up or
 // a size that does not match the header (truncated or trailing bytes, checked before any
-// allocation), a checksum mismatch, or a non-finite parameter.
+// allocation), a checksum mismatch, or a non-finite parameter or binary label.
 LoadedModel LoadModel(const std::string& path);
 
 }  // namespace parsgd

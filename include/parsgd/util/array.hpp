@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -31,6 +32,7 @@ class AlignedArray {
   AlignedArray() = default;
   explicit AlignedArray(std::size_t size) : size_(size) {
     if (size == 0) return;
+    if (size > SIZE_MAX / sizeof(T)) throw std::bad_alloc();  // size * sizeof(T) would wrap
     data_.reset(static_cast<T*>(AllocateAligned(size * sizeof(T))));
   }
   AlignedArray(const AlignedArray& other) : AlignedArray(other.size_) {

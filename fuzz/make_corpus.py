@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of the fuzz targets into fuzz/corpus/<target>/ (committed; rerun to
+regenerate). Binary caches and model files come from the release build's `parsgd` (build/parsgd),
+the rest is written here. Each target's input layout is described at the top of its .cpp file."""
+import gzip
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.path.join(ROOT, "fuzz", "corpus")
+PARSGD = os.path.join(ROOT, "build", "parsgd")
+
+
+def write(target, name, data):
+    folder = os.path.join(CORPUS, target)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name), "wb") as f:
+        f.write(data)
+
+
+def libsvm():
+    seeds = {
+        "valid.svm": b"1 1:0.5 3:1\n-1 2:0.25\n+1 1:1 2:1 3:1\n",
+        "classes.svm": b"0 1:1\n2 2:1\n1 3:0.5 4:-2\n",
+        "features.svm": b"# comment\n+1 qid:3 1:1e-3 7:2 # tail\r\n\n\t-1\t2:+0.5\n3 \n2.5e1 1:1#c\n",
+        "descending.svm": b"1 3:1 2:1\n",
+        "repeated.svm": b"1 2:1 2:1\n",
+        "zero_index.svm": b"1 0:1\n",
+        "huge_index.svm": b"1 4294967295:1\n-1 1:1\n",
+        "over_index.svm": b"1 99999999999999999999:1\n",
+        "nan.svm": b"1 1:nan\n",
+        "overflow.svm": b"1 1:1e39\n-1 1:1e-50\n",
+        "no_label.svm": b"1:1 2:1\n",
+        "no_colon.svm": b"1 5\n",
+        "blank.svm": b"\n\n# only comments\n",
+    }
+    with open(os.path.join(ROOT, "data", "fixtures", "mixed.libsvm"), "rb") as f:
+        seeds["mixed.svm"] = f.read()
+    for name, data in seeds.items():
+        write("libsvm", name, data)
+
+
+def be32(*values):
+    return b"".join(struct.pack(">I", v) for v in values)
+
+
+def idx_input(flags, images, labels):
+    return bytes([flags]) + struct.pack("<H", len(labels)) + images + labels
+
+
+def idx():
+    pixels = bytes([0, 255, 0, 51, 0, 1, 0, 0, 0, 0, 0, 0] + [128] * 6)
+    images = be32(0x803, 3, 2, 3) + pixels
+    labels = be32(0x801, 3) + bytes([7, 0, 9])
+    write("idx", "raw", idx_input(0, images, labels))
+    write("idx", "gzip_both", idx_input(3, images, labels))
+    write("idx", "gzip_labels", idx_input(2, images, labels))
+    write("idx", "real_gz", idx_input(0, gzip.compress(images, mtime=0), labels))
+    write("idx", "absurd_size", idx_input(0, be32(0x803, 3, 1 << 31, 1 << 31) + pixels, labels))
+    write("idx", "huge_count", idx_input(1, be32(0x803, 0xFFFFFFFF, 28, 28) + pixels,
+                                         be32(0x801, 0xFFFFFFFF) + bytes(4)))
+    write("idx", "truncated", idx_input(0, images[:-3], labels))
+    write("idx", "counts_differ", idx_input(0, images, be32(0x801, 2) + bytes([1, 2])))
+    write("idx", "float_type", idx_input(0, be32(0xD03, 3, 2, 3) + pixels, labels))
+
+
+def run(tmp, *args):
+    # Relative names: the model files record the training path, and the seeds should not vary.
+    subprocess.run([PARSGD, *args], check=True, stdout=subprocess.DEVNULL, cwd=tmp)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def binary_cache(tmp):
+    small = os.path.join(tmp, "small.svm")
+    with open(small, "wb") as f:
+        f.write(b"1 1:0.5 4:-1\n-1\n3 2:2 3:1e-30 5:7\n")
+    run(tmp, "convert", "small.svm", "small.bin")
+    run(tmp, "gen", "gen.bin", "--rows", "40", "--features", "60", "--nnz", "5")
+    for name in ("small", "gen"):
+        data = read(os.path.join(tmp, name + ".bin"))
+        write("binary_cache", name, b"\x00" + data)
+        write("binary_cache", name + "_rehashed", b"\x03" + data)
+    data = read(os.path.join(tmp, "small.bin"))
+    write("binary_cache", "truncated", b"\x00" + data[:200])
+    write("binary_cache", "header_only", b"\x03" + data[:128])
+    write("binary_cache", "foreign", b"\x00" + b"1 1:0.5\n")
+
+
+def model_file(tmp):
+    train = os.path.join(tmp, "train.svm")
+    with open(train, "wb") as f:
+        for i in range(40):
+            f.write(b"%d %d:1 %d:0.5\n" % (i % 3, 1 + i % 5, 6 + i % 2))
+    binary = os.path.join(tmp, "binary.svm")
+    with open(binary, "wb") as f:
+        for i in range(40):
+            f.write(b"%d %d:1 %d:0.5\n" % (1 if i % 2 else -1, 1 + i % 5, 6 + i % 2))
+    for name, data, args in (("logistic", "binary.svm", ["--model", "logistic"]),
+                             ("hinge", "binary.svm", ["--model", "hinge"]),
+                             ("softmax", "train.svm", ["--model", "softmax"]),
+                             ("mlp", "train.svm", ["--model", "mlp", "--hidden", "3"])):
+        run(tmp, "train", "--train", data, "--epochs", "1", "--threads", "1", "--scheme",
+            "sequential", *args, "--save", name + ".model")
+        model = read(os.path.join(tmp, name + ".model"))
+        write("model_file", name, b"\x00" + model)
+        write("model_file", name + "_rehashed", b"\x01" + model)
+    model = read(os.path.join(tmp, "mlp.model"))
+    write("model_file", "truncated", b"\x01" + model[:60])
+    write("model_file", "foreign", b"\x00" + b"\x89PSGD\r\n\x1a")
+
+
+def main():
+    if not os.path.exists(PARSGD):
+        sys.exit(f"make_corpus: {PARSGD} not found: build the release preset first")
+    libsvm()
+    idx()
+    with tempfile.TemporaryDirectory() as tmp:
+        binary_cache(tmp)
+        model_file(tmp)
+
+
+if __name__ == "__main__":
+    main()
