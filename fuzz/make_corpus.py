@@ -116,6 +116,17 @@ def model_file(tmp):
     write("model_file", "foreign", b"\x00" + b"\x89PSGD\r\n\x1a")
 
 
+def checkpoint(tmp):
+    binary = os.path.join(tmp, "binary.svm")  # written by model_file()
+    for name, args in (("adam", ["--scheme", "sequential", "--optimizer", "adam"]),
+                       ("average", ["--scheme", "average", "--threads", "2", "--batch", "4"])):
+        run(tmp, "train", "--train", binary, "--epochs", "2", *args, "--checkpoint", name + ".ckpt")
+        data = read(os.path.join(tmp, name + ".ckpt"))
+        write("checkpoint", name, b"\x00" + data)
+        write("checkpoint", name + "_rehashed", b"\x01" + data)
+    write("checkpoint", "truncated", b"\x00" + data[:40])
+
+
 def main():
     if not os.path.exists(PARSGD):
         sys.exit(f"make_corpus: {PARSGD} not found: build the release preset first")
@@ -124,6 +135,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         binary_cache(tmp)
         model_file(tmp)
+        checkpoint(tmp)
 
 
 if __name__ == "__main__":
