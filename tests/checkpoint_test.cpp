@@ -173,6 +173,22 @@ TEST(CheckpointFile, RoundTripsEveryEntry) {
   EXPECT_NE(c.data.find("rows=200"), std::string::npos);
 }
 
+// Found by the checkpoint fuzz target: an empty array made LoadCheckpoint memcpy from null.
+TEST(CheckpointFile, RoundTripsEmptyArraysAndCounters) {
+  testing::TempDir dir;
+  Checkpoint c{"model=logistic\n", "rows=1\n", {}};
+  c.state.Put("empty", std::span<const float>());
+  c.state.Put("one", std::vector<float>{2.5f});
+  c.state.Put("epochs_done", uint64_t{7});
+  SaveCheckpoint(c, dir.File("e.ckpt"));
+  const Checkpoint d = LoadCheckpoint(dir.File("e.ckpt"));
+  EXPECT_EQ(d.run, c.run);
+  EXPECT_EQ(d.data, c.data);
+  EXPECT_TRUE(d.state.arrays().at("empty").empty());
+  EXPECT_EQ(d.state.arrays().at("one"), std::vector<float>{2.5f});
+  EXPECT_EQ(d.state.Counter("epochs_done"), 7u);
+}
+
 TEST(CheckpointFile, RefusesDamagedAndForeignFiles) {
   testing::TempDir dir;
   const std::string good = testing::ReadFile(WriteCheckpoint(dir));

@@ -142,7 +142,8 @@ Checkpoint LoadCheckpoint(const std::string& path) {
       throw bad(fmt::format("checkpoint array '{}' declares {} values, more than the file holds", name, count));
     }
     std::vector<float> values(count);
-    std::memcpy(values.data(), in.Skip(count * sizeof(float), "array values"), count * sizeof(float));
+    const char* bytes = in.Skip(count * sizeof(float), "array values");
+    if (count > 0) std::memcpy(values.data(), bytes, count * sizeof(float));  // data() may be null
     for (float v : values) {
       if (!std::isfinite(v)) throw bad(fmt::format("checkpoint array '{}' holds a non-finite value", name));
     }
