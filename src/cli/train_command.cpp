@@ -169,7 +169,7 @@ int Train(std::span<const std::string> args) {
   std::optional<AtomicFileWriter> metrics, model_out;
   if (!a.metrics.empty()) metrics.emplace(a.metrics);
   if (!a.save.empty()) model_out.emplace(a.save);
-  if (!a.checkpoint.empty()) AtomicFileWriter probe(a.checkpoint);  // writable? (removed unused)
+  if (!a.checkpoint.empty()) AtomicFileWriter probe(a.checkpoint);  // writable? (probe left unused)
 
   auto executor = MakeRunExecutor(run.config);
   const Dataset train = LoadRunData(run.train, run, *executor);
