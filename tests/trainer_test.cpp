@@ -284,9 +284,10 @@ TEST(Trainer, RefusesAModelThatCannotFitInMemoryBeforeAllocatingIt) {
   TrainConfig config;
   config.model = ModelKind::kSoftmax;
   testing::ExpectError([&] { Trainer(config, wide, nullptr, *executor); },
-                       {"wide.svm: 4294967296 features and 65536 outputs: the model needs at "
-                        "least 1048720.0 GiB",
-                        "more than the", "GiB of memory this process may use"});
+                       {"wide.svm: 4294967296 features and 65536 outputs: training needs at least "
+                        "1048576.0 GiB of memory (281474976776192 parameters with optimiser state: "
+                        "1048576.0 GiB; per-feature statistics: 112.0 GiB), more than the",
+                        "GiB this process may use"});
   config.model = ModelKind::kMlp;
   const Dataset images = testing::MakeDataset({{{1u << 24, 1.f}}, {{0, 1.f}}}, {1.f, 0.f},
                                               (uint64_t{1} << 24) + 1, "images.bin");

@@ -61,27 +61,29 @@ uint64_t MlpParams(const std::string& source, uint64_t features, const std::vect
 
 // Refuses a model that cannot fit in memory before any of it is allocated. The feature and class
 // counts come from the data: one stray index (LIBSVM "1 4294967295:1") would otherwise ask for tens
-// of GiB and end in std::bad_alloc or the OOM killer. Counts only what the families allocate up
-// front: parameters and optimiser state, and for the linear models 36 bytes per feature
-// (statistics and rates); replicas and buffers come on top, so the check never refuses a model
-// that could have been trained.
+// of GiB and end in std::bad_alloc or the OOM killer. Counts two blocks the families certainly
+// allocate: the parameters with their optimiser state, and before them (freed first) the linear
+// models' per-feature statistics (28 bytes a feature, ScanFeatures). Everything else comes on
+// top, so the check never refuses a run that could have fitted.
 void CheckModelFits(const TrainConfig& config, const Dataset& train, const ResolvedSettings& r) {
   const bool linear = IsLinear(config.model);
   const uint64_t params =
       linear ? (train.features() + 1) * static_cast<uint64_t>(r.outputs)
              : MlpParams(train.source(), train.features(), config.hidden, r.outputs);
-  const uint64_t per_feature = linear ? 36 : 0;
-  const uint64_t bytes = params * sizeof(float) * (1 + StateCount(r.optimizer)) +
-                         train.features() * per_feature;
+  const uint64_t model_bytes = params * sizeof(float) * (1 + StateCount(r.optimizer));
+  const uint64_t stats_bytes = linear ? train.features() * 28 : 0;
+  const uint64_t bytes = std::max(model_bytes, stats_bytes);
   const uint64_t usable = UsableMemoryBytes();
   if (bytes <= usable) return;
   constexpr double kGiB = double(uint64_t{1} << 30);
+  std::string detail =
+      fmt::format("{} parameters with optimiser state: {:.1f} GiB", params, model_bytes / kGiB);
+  if (linear) detail += fmt::format("; per-feature statistics: {:.1f} GiB", stats_bytes / kGiB);
   throw Error(fmt::format(
-      "{}: {} features and {} outputs: the model needs at least {:.1f} GiB ({} parameters, "
-      "optimiser state{}), more than the {:.1f} GiB of memory this process may use; is a feature "
-      "index or class id in the data far larger than intended?",
-      train.source(), train.features(), r.outputs, bytes / kGiB, params,
-      linear ? ", per-feature statistics" : "", usable / kGiB));
+      "{}: {} features and {} outputs: training needs at least {:.1f} GiB of memory ({}), more "
+      "than the {:.1f} GiB this process may use; is a feature index or class id in the data far "
+      "larger than intended?",
+      train.source(), train.features(), r.outputs, bytes / kGiB, detail, usable / kGiB));
 }
 
 double Seconds(std::chrono::steady_clock::time_point since) {

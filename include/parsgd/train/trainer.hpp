@@ -22,8 +22,9 @@ class Trainer {
  public:
   // Checks the config and the labels (throws parsgd::Error before any training), derives the
   // automatic settings, counts feature frequencies (one pass over the data). `test` may be null.
-  // Throws parsgd::Error naming the training data, before allocating the model, if the model and
-  // its optimiser state alone would need more than UsableMemoryBytes() (util/memory_limit.hpp).
+  // Throws parsgd::Error naming the training data, before allocating the model, if the model with
+  // its optimiser state, or the per-feature statistics, would need more than UsableMemoryBytes()
+  // (util/memory_limit.hpp).
   // The datasets and the executor must outlive the trainer.
   Trainer(const TrainConfig& config, const Dataset& train, const Dataset* test,
           Executor& executor);
