@@ -1,13 +1,15 @@
 #include "parsgd/io/checkpoint.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstring>
-#include <fmt/format.h>
 #include <map>
 #include <sstream>
 #include <utility>
 
 #include "../util/xxhash64.hpp"
+#include "binary_fields.hpp"
 #include "parsgd/util/atomic_file.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/mapped_file.hpp"
@@ -19,52 +21,14 @@ constexpr unsigned char kMagic[8] = {0x89, 'P', 'S', 'G', 'C', '\r', '\n', 0x1A}
 constexpr uint32_t kVersion = 1;
 constexpr uint32_t kMaxEntries = 1 << 16;
 
-template <class T>
-void Put(std::string& out, T value) {
-  char bytes[sizeof(T)];
-  std::memcpy(bytes, &value, sizeof(T));
-  out.append(bytes, sizeof(T));
-}
+using io_internal::FieldReader;
+using io_internal::PutField;
 
 void PutName(std::string& out, const std::string& name) {
   if (name.size() > UINT16_MAX) throw Error("checkpoint: entry name too long: " + name.substr(0, 64));
-  Put<uint16_t>(out, static_cast<uint16_t>(name.size()));
+  PutField<uint16_t>(out, static_cast<uint16_t>(name.size()));
   out += name;
 }
-
-// Reads fields in order from [data, data + size), refusing to read past the end.
-class Fields {
- public:
-  Fields(const char* data, std::size_t size, const std::string& path)
-      : data_(data), size_(size), path_(path) {}
-  template <class T>
-  T Get(const char* field) {
-    Need(sizeof(T), field);
-    T value;
-    std::memcpy(&value, data_ + pos_, sizeof(T));
-    pos_ += sizeof(T);
-    return value;
-  }
-  std::string Text(uint64_t n, const char* field) {
-    return std::string(Skip(n, field), static_cast<std::size_t>(n));
-  }
-  const char* Skip(uint64_t n, const char* field) {
-    Need(n, field);
-    const char* at = data_ + pos_;
-    pos_ += n;
-    return at;
-  }
-  std::size_t left() const { return size_ - pos_; }
-
- private:
-  void Need(uint64_t n, const char* field) {
-    if (n > size_ - pos_) throw DataError(path_, 0, 0, fmt::format("truncated checkpoint (in the {})", field));
-  }
-  const char* data_;
-  std::size_t size_;
-  std::string path_;
-  std::size_t pos_ = 0;
-};
 
 std::map<std::string, std::string> KeyValues(const std::string& text) {
   std::map<std::string, std::string> out;
@@ -81,25 +45,25 @@ std::map<std::string, std::string> KeyValues(const std::string& text) {
 
 void SaveCheckpoint(const Checkpoint& c, const std::string& path) {
   std::string head(reinterpret_cast<const char*>(kMagic), sizeof(kMagic));
-  Put<uint32_t>(head, kVersion);
-  Put<uint32_t>(head, static_cast<uint32_t>(c.run.size()));
+  PutField<uint32_t>(head, kVersion);
+  PutField<uint32_t>(head, static_cast<uint32_t>(c.run.size()));
   head += c.run;
-  Put<uint32_t>(head, static_cast<uint32_t>(c.data.size()));
+  PutField<uint32_t>(head, static_cast<uint32_t>(c.data.size()));
   head += c.data;
-  Put<uint32_t>(head, static_cast<uint32_t>(c.state.counters().size()));
+  PutField<uint32_t>(head, static_cast<uint32_t>(c.state.counters().size()));
   for (const auto& [name, value] : c.state.counters()) {
     PutName(head, name);
-    Put<uint64_t>(head, value);
+    PutField<uint64_t>(head, value);
   }
-  Put<uint32_t>(head, static_cast<uint32_t>(c.state.arrays().size()));
+  PutField<uint32_t>(head, static_cast<uint32_t>(c.state.arrays().size()));
   AtomicFileWriter out(path);  // first: an unwritable path fails before the copy below
   std::string bytes = std::move(head);
   for (const auto& [name, values] : c.state.arrays()) {
     PutName(bytes, name);
-    Put<uint64_t>(bytes, values.size());
+    PutField<uint64_t>(bytes, values.size());
     bytes.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
   }
-  Put<uint64_t>(bytes, Xxh64(bytes.data(), bytes.size(), 0));
+  PutField<uint64_t>(bytes, Xxh64(bytes.data(), bytes.size(), 0));
   out.Write(bytes);
   out.Commit();
 }
@@ -123,7 +87,7 @@ Checkpoint LoadCheckpoint(const std::string& path) {
   if (Xxh64(file.chars(), body, 0) != stored) {
     throw bad("corrupted or truncated checkpoint (checksum mismatch)");
   }
-  Fields in(file.chars() + sizeof(kMagic) + 4, body - sizeof(kMagic) - 4, path);
+  FieldReader in(file.chars() + sizeof(kMagic) + 4, body - sizeof(kMagic) - 4, path, "checkpoint");
   Checkpoint c;
   c.run = in.Text(in.Get<uint32_t>("run identity length"), "run identity");
   c.data = in.Text(in.Get<uint32_t>("data identity length"), "data identity");

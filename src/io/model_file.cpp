@@ -1,13 +1,15 @@
 #include "parsgd/io/model_file.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <cmath>
 #include <cstring>
 #include <span>
 #include <vector>
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "../util/xxhash64.hpp"
+#include "binary_fields.hpp"
 #include "parsgd/util/atomic_file.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/mapped_file.hpp"
@@ -18,45 +20,8 @@ namespace {
 constexpr unsigned char kMagic[8] = {0x89, 'P', 'S', 'G', 'M', '\r', '\n', 0x1A};
 constexpr uint32_t kVersion = 1;
 
-template <class T>
-void Put(std::string& out, T value) {
-  char bytes[sizeof(T)];
-  std::memcpy(bytes, &value, sizeof(T));
-  out.append(bytes, sizeof(T));
-}
-
-// Reads little-endian fields in order, refusing to read past the end.
-class Reader {
- public:
-  Reader(const char* data, std::size_t size, const std::string& path)
-      : data_(data), size_(size), path_(path) {}
-
-  template <class T>
-  T Get(const char* field) {
-    Need(sizeof(T), field);
-    T value;
-    std::memcpy(&value, data_ + pos_, sizeof(T));
-    pos_ += sizeof(T);
-    return value;
-  }
-  std::string Text(std::size_t n, const char* field) {
-    Need(n, field);
-    std::string s(data_ + pos_, n);
-    pos_ += n;
-    return s;
-  }
-  std::size_t pos() const { return pos_; }
-  std::size_t left() const { return size_ - pos_; }
-
- private:
-  void Need(std::size_t n, const char* field) {
-    if (n > size_ - pos_) throw DataError(path_, 0, 0, fmt::format("truncated model file (in the {})", field));
-  }
-  const char* data_;
-  std::size_t size_;
-  std::string path_;
-  std::size_t pos_ = 0;
-};
+using io_internal::FieldReader;
+using io_internal::PutField;
 
 // XXH64 of the weights, seeded with XXH64 of the bytes before them: covers every byte, no copy.
 uint64_t Checksum(const void* head, std::size_t head_size, const void* weights, std::size_t size) {
@@ -66,7 +31,7 @@ uint64_t Checksum(const void* head, std::size_t head_size, const void* weights, 
 // The header so far, then the parameters and the checksum; commits.
 void Finish(const std::string& head, std::span<const float> params, AtomicFileWriter& out) {
   std::string tail;
-  Put<uint64_t>(tail, Checksum(head.data(), head.size(), params.data(), params.size_bytes()));
+  PutField<uint64_t>(tail, Checksum(head.data(), head.size(), params.data(), params.size_bytes()));
   out.Write(head);
   out.Write(params.data(), params.size_bytes());
   out.Write(tail);
@@ -75,20 +40,20 @@ void Finish(const std::string& head, std::span<const float> params, AtomicFileWr
 
 std::string StartHeader(ModelKind kind) {
   std::string head(reinterpret_cast<const char*>(kMagic), sizeof(kMagic));
-  Put<uint32_t>(head, kVersion);
-  Put<uint32_t>(head, static_cast<uint32_t>(kind));
+  PutField<uint32_t>(head, kVersion);
+  PutField<uint32_t>(head, static_cast<uint32_t>(kind));
   return head;
 }
 
 void PutSettings(std::string& head, const std::string& settings) {
-  Put<uint32_t>(head, static_cast<uint32_t>(settings.size()));
+  PutField<uint32_t>(head, static_cast<uint32_t>(settings.size()));
   head += settings;
 }
 
 // Checks that exactly `count` parameters and the checksum remain, and the checksum; returns where
 // the parameters start. Before any allocation: a header that declares more parameters than the
 // file holds stops here, whatever the count.
-std::size_t CheckTail(const MappedFile& file, const Reader& in, uint64_t count,
+std::size_t CheckTail(const MappedFile& file, const FieldReader& in, uint64_t count,
                       const std::string& path) {
   auto bad = [&](const std::string& what) { return DataError(path, 0, 0, what); };
   const uint64_t left = in.left();
@@ -120,8 +85,8 @@ void CopyFinite(const MappedFile& file, std::size_t at, std::span<float> to, con
   }
 }
 
-LinearModel ReadLinear(const MappedFile& file, Reader& in, ModelKind kind, std::string& settings,
-                       const std::string& path) {
+LinearModel ReadLinear(const MappedFile& file, FieldReader& in, ModelKind kind,
+                       std::string& settings, const std::string& path) {
   const auto features = in.Get<uint64_t>("feature count");
   const auto outputs = in.Get<uint32_t>("output count");
   BinaryLabels labels;
@@ -153,7 +118,8 @@ LinearModel ReadLinear(const MappedFile& file, Reader& in, ModelKind kind, std::
   return model;
 }
 
-MlpModel ReadMlp(const MappedFile& file, Reader& in, std::string& settings, const std::string& path) {
+MlpModel ReadMlp(const MappedFile& file, FieldReader& in, std::string& settings,
+                 const std::string& path) {
   auto bad = [&](const std::string& what) { return DataError(path, 0, 0, what); };
   const auto count = in.Get<uint32_t>("layer count");
   if (count < 2 || count > 64) throw bad(fmt::format("an MLP of {} layer sizes", count));
@@ -205,28 +171,28 @@ void SaveModel(const MlpModel& model, const std::string& path, const std::string
 
 void WriteModel(const LinearModel& model, const std::string& settings, AtomicFileWriter& out) {
   std::string head = StartHeader(model.kind());
-  Put<uint64_t>(head, model.features());
-  Put<uint32_t>(head, static_cast<uint32_t>(model.outputs()));
-  Put<float>(head, model.binary_labels().negative);
-  Put<float>(head, model.binary_labels().positive);
+  PutField<uint64_t>(head, model.features());
+  PutField<uint32_t>(head, static_cast<uint32_t>(model.outputs()));
+  PutField<float>(head, model.binary_labels().negative);
+  PutField<float>(head, model.binary_labels().positive);
   PutSettings(head, settings);
-  Put<uint64_t>(head, model.weights().size());
+  PutField<uint64_t>(head, model.weights().size());
   Finish(head, model.weights(), out);
 }
 
 void WriteModel(const MlpModel& model, const std::string& settings, AtomicFileWriter& out) {
   std::string head = StartHeader(ModelKind::kMlp);
-  Put<uint32_t>(head, static_cast<uint32_t>(model.sizes().size()));
-  for (int s : model.sizes()) Put<uint32_t>(head, static_cast<uint32_t>(s));
+  PutField<uint32_t>(head, static_cast<uint32_t>(model.sizes().size()));
+  for (int s : model.sizes()) PutField<uint32_t>(head, static_cast<uint32_t>(s));
   PutSettings(head, settings);
-  for (float s : model.input_scale()) Put<float>(head, s);
-  Put<uint64_t>(head, model.params().size());
+  for (float s : model.input_scale()) PutField<float>(head, s);
+  PutField<uint64_t>(head, model.params().size());
   Finish(head, model.params(), out);
 }
 
 LoadedModel LoadModel(const std::string& path) {
   const auto file = MappedFile::Open(path);
-  Reader in(file->chars(), file->size(), path);
+  FieldReader in(file->chars(), file->size(), path, "model file");
   auto bad = [&](const std::string& what) { return DataError(path, 0, 0, what); };
   if (file->size() < sizeof(kMagic) ||
       std::memcmp(file->chars(), kMagic, sizeof(kMagic)) != 0) {
