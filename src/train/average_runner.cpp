@@ -15,6 +15,7 @@
 
 #include "epoch_runner.hpp"
 #include "gradient_sum.hpp"
+#include "replica_state.hpp"
 #include "row_prefetch.hpp"
 
 namespace parsgd {
@@ -62,36 +63,18 @@ class AverageRunner final : public EpochRunner {
     return totals;
   }
 
-  // Between epochs the replicas' weights equal the trainer's (the epoch ends with an average), and
-  // so does their optimiser state with --average-state; what is their own: each replica's step
-  // count, and its optimiser state without --average-state.
+  // The replicas' own state between epochs (replica_state.hpp).
   void Save(TrainingState& s) const override {
     for (std::size_t w = 0; w < replicas_.size(); ++w) {
       const Replica& r = replicas_[w];
-      if (!r.ready) continue;
-      const std::string prefix = "replica" + std::to_string(w) + ".";
-      s.Put(prefix + "steps", r.steps);
-      if (average_state_) continue;
-      if (!r.state0.empty()) s.Put(prefix + "state0", r.state0.span());
-      if (!r.state1.empty()) s.Put(prefix + "state1", r.state1.span());
+      if (r.ready) SaveReplica(s, w, r.steps, r.state0, r.state1, !average_state_);
     }
   }
   void Load(const TrainingState& s) override {
     for (std::size_t w = 0; w < replicas_.size(); ++w) {
       Replica& r = replicas_[w];
-      // Remade from the trainer's restored parameters at the next epoch, whatever they held.
-      r.ready = false;
-      r.state0 = {};
-      r.state1 = {};
-      r.steps = 0;
-      const std::string prefix = "replica" + std::to_string(w) + ".";
-      if (!s.Has(prefix + "steps")) continue;
-      r.steps = s.Counter(prefix + "steps");
-      for (auto [name, array] : {std::pair{"state0", &Replica::state0}, std::pair{"state1", &Replica::state1}}) {
-        if (!s.Has(prefix + name)) continue;
-        r.*array = AlignedArray<float>(size_);
-        s.Get(prefix + name, (r.*array).span());
-      }
+      r.ready = false;  // remade from the trainer's restored parameters at the next epoch
+      LoadReplica(s, w, size_, r.steps, r.state0, r.state1);
     }
   }
 

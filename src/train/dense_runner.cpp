@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "epoch_runner.hpp"
+#include "replica_state.hpp"
 #include "parsgd/util/array.hpp"
 #include "parsgd/util/error.hpp"
 
@@ -253,6 +254,7 @@ class AverageDense final : public DenseRunnerBase {
  public:
   AverageDense(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
       : DenseRunnerBase(config, sizes, workers, batch),
+        size_(ParamCount(LayoutMlp(sizes))),
         period_(config.period),
         average_state_(config.average_state),
         replicas_(workers) {}
@@ -283,31 +285,18 @@ class AverageDense final : public DenseRunnerBase {
     return Totals();
   }
 
-  // Between epochs the replicas' weights equal the trainer's, and so does their optimiser state
-  // with --average-state; their own: the step counts, and the state without --average-state.
+  // The replicas' own state between epochs (replica_state.hpp).
   void Save(TrainingState& s) const override {
     for (std::size_t w = 0; w < replicas_.size(); ++w) {
       const Replica& r = replicas_[w];
-      if (r.weights.empty()) continue;
-      const std::string prefix = "replica" + std::to_string(w) + ".";
-      s.Put(prefix + "steps", r.steps);
-      if (average_state_) continue;
-      if (!r.state0.empty()) s.Put(prefix + "state0", r.state0.span());
-      if (!r.state1.empty()) s.Put(prefix + "state1", r.state1.span());
+      if (!r.weights.empty()) SaveReplica(s, w, r.steps, r.state0, r.state1, !average_state_);
     }
   }
   void Load(const TrainingState& s) override {
     for (std::size_t w = 0; w < replicas_.size(); ++w) {
       Replica& r = replicas_[w];
       r = Replica{};  // remade from the trainer's restored parameters at the next epoch
-      const std::string prefix = "replica" + std::to_string(w) + ".";
-      if (!s.Has(prefix + "steps")) continue;
-      r.steps = s.Counter(prefix + "steps");
-      for (auto [name, array] : {std::pair{"state0", &Replica::state0}, std::pair{"state1", &Replica::state1}}) {
-        if (!s.Has(prefix + name)) continue;
-        r.*array = AlignedArray<float>(s.arrays().at(prefix + name).size());
-        s.Get(prefix + name, (r.*array).span());
-      }
+      LoadReplica(s, w, size_, r.steps, r.state0, r.state1);
     }
   }
 
@@ -369,6 +358,7 @@ class AverageDense final : public DenseRunnerBase {
     }
   }
 
+  uint64_t size_;
   int period_;
   bool average_state_;
   std::vector<Replica> replicas_;
