@@ -56,12 +56,6 @@ using SyncFn = void (*)(const offload::Rows&, const offload::Params&, const offl
 using EvalFn = Evaluation (*)(const offload::Rows&, const offload::Params&, float*, double*,
                               Geometry);
 
-// SampleOrder's balanced split: worker w's shard starts at floor(rows * w / workers).
-uint64_t ShardBegin(uint64_t rows, int w, int workers) {
-  const SampleOrder split(OrderKind::kSequential, rows, workers, 0);
-  return split.ShardBegin(w);
-}
-
 class OffloadLinearFamily final : public ModelFamily {
  public:
   OffloadLinearFamily(const TrainConfig& config, const Dataset& train, const Targets& targets,
@@ -116,10 +110,9 @@ class OffloadLinearFamily final : public ModelFamily {
     if (minibatch_) {
       AllocateSync(model);
     } else {
+      const SampleOrder split(OrderKind::kSequential, train.rows(), workers_, 0);  // the shards
       shard_host_.resize(workers_ + 1);
-      for (int w = 0; w <= workers_; ++w) {
-        shard_host_[w] = ShardBegin(train.rows(), w, workers_);
-      }
+      for (int w = 0; w <= workers_; ++w) shard_host_[w] = split.ShardBegin(w);
       shard_ = DeviceArray<uint64_t>(shard_host_.data(), shard_host_.size());
       scratch_host_.assign(static_cast<uint64_t>(workers_) * model.outputs(), 0.f);
       scratch_ = DeviceArray<float>(scratch_host_.data(), scratch_host_.size(), Transfer::kAllocate);
