@@ -4,10 +4,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <set>
+#include <sstream>
 
 #include "analysis.hpp"
 #include "csv_writer.hpp"
+#include "gnuplot.hpp"
 #include "plot_writer.hpp"
+#include "test_support.hpp"
 
 namespace parsgd::compare {
 namespace {
@@ -194,6 +200,70 @@ TEST_F(CompareAnalysis, PlotDataHasOneBlockPerConfigurationAndScriptsNameThem) {
       EXPECT_NE(f.contents.find("\n2 2 NaN\n"), std::string::npos) << f.contents;
     }
   }
+}
+
+// The text of plot file `name`, or "" when there is none.
+std::string PlotText(const Plots& plots, const std::string& name) {
+  for (const PlotFile& f : plots.files) {
+    if (f.name == name) return f.contents;
+  }
+  return "";
+}
+
+// The y tic labels gnuplot draws for the objective-vs-epoch script of `plots` (its text terminal:
+// the first word of each line), or nullopt when gnuplot is not installed.
+std::optional<std::set<std::string>> DrawnTicLabels(const Plots& plots) {
+  const auto gnuplot = FindProgram("gnuplot");
+  if (!gnuplot) return std::nullopt;
+  const std::string gp = PlotText(plots, "objective_epoch.gp");
+  const auto plot = gp.find("plot \\\n"), svg = gp.find("set terminal svg");
+  if (plot == std::string::npos || svg == std::string::npos) {
+    ADD_FAILURE() << "no plot command in\n" << gp;
+    return std::set<std::string>{};
+  }
+  testing::TempDir dir;
+  dir.Write("objective.dat", PlotText(plots, "objective.dat"));
+  dir.Write("text.gp", gp.substr(0, gp.find("# PNG")) +
+                           "set terminal dumb size 70,32\nset output 'plot.txt'\n" +
+                           gp.substr(plot, svg - plot));
+  const std::string command =
+      "cd '" + dir.path().string() + "' && '" + *gnuplot + "' text.gp 2>gnuplot.err";
+  if (std::system(command.c_str()) != 0) {
+    ADD_FAILURE() << testing::ReadFile(dir.File("gnuplot.err"));
+    return std::set<std::string>{};
+  }
+  std::set<std::string> labels;
+  std::istringstream lines(testing::ReadFile(dir.File("plot.txt")));
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string first;
+    if (words >> first) labels.insert(first);
+  }
+  return labels;
+}
+
+// gnuplot labels a log axis at powers of ten only: the objective scripts compute labelled tics
+// from the data, linear ones within a decade, 1-2-5 ones over more. Drawn on gnuplot's text
+// terminal when gnuplot is installed (CI has it).
+TEST_F(CompareAnalysis, ObjectivePlotsLabelTheirLogAxis) {
+  // Objective 1 after epoch 1, then 0.5, 0.625, 0.75 (0.625 +- 0.125): drawn from 0.5 to 1.
+  std::vector<RunRecord> narrow;
+  for (int r = 0; r < 3; ++r) narrow.push_back(MakeRun(0, r, 0.5 + 0.125 * r, 1.0));
+  const std::vector<Configuration> one = {configs_[0]};
+  const Plots within = MakePlots(one, Analyze(one, narrow, varying_, {}), varying_);
+  ASSERT_NE(PlotText(within, "objective_epoch.gp").find("set autoscale yfix"), std::string::npos);
+  // The fixture's runs: bands from 0.073 to 1, more than a decade.
+  const Plots across = MakePlots(configs_, Analyze(configs_, runs_, varying_, {}), varying_);
+
+  const auto labels = DrawnTicLabels(within);
+  if (!labels) GTEST_SKIP() << "gnuplot is not installed";
+  for (const char* tic : {"0.5", "0.6", "0.7", "0.8", "0.9"}) {
+    EXPECT_TRUE(labels->contains(tic)) << tic;
+  }
+  const auto wide = DrawnTicLabels(across);
+  ASSERT_TRUE(wide);
+  for (const char* tic : {"0.1", "0.2", "0.5"}) EXPECT_TRUE(wide->contains(tic)) << tic;
+  EXPECT_FALSE(wide->contains("0.3"));
 }
 
 }  // namespace
