@@ -90,6 +90,44 @@ TEST(Resume, AnInterruptedEpochIsUndoneByRestore) {
   }
 }
 
+// A replica's own optimiser state of another size than the model's (a file made by hand, past the
+// checksum) is refused when restored, for the linear and the dense runner alike: never a replica
+// that would be read past its end.
+TEST(Resume, ReplicaStateOfAnotherSizeIsRefused) {
+  const Dataset data = testing::MakeProblem(300, 20, 4, 3, 0.0, 45);
+  for (ModelKind model : {ModelKind::kSoftmax, ModelKind::kMlp}) {
+    TrainConfig c;
+    c.model = model;
+    c.scheme = SchemeKind::kAverage;
+    c.optimizer.kind = OptimizerKind::kAdam;
+    c.threads = 2;
+    c.batch = 8;
+    c.hidden = {4};
+    c.epochs = 3;
+    auto executor = MakeTbbExecutor(2);
+    Trainer t(c, data, nullptr, *executor);
+    t.RunEpoch();
+    const TrainingState good = t.Snapshot();
+    ASSERT_TRUE(good.Has("replica1.state0")) << testing::Name(model);
+    TrainingState bad;
+    for (const auto& [name, value] : good.counters()) bad.Put(name, value);
+    for (const auto& [name, values] : good.arrays()) {
+      std::vector<float> v = values;
+      if (name == "replica1.state0") v.resize(v.size() / 2);
+      bad.Put(name, v);
+    }
+    Trainer fresh(c, data, nullptr, *executor);
+    try {
+      fresh.Restore(bad);
+      ADD_FAILURE() << "accepted a short replica state: " << testing::Name(model);
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("replica1.state0"), std::string::npos) << e.what();
+    }
+    fresh.Restore(good);  // the good state still restores
+    EXPECT_EQ(fresh.epochs_done(), 1);
+  }
+}
+
 struct Case {
   const char* name;
   ModelKind model;
