@@ -4,7 +4,7 @@
 #   docs/experiments/run.sh [--smoke] [--repeats N] [EXPERIMENT...]
 #
 # EXPERIMENT: 1 (sample orders), 2 (schemes: throughput, time to target, sparsity),
-# 3 (averaging period and --average-state), 3mlp (the same on the MLP: slow), or all (1 2 3,
+# 3 (averaging period and --average-state), 3mlp (the same on the MLP), or all (1 2 3,
 # the default). Environment: PARSGD (the program, default build/parsgd), DATA (generated data
 # sets, default out/experiments/data), OUT (results, default out/experiments). Each experiment
 # writes OUT/NAME/ (report.md, summary.csv, runs.jsonl, plots); one that is there already is
@@ -142,7 +142,7 @@ for e in "${experiments[@]}"; do
       compare 3-period-fmnist --experiment $here/period.json --epochs "$period_epochs" \
         --model softmax $(fmnist_args)
       ;;
-    3mlp)  # The same on the MLP (non-convex: replica drift), about an hour on 2 cores.
+    3mlp)  # The same on the MLP (non-convex: replica drift); ~3 minutes at 5 repeats on 2 vCPUs.
       # shellcheck disable=SC2046
       compare 3-period-mlp --experiment $here/period_mlp.json --epochs "$period_epochs" \
         $( ((smoke)) && echo "--hidden 32" ) $(fmnist_args)
