@@ -165,6 +165,43 @@ TEST_F(CompareAnalysis, UntimedRunsHaveEpochsToTargetButNoSeconds) {
   for (const PlotFile& f : plots.files) EXPECT_NE(f.name, "objective_seconds.gp");
 }
 
+// The text of plot file `name`, or "" when there is none.
+std::string PlotText(const Plots& plots, const std::string& name) {
+  for (const PlotFile& f : plots.files) {
+    if (f.name == name) return f.contents;
+  }
+  return "";
+}
+
+// Different problems minimise different objectives: each gets its own data, plots and target.
+TEST_F(CompareAnalysis, EachProblemGetsItsOwnObjectivePlots) {
+  configs_[2].problem = "train=b.bin";  // sync on another data set; the best finished run: 0.125
+  const Plots plots = MakePlots(configs_, Analyze(configs_, runs_, varying_, {}), varying_);
+  ASSERT_EQ(plots.scripts, (std::vector<std::string>{
+                               "objective_epoch-1.gp", "objective_seconds-1.gp",
+                               "objective_epoch-2.gp", "objective_seconds-2.gp", "speedup.gp"}));
+  const std::string first = PlotText(plots, "objective-1.dat"),
+                    second = PlotText(plots, "objective-2.dat");
+  EXPECT_NE(first.find("# config 1:"), std::string::npos) << first;
+  EXPECT_NE(first.find("# config 2:"), std::string::npos) << first;
+  EXPECT_EQ(first.find("# config 3:"), std::string::npos) << first;
+  EXPECT_NE(second.find("# config 3:"), std::string::npos) << second;
+  EXPECT_EQ(PlotText(plots, "objective.dat"), "");
+  for (const char* script : {"objective_epoch-1.gp", "objective_seconds-1.gp"}) {
+    const std::string gp = PlotText(plots, script);
+    EXPECT_NE(gp.find("stats 'objective-1.dat'"), std::string::npos) << gp;
+    EXPECT_NE(gp.find("plot \\\n  'objective-1.dat' index 0"), std::string::npos) << gp;
+    EXPECT_NE(gp.find("first 0.2525 "), std::string::npos) << gp;  // 0.25 + 1%
+    EXPECT_NE(gp.find("'all runs: objective"), std::string::npos) << gp;
+  }
+  const std::string gp = PlotText(plots, "objective_epoch-2.gp");
+  EXPECT_NE(gp.find("'objective-2.dat' index 0"), std::string::npos) << gp;
+  EXPECT_EQ(gp.find("index 1"), std::string::npos) << gp;         // one configuration
+  EXPECT_NE(gp.find("first 0.12625 "), std::string::npos) << gp;  // 0.125 + 1%
+  EXPECT_NE(gp.find("'train=b.bin: objective"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("set output 'objective_epoch-2.svg'"), std::string::npos) << gp;
+}
+
 TEST_F(CompareAnalysis, SummaryCsvHasOneRowPerConfigurationWithItsStatus) {
   configs_.push_back(Config("striped", "1"));
   configs_.back().impossible = "not for this model";
@@ -200,14 +237,6 @@ TEST_F(CompareAnalysis, PlotDataHasOneBlockPerConfigurationAndScriptsNameThem) {
       EXPECT_NE(f.contents.find("\n2 2 NaN\n"), std::string::npos) << f.contents;
     }
   }
-}
-
-// The text of plot file `name`, or "" when there is none.
-std::string PlotText(const Plots& plots, const std::string& name) {
-  for (const PlotFile& f : plots.files) {
-    if (f.name == name) return f.contents;
-  }
-  return "";
 }
 
 // The y tic labels gnuplot draws for the objective-vs-epoch script of `plots` (its text terminal:

@@ -43,8 +43,10 @@ std::string Script(const std::string& stem, const std::string& comment, const st
          "unset output\n";
 }
 
-// objective.dat: one block per configuration with a curve, in configuration order.
+// One problem's objective data (objective.dat): one block per configuration in `members` with a
+// curve, in configuration order; their indices into `blocks`.
 std::string ObjectiveData(const std::vector<Configuration>& configs, const Analysis& analysis,
+                          const std::vector<std::size_t>& members,
                           std::vector<std::size_t>& blocks) {
   std::string out =
       "# The mean curve of each configuration over its finished repeats; one block per "
@@ -52,7 +54,7 @@ std::string ObjectiveData(const std::vector<Configuration>& configs, const Analy
       "# (gnuplot: index 0, 1, ...). seconds: mean training seconds to the end of the epoch "
       "(NaN\n# without times: --deterministic). band: mean -+ sample std, the low end kept above "
       "1% of\n# the mean for the log scale.\n";
-  for (std::size_t i = 0; i < configs.size(); ++i) {
+  for (std::size_t i : members) {
     const ConfigResult& r = analysis.configs[i];
     if (r.curve.empty()) continue;
     if (!blocks.empty()) out += "\n\n";
@@ -71,19 +73,26 @@ std::string ObjectiveData(const std::vector<Configuration>& configs, const Analy
   return out;
 }
 
-std::string ObjectivePlot(const std::vector<Configuration>& configs, const Analysis& analysis,
-                          const std::vector<std::size_t>& blocks, bool by_seconds) {
+// One problem's objective plot. `name` is the problem's file name suffix ("" when the comparison
+// has one problem, else "-K"), `title` its label, `target` its target objective (NaN: none).
+std::string ObjectivePlot(const std::vector<Configuration>& configs,
+                          const std::vector<std::size_t>& blocks, const std::string& name,
+                          const std::string& title, double target, bool by_seconds) {
   const std::string x = by_seconds ? "2" : "1";
+  const std::string data = "objective" + name + ".dat";
   std::string body =
       "set datafile missing 'NaN'\n"
       "set logscale y\n"
       "# The data's y range (the bands, columns 5 and 6), not whole decades. gnuplot labels a log\n"
-      "# axis at powers of ten only: within one decade (the usual case: the objective barely moves\n"
+      "# axis at powers of ten only: within one decade (the usual case: the objective barely "
+      "moves\n"
       "# after the first epochs) that is no label at all, so there the tics are at a round linear\n"
       "# step (1, 2 or 5 times a power of ten, at most six), and over up to three decades at 1, 2\n"
       "# and 5 times each power of ten.\n"
       "set autoscale yfix\n"
-      "stats 'objective.dat' using 5:6 nooutput\n"
+      "stats '" +
+      data +
+      "' using 5:6 nooutput\n"
       "lo = STATS_min_x; hi = STATS_max_y\n"
       "if (lo > 0 && hi < 10 * lo) {\n"
       "  raw = (hi - lo) / 5; p = 10.0 ** floor(log10(raw))\n"
@@ -98,39 +107,43 @@ std::string ObjectivePlot(const std::vector<Configuration>& configs, const Analy
       "  do for [e = floor(log10(lo)) : ceil(log10(hi))] {\n"
       "    do for [m in '1 2 5'] {\n"
       "      v = m * 10.0 ** e\n"
-      "      if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) { set ytics add (sprintf('%g', v) v) }\n"
+      "      if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) { set ytics add (sprintf('%g', v) "
+      "v) }\n"
       "    }\n"
       "  }\n"
       "} }\n"
       "set grid\n"
       "set key outside right top\n"
-      "set style fill transparent solid 0.15 noborder\n"
-      "set title 'objective (mean over repeats, band: +- std)'\n";
+      "set style fill transparent solid 0.15 noborder\n";
+  body +=
+      "set title " +
+      Quoted((title.empty() ? "" : title + ": ") + "objective (mean over repeats, band: +- std)") +
+      "\n";
   body +=
       by_seconds ? "set xlabel 'training seconds (mean over repeats)'\n" : "set xlabel 'epoch'\n";
   body += "set ylabel 'objective'\n";
-  if (analysis.targets.size() == 1 && !std::isnan(analysis.targets[0].target)) {
+  if (!std::isnan(target)) {
     body += fmt::format(
         "set arrow from graph 0, first {0} to graph 1, first {0} nohead dashtype 2 lc 'gray'\n"
         "set label 'target' at graph 0.01, first {0} offset 0, 0.6 tc 'gray'\n",
-        Num(analysis.targets[0].target));
+        Num(target));
   }
   std::string plot = "plot \\\n";
   for (std::size_t k = 0; k < blocks.size(); ++k) {
     const std::size_t i = blocks[k];
-    const std::string file = k == 0 ? "'objective.dat'" : "''";
+    const std::string file = k == 0 ? Quoted(data) : "''";
     plot += fmt::format(
         "  {} index {} using {}:5:6 with filledcurves lt {} notitle, \\\n"
         "  '' index {} using {}:3 with linespoints lt {} pt 7 ps 0.5 title {}{}\n",
         file, k, x, k + 1, k, x, k + 1, Quoted(configs[i].label),
         k + 1 < blocks.size() ? ", \\" : "");
   }
-  const std::string stem = by_seconds ? "objective_seconds" : "objective_epoch";
+  const std::string stem = (by_seconds ? "objective_seconds" : "objective_epoch") + name;
   const std::string comment = fmt::format(
-      "# Objective vs {} for each configuration: the mean over finished repeats, with a band of\n"
-      "# +- one sample standard deviation. Data: objective.dat (columns: 1 epoch, 2 seconds,\n"
+      "# Objective vs {} for each configuration{}: the mean over finished repeats, with a band of\n"
+      "# +- one sample standard deviation. Data: {} (columns: 1 epoch, 2 seconds,\n"
       "# 3 objective, 4 std, 5 band low, 6 band high, 7 runs).\n",
-      by_seconds ? "training seconds" : "epoch");
+      by_seconds ? "training seconds" : "epoch", title.empty() ? "" : " of " + title, data);
   return Script(stem, comment, body, plot);
 }
 
@@ -214,22 +227,50 @@ std::string SpeedupPlot(const std::vector<std::string>& titles, const std::vecto
 Plots MakePlots(const std::vector<Configuration>& configs, const Analysis& analysis,
                 const std::vector<std::string>& varying) {
   Plots plots;
-  std::vector<std::size_t> blocks;
-  const std::string data = ObjectiveData(configs, analysis, blocks);
-  if (blocks.empty()) {
+  // Configurations on different problems (another --train, --model, --l2) minimise different
+  // objectives: one set of objective plots per problem, each with its own target and y range.
+  std::vector<std::string> problems;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    if (analysis.configs[i].curve.empty()) continue;
+    if (std::find(problems.begin(), problems.end(), configs[i].problem) == problems.end()) {
+      problems.push_back(configs[i].problem);
+    }
+  }
+  if (problems.empty()) {
     plots.notes.push_back("no objective plots: no run finished");
     return plots;
   }
-  plots.files.push_back({"objective.dat", data});
-  plots.files.push_back({"objective_epoch.gp", ObjectivePlot(configs, analysis, blocks, false)});
-  plots.scripts.push_back("objective_epoch.gp");
-  const bool timed = std::any_of(blocks.begin(), blocks.end(), [&](std::size_t i) {
-    return analysis.configs[i].curve.front().seconds.n > 0;
-  });
-  if (timed) {
-    plots.files.push_back({"objective_seconds.gp", ObjectivePlot(configs, analysis, blocks, true)});
-    plots.scripts.push_back("objective_seconds.gp");
-  } else {
+  bool untimed = false;
+  for (std::size_t k = 0; k < problems.size(); ++k) {
+    std::vector<std::size_t> members, blocks;
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      if (configs[i].problem == problems[k]) members.push_back(i);
+    }
+    const std::string name = problems.size() == 1 ? "" : fmt::format("-{}", k + 1);
+    const std::string title = problems.size() == 1 ? "" : problems[k];
+    double target = NAN;
+    for (const ProblemTarget& t : analysis.targets) {
+      if (t.problem == problems[k]) target = t.target;
+    }
+    plots.files.push_back(
+        {"objective" + name + ".dat", ObjectiveData(configs, analysis, members, blocks)});
+    const std::string epoch_script = "objective_epoch" + name + ".gp";
+    plots.files.push_back(
+        {epoch_script, ObjectivePlot(configs, blocks, name, title, target, false)});
+    plots.scripts.push_back(epoch_script);
+    const bool timed = std::any_of(blocks.begin(), blocks.end(), [&](std::size_t i) {
+      return analysis.configs[i].curve.front().seconds.n > 0;
+    });
+    if (timed) {
+      const std::string seconds_script = "objective_seconds" + name + ".gp";
+      plots.files.push_back(
+          {seconds_script, ObjectivePlot(configs, blocks, name, title, target, true)});
+      plots.scripts.push_back(seconds_script);
+    } else {
+      untimed = true;
+    }
+  }
+  if (untimed) {
     plots.notes.push_back(
         "no objective-vs-seconds plot: the runs carry no times (--deterministic)");
   }

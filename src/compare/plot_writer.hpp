@@ -2,6 +2,9 @@
 // user can restyle them: objective vs epoch and vs training seconds (log y, one line per
 // configuration, a band of +- one standard deviation over repeats), and speedup vs threads.
 // Each script `NAME.gp` draws NAME.png and NAME.svg when run in the folder (gnuplot NAME.gp).
+// A comparison over several problems (another --train, --model or --l2: another objective) gets
+// one set of objective plots per problem, numbered in order of appearance: objective-K.dat,
+// objective_epoch-K.gp, objective_seconds-K.gp; with one problem the names carry no number.
 #pragma once
 
 #include <string>
