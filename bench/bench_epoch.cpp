@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <vector>
 
+#include "../src/train/row_prefetch.hpp"
 #include "bench_common.hpp"
 #include "parsgd/order/sample_order.hpp"
 #include "parsgd/train/trainer.hpp"
-#include "parsgd/util/prefetch.hpp"
 
 namespace parsgd {
 namespace {
@@ -47,17 +47,11 @@ void BM_ReadRowsShuffled(benchmark::State& state) {
   std::vector<uint32_t> scratch;
   const auto indices = order.Indices(0, 0, scratch);
   const uint64_t n = indices.size();
+  const std::vector<float> targets(data.rows(), 1.f);
   for (auto _ : state) {
     float sum = 0;
     for (uint64_t i = 0; i < n; ++i) {
-      if (i + 32 < n) Prefetch(data.offsets().data() + indices[i + 32]);
-      if (i + 8 < n) {
-        const SparseRow ahead = data.row(indices[i + 8]);
-        for (uint32_t b = 0; b < ahead.nnz; b += 16) {
-          Prefetch(ahead.index + b);
-          Prefetch(ahead.value + b);
-        }
-      }
+      PrefetchAhead(data, targets.data(), indices, i);
       const SparseRow x = data.row(indices[i]);
       for (uint32_t e = 0; e < x.nnz; ++e) sum += x.value[e] * static_cast<float>(x.index[e] & 1);
     }
@@ -87,8 +81,8 @@ void BM_OffloadEpochOrder(benchmark::State& state) {
     benchmark::DoNotOptimize(all.data());
     ++epoch;
   }
-  state.counters["rows/s"] =
-      benchmark::Counter(static_cast<double>(rows) * state.iterations(), benchmark::Counter::kIsRate);
+  state.counters["rows/s"] = benchmark::Counter(static_cast<double>(rows) * state.iterations(),
+                                                benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_OffloadEpochOrder)
     ->ArgsProduct({{static_cast<int>(OrderKind::kRandom), static_cast<int>(OrderKind::kGlobal),
@@ -106,7 +100,11 @@ void BM_Epoch_Atomic(benchmark::State& s) { RunEpochs(s, SchemeKind::kAtomic); }
 #define PARSGD_EPOCH_BENCH(fn) \
   BENCHMARK(fn)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(2.0)
 
-BENCHMARK(BM_Epoch_Sequential)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(BM_Epoch_Sequential)
+    ->Arg(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2.0);
 PARSGD_EPOCH_BENCH(BM_Epoch_Hogwild);
 PARSGD_EPOCH_BENCH(BM_Epoch_Locked);
 PARSGD_EPOCH_BENCH(BM_Epoch_Striped);
