@@ -43,8 +43,9 @@ std::string Script(const std::string& stem, const std::string& comment, const st
          "unset output\n";
 }
 
-// One problem's objective data (objective.dat): one block per configuration in `members` with a
-// curve, in configuration order; their indices into `blocks`.
+// One problem's objective data (objective.dat, or objective-K.dat when the grid has several
+// problems): one block per configuration in `members` with a curve, in configuration order;
+// their indices into `blocks`.
 std::string ObjectiveData(const std::vector<Configuration>& configs, const Analysis& analysis,
                           const std::vector<std::size_t>& members,
                           std::vector<std::size_t>& blocks) {
@@ -83,12 +84,11 @@ std::string ObjectivePlot(const std::vector<Configuration>& configs,
   std::string body =
       "set datafile missing 'NaN'\n"
       "set logscale y\n"
-      "# The data's y range (the bands, columns 5 and 6), not whole decades. gnuplot labels a log\n"
-      "# axis at powers of ten only: within one decade (the usual case: the objective barely "
-      "moves\n"
-      "# after the first epochs) that is no label at all, so there the tics are at a round linear\n"
-      "# step (1, 2 or 5 times a power of ten, at most six), and over up to three decades at 1, 2\n"
-      "# and 5 times each power of ten.\n"
+      "# The data's y range (the bands, columns 5 and 6), not whole decades. gnuplot labels\n"
+      "# a log axis at powers of ten only: within one decade (the usual case: the objective\n"
+      "# barely moves after the first epochs) that is no label at all, so there the tics are\n"
+      "# at a round linear step (1, 2 or 5 times a power of ten, at most six), and over up to\n"
+      "# three decades at 1, 2 and 5 times each power of ten.\n"
       "set autoscale yfix\n"
       "stats '" +
       data +
@@ -107,8 +107,9 @@ std::string ObjectivePlot(const std::vector<Configuration>& configs,
       "  do for [e = floor(log10(lo)) : ceil(log10(hi))] {\n"
       "    do for [m in '1 2 5'] {\n"
       "      v = m * 10.0 ** e\n"
-      "      if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) { set ytics add (sprintf('%g', v) "
-      "v) }\n"
+      "      if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) {\n"
+      "        set ytics add (sprintf('%g', v) v)\n"
+      "      }\n"
       "    }\n"
       "  }\n"
       "} }\n"
