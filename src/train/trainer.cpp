@@ -227,7 +227,10 @@ std::string Trainer::RunIdentity() const {
   const ResolvedSettings& r = s.settings;
   const OptimizerConfig& o = c.optimizer;
   std::string hidden;
-  for (int h : c.hidden) hidden += (hidden.empty() ? "" : ",") + std::to_string(h);
+  for (int h : c.hidden) {
+    if (!hidden.empty()) hidden += ',';
+    hidden += std::to_string(h);
+  }
   return fmt::format(
       "model={}\nscheme={}\norder={}\nbackend={}\nworkers={}\nepochs={}\neta0={:.17g}\n"
       "schedule={}\ndecay={:.17g}\nl2={:.17g}\nnormalize={}\noptimizer={}\nmomentum={:.17g}\n"
