@@ -3,8 +3,8 @@
 //
 // Agreement, as the two backends run the same step functions on the same sample order:
 //  - sequential and atomic with one worker, and the asynchronous schemes' objective: the device's
-//    libm (exp, log1p) may round differently from the host's, so weights agree to 1e-4 relative,
-//    not bit for bit (on the host fallback they are in fact identical);
+//    libm (exp, and log in the softmax loss) may round differently from the host's, so weights
+//    agree to 1e-4 relative, not bit for bit (on the host fallback they are in fact identical);
 //  - sync: the minibatch gradient is summed with float atomics in no fixed order, so the sums
 //    differ by reassociation only: weights within 1e-4 relative after 3 epochs;
 //  - hogwild and atomic with several workers interleave differently run to run on either backend:
