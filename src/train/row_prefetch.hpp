@@ -3,9 +3,9 @@
 // samples they prefetch the entries and targets of the next batch's rows and the offsets of the
 // batch after it. Issued together, the misses (and page walks) of a batch overlap one another;
 // issued one row at a time, each prefetch held the loop up for most of a memory latency
-// (bench/README.md: batches of 16 beat one row 8 samples ahead by 1.15x on the RCV1-shaped set).
-// A batch starts at positions that are multiples of kPrefetchBatch: the first batch of a span is
-// fetched on demand.
+// (bench/README.md, optimisation log: batches of 16 against one row 8 samples ahead).
+// Batches start at positions that are multiples of kPrefetchBatch: a span's first batch of rows
+// and the offsets of its first two are fetched on demand.
 #pragma once
 
 #include <algorithm>
