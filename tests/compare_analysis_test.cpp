@@ -239,30 +239,40 @@ TEST_F(CompareAnalysis, PlotDataHasOneBlockPerConfigurationAndScriptsNameThem) {
   }
 }
 
-// The y tic labels gnuplot draws for the objective-vs-epoch script of `plots` (its text terminal:
-// the first word of each line), or nullopt when gnuplot is not installed.
-std::optional<std::set<std::string>> DrawnTicLabels(const Plots& plots) {
+// What gnuplot draws for `script` of `plots` (reading `data`) on its text terminal, or nullopt
+// when gnuplot is not installed.
+std::optional<std::string> DrawnText(const Plots& plots, const std::string& script,
+                                     const std::string& data) {
   const auto gnuplot = FindProgram("gnuplot");
   if (!gnuplot) return std::nullopt;
-  const std::string gp = PlotText(plots, "objective_epoch.gp");
-  const auto plot = gp.find("plot \\\n"), svg = gp.find("set terminal svg");
-  if (plot == std::string::npos || svg == std::string::npos) {
+  // The script's settings (up to its PNG terminal), then its plot command (up to the SVG one).
+  const std::string gp = PlotText(plots, script);
+  const auto png = gp.find("# PNG");
+  const auto plot = gp.find("\nplot ", png), svg = gp.find("set terminal svg", plot);
+  if (png == std::string::npos || plot == std::string::npos || svg == std::string::npos) {
     ADD_FAILURE() << "no plot command in\n" << gp;
-    return std::set<std::string>{};
+    return std::string();
   }
   testing::TempDir dir;
-  dir.Write("objective.dat", PlotText(plots, "objective.dat"));
-  dir.Write("text.gp", gp.substr(0, gp.find("# PNG")) +
-                           "set terminal dumb size 70,32\nset output 'plot.txt'\n" +
-                           gp.substr(plot, svg - plot));
+  dir.Write(data, PlotText(plots, data));
+  dir.Write("text.gp", gp.substr(0, png) + "set terminal dumb size 70,32\nset output 'plot.txt'\n" +
+                           gp.substr(plot + 1, svg - plot - 1));
   const std::string command =
       "cd '" + dir.path().string() + "' && '" + *gnuplot + "' text.gp 2>gnuplot.err";
   if (std::system(command.c_str()) != 0) {
     ADD_FAILURE() << testing::ReadFile(dir.File("gnuplot.err"));
-    return std::set<std::string>{};
+    return std::string();
   }
+  return testing::ReadFile(dir.File("plot.txt"));
+}
+
+// The y tic labels gnuplot draws for the objective-vs-epoch script of `plots` (the first word of
+// each line of its text terminal), or nullopt when gnuplot is not installed.
+std::optional<std::set<std::string>> DrawnTicLabels(const Plots& plots) {
+  const auto text = DrawnText(plots, "objective_epoch.gp", "objective.dat");
+  if (!text) return std::nullopt;
   std::set<std::string> labels;
-  std::istringstream lines(testing::ReadFile(dir.File("plot.txt")));
+  std::istringstream lines(*text);
   for (std::string line; std::getline(lines, line);) {
     std::istringstream words(line);
     std::string first;
@@ -293,6 +303,40 @@ TEST_F(CompareAnalysis, ObjectivePlotsLabelTheirLogAxis) {
   ASSERT_TRUE(wide);
   for (const char* tic : {"0.1", "0.2", "0.5"}) EXPECT_TRUE(wide->contains(tic)) << tic;
   EXPECT_FALSE(wide->contains("0.3"));
+}
+
+// One thread count besides 1: a pair of bars per configuration (a line per configuration would
+// be one segment each); more thread counts: lines against threads. Both drawn by gnuplot.
+TEST_F(CompareAnalysis, SpeedupIsBarsForOneThreadCountAndLinesForMore) {
+  // Target 0.5: every run reaches it, so both speedups exist (2x each).
+  const Plots bars =
+      MakePlots(configs_, Analyze(configs_, runs_, varying_, {.target = 0.5}), varying_);
+  const std::string gp = PlotText(bars, "speedup.gp");
+  EXPECT_NE(gp.find("'speedup.dat' index 0 every ::1::1 using (0 - 0.18):2 with boxes"),
+            std::string::npos)
+      << gp;
+  EXPECT_NE(gp.find("using (0 + 0.18):3 with boxes"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("set xtics ('scheme=hogwild' 0) rotate"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("title 'ideal (2x)'"), std::string::npos) << gp;
+  EXPECT_EQ(gp.find("linespoints"), std::string::npos) << gp;
+
+  // A third thread count: hogwild at 4 threads, three times as fast as at 1.
+  configs_.push_back(Config("hogwild", "4"));
+  for (int r = 0; r < 3; ++r) runs_.push_back(MakeRun(3, r, 0.375, 2.0 / 3));
+  const Plots lines =
+      MakePlots(configs_, Analyze(configs_, runs_, varying_, {.target = 0.5}), varying_);
+  const std::string line_gp = PlotText(lines, "speedup.gp");
+  EXPECT_NE(line_gp.find("'speedup.dat' index 0 using 1:2 with linespoints"), std::string::npos)
+      << line_gp;
+  EXPECT_EQ(line_gp.find("with boxes"), std::string::npos) << line_gp;
+
+  const auto drawn = DrawnText(bars, "speedup.gp", "speedup.dat");
+  if (!drawn) GTEST_SKIP() << "gnuplot is not installed";
+  EXPECT_NE(drawn->find("ideal (2x)"), std::string::npos) << *drawn;
+  EXPECT_NE(drawn->find("time to target"), std::string::npos) << *drawn;
+  const auto drawn_lines = DrawnText(lines, "speedup.gp", "speedup.dat");
+  ASSERT_TRUE(drawn_lines);
+  EXPECT_NE(drawn_lines->find("scheme=hogwild"), std::string::npos) << *drawn_lines;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace parsgd::compare {
 namespace {
@@ -155,10 +156,11 @@ double Threads(const Configuration& c) {
   return v;
 }
 
-// speedup.dat: one block per 1-thread baseline (its configuration without --threads).
+// speedup.dat: one block per 1-thread baseline (its configuration without --threads), rows in
+// ascending threads; `threads` gets every thread count above 1 that appears.
 std::string SpeedupData(const std::vector<Configuration>& configs, const Analysis& analysis,
                         const std::vector<std::string>& varying, std::vector<std::string>& titles,
-                        std::vector<bool>& has_time) {
+                        std::vector<bool>& has_time, std::set<double>& threads) {
   std::map<std::size_t, std::vector<std::size_t>> families;
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < configs.size(); ++i) {
@@ -187,12 +189,65 @@ std::string SpeedupData(const std::vector<Configuration>& configs, const Analysi
         fmt::format("# {}\n# threads speedup_samples_per_second speedup_time_to_target\n", title);
     for (std::size_t i : members) {
       const ConfigResult& r = analysis.configs[i];
+      if (Threads(configs[i]) > 1) threads.insert(Threads(configs[i]));
       out +=
           fmt::format("{} {} {}\n", Num(Threads(configs[i])),
                       Num(r.throughput_speedup.value_or(NAN)), Num(r.time_speedup.value_or(NAN)));
     }
   }
   return out;
+}
+
+// With one thread count besides 1 (a 2-core machine's grid, say), each configuration's line would
+// be a single segment and many of them a tangle: bars instead, one pair per configuration, the
+// samples/s speedup and the time-to-target speedup, against lines at 1 (no gain) and at the
+// ideal. speedup.dat's second row of each block is the one above 1 thread.
+std::string SpeedupBars(const std::vector<std::string>& titles, const std::vector<bool>& has_time,
+                        double threads) {
+  std::size_t longest = 0;
+  std::string tics;
+  for (std::size_t k = 0; k < titles.size(); ++k) {
+    longest = std::max(longest, titles[k].size());
+    tics += fmt::format("{}{} {}", k == 0 ? "" : ", ", Quoted(titles[k]), k);
+  }
+  const std::string ideal = Num(threads);
+  const std::string settings = fmt::format(
+      "set datafile missing 'NaN'\n"
+      "set grid ytics\n"
+      "set key outside right top\n"
+      "set style fill solid 0.7 border -1\n"
+      "set boxwidth 0.35\n"
+      "set xrange [-0.6:{}]\n"
+      "set yrange [0:*]\n"
+      "set offsets 0, 0, graph 0.1, 0\n"
+      "set xtics ({}) rotate by 30 right\n"
+      "set bmargin {}\n"
+      "set ylabel 'speedup over 1 thread'\n"
+      "set title 'speedup at {} threads over 1 (filled: samples/s; open: time to target)'\n",
+      Num(titles.size() - 0.4), tics, std::min<std::size_t>(25, 3 + longest / 3), ideal, ideal);
+  std::string plot = fmt::format(
+      "plot {} with lines dashtype 2 lw 2 lc 'dark-green' title 'ideal ({}x)', \\\n"
+      "  1 with lines lc 'black' title 'no gain'",
+      ideal, ideal);
+  bool time_titled = false;
+  for (std::size_t k = 0; k < titles.size(); ++k) {
+    plot += fmt::format(
+        ", \\\n  'speedup.dat' index {} every ::1::1 using ({} - 0.18):2 with boxes lt 1 {}", k, k,
+        k == 0 ? "title 'samples/s'" : "notitle");
+    if (has_time[k]) {
+      plot += fmt::format(
+          ", \\\n  'speedup.dat' index {} every ::1::1 using ({} + 0.18):3 with boxes lt 2 "
+          "fill empty {}",
+          k, k, time_titled ? "notitle" : "title 'time to target'");
+      time_titled = true;
+    }
+  }
+  return Script("speedup",
+                "# Speedup at " + ideal +
+                    " threads over the 1-thread run of the same configuration, one pair of bars\n"
+                    "# per configuration. Data: speedup.dat (columns: 1 threads, 2 samples/s "
+                    "speedup, 3\n# time-to-target speedup; the second row of each block).\n",
+                settings, plot + "\n");
 }
 
 std::string SpeedupPlot(const std::vector<std::string>& titles, const std::vector<bool>& has_time) {
@@ -277,10 +332,13 @@ Plots MakePlots(const std::vector<Configuration>& configs, const Analysis& analy
   }
   std::vector<std::string> titles;
   std::vector<bool> has_time;
-  const std::string speedup = SpeedupData(configs, analysis, varying, titles, has_time);
+  std::set<double> threads;
+  const std::string speedup = SpeedupData(configs, analysis, varying, titles, has_time, threads);
   if (!titles.empty()) {
     plots.files.push_back({"speedup.dat", speedup});
-    plots.files.push_back({"speedup.gp", SpeedupPlot(titles, has_time)});
+    plots.files.push_back({"speedup.gp", threads.size() == 1
+                                             ? SpeedupBars(titles, has_time, *threads.begin())
+                                             : SpeedupPlot(titles, has_time)});
     plots.scripts.push_back("speedup.gp");
   } else {
     plots.notes.push_back(
