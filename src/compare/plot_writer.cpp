@@ -189,10 +189,10 @@ std::string SpeedupData(const std::vector<Configuration>& configs, const Analysi
         fmt::format("# {}\n# threads speedup_samples_per_second speedup_time_to_target\n", title);
     for (std::size_t i : members) {
       const ConfigResult& r = analysis.configs[i];
-      if (Threads(configs[i]) > 1) threads.insert(Threads(configs[i]));
-      out +=
-          fmt::format("{} {} {}\n", Num(Threads(configs[i])),
-                      Num(r.throughput_speedup.value_or(NAN)), Num(r.time_speedup.value_or(NAN)));
+      const double t = Threads(configs[i]);
+      if (t > 1) threads.insert(t);
+      out += fmt::format("{} {} {}\n", Num(t), Num(r.throughput_speedup.value_or(NAN)),
+                         Num(r.time_speedup.value_or(NAN)));
     }
   }
   return out;

@@ -104,9 +104,10 @@ template <int kOutputs, class Rule, class Write, class BiasWrite>
 inline void LinearUpdate(const LinearParams& p, const SparseRow& x, const float* d_in,
                          const RuleContext& c_in) {
   const int k_out = kOutputs > 0 ? kOutputs : p.outputs;
-  // Local copies of everything the writes loop over: the compiler treats an atomic store as
-  // writing any memory whose address escaped, and reloaded the weights pointer, the step size and
-  // d from memory after every coordinate (a third of the loop's loads).
+  // Local copies of what the writes loop reads: the compiler treats an atomic store as writing
+  // any memory whose address escaped, and reloaded the weights pointer, the step size and d from
+  // memory after every coordinate (a third of the loop's loads). d is copied when K is known at
+  // compile time (the binary heads); the softmax head reads it from `d_in`.
   const ParamArrays arrays = p.arrays;
   const RuleContext c = c_in;
   float d_local[kOutputs > 0 ? kOutputs : 1];
