@@ -203,7 +203,7 @@ void RunSyncStep(const Rows& d, const Params& p, const SyncBuffers& b, uint64_t 
     const ParamArrays arrays{w, s0, s1};
     if (t == 0) tc[1 - parity] = 0;
     if (t == bound) {
-      const float none = Rule::Prepare(rc.eta, 0.f);
+      const float none = Rule::Prepare(rc, 0.f);
       for (int k = 0; k < outputs; ++k) {
         Rule::template Apply<StoreWrite>(arrays, bias + k, sum[bias + k] * inv, none, rc);
         sum[bias + k] = 0.f;
@@ -211,7 +211,7 @@ void RunSyncStep(const Rows& d, const Params& p, const SyncBuffers& b, uint64_t 
     } else if (t < tc[parity]) {
       const uint32_t j = touched[t];
       const float q = rates ? rates[j].shrink_rate * (static_cast<float>(count[j]) * inv) : 0.f;
-      const float reg = Rule::Prepare(rc.eta, q);
+      const float reg = Rule::Prepare(rc, q);
       const uint64_t at = static_cast<uint64_t>(j) * outputs;
       for (int k = 0; k < outputs; ++k) {
         Rule::template Apply<StoreWrite>(arrays, at + k, sum[at + k] * inv, reg, rc);

@@ -13,6 +13,7 @@ RuleContext MakeRuleContext(const OptimizerConfig& config, float eta, double t) 
   const double steps = t < 1 ? 1 : t;
   c.correction1 = static_cast<float>(1.0 / (1.0 - std::pow(config.beta1, steps)));
   c.correction2 = static_cast<float>(1.0 / (1.0 - std::pow(config.beta2, steps)));
+  c.momentum_eta = static_cast<float>(eta / (1.0 - config.momentum));
   return c;
 }
 

@@ -81,7 +81,7 @@ void ApplyRange(const ParamArrays& p, const float* g, uint64_t begin, uint64_t e
 template <class Rule, class Write>
 void ApplyGradient(const DenseContext& c, const ParamArrays& p, const float* g, uint64_t begin,
                    uint64_t end, const RuleContext& rc) {
-  const float weight_reg = Rule::Prepare(rc.eta, c.l2), bias_reg = Rule::Prepare(rc.eta, 0.f);
+  const float weight_reg = Rule::Prepare(rc, c.l2), bias_reg = Rule::Prepare(rc, 0.f);
   ForEachSegment(*c.layers, begin, end, [&](uint64_t b, uint64_t e, bool bias) {
     ApplyRange<Rule, Write>(p, g, b, e, bias ? bias_reg : weight_reg, rc);
   });

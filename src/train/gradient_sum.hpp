@@ -52,7 +52,7 @@ class GradientSum {
     const int k_out = kOutputs > 0 ? kOutputs : outputs_;
     for (uint32_t j : touched_) {
       const float q = p.rates ? p.rates[j].shrink_rate * (static_cast<float>(count[j]) * inv) : 0.f;
-      const float reg = Rule::Prepare(c.eta, q);
+      const float reg = Rule::Prepare(c, q);
       const uint64_t at = static_cast<uint64_t>(j) * k_out;
       for (int k = 0; k < k_out; ++k) {
         Rule::template Apply<Write>(p.arrays, at + k, sum[at + k] * inv, reg, c);
@@ -63,7 +63,7 @@ class GradientSum {
     touched_.clear();
     if (has_bias_) {
       const uint64_t at = features_ * outputs_;
-      const float none = Rule::Prepare(c.eta, 0.f);
+      const float none = Rule::Prepare(c, 0.f);
       for (int k = 0; k < outputs_; ++k) {
         Rule::template Apply<Write>(p.arrays, at + k, sum_[at + k] * inv, none, c);
         sum_[at + k] = 0.f;

@@ -2,15 +2,21 @@
 //
 // A rule sees one parameter at a time: its weight w, its state (0 to 2 floats, in arrays parallel
 // to the weights), the loss gradient l of that coordinate (for a sample, dloss/dz_k * x_j * m_j; for a
-// minibatch, the mean of those), and the coordinate's L2 term. Every rule reads and writes each of
+// minibatch, the mean of those), and the coordinate's L2 term q. Every rule reads and writes each of
 // its variables through the scheme's write policy, so under Hogwild! the state is shared with the
 // same relaxed-atomic discipline as the weights.
 //
-// L2 enters differently by rule, so that every optimiser minimises the same objective:
-//  - sgd takes it implicitly, w <- (w - eta l) / (1 + eta q), q = m_j r_j times the fraction of the
-//    minibatch that touched the feature: stable for any step size (see linear_step.hpp);
-//  - the others add it to the gradient, g = l + q w (torch.optim's weight_decay convention), and
-//    apply their rule to g: their fixed point is the objective's optimum.
+// Every rule takes its L2 term implicitly, at the rule's own step on that coordinate:
+//     w <- (w - step(l)) / (1 + e q),
+// where step(l) is the rule's move for the loss gradient alone and e its effective step size:
+// eta for sgd, eta / (1 - mu) for momentum and Nesterov (their steps add up to 1/(1 - mu) of a
+// gradient step), eta / (sqrt(s) + eps) for AdaGrad and RMSProp, the same with Adam's corrected
+// second moment. The fixed point is the objective's optimum (l + q w = 0 in expectation), and the
+// L2 part is stable for any eta q: on rare features with small values q = m_j l2 n / d_j reaches
+// 10^3-10^5, and the explicit form g = l + q w (torch.optim's weight_decay) made momentum diverge
+// as soon as eta q > 2 (1 + mu) (tests/optimizer_stability_test.cpp). The velocity and Adam's first
+// moment follow l alone; the adaptive rules' squared-gradient statistics follow the whole gradient
+// l + q w, so that their scale is the coordinate's.
 // Sparse data: only the coordinates a sample (or minibatch) touches are updated, state included.
 // This is the "lazy" variant (as TensorFlow's LazyAdam and PyTorch's SparseAdam): the decay of the
 // momentum or moment estimates of untouched coordinates is skipped, not applied later. On data where
@@ -30,7 +36,7 @@ enum class OptimizerKind { kAuto, kSgd, kMomentum, kNesterov, kAdaGrad, kRmsProp
 
 inline constexpr Named<OptimizerKind> kOptimizerKinds[] = {
     {OptimizerKind::kAuto, "auto", "sgd for the linear models, momentum for mlp"},
-    {OptimizerKind::kSgd, "sgd", "w -= eta g (L2 taken implicitly)"},
+    {OptimizerKind::kSgd, "sgd", "w -= eta g"},
     {OptimizerKind::kMomentum, "momentum", "v = mu v + g; w -= eta v (heavy ball, Polyak 1964)"},
     {OptimizerKind::kNesterov, "nesterov", "v = mu v + g; w -= eta (g + mu v) (Sutskever et al. 2013)"},
     {OptimizerKind::kAdaGrad, "adagrad", "s += g^2; w -= eta g / (sqrt(s) + eps) (Duchi et al. 2011)"},
@@ -68,6 +74,7 @@ struct RuleContext {
   float eta;
   float momentum, rho, beta1, beta2, epsilon;
   float correction1, correction2;  // adam: 1 / (1 - beta^t) at the current step t
+  float momentum_eta;              // momentum, nesterov: eta / (1 - mu), their effective step
 };
 
 // The relaxed (or compare-and-swap) update of one variable: x <- f(x); returns the value written.
@@ -76,10 +83,12 @@ inline float Update(float& x, F f) {
   return Write::Modify(x, f);
 }
 
+// Each rule: Prepare(c, q) turns a coordinate's L2 term into what Apply takes as `reg` (computed
+// for a chunk of coordinates at once, in a loop the compiler vectorises); Apply updates one
+// coordinate given its loss gradient l.
 struct SgdRule {
   static constexpr OptimizerKind kKind = OptimizerKind::kSgd;
-  // The per-entry L2 factor given q (vectorisable: the loop over a chunk's entries divides at once).
-  static float Prepare(float eta, float q) { return 1.f / (1.f + eta * q); }
+  static float Prepare(const RuleContext& c, float q) { return 1.f / (1.f + c.eta * q); }
   template <class Write>
   static void Apply(const ParamArrays& p, uint64_t i, float l, float shrink, const RuleContext& c) {
     const float step = c.eta * l;
@@ -89,64 +98,69 @@ struct SgdRule {
 
 struct MomentumRule {
   static constexpr OptimizerKind kKind = OptimizerKind::kMomentum;
-  static float Prepare(float, float q) { return q; }
+  static float Prepare(const RuleContext& c, float q) { return 1.f / (1.f + c.momentum_eta * q); }
   template <class Write>
-  static void Apply(const ParamArrays& p, uint64_t i, float l, float q, const RuleContext& c) {
-    const float g = l + q * Write::Load(p.weights[i]);
-    const float v = Update<Write>(p.state0[i], [&](float old) { return c.momentum * old + g; });
-    Update<Write>(p.weights[i], [&](float w) { return w - c.eta * v; });
+  static void Apply(const ParamArrays& p, uint64_t i, float l, float shrink, const RuleContext& c) {
+    const float v = Update<Write>(p.state0[i], [&](float old) { return c.momentum * old + l; });
+    const float step = c.eta * v;
+    Update<Write>(p.weights[i], [&](float w) { return (w - step) * shrink; });
   }
 };
 
 struct NesterovRule {
   static constexpr OptimizerKind kKind = OptimizerKind::kNesterov;
-  static float Prepare(float, float q) { return q; }
+  static float Prepare(const RuleContext& c, float q) { return 1.f / (1.f + c.momentum_eta * q); }
   template <class Write>
-  static void Apply(const ParamArrays& p, uint64_t i, float l, float q, const RuleContext& c) {
-    const float g = l + q * Write::Load(p.weights[i]);
-    const float v = Update<Write>(p.state0[i], [&](float old) { return c.momentum * old + g; });
-    const float step = c.eta * (g + c.momentum * v);
-    Update<Write>(p.weights[i], [&](float w) { return w - step; });
+  static void Apply(const ParamArrays& p, uint64_t i, float l, float shrink, const RuleContext& c) {
+    const float v = Update<Write>(p.state0[i], [&](float old) { return c.momentum * old + l; });
+    const float step = c.eta * (l + c.momentum * v);
+    Update<Write>(p.weights[i], [&](float w) { return (w - step) * shrink; });
   }
 };
 
+// The adaptive rules' implicit step with denominator D = sqrt(s) + eps and numerator n (eta times
+// the loss part of the move): (w - n / D) / (1 + eta q / D), one division.
+inline float AdaptiveStep(float w, float n, float q, float d, const RuleContext& c) {
+  return (w * d - n) / (d + c.eta * q);
+}
+
 struct AdaGradRule {
   static constexpr OptimizerKind kKind = OptimizerKind::kAdaGrad;
-  static float Prepare(float, float q) { return q; }
+  static float Prepare(const RuleContext&, float q) { return q; }
   template <class Write>
   static void Apply(const ParamArrays& p, uint64_t i, float l, float q, const RuleContext& c) {
     const float g = l + q * Write::Load(p.weights[i]);
     const float s = Update<Write>(p.state0[i], [&](float old) { return old + g * g; });
-    const float step = c.eta * g / (std::sqrt(s) + c.epsilon);
-    Update<Write>(p.weights[i], [&](float w) { return w - step; });
+    const float d = std::sqrt(s) + c.epsilon, n = c.eta * l;
+    Update<Write>(p.weights[i], [&](float w) { return AdaptiveStep(w, n, q, d, c); });
   }
 };
 
 struct RmsPropRule {
   static constexpr OptimizerKind kKind = OptimizerKind::kRmsProp;
-  static float Prepare(float, float q) { return q; }
+  static float Prepare(const RuleContext&, float q) { return q; }
   template <class Write>
   static void Apply(const ParamArrays& p, uint64_t i, float l, float q, const RuleContext& c) {
     const float g = l + q * Write::Load(p.weights[i]);
     const float s =
         Update<Write>(p.state0[i], [&](float old) { return c.rho * old + (1.f - c.rho) * (g * g); });
-    const float step = c.eta * g / (std::sqrt(s) + c.epsilon);
-    Update<Write>(p.weights[i], [&](float w) { return w - step; });
+    const float d = std::sqrt(s) + c.epsilon, n = c.eta * l;
+    Update<Write>(p.weights[i], [&](float w) { return AdaptiveStep(w, n, q, d, c); });
   }
 };
 
 struct AdamRule {
   static constexpr OptimizerKind kKind = OptimizerKind::kAdam;
-  static float Prepare(float, float q) { return q; }
+  static float Prepare(const RuleContext&, float q) { return q; }
   template <class Write>
   static void Apply(const ParamArrays& p, uint64_t i, float l, float q, const RuleContext& c) {
     const float g = l + q * Write::Load(p.weights[i]);
     const float m =
-        Update<Write>(p.state0[i], [&](float old) { return c.beta1 * old + (1.f - c.beta1) * g; });
+        Update<Write>(p.state0[i], [&](float old) { return c.beta1 * old + (1.f - c.beta1) * l; });
     const float v = Update<Write>(
         p.state1[i], [&](float old) { return c.beta2 * old + (1.f - c.beta2) * (g * g); });
-    const float step = c.eta * (m * c.correction1) / (std::sqrt(v * c.correction2) + c.epsilon);
-    Update<Write>(p.weights[i], [&](float w) { return w - step; });
+    const float d = std::sqrt(v * c.correction2) + c.epsilon, n = c.eta * (m * c.correction1);
+    Update<Write>(p.weights[i], [&](float w) { return AdaptiveStep(w, n, q, d, c); });
   }
 };
 

@@ -8,10 +8,10 @@
 //
 // Each feature may also carry a step multiplier m_j (a diagonal preconditioner: with --normalize
 // maxabs, m_j = 1 / max_i |x_ij|^2, which is plain SGD on features scaled to [-1, 1], expressed on
-// the unscaled weights). The update of a touched coordinate is
+// the unscaled weights). With plain SGD the update of a touched coordinate is
 //     w_j <- (w_j - eta m_j g x_j) / (1 + eta m_j r_j),
-// the regulariser taken implicitly: stable for any step size, even on rare features where r_j is
-// large.
+// the regulariser taken implicitly: stable for any step size, even on rare features where m_j r_j
+// is large. Every other rule takes it implicitly too, at its own step (optimizer.hpp).
 #pragma once
 
 #include <algorithm>
@@ -116,7 +116,7 @@ inline void LinearUpdate(const LinearParams& p, const SparseRow& x, const float*
     std::copy(d_in, d_in + kOutputs, d_local);
     d = d_local;
   }
-  // The per-entry factors of a chunk are computed first (SGD's L2 shrinks in a loop of independent
+  // The per-entry factors of a chunk are computed first (the L2 shrinks in a loop of independent
   // divisions the compiler vectorises), then applied.
   constexpr uint32_t kChunk = 64;
   float input[kChunk], reg[kChunk];
@@ -135,7 +135,7 @@ inline void LinearUpdate(const LinearParams& p, const SparseRow& x, const float*
         reg[e] = 0.f;
       }
     }
-    for (uint32_t e = 0; e < n; ++e) reg[e] = Rule::Prepare(c.eta, reg[e]);
+    for (uint32_t e = 0; e < n; ++e) reg[e] = Rule::Prepare(c, reg[e]);
     for (uint32_t e = 0; e < n; ++e) {
       const uint64_t at = static_cast<uint64_t>(index[e]) * k_out;
       for (int k = 0; k < k_out; ++k) {
@@ -144,7 +144,7 @@ inline void LinearUpdate(const LinearParams& p, const SparseRow& x, const float*
     }
   }
   const uint64_t bias = p.features * k_out;
-  const float no_reg = Rule::Prepare(c.eta, 0.f);
+  const float no_reg = Rule::Prepare(c, 0.f);
   for (int k = 0; k < k_out; ++k)
     Rule::template Apply<BiasWrite>(arrays, bias + k, d[k], no_reg, c);
 }
