@@ -17,6 +17,7 @@
 #include "mlp_engines.hpp"
 #include "parsgd/model/mlp_model.hpp"
 #include "parsgd/util/array.hpp"
+#include "parsgd/util/float_env.hpp"
 
 namespace parsgd {
 namespace {
@@ -24,6 +25,16 @@ namespace {
 using dnnl::memory;
 using dt = memory::data_type;
 using tag = memory::format_tag;
+
+// oneDNN runs on the calling thread when given one thread; with more, its OpenMP team takes the
+// caller's subnormal mode (util/float_env.hpp) before each call: the team's threads belong to
+// libgomp and keep whatever mode they had.
+void ShareFloatMode(int threads) {
+  if (threads <= 1) return;
+  const bool flush = FlushesDenormals();
+#pragma omp parallel num_threads(threads)
+  SetFlushDenormals(flush);
+}
 
 memory::desc Matrix(int64_t rows, int64_t cols, tag layout = tag::ab) {
   return memory::desc({rows, cols}, dt::f32, layout);
@@ -57,6 +68,7 @@ class OneDnnEngine final : public MlpEngine {
   double LossAndGradient(const float* params, const float* x, const int* labels, int n,
                          float* grad) override {
     omp_set_num_threads(threads_);
+    ShareFloatMode(threads_);
     std::vector<LayerPlan>& plan = PlanFor(n);
     Forward(plan, params, x);
     const int classes = layers_.back().outputs;
@@ -99,6 +111,7 @@ class OneDnnEngine final : public MlpEngine {
 
   void Scores(const float* params, const float* x, int n, float* scores) override {
     omp_set_num_threads(threads_);
+    ShareFloatMode(threads_);
     Forward(PlanFor(n), params, x);
     const std::size_t count = static_cast<std::size_t>(n) * layers_.back().outputs;
     std::copy_n(activations_.back().data(), count, scores);

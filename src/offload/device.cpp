@@ -50,6 +50,20 @@ DeviceInfo ProbeDevice() {
   return info;
 }
 
+int TargetThreadsFlushingDenormals(int threads) {
+  volatile float subnormal = 1e-40f, smallest_normal = 1.17549435e-38f;
+  const float x = subnormal, y = smallest_normal;
+  int flushed = 0;
+#pragma omp target teams distribute parallel for num_teams(1) thread_limit(threads) \
+    schedule(static, 1) reduction(+ : flushed) map(tofrom : flushed)
+  for (int t = 0; t < threads; ++t) {
+    volatile float in = x, half = y;
+    const float read = in, produced = half * 0.5f;  // DAZ reads 0; FTZ writes 0
+    flushed += read == 0.f && produced == 0.f ? 1 : 0;
+  }
+  return flushed;
+}
+
 std::string DescribeDevice(const DeviceInfo& info) {
   if (!info.ran_on_host) return fmt::format("{} ({} device{})", info.name, info.devices,
                                             info.devices == 1 ? "" : "s");

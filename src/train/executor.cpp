@@ -12,11 +12,13 @@
 #include <vector>
 
 #include "parsgd/util/error.hpp"
+#include "parsgd/util/float_env.hpp"
 
 namespace parsgd {
 namespace {
 
-// Keeps the first exception thrown by any worker and raises the stop flag so the others end early.
+// Runs each piece of work with subnormals flushed (util/float_env.hpp), keeps the first exception
+// thrown by any worker and raises the stop flag so the others end early.
 class FirstError {
  public:
   explicit FirstError(std::atomic<bool>& stop) : stop_(stop) {}
@@ -24,6 +26,7 @@ class FirstError {
   template <class Fn>
   void Guard(Fn&& fn) {
     try {
+      FlushDenormalsScope flush;
       fn();
     } catch (...) {
       std::lock_guard lock(mutex_);

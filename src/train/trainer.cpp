@@ -11,6 +11,7 @@
 #include "family.hpp"
 #include "parsgd/model/targets.hpp"
 #include "parsgd/util/error.hpp"
+#include "parsgd/util/float_env.hpp"
 #include "parsgd/util/memory_limit.hpp"
 #include "parsgd/util/rng.hpp"
 #include "../util/xxhash64.hpp"
@@ -166,6 +167,9 @@ const MlpModel& Trainer::mlp_model() const {
 }
 
 EpochReport Trainer::RunEpoch() {
+  // The executor's workers flush subnormals themselves; this covers the calling thread's own work
+  // (the offload kernels it launches, whose host-fallback teams start from its mode).
+  FlushDenormalsScope flush;
   State& s = *state_;
   const uint64_t epoch = static_cast<uint64_t>(s.epochs_done);
   const auto start = std::chrono::steady_clock::now();

@@ -19,6 +19,13 @@ struct DeviceInfo {
 // first call (which starts the device runtime, and on a GPU JIT-compiles the device code).
 DeviceInfo ProbeDevice();
 
+// Runs a target region of one team of `threads` threads (as the offload kernels run on the host
+// fallback) and returns how many of them read a subnormal float as zero and flush a subnormal
+// result to zero. On the host fallback that is all of them when the caller flushes subnormals
+// (util/float_env.hpp: the team starts from the calling thread's mode) and none otherwise; on a
+// GPU, the device's own rule.
+int TargetThreadsFlushingDenormals(int threads);
+
 // One line for people: "NVIDIA H200 (1 device)" or "host-fallback (0 devices, ...)".
 std::string DescribeDevice(const DeviceInfo& info);
 

@@ -4,6 +4,10 @@
 // executor (never a process-wide setting). ThreadExecutor starts plain std::threads; it exists for
 // the ThreadSanitizer tests, since TSan cannot see inside the uninstrumented TBB library.
 //
+// RunWorkers and ParallelFor run every body with subnormal floats flushed to zero
+// (util/float_env.hpp), restored after; Execute leaves the mode alone (it runs the data readers,
+// which must read a subnormal value as written).
+//
 // Both carry worker exceptions back to the caller: a worker that throws sets the shared stop flag
 // (the others poll it and return early), the first exception is kept and rethrown by Run*.
 #pragma once
