@@ -48,7 +48,8 @@ class Cli : public ::testing::Test {
 };
 
 TEST_F(Cli, TrainPrintsOneAlignedLinePerEpochAndTheTestAccuracy) {
-  const auto r = RunCli("train --train " + train_ + " --test " + test_ + " --epochs 4 --threads 2");
+  const auto r = RunCli("train --train " + train_ + " --test " + test_ +
+                        " --epochs 4 --threads 2 --scheme hogwild");
   ASSERT_EQ(r.status, 0) << r.output;
   int epoch_lines = 0;
   std::size_t width = 0;
@@ -61,6 +62,25 @@ TEST_F(Cli, TrainPrintsOneAlignedLinePerEpochAndTheTestAccuracy) {
   EXPECT_EQ(epoch_lines, 4) << r.output;
   EXPECT_TRUE(Contains(r.output, "test accuracy")) << r.output;
   EXPECT_TRUE(Contains(r.output, "scheme hogwild")) << r.output;
+}
+
+// --scheme auto, the default: the setup line says what it chose and why, the metrics record the
+// scheme that ran and that it was chosen, the model file the scheme that ran.
+TEST_F(Cli, DefaultSchemeIsChosenPrintedAndRecorded) {
+  const std::string metrics = dir_.File("m.jsonl"), model = dir_.File("model.bin");
+  const auto r = RunCli("train --train " + train_ + " --epochs 2 --threads 1 --metrics " + metrics +
+                        " --save " + model);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "scheme sequential (auto: one thread)")) << r.output;
+  for (const std::string& line : Lines(testing::ReadFile(metrics))) {
+    EXPECT_TRUE(Contains(line, R"("scheme":"sequential","scheme_auto":true)")) << line;
+  }
+  EXPECT_TRUE(Contains(LoadModel(model).settings, "scheme=sequential"));
+  const auto given = RunCli("train --train " + train_ + " --epochs 1 --scheme hogwild --metrics " +
+                            metrics);
+  ASSERT_EQ(given.status, 0) << given.output;
+  EXPECT_TRUE(Contains(given.output, "scheme hogwild, order")) << given.output;
+  EXPECT_TRUE(Contains(testing::ReadFile(metrics), R"("scheme":"hogwild","scheme_auto":false)"));
 }
 
 TEST_F(Cli, MetricsHaveOneJsonObjectPerEpochWithEveryField) {
@@ -144,7 +164,7 @@ TEST_F(Cli, BadCommandLinesExitWithStatus2AndSayWhatIsWrong) {
       {"train --train " + train_ + " --learning-rate 0", "--learning-rate: must be a number in (0"},
       {"train --train " + train_ + " --l2 -1", "--l2: must be a number in [0"},
       {"train --train " + train_ + " --schem hogwild", "unknown option --schem (did you mean --scheme?)"},
-      {"train --train " + train_ + " --scheme fast", "--scheme: expected one of sequential, hogwild"},
+      {"train --train " + train_ + " --scheme fast", "--scheme: expected one of auto, sequential, hogwild"},
       {"train --train " + train_ + " --threads two", "--threads: expected an integer or 'auto'"},
       {"train --test " + test_, "--train is required"},
       {"train --train", "--train: missing value"},

@@ -196,10 +196,13 @@ TEST(Trainer, ReportsProgressAndDerivedSettings) {
   const Dataset data = testing::MakeProblem(1000, 30, 5, 2, 0.0, 2);
   TrainConfig config;
   config.threads = 2;
+  config.scheme = SchemeKind::kHogwild;
   config.schedule = ScheduleKind::kGeometric;
   auto executor = MakeTbbExecutor(2);
   Trainer trainer(config, data, &data, *executor);
   EXPECT_EQ(trainer.settings().workers, 2);
+  EXPECT_EQ(trainer.settings().scheme, SchemeKind::kHogwild);
+  EXPECT_TRUE(trainer.settings().scheme_reason.empty()) << "a given scheme is not chosen";
   EXPECT_DOUBLE_EQ(trainer.settings().l2, 1.0 / 1000);  // the 1/n default
   EXPECT_DOUBLE_EQ(trainer.settings().decay, 0.9);
   EXPECT_TRUE(trainer.settings().eta0_auto);

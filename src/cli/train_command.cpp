@@ -47,7 +47,7 @@ std::string SettingsText(const TrainConfig& c, const ResolvedSettings& s, const 
       "train={}\nmodel={}\nscheme={}\norder={}\nworkers={}\nepochs={}\nlearning_rate={}\n"
       "schedule={}\ndecay={}\nl2={}\nnormalize={}\noptimizer={}\nbatch={}\nperiod={}\n"
       "average_state={}\nhidden={}\nbackend={}\ndevice={}\nseed={}\n",
-      train, NameOf<ModelKind>(kModelKinds, c.model), NameOf<SchemeKind>(kSchemeKinds, c.scheme),
+      train, NameOf<ModelKind>(kModelKinds, c.model), NameOf<SchemeKind>(kSchemeKinds, s.scheme),
       NameOf<OrderKind>(kOrderKinds, c.order), s.workers, s.epochs, s.eta0,
       NameOf<ScheduleKind>(kScheduleKinds, c.schedule), s.decay, s.l2,
       NameOf<Normalization>(kNormalizations, c.normalize),
@@ -59,9 +59,10 @@ std::string SettingsText(const TrainConfig& c, const ResolvedSettings& s, const 
 void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& train) {
   std::string out = fmt::format("parsgd train: {} rows x {} features ({} nonzeros) from {}\n",
                                 train.rows(), train.features(), train.nnz(), train.source());
-  std::string scheme = NameOf<SchemeKind>(kSchemeKinds, c.scheme);
+  std::string scheme = NameOf<SchemeKind>(kSchemeKinds, s.scheme);
+  if (!s.scheme_reason.empty()) scheme += fmt::format(" (auto: {})", s.scheme_reason);
   if (s.batch > 1) scheme += fmt::format(" (batch {})", s.batch);
-  if (c.scheme == SchemeKind::kAverage) {
+  if (s.scheme == SchemeKind::kAverage) {
     scheme += c.period > 0 ? fmt::format(" (period {})", c.period) : " (period epoch)";
     if (c.average_state) scheme += " (state averaged)";
   }

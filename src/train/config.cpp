@@ -21,7 +21,7 @@ void ValidateConfig(const TrainConfig& c) {
   if (c.batch < 0) fail(fmt::format("--batch must be at least 1, got {}", c.batch));
   if (c.period < 0) fail(fmt::format("--period must be at least 1 (or 'epoch'), got {}", c.period));
   const bool minibatch_scheme = c.scheme == SchemeKind::kSequential || c.scheme == SchemeKind::kSync ||
-                                c.scheme == SchemeKind::kAverage;
+                                c.scheme == SchemeKind::kAverage || c.scheme == SchemeKind::kAuto;
   if (c.batch > 1 && !minibatch_scheme && IsLinear(c.model)) {
     fail(fmt::format("--batch {} with --scheme {}: for linear models minibatches apply to the "
                      "sequential, sync and average schemes; the asynchronous schemes update per "
@@ -42,8 +42,9 @@ void ValidateConfig(const TrainConfig& c) {
       fail("--backend offload trains the linear models (logistic, hinge, squared, softmax); the "
            "mlp runs on the cpu backend");
     }
-    if (c.scheme != SchemeKind::kSequential && c.scheme != SchemeKind::kHogwild &&
-        c.scheme != SchemeKind::kAtomic && c.scheme != SchemeKind::kSync) {
+    if (c.scheme != SchemeKind::kAuto && c.scheme != SchemeKind::kSequential &&
+        c.scheme != SchemeKind::kHogwild && c.scheme != SchemeKind::kAtomic &&
+        c.scheme != SchemeKind::kSync) {
       fail(fmt::format("--backend offload runs the schemes sequential, hogwild, atomic and sync; "
                        "not {}",
                        NameOf<SchemeKind>(kSchemeKinds, c.scheme)));

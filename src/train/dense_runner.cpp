@@ -397,6 +397,7 @@ std::unique_ptr<DenseRunner> ForScheme(const TrainConfig& config, const std::vec
       return std::make_unique<AverageDense<Rule>>(config, sizes, workers, batch);
     case SchemeKind::kStriped:
       throw Error("striped MLP training (ValidateConfig refuses it)");
+    case SchemeKind::kAuto:  // the trainer resolves it first
     case SchemeKind::kSequential:
       break;
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "family.hpp"
+#include "scheme_choice.hpp"
 #include "parsgd/model/targets.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/float_env.hpp"
@@ -123,6 +124,13 @@ Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* 
   ResolvedSettings& r = s.settings;
   r.optimizer = config.optimizer.kind;
   r.threads = executor.threads();
+  if (config.scheme == SchemeKind::kAuto) {
+    const double trip = NeedsRoundTrip(config, r.threads) ? MeasureRoundTripNs(executor) : -1;
+    SchemeChoice choice = ChooseScheme(config, r.threads, trip);
+    config.scheme = choice.scheme;
+    r.scheme_reason = std::move(choice.reason);
+  }
+  r.scheme = config.scheme;
   r.workers = config.scheme == SchemeKind::kSequential ? 1 : r.threads;
   r.outputs = IsBinary(config.model) ? 1 : s.train_targets.classes;
   r.features = train.features();

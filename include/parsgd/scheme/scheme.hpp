@@ -19,9 +19,13 @@
 
 namespace parsgd {
 
-enum class SchemeKind { kSequential, kHogwild, kLocked, kStriped, kAtomic, kSync, kAverage };
+enum class SchemeKind { kAuto, kSequential, kHogwild, kLocked, kStriped, kAtomic, kSync, kAverage };
 
 inline constexpr Named<SchemeKind> kSchemeKinds[] = {
+    {SchemeKind::kAuto, "auto",
+     "chosen once per run from the model and the machine (docs/schemes.md): sequential on one "
+     "thread, average for mlp, hogwild or sequential for linear models by the threads' cache "
+     "distance"},
     {SchemeKind::kSequential, "sequential", "one worker, the reference"},
     {SchemeKind::kHogwild, "hogwild", "lock-free, racy relaxed reads and writes (Niu et al. 2011)"},
     {SchemeKind::kLocked, "locked", "one mutex held for each whole sample update"},
@@ -33,10 +37,11 @@ inline constexpr Named<SchemeKind> kSchemeKinds[] = {
      "model averaging: per-worker replicas, averaged every --period minibatches"},
 };
 
-// Schemes whose result does not depend on timing (--deterministic accepts only these).
+// Schemes whose result does not depend on timing (--deterministic accepts only these; auto then
+// chooses among them).
 inline bool IsDeterministic(SchemeKind kind) {
   return kind == SchemeKind::kSequential || kind == SchemeKind::kSync ||
-         kind == SchemeKind::kAverage;
+         kind == SchemeKind::kAverage || kind == SchemeKind::kAuto;
 }
 
 inline float LoadRelaxed(const float& w) {

@@ -38,7 +38,7 @@ inline constexpr Named<Backend> kBackends[] = {
 
 struct TrainConfig {
   ModelKind model = ModelKind::kLogistic;
-  SchemeKind scheme = SchemeKind::kHogwild;
+  SchemeKind scheme = SchemeKind::kAuto;  // resolved by the trainer (train/scheme_choice.hpp)
   OrderKind order = OrderKind::kGlobal;
   int threads = 0;            // 0: every core this process may use
   int epochs = 0;             // 0: enough for about 10^6 updates, at least 10, at most 1000
@@ -65,6 +65,8 @@ void ValidateConfig(const TrainConfig& config);
 // The settings a run actually uses once the automatic ones are derived from the data.
 struct ResolvedSettings {
   std::string device = "cpu";  // where the workers ran: "cpu", "host-fallback" or the GPU's name
+  SchemeKind scheme = SchemeKind::kSequential;  // resolved: never kAuto
+  std::string scheme_reason;   // why auto chose it; empty when the scheme was given
   OptimizerKind optimizer = OptimizerKind::kSgd;  // resolved: never kAuto
   int threads = 1;       // threads of the executor
   int workers = 1;       // workers that update the model (1 for the sequential scheme)

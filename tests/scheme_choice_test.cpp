@@ -1,0 +1,100 @@
+// --scheme auto (src/train/scheme_choice.hpp): the rule, and the trainer applying it.
+#include "train/scheme_choice.hpp"
+
+#include <gtest/gtest.h>
+
+#include "parsgd/train/trainer.hpp"
+#include "test_support.hpp"
+
+namespace parsgd {
+namespace {
+
+TrainConfig Auto(ModelKind model) {
+  TrainConfig c;
+  c.model = model;
+  EXPECT_EQ(c.scheme, SchemeKind::kAuto) << "auto is the default";
+  return c;
+}
+
+TEST(SchemeChoice, OneThreadIsSequentialForEveryModel) {
+  for (ModelKind m : {ModelKind::kLogistic, ModelKind::kSoftmax, ModelKind::kMlp}) {
+    EXPECT_EQ(ChooseScheme(Auto(m), 1, 100).scheme, SchemeKind::kSequential);
+    EXPECT_FALSE(NeedsRoundTrip(Auto(m), 1));
+  }
+}
+
+TEST(SchemeChoice, MlpAveragesReplicasWhateverTheMachine) {
+  for (double trip : {-1.0, 50.0, 1000.0}) {
+    EXPECT_EQ(ChooseScheme(Auto(ModelKind::kMlp), 2, trip).scheme, SchemeKind::kAverage);
+  }
+  EXPECT_FALSE(NeedsRoundTrip(Auto(ModelKind::kMlp), 16));
+}
+
+TEST(SchemeChoice, LinearSharesTheModelOnlyBetweenNearThreads) {
+  const TrainConfig c = Auto(ModelKind::kLogistic);
+  EXPECT_TRUE(NeedsRoundTrip(c, 2));
+  EXPECT_EQ(ChooseScheme(c, 2, 120).scheme, SchemeKind::kHogwild);
+  EXPECT_EQ(ChooseScheme(c, 8, kNearRoundTripNs).scheme, SchemeKind::kHogwild);
+  EXPECT_EQ(ChooseScheme(c, 2, kNearRoundTripNs + 1).scheme, SchemeKind::kSequential);
+  EXPECT_EQ(ChooseScheme(c, 2, 480).scheme, SchemeKind::kSequential);
+  EXPECT_EQ(ChooseScheme(c, 2, -1).scheme, SchemeKind::kSequential) << "not measured: far";
+  EXPECT_NE(ChooseScheme(c, 2, 480).reason.find("480 ns"), std::string::npos);
+}
+
+TEST(SchemeChoice, FixedRulesWhereTimingMustNotDecide) {
+  TrainConfig c = Auto(ModelKind::kLogistic);
+  c.deterministic = true;
+  EXPECT_FALSE(NeedsRoundTrip(c, 2));
+  EXPECT_EQ(ChooseScheme(c, 2, 100).scheme, SchemeKind::kSequential);
+  c.deterministic = false;
+  c.batch = 64;
+  EXPECT_FALSE(NeedsRoundTrip(c, 2));
+  EXPECT_EQ(ChooseScheme(c, 2, 100).scheme, SchemeKind::kSync);
+  c.batch = 0;
+  c.backend = Backend::kOffload;
+  EXPECT_FALSE(NeedsRoundTrip(c, 2));
+  EXPECT_EQ(ChooseScheme(c, 2, -1).scheme, SchemeKind::kHogwild);
+  c.deterministic = true;
+  EXPECT_EQ(ChooseScheme(c, 2, -1).scheme, SchemeKind::kSequential);
+  c.deterministic = false;
+  c.batch = 256;
+  EXPECT_EQ(ChooseScheme(c, 2, -1).scheme, SchemeKind::kSync);
+}
+
+TEST(SchemeChoice, EveryChoiceIsAcceptedByTheSettingsCheck) {
+  for (ModelKind m : {ModelKind::kLogistic, ModelKind::kMlp}) {
+    for (bool deterministic : {false, true}) {
+      for (int batch : {0, 32}) {
+        for (double trip : {-1.0, 100.0, 900.0}) {
+          TrainConfig c = Auto(m);
+          c.deterministic = deterministic;
+          c.batch = batch;
+          c.scheme = ChooseScheme(c, 2, trip).scheme;
+          EXPECT_NO_THROW(ValidateConfig(c)) << NameOf<SchemeKind>(kSchemeKinds, c.scheme);
+        }
+      }
+    }
+  }
+}
+
+TEST(SchemeChoice, RoundTripNeedsTwoThreads) {
+  EXPECT_LT(MeasureRoundTripNs(*MakeTbbExecutor(1)), 0);
+  EXPECT_LT(MeasureRoundTripNs(*MakeThreadExecutor(1)), 0);
+}
+
+TEST(SchemeChoice, TheTrainerResolvesAutoBeforeAllocating) {
+  const Dataset data = testing::MakeProblem(200, 20, 4, 2, 0.0, 3);
+  TrainConfig c = Auto(ModelKind::kLogistic);
+  c.threads = 2;
+  c.deterministic = true;
+  auto executor = MakeTbbExecutor(2);
+  Trainer trainer(c, data, nullptr, *executor);
+  EXPECT_EQ(trainer.settings().scheme, SchemeKind::kSequential);
+  EXPECT_EQ(trainer.settings().workers, 1);
+  EXPECT_FALSE(trainer.settings().scheme_reason.empty());
+  EXPECT_NE(trainer.RunIdentity().find("scheme=sequential"), std::string::npos)
+      << "a checkpoint records the scheme that ran";
+}
+
+}  // namespace
+}  // namespace parsgd
