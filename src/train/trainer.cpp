@@ -115,7 +115,7 @@ Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* 
   State& s = *state_;
   if (train.rows() == 0) throw Error(train.source() + ": no training rows");
   s.train_targets = MakeTargets(given.model, train);
-  if (test != nullptr) s.test_targets = MakeTargets(given.model, *test, s.train_targets.classes);
+  if (test != nullptr) s.test_targets = MakeTargets(given.model, *test, s.train_targets.labels);
 
   TrainConfig config = given;  // with the automatic choices made
   if (config.optimizer.kind == OptimizerKind::kAuto) config.optimizer.kind = AutoOptimizer(config.model);
