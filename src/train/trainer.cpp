@@ -81,8 +81,8 @@ void CheckModelFits(const TrainConfig& config, const Dataset& train, const Resol
   if (linear) detail += fmt::format("; per-feature statistics: {:.1f} GiB", stats_bytes / kGiB);
   throw Error(fmt::format(
       "{}: {} features and {} outputs: training needs at least {:.1f} GiB of memory ({}), more "
-      "than the {:.1f} GiB this process may use; is a feature index or class id in the data far "
-      "larger than intended?",
+      "than the {:.1f} GiB this process may use; is a feature index in the data far larger than "
+      "intended, or are there far more distinct labels (one class each) than classes?",
       train.source(), train.features(), r.outputs, bytes / kGiB, detail, usable / kGiB));
 }
 
