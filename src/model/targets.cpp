@@ -17,13 +17,15 @@ constexpr std::size_t kMaxClasses = std::size_t{1} << 16;
 // -0 and +0 are one label.
 float Canonical(float label) { return label == 0.f ? 0.f : label; }
 
-// The distinct labels of `data`, ascending; stops counting past kMaxClasses.
+// The distinct labels of `data`, ascending; stops counting past kMaxClasses. The two labels met
+// last are checked before the set: binary data rarely reaches it.
 std::vector<float> DistinctLabels(const Dataset& data) {
   std::unordered_set<float> seen;
-  float last = 0;
+  float last = 0, before = 0;
   for (uint64_t i = 0; i < data.rows(); ++i) {
     const float y = Canonical(data.label(i));
-    if (i > 0 && y == last) continue;
+    if (i > 0 && (y == last || y == before)) continue;
+    before = i > 0 ? last : y;
     last = y;
     seen.insert(y);
     if (seen.size() > kMaxClasses) break;
@@ -49,7 +51,10 @@ ClassLabels TwoLabels(ModelKind kind, const Dataset& data, std::vector<float> fo
     throw Error(fmt::format(
         "{}: model {} is binary and needs two label values, the data has {}: {} (for more classes "
         "use model softmax or mlp)",
-        data.source(), NameOf<ModelKind>(kModelKinds, kind), found.size(), List(found)));
+        data.source(), NameOf<ModelKind>(kModelKinds, kind),
+        found.size() > kMaxClasses ? fmt::format("more than {}", kMaxClasses)
+                                   : std::to_string(found.size()),
+        List(found)));
   }
   return ClassLabels{std::move(found)};
 }
