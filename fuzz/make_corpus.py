@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of the fuzz targets into fuzz/corpus/<target>/ (committed; rerun to
 regenerate). Binary caches and model files come from the release build's `parsgd` (build/parsgd),
-the rest is written here. Each target's input layout is described at the top of its .cpp file."""
+the rest is written here. Each target's input layout is described at the top of its .cpp file.
+The model_file/*_v1 seeds are format version 1 files from the release before class labels; this
+script does not write them (the build writes version 2), they are kept for the version 1 path."""
 import gzip
 import os
 import struct
@@ -29,6 +31,7 @@ def libsvm():
         "descending.svm": b"1 3:1 2:1\n",
         "repeated.svm": b"1 2:1 2:1\n",
         "zero_index.svm": b"1 0:1\n",
+        "zero_based.svm": b"1 0:0.5 3:1\n0 2:1\n1 4294967294:1\n",
         "huge_index.svm": b"1 4294967295:1\n-1 1:1\n",
         "over_index.svm": b"1 99999999999999999999:1\n",
         "nan.svm": b"1 1:nan\n",
@@ -41,6 +44,24 @@ def libsvm():
         seeds["mixed.svm"] = f.read()
     for name, data in seeds.items():
         write("libsvm", name, data)
+
+
+def csv():
+    seeds = {
+        "header.csv": b"label,x1,x2\n1,0.5,0\n-1,0,2.5e-1\n",
+        "plain.csv": b"1,0.5,0\r\n\n0,+3,1e-30\n",
+        "quoted.csv": b"\xef\xbb\xbf\"y\", \"a,b\",\"c\"\"\"\n2, 1 ,\t0\n",
+        "last.csv": b"a,b,y\n0.1,0.2,3\n0,0,4\n",
+        "empty_field.csv": b"y,a,b\n1,,2\n",
+        "bad_field.csv": b"y,a\n1,abc\n",
+        "nan.csv": b"y,a\n1,nan\n",
+        "too_many.csv": b"1,2\n1,2,3\n",
+        "too_few.csv": b"1,2,3\n1,2\n",
+        "header_only.csv": b"y,a\n",
+        "unterminated.csv": b"y,\"a\n1,2\n",
+    }
+    for name, data in seeds.items():
+        write("csv", name, data)
 
 
 def be32(*values):
@@ -102,8 +123,13 @@ def model_file(tmp):
     with open(binary, "wb") as f:
         for i in range(40):
             f.write(b"%d %d:1 %d:0.5\n" % (1 if i % 2 else -1, 1 + i % 5, 6 + i % 2))
+    labels12 = os.path.join(tmp, "labels12.svm")  # zero-based, labels 1/2
+    with open(labels12, "wb") as f:
+        for i in range(40):
+            f.write(b"%d %d:1 %d:0.5\n" % (2 if i % 2 else 1, i % 5, 6 + i % 2))
     for name, data, args in (("logistic", "binary.svm", ["--model", "logistic"]),
                              ("hinge", "binary.svm", ["--model", "hinge"]),
+                             ("squared_12", "labels12.svm", ["--model", "squared"]),
                              ("softmax", "train.svm", ["--model", "softmax"]),
                              ("mlp", "train.svm", ["--model", "mlp", "--hidden", "3"])):
         run(tmp, "train", "--train", data, "--epochs", "1", "--threads", "1", "--scheme",
@@ -131,6 +157,7 @@ def main():
     if not os.path.exists(PARSGD):
         sys.exit(f"make_corpus: {PARSGD} not found: build the release preset first")
     libsvm()
+    csv()
     idx()
     with tempfile.TemporaryDirectory() as tmp:
         binary_cache(tmp)

@@ -27,19 +27,29 @@ std::optional<T> At(const std::string& file, uint64_t at) {
 }
 
 // Where the parameters start (after the parameter count), if the header can be walked that far.
+// Version 1 has no index base field and two binary labels in every linear file.
 std::optional<uint64_t> ParamsAt(const std::string& file) {
+  const auto version = At<uint32_t>(file, 8);
   const auto kind = At<uint32_t>(file, 12);
-  if (!kind) return std::nullopt;
-  if (*kind != 4) {  // linear: fixed fields, settings, count
-    const auto settings = At<uint32_t>(file, 36);
-    return settings ? std::optional<uint64_t>(40 + uint64_t{*settings} + 8) : std::nullopt;
+  if (!version || !kind) return std::nullopt;
+  const uint64_t after_base = *version == 1 ? 16 : 20;
+  if (*kind != 4) {  // linear: features, outputs, class labels, settings, count
+    const auto outputs = At<uint32_t>(file, after_base + 8);
+    if (!outputs) return std::nullopt;
+    const uint64_t labels = *version == 1 || *kind < 3 ? 2 : *outputs;
+    const uint64_t settings_at = after_base + 12 + labels * 4;
+    const auto settings = At<uint32_t>(file, settings_at);
+    return settings ? std::optional<uint64_t>(settings_at + 4 + *settings + 8) : std::nullopt;
   }
-  const auto count = At<uint32_t>(file, 16);
-  if (!count || *count > 64) return std::nullopt;
-  const auto inputs = At<uint32_t>(file, 20);
-  const uint64_t settings_at = 20 + uint64_t{*count} * 4;
+  const auto count = At<uint32_t>(file, after_base);
+  if (!count || *count < 1 || *count > 64) return std::nullopt;
+  const auto inputs = At<uint32_t>(file, after_base + 4);
+  const auto classes = At<uint32_t>(file, after_base + uint64_t{*count} * 4);
+  if (!inputs || !classes) return std::nullopt;
+  const uint64_t settings_at =
+      after_base + 4 + uint64_t{*count} * 4 + (*version == 1 ? 0 : uint64_t{*classes} * 4);
   const auto settings = At<uint32_t>(file, settings_at);
-  if (!inputs || !settings) return std::nullopt;
+  if (!settings) return std::nullopt;
   return settings_at + 4 + *settings + uint64_t{*inputs} * 4 + 8;
 }
 
@@ -62,13 +72,16 @@ void CheckModel(const parsgd::LoadedModel& loaded) {
   if (const auto* linear = std::get_if<parsgd::LinearModel>(&loaded.model)) {
     if (linear->weights().size() != (linear->features() + 1) * linear->outputs()) std::abort();
     finite(linear->weights());
-    finite(std::span<const float>(&linear->binary_labels().negative, 1));
-    finite(std::span<const float>(&linear->binary_labels().positive, 1));
+    const int classes = parsgd::IsBinary(linear->kind()) ? 2 : linear->outputs();
+    if (linear->labels().classes() != classes || !linear->labels().Ascending()) std::abort();
+    finite(std::span<const float>(linear->labels().values));
   } else {
     const auto& mlp = std::get<parsgd::MlpModel>(loaded.model);
     if (mlp.params().size() != parsgd::ParamCount(mlp.layers())) std::abort();
     finite(mlp.params());
     finite(mlp.input_scale());
+    if (mlp.labels().classes() != mlp.classes() || !mlp.labels().Ascending()) std::abort();
+    finite(std::span<const float>(mlp.labels().values));
   }
 }
 

@@ -12,6 +12,7 @@
 #include "data/cache_format.hpp"  // internal: forges headers with valid checksums
 #include "data_test_util.hpp"
 #include "parsgd/data/generator.hpp"
+#include "parsgd/data/libsvm.hpp"
 #include "parsgd/util/rng.hpp"
 #include "test_support.hpp"
 
@@ -95,6 +96,22 @@ TEST(BinaryCache, SameDatasetGivesTheSameBytesAtAnyThreadCount) {
   tbb::task_arena(1).execute([&] { WriteBinaryCache(d, dir.File("1.bin")); });
   tbb::task_arena(2).execute([&] { WriteBinaryCache(d, dir.File("2.bin")); });
   EXPECT_EQ(testing::ReadFile(dir.File("1.bin")), testing::ReadFile(dir.File("2.bin")));
+}
+
+// A cache of LIBSVM text remembers how its indices were read, so that a model trained on it reads
+// later text the same way; the indices themselves are stored 0-based either way.
+TEST(BinaryCache, RecordsTheIndexBaseOfItsLibsvmSource) {
+  testing::TempDir dir;
+  const Dataset zero = ParseLibsvm("1 0:1 2:1\n", "z", {});
+  const Dataset one = ParseLibsvm("1 1:1 3:1\n", "o", {});
+  WriteBinaryCache(zero, dir.File("z.bin"));
+  WriteBinaryCache(one, dir.File("o.bin"));
+  WriteBinaryCache(Small(), dir.File("s.bin"));
+  const Dataset z = ReadBinaryCache(dir.File("z.bin"));
+  EXPECT_EQ(z.zero_based(), ZeroBased::kYes);
+  EXPECT_EQ(ReadBinaryCache(dir.File("o.bin")).zero_based(), ZeroBased::kNo);
+  EXPECT_EQ(ReadBinaryCache(dir.File("s.bin")).zero_based(), ZeroBased::kAuto);
+  ExpectSameData(z, ReadBinaryCache(dir.File("o.bin")));  // the same resolved feature ids
 }
 
 TEST(BinaryCache, RecognisesItsMagic) {
@@ -202,6 +219,16 @@ TEST_F(BinaryCacheDamage, AbsurdDeclaredSizesAreRefusedBeforeAllocating) {
                 "invalid: 1099511627776 features, more than 2^32");
   // Fewer rows than written: the layout is that of a smaller file.
   ExpectRefused(WithDeclaredShape(good_, 10, features, nnz), "corrupted: ");
+}
+
+TEST_F(BinaryCacheDamage, AnUnknownIndexBaseIsInvalid) {
+  cache_internal::Header h;
+  std::memcpy(&h, good_.data(), sizeof(h));
+  h.zero_based = 3;
+  h.header_checksum = cache_internal::HeaderChecksum(h);
+  std::string bad = good_;
+  std::memcpy(bad.data(), &h, sizeof(h));
+  ExpectRefused(bad, "invalid: index base 3, expected 0, 1 or 2");
 }
 
 // Files with valid checksums but content that must not reach training (written by

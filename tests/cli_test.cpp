@@ -179,11 +179,13 @@ TEST_F(Cli, BadCommandLinesExitWithStatus2AndSayWhatIsWrong) {
 }
 
 TEST_F(Cli, ImpossibleSettingsAreRefusedBeforeTraining) {
-  // Softmax on -1/+1 labels; geometric decay above 1; a file that is not there.
-  const auto softmax = RunCli("train --train " + train_ + " --model softmax");
-  EXPECT_EQ(softmax.status, 1);
-  EXPECT_TRUE(Contains(softmax.output, "softmax needs class ids")) << softmax.output;
-  EXPECT_FALSE(Contains(softmax.output, "objective")) << "training started: " << softmax.output;
+  // A binary model on three labels; geometric decay above 1; a file that is not there.
+  const std::string three = dir_.Write("three.svm", "1 1:1\n2 2:1\n3 1:1\n");
+  const auto binary = RunCli("train --train " + three + " --model hinge");
+  EXPECT_EQ(binary.status, 1);
+  EXPECT_TRUE(Contains(binary.output, "needs two label values, the data has 3: 1, 2, 3"))
+      << binary.output;
+  EXPECT_FALSE(Contains(binary.output, "objective")) << "training started: " << binary.output;
   const auto decay = RunCli("train --train " + train_ + " --schedule geometric --decay 1.5");
   EXPECT_EQ(decay.status, 1);
   EXPECT_TRUE(Contains(decay.output, "factor per epoch in (0, 1]")) << decay.output;
@@ -218,10 +220,12 @@ TEST_F(Cli, AFailedRunWritesNothingAndKeepsWhatWasThere) {
   EXPECT_EQ(testing::ReadFile(model), "the user's old model");
 }
 
-// One stray index near 2^32 and one class id of 65535 ask for a 1 PiB softmax model: refused with
+// One stray index near 2^32 and 65536 distinct labels ask for a 1 PiB softmax model: refused with
 // the file named, before training, and nothing is written.
 TEST_F(Cli, AModelTooLargeForMemoryIsRefusedBeforeTraining) {
-  const std::string wide = dir_.Write("wide.svm", "65535 4294967295:1\n0 1:1\n");
+  std::string text = "0 4294967295:1\n";
+  for (int label = 1; label < 65536; ++label) text += std::to_string(label) + " 1:1\n";
+  const std::string wide = dir_.Write("wide.svm", text);
   const std::string model = dir_.File("wide-model.bin");
   const auto r = RunCli("train --train " + wide + " --model softmax --save " + model);
   EXPECT_EQ(r.status, 1);

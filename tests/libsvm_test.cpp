@@ -100,8 +100,10 @@ TEST(Libsvm, EveryMalformedInputNamesLineColumnAndWhatWasExpected) {
       {"1 2:\n", 1, 5, "expected a numeric value after '2:', found nothing"},
       {"1 2:1.5x\n", 1, 5, "expected a numeric value after '2:', found '1.5x'"},
       {"1 2 3:1\n", 1, 3, "expected ':' after feature index '2'"},
-      {"1 0:1\n", 1, 3, "feature index 0: indices are 1-based"},
-      {"1 -3:1\n", 1, 3, "feature index '-3:1' is negative: indices are 1-based"},
+      {"1 0:1\n", 1, 3,
+       "feature index 0: indices are 1-based under zero-based no: read the file with zero-based "
+       "yes or auto if its indices start at 0"},
+      {"1 -3:1\n", 1, 3, "feature index '-3:1' is negative: expected an index >= 1"},
       {"1 3:1 2:1\n", 1, 7, "feature index 2 is not ascending: it follows 3"},
       {"1 3:1 3:2\n", 1, 7, "feature index 3 is repeated"},
       {"1 2:nan\n", 1, 5, "value 'nan' of feature 2 is not finite"},
@@ -116,11 +118,77 @@ TEST(Libsvm, EveryMalformedInputNamesLineColumnAndWhatWasExpected) {
       {"1\t\t0:1\n", 1, 4, "indices are 1-based"},
       {"1 1:1\n\n# c\n  -1 2:1 1:1\r\n", 4, 10, "is not ascending"},
   };
+  // One-based, as LIBSVM numbers features (the index 0 cases need it; the others fail either way).
   for (const BadCase& c : cases) {
     SCOPED_TRACE(c.text);
-    ExpectDataError([&] { ParseLibsvm(c.text, "bad.svm", {}); }, "bad.svm", c.line, c.column,
-                    c.fragment);
+    ExpectDataError([&] { ParseLibsvm(c.text, "bad.svm", {.zero_based = ZeroBased::kNo}); },
+                    "bad.svm", c.line, c.column, c.fragment);
   }
+}
+
+// scikit-learn's dump_svmlight_file writes zero-based indices by default.
+TEST(Libsvm, ZeroBasedTextIsReadAsWritten) {
+  const Dataset d = ParseLibsvm("1 0:0.5 2:1\n-1 1:2\n", "z", {.zero_based = ZeroBased::kYes});
+  EXPECT_EQ(d.features(), 3u);
+  EXPECT_EQ(d.zero_based(), ZeroBased::kYes);
+  ExpectSameData(d, testing::MakeDataset({{{0, 0.5f}, {2, 1.f}}, {{1, 2.f}}}, {1.f, -1.f}, 3));
+  // Without an index 0 the same setting still reads every index as written.
+  ExpectSameData(ParseLibsvm("1 1:1\n", "z", {.zero_based = ZeroBased::kYes}),
+                 testing::MakeDataset({{{1, 1.f}}}, {1.f}, 2));
+}
+
+TEST(Libsvm, AutoIsZeroBasedExactlyWhenAnIndex0Appears) {
+  std::string text = RandomText(3000, 5);
+  const Dataset one_based = ParseLibsvm(text, "t", {.zero_based = ZeroBased::kNo});
+  const Dataset automatic = ParseLibsvm(text, "t", {});
+  ExpectSameData(automatic, one_based);
+  EXPECT_EQ(automatic.zero_based(), ZeroBased::kNo);
+  // One index 0 near the end, far from the first chunk, makes the whole file zero-based.
+  text += "1 0:1 5:2\n";
+  for (int threads : {1, 2}) {
+    for (uint64_t chunk_bytes : {uint64_t{0}, uint64_t{64}, uint64_t{4096}}) {
+      SCOPED_TRACE(std::to_string(threads) + " threads, chunk " + std::to_string(chunk_bytes));
+      LibsvmOptions automatic_options, zero_based_options;
+      automatic_options.chunk_bytes = zero_based_options.chunk_bytes = chunk_bytes;
+      zero_based_options.zero_based = ZeroBased::kYes;
+      Dataset a, y;
+      tbb::task_arena(threads).execute([&] {
+        a = ParseLibsvm(text, "t", automatic_options);
+        y = ParseLibsvm(text, "t", zero_based_options);
+      });
+      EXPECT_EQ(a.zero_based(), ZeroBased::kYes);
+      ExpectSameData(a, y);
+      EXPECT_EQ(a.features(), one_based.features() + 1);
+      EXPECT_EQ(a.row(0).index[0], one_based.row(0).index[0] + 1);
+    }
+  }
+}
+
+TEST(Libsvm, AnIndex0UnderOneBasedSaysWhyAndWhatToDo) {
+  ExpectDataError(
+      [] {
+        ParseLibsvm("1 1:1\n1 0:1\n", "t",
+                    {.zero_based = ZeroBased::kNo, .zero_based_note = "as the training data"});
+      },
+      "t", 2, 3, "feature index 0: as the training data");
+}
+
+TEST(Libsvm, ZeroBasedLimitsAreOneLower) {
+  // Zero-based, max_features 4 allows indices 0..3.
+  ExpectDataError(
+      [] {
+        ParseLibsvm("1 3:1\n1 4:1\n", "m", {.max_features = 4, .zero_based = ZeroBased::kYes});
+      },
+      "m", 2, 3, "feature index 4 exceeds max_features 4: zero-based indices go to 3");
+  // Decided zero-based by an index 0 on a later line: the earlier index 4 is reported.
+  ExpectDataError([] { ParseLibsvm("1 4:1\n1 0:1\n", "m", {.max_features = 4}); }, "m", 1, 3,
+                  "feature index 4 exceeds max_features 4: zero-based indices go to 3");
+  EXPECT_EQ(ParseLibsvm("1 4:1\n", "m", {.max_features = 4}).features(), 4u);  // one-based
+  // At most 2^32 - 1 features: zero-based indices stop at 2^32 - 2.
+  EXPECT_EQ(ParseLibsvm("1 0:1 4294967294:1\n", "m", {}).features(), 4294967295u);
+  ExpectDataError([] { ParseLibsvm("1 0:1 4294967295:1\n", "m", {}); }, "m", 1, 7,
+                  "feature index 4294967295 is too large: expected an index below 2^32 - 1 "
+                  "(zero-based)");
 }
 
 TEST(Libsvm, IndexAboveMaxFeaturesIsAnError) {

@@ -40,12 +40,14 @@ void WriteGzip(const std::string& path, const std::string& bytes) {
 
 TEST(DataFormat, NamesRoundTrip) {
   for (DataFormat f :
-       {DataFormat::kAuto, DataFormat::kLibsvm, DataFormat::kIdx, DataFormat::kBinary}) {
+       {DataFormat::kAuto, DataFormat::kLibsvm, DataFormat::kIdx, DataFormat::kBinary,
+        DataFormat::kCsv}) {
     EXPECT_EQ(ParseDataFormat(DataFormatName(f)), f);
   }
   EXPECT_STREQ(DataFormatName(DataFormat::kBinary), "bin");
+  EXPECT_STREQ(DataFormatName(DataFormat::kCsv), "csv");
   EXPECT_EQ(ParseDataFormat("LIBSVM"), std::nullopt);
-  EXPECT_EQ(ParseDataFormat("csv"), std::nullopt);
+  EXPECT_EQ(ParseDataFormat("tsv"), std::nullopt);
 }
 
 TEST(LoadDataset, SavesBySuffixAndDetectsByContent) {

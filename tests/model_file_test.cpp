@@ -11,12 +11,13 @@
 
 #include "parsgd/util/error.hpp"
 #include "test_support.hpp"
+#include "util/xxhash64.hpp"  // internal: to forge files with valid checksums
 
 namespace parsgd {
 namespace {
 
 LinearModel Example() {
-  LinearModel m(ModelKind::kSoftmax, 5, 3);
+  LinearModel m(ModelKind::kSoftmax, 5, 3, ClassLabels{{-2.f, 1.f, 7.5f}});
   float v = -1.5f;
   for (float& w : m.weights()) w = (v += 0.25f);
   return m;
@@ -42,18 +43,37 @@ TEST(ModelFile, RoundTripsEveryField) {
   EXPECT_EQ(back.features(), 5u);
   EXPECT_EQ(back.outputs(), 3);
   EXPECT_EQ(loaded.settings, "model=softmax\n");
+  EXPECT_EQ(back.labels().values, (std::vector<float>{-2.f, 1.f, 7.5f}));
+  EXPECT_EQ(loaded.zero_based, ZeroBased::kAuto);
   ASSERT_EQ(back.weights().size(), m.weights().size());
   for (std::size_t i = 0; i < m.weights().size(); ++i) EXPECT_EQ(back.weights()[i], m.weights()[i]);
-  LinearModel binary(ModelKind::kHinge, 2, 0, BinaryLabels{0.f, 1.f});
-  SaveModel(binary, dir.File("b.bin"), "");
-  EXPECT_EQ(std::get<LinearModel>(LoadModel(dir.File("b.bin")).model).binary_labels().negative, 0.f);
+  LinearModel binary(ModelKind::kHinge, 2, 0, ClassLabels{{1.f, 2.f}});
+  SaveModel(binary, dir.File("b.bin"), "", ZeroBased::kYes);
+  const LoadedModel b = LoadModel(dir.File("b.bin"));
+  EXPECT_EQ(std::get<LinearModel>(b.model).labels().values, (std::vector<float>{1.f, 2.f}));
+  EXPECT_EQ(b.zero_based, ZeroBased::kYes);
+  SaveModel(binary, dir.File("b.bin"), "", ZeroBased::kNo);
+  EXPECT_EQ(LoadModel(dir.File("b.bin")).zero_based, ZeroBased::kNo);
+}
+
+TEST(ModelFile, ClassLabelsMustBeOnePerClassInAscendingOrder) {
+  EXPECT_THROW(LinearModel(ModelKind::kSoftmax, 2, 3, ClassLabels{{1.f, 2.f}}), Error);
+  EXPECT_THROW(LinearModel(ModelKind::kLogistic, 2, 0, ClassLabels{{2.f, 1.f}}), Error);
+  EXPECT_THROW(LinearModel(ModelKind::kLogistic, 2, 0, ClassLabels{{1.f, 1.f}}), Error);
+  EXPECT_EQ(LinearModel(ModelKind::kLogistic, 2, 0).labels().values,
+            (std::vector<float>{-1.f, 1.f}));
+  MlpModel mlp({2, 3}, 1);
+  EXPECT_EQ(mlp.labels().values, (std::vector<float>{0.f, 1.f, 2.f}));
+  EXPECT_THROW(mlp.set_labels(ClassLabels{{0.f, 1.f}}), Error);
+  EXPECT_THROW(mlp.set_labels(ClassLabels{{0.f, 5.f, 4.f}}), Error);
 }
 
 TEST(ModelFile, RoundTripsAnMlp) {
   testing::TempDir dir;
   MlpModel m({6, 4, 3}, 9);
   m.input_scale()[2] = 0.5f;
-  SaveModel(m, dir.File("mlp.bin"), "model=mlp\n");
+  m.set_labels(ClassLabels{{1.f, 3.f, 10.f}});
+  SaveModel(m, dir.File("mlp.bin"), "model=mlp\n", ZeroBased::kNo);
   const LoadedModel loaded = LoadModel(dir.File("mlp.bin"));
   const MlpModel& back = std::get<MlpModel>(loaded.model);
   EXPECT_EQ(back.sizes(), m.sizes());
@@ -61,13 +81,15 @@ TEST(ModelFile, RoundTripsAnMlp) {
   EXPECT_EQ(back.input_scale()[0], 1.f);
   EXPECT_TRUE(std::equal(back.params().begin(), back.params().end(), m.params().begin(), m.params().end()));
   EXPECT_EQ(loaded.settings, "model=mlp\n");
+  EXPECT_EQ(back.labels().values, (std::vector<float>{1.f, 3.f, 10.f}));
+  EXPECT_EQ(loaded.zero_based, ZeroBased::kNo);
   const std::string good = testing::ReadFile(dir.File("mlp.bin"));
   std::string flipped = good;
   flipped[good.size() - 12] ^= 0x01;
   ExpectRefused(dir.Write("flipped.bin", flipped), "corrupted");
   ExpectRefused(dir.Write("short.bin", good.substr(0, good.size() - 3)), "truncated");
   std::string sizes = good;
-  sizes[16] = 1;  // one layer size: no longer an MLP
+  sizes[20] = 1;  // one layer size: no longer an MLP
   ExpectRefused(dir.Write("sizes.bin", sizes), "an MLP of 1 layer sizes");
 }
 
@@ -88,7 +110,7 @@ TEST(ModelFile, RefusesDamagedForeignAndTruncatedFiles) {
   ExpectRefused(dir.Write("head.bin", good.substr(0, 20)), "truncated");
   // A header that declares 2^40 features: refused by the size check, before any allocation.
   std::string huge = good;
-  huge[16 + 5] = 1;
+  huge[20 + 5] = 1;
   ExpectRefused(dir.Write("huge.bin", huge), "inconsistent shape");
 }
 
@@ -102,12 +124,15 @@ std::string Bytes(T value) {
   return std::string(reinterpret_cast<const char*>(&value), sizeof(T));
 }
 
-// An MLP file header (format version 1) with these layer sizes, no settings, input scales of 1,
-// the parameter count they need, then `tail` (too few bytes for the parameters).
+// An MLP file header (format version 2) with these layer sizes, class labels 0, 1, ..., no
+// settings, input scales of 1, the parameter count they need, then `tail` (too few bytes for the
+// parameters).
 std::string MlpHeader(const std::vector<uint32_t>& sizes, const std::string& tail) {
   std::string out("\x89PSGM\r\n\x1A", 8);
-  out += Bytes<uint32_t>(1) + Bytes<uint32_t>(4) + Bytes<uint32_t>(sizes.size());
+  out += Bytes<uint32_t>(2) + Bytes<uint32_t>(4) + Bytes<uint32_t>(0);
+  out += Bytes<uint32_t>(sizes.size());
   for (uint32_t size : sizes) out += Bytes(size);
+  for (uint32_t k = 0; k < sizes.back() && k < 1000; ++k) out += Bytes(static_cast<float>(k));
   out += Bytes<uint32_t>(0);
   if (sizes.front() < 1000) {
     for (uint32_t i = 0; i < sizes.front(); ++i) out += Bytes(1.f);
@@ -124,15 +149,18 @@ TEST(ModelFile, AbsurdShapesAreRefusedBeforeAllocating) {
   testing::TempDir dir;
   SaveModel(Example(), dir.File("m.bin"), "x=1\n");  // softmax, 5 features, 3 outputs
   const std::string good = testing::ReadFile(dir.File("m.bin"));
-  constexpr std::size_t kFeaturesAt = 16, kOutputsAt = 24, kSettingsAt = 36, kCountAt = 44;
+  constexpr std::size_t kFeaturesAt = 20, kOutputsAt = 28, kSettingsAt = 44, kCountAt = 52;
 
-  std::string wide = good;  // 2^32 features x 2^16 outputs, consistent: 2^48 weights
+  std::string wide = good;  // 2^32 features x 3 outputs, consistent: 3 (2^32 + 1) weights
   Put<uint64_t>(wide, uint64_t{1} << 32, kFeaturesAt);
-  Put<uint32_t>(wide, 1u << 16, kOutputsAt);
-  Put<uint64_t>(wide, ((uint64_t{1} << 32) + 1) << 16, kCountAt);
+  Put<uint64_t>(wide, ((uint64_t{1} << 32) + 1) * 3, kCountAt);
   ExpectRefused(dir.Write("wide.bin", wide),
-                "truncated model file: the header declares 281474976776192 parameters, 80 bytes "
+                "truncated model file: the header declares 12884901891 parameters, 80 bytes "
                 "follow");
+  std::string classes = good;  // 2^16 outputs: their class labels do not fit in the file
+  Put<uint32_t>(classes, 1u << 16, kOutputsAt);
+  ExpectRefused(dir.Write("classes.bin", classes),
+                "truncated model file: 65536 class labels declared, 108 bytes follow");
   std::string outputs = good;
   Put<uint32_t>(outputs, 1u << 20, kOutputsAt);
   ExpectRefused(dir.Write("outputs.bin", outputs),
@@ -147,8 +175,8 @@ TEST(ModelFile, AbsurdShapesAreRefusedBeforeAllocating) {
                 "inconsistent shape: 4611686018427387904 weights for 5 features and 3 outputs, "
                 "expected 18");
   std::string label = good;
-  Put<float>(label, std::numeric_limits<float>::quiet_NaN(), 28);
-  ExpectRefused(dir.Write("label.bin", label), "model file holds a non-finite binary label");
+  Put<float>(label, std::numeric_limits<float>::quiet_NaN(), 32);
+  ExpectRefused(dir.Write("label.bin", label), "model file holds a non-finite class label");
   std::string settings = good;
   Put<uint32_t>(settings, 0xffffffffu, kSettingsAt);
   ExpectRefused(dir.Write("settings.bin", settings), "truncated model file (in the settings)");
@@ -163,6 +191,56 @@ TEST(ModelFile, AbsurdShapesAreRefusedBeforeAllocating) {
                 "truncated model file: 16777216 input scales declared, 64 bytes follow");
   ExpectRefused(dir.Write("layer.bin", MlpHeader({1u << 25, 10}, "")),
                 "MLP layer size 33554432 out of range");
+}
+
+// The checksum of a forged file whose parameters start at `params_at`, made valid again.
+void Rehash(std::string& file, std::size_t params_at) {
+  const std::size_t checksum_at = file.size() - 8;
+  const uint64_t checksum = Xxh64(file.data() + params_at, checksum_at - params_at,
+                                  Xxh64(file.data(), params_at, 0));
+  Put<uint64_t>(file, checksum, checksum_at);
+}
+
+TEST(ModelFile, RefusesClassLabelsOutOfOrderAndUnknownIndexBases) {
+  testing::TempDir dir;
+  SaveModel(Example(), dir.File("m.bin"), "x=1\n");  // labels -2, 1, 7.5 at 32, 36, 40
+  const std::string good = testing::ReadFile(dir.File("m.bin"));
+  constexpr std::size_t kParamsAt = 60;
+  std::string order = good;
+  Put<float>(order, 7.5f, 36);
+  Rehash(order, kParamsAt);
+  ExpectRefused(dir.Write("order.bin", order), "class labels are not in ascending order");
+  std::string base = good;
+  Put<uint32_t>(base, 3, 16);
+  Rehash(base, kParamsAt);
+  ExpectRefused(dir.Write("base.bin", base), "unknown index base 3");
+}
+
+// A version 1 file (before class labels and the index base), as the previous release wrote it.
+std::string Version1(uint32_t kind, uint32_t outputs, float negative, float positive) {
+  std::string out("\x89PSGM\r\n\x1A", 8);
+  out += Bytes<uint32_t>(1) + Bytes<uint32_t>(kind) + Bytes<uint64_t>(2);
+  out += Bytes<uint32_t>(outputs) + Bytes(negative) + Bytes(positive);
+  out += Bytes<uint32_t>(4) + "x=1\n" + Bytes<uint64_t>(3 * outputs);
+  const std::size_t params_at = out.size();
+  for (uint32_t i = 0; i < 3 * outputs; ++i) out += Bytes(0.5f * static_cast<float>(i));
+  out += Bytes<uint64_t>(0);
+  Rehash(out, params_at);
+  return out;
+}
+
+TEST(ModelFile, Version1FilesStillLoad) {
+  testing::TempDir dir;
+  const LoadedModel binary = LoadModel(dir.Write("v1.bin", Version1(0, 1, 0.f, 1.f)));
+  const LinearModel& logistic = std::get<LinearModel>(binary.model);
+  EXPECT_EQ(logistic.kind(), ModelKind::kLogistic);
+  EXPECT_EQ(logistic.labels().values, (std::vector<float>{0.f, 1.f}));
+  EXPECT_EQ(logistic.weights()[2], 1.f);
+  EXPECT_EQ(binary.settings, "x=1\n");
+  EXPECT_EQ(binary.zero_based, ZeroBased::kNo);  // version 1 read one-based LIBSVM only
+  const LoadedModel softmax = LoadModel(dir.Write("v1s.bin", Version1(3, 4, -1.f, 1.f)));
+  EXPECT_EQ(std::get<LinearModel>(softmax.model).labels().values,
+            (std::vector<float>{0.f, 1.f, 2.f, 3.f}));
 }
 
 TEST(ModelFile, AFailedSaveLeavesTheOldFile) {

@@ -223,16 +223,17 @@ TEST(Trainer, RefusesLabelsTheModelCannotTake) {
   auto executor = MakeTbbExecutor(1);
   TrainConfig config;
   config.model = ModelKind::kSoftmax;
-  const Dataset pm1 = testing::MakeProblem(10, 5, 2, 2, 0, 1);  // -1/+1 labels
-  EXPECT_THROW(Trainer(config, pm1, nullptr, *executor), Error);
+  const Dataset one = testing::MakeDataset({{{0, 1.f}}, {{1, 1.f}}}, {3, 3}, 2);  // one class
+  EXPECT_THROW(Trainer(config, one, nullptr, *executor), Error);
   config.model = ModelKind::kLogistic;
   const Dataset classes = testing::MakeProblem(50, 5, 2, 3, 0, 1);  // 0, 1, 2
   try {
     Trainer trainer(config, classes, nullptr, *executor);
-    FAIL() << "class ids accepted by a binary model";
+    FAIL() << "three labels accepted by a binary model";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("label 2"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("--model softmax"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the data has 3: 0, 1, 2"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("model softmax or mlp"), std::string::npos) << e.what();
   }
 }
 
@@ -282,8 +283,12 @@ TEST(Trainer, RefusesImpossibleSettings) {
 // it is allocated. Were it allocated, this test would die of std::bad_alloc or the OOM killer.
 TEST(Trainer, RefusesAModelThatCannotFitInMemoryBeforeAllocatingIt) {
   auto executor = MakeTbbExecutor(1);
-  const Dataset wide = testing::MakeDataset({{{4294967295u, 1.f}}, {{0, 1.f}}}, {65535.f, 0.f},
-                                            uint64_t{1} << 32, "wide.svm");
+  // 65536 distinct labels (each a class) and one index near 2^32.
+  std::vector<testing::Entries> rows(65536, testing::Entries{{0, 1.f}});
+  rows[0] = {{4294967295u, 1.f}};
+  std::vector<float> labels(rows.size());
+  for (std::size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<float>(i);
+  const Dataset wide = testing::MakeDataset(rows, labels, uint64_t{1} << 32, "wide.svm");
   TrainConfig config;
   config.model = ModelKind::kSoftmax;
   testing::ExpectError([&] { Trainer(config, wide, nullptr, *executor); },

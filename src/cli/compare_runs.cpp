@@ -60,7 +60,9 @@ std::string Duration(double seconds) {
 
 // The data sets of one group of configurations (same files, format and feature count).
 std::string DataKey(const RunArgs& a) {
-  return fmt::format("{}\n{}\n{}\n{}", a.train, a.test, DataFormatName(a.format), a.features);
+  return fmt::format("{}\n{}\n{}\n{}\n{}\n{}\n{}", a.train, a.test, DataFormatName(a.format),
+                     a.features, NameOf<ZeroBased>(kZeroBasedSettings, a.zero_based),
+                     NameOf<CsvHeader>(kCsvHeaders, a.header), a.label_column);
 }
 
 struct Loaded {
@@ -76,7 +78,7 @@ Loaded LoadGroup(const RunArgs& a, std::vector<std::string>& notes) {
     notes.push_back(fmt::format("{}: {} rows x {} features ({} nonzeros)", a.train, d.train->rows(),
                                 d.train->features(), d.train->nnz()));
     if (!a.test.empty()) {
-      d.test = LoadRunData(a.test, a, *executor);
+      d.test = LoadRunData(a.test, a, *executor, &*d.train);
       notes.push_back(fmt::format("{} (test): {} rows x {} features", a.test, d.test->rows(),
                                   d.test->features()));
     }

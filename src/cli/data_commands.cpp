@@ -40,17 +40,20 @@ int Generate(std::span<const std::string> args) {
 
 int Convert(std::span<const std::string> args) {
   std::string input, output;
-  DataFormat format = DataFormat::kAuto;
-  uint64_t features = 0;
+  LoadOptions load;
   int threads = 0;
   OptionParser p("convert",
                  "Read a data set in any supported format and write it again: OUTPUT ending in .bin "
                  "gets the binary cache (memory-mapped on load, checksummed), anything else LIBSVM "
-                 "text.");
+                 "text (1-based indices).");
   p.Positional("INPUT", &input, "data set to read");
   p.Positional("OUTPUT", &output, "file to write");
-  FormatOption(p, &format);
-  p.UInt64("features", &features, "number of features (0: the largest index seen)");
+  FormatOption(p, &load.format);
+  p.UInt64("features", &load.max_features, "number of features (0: the largest index seen)");
+  ZeroBasedOption(p, &load.zero_based,
+                  "libsvm: whether feature indices start at 0 (auto: when an index 0 appears); the "
+                  "cache records the decision");
+  CsvReadOptions(p, &load.header, &load.label_column);
   ThreadsOption(p, &threads);
   if (!p.Parse(args)) {
     std::printf("%s", p.Help().c_str());
@@ -58,7 +61,7 @@ int Convert(std::span<const std::string> args) {
   }
   auto executor = MakeTbbExecutor(threads);
   executor->Execute([&] {
-    const Dataset data = LoadDataset(input, {format, features});
+    const Dataset data = LoadDataset(input, load);
     SaveDataset(data, output);
     std::printf("%s", fmt::format("{}: {} rows x {} features, {} nonzeros\n", output, data.rows(),
                                   data.features(), data.nnz())

@@ -1,9 +1,12 @@
 // parsgd predict / eval: apply a saved model to a data set.
+#include <algorithm>
 #include <cstdio>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <functional>
+#include <iterator>
 #include <optional>
 #include <type_traits>
-#include <utility>
 #include <variant>
 #include <vector>
 
@@ -19,71 +22,184 @@
 namespace parsgd::cli {
 namespace {
 
+// --zero-based here defaults to what the model file recorded.
+enum class ZeroBasedChoice { kModel, kAuto, kYes, kNo };
+
+constexpr Named<ZeroBasedChoice> kZeroBasedChoices[] = {
+    {ZeroBasedChoice::kModel, "model", "as the model's training data was read (else auto)"},
+    {ZeroBasedChoice::kAuto, "auto", "zero-based if an index 0 appears in the file"},
+    {ZeroBasedChoice::kYes, "yes", "indices start at 0 (scikit-learn's dump_svmlight_file)"},
+    {ZeroBasedChoice::kNo, "no", "indices start at 1 (LIBSVM's convention)"},
+};
+
 struct ApplyArgs {
   std::string model, data, output;
   DataFormat format = DataFormat::kAuto;
+  ZeroBasedChoice zero_based = ZeroBasedChoice::kModel;
+  CsvHeader header = CsvHeader::kAuto;
+  std::string label_column;
   int threads = 0;
 };
 
 void Declare(OptionParser& p, ApplyArgs& a) {
   p.Positional("MODEL", &a.model, "a model written by parsgd train --save");
-  p.Positional("DATA", &a.data, "data set (LIBSVM text, IDX images[,labels], or .bin)");
+  p.Positional("DATA", &a.data, "data set (LIBSVM or CSV text, IDX images[,labels], or .bin)");
   FormatOption(p, &a.format);
+  p.Choice<ZeroBasedChoice>("zero-based", &a.zero_based, kZeroBasedChoices,
+                            "libsvm: whether feature indices start at 0");
+  CsvReadOptions(p, &a.header, &a.label_column);
   ThreadsOption(p, &a.threads);
 }
 
-Dataset LoadData(const ApplyArgs& a, Executor& executor) {
+LoadOptions DataOptions(const ApplyArgs& a, const LoadedModel& loaded) {
+  LoadOptions options;
+  options.format = a.format;
+  options.header = a.header;
+  options.label_column = a.label_column;
+  switch (a.zero_based) {
+    case ZeroBasedChoice::kModel:
+      options.zero_based = loaded.zero_based;
+      if (loaded.zero_based == ZeroBased::kNo) {
+        options.zero_based_note =
+            "indices are 1-based here, as the model's training data was read (it had no index "
+            "0): if that data was zero-based too, train again with zero-based yes; zero-based "
+            "yes reads this file zero-based regardless";
+      }
+      break;
+    case ZeroBasedChoice::kAuto:
+      options.zero_based = ZeroBased::kAuto;
+      break;
+    case ZeroBasedChoice::kYes:
+      options.zero_based = ZeroBased::kYes;
+      break;
+    case ZeroBasedChoice::kNo:
+      options.zero_based = ZeroBased::kNo;
+      break;
+  }
+  return options;
+}
+
+Dataset LoadData(const ApplyArgs& a, const LoadedModel& loaded, Executor& executor) {
   Dataset data;
-  executor.Execute([&] { data = LoadDataset(a.data, {a.format, 0}); });
+  executor.Execute([&] { data = LoadDataset(a.data, DataOptions(a, loaded)); });
   return data;
+}
+
+enum class Output { kLabels, kProbabilities, kScores };
+
+// What predict needs of either model: its kind, labels and scores.
+struct Predictor {
+  ModelKind kind;
+  const ClassLabels* labels;
+  int outputs;  // scores per row
+  std::function<std::vector<float>(uint64_t, uint64_t)> scores;
+};
+
+Predictor MakePredictor(const LoadedModel& loaded, const Dataset& data, Executor& executor) {
+  return std::visit(
+      [&](const auto& model) -> Predictor {
+        if constexpr (std::is_same_v<std::decay_t<decltype(model)>, LinearModel>) {
+          return {model.kind(), &model.labels(), model.outputs(), [&](uint64_t b, uint64_t e) {
+                    return PredictScores(model, data, b, e, executor);
+                  }};
+        } else {
+          return {ModelKind::kMlp, &model.labels(), model.classes(), [&](uint64_t b, uint64_t e) {
+                    return PredictScores(model, data, b, e, executor);
+                  }};
+        }
+      },
+      loaded.model);
+}
+
+int ClassOf(const Predictor& p, const float* z) {
+  if (p.outputs == 1) return z[0] >= 0 ? 1 : 0;  // ties go to the positive class
+  return static_cast<int>(std::max_element(z, z + p.outputs) - z);
+}
+
+// One row of output into `text`.
+void FormatRow(const Predictor& p, Output output, const float* z, std::vector<float>& scratch,
+               std::string& text) {
+  const std::vector<float>& labels = p.labels->values;
+  switch (output) {
+    case Output::kLabels:
+      fmt::format_to(std::back_inserter(text), "{}\n", labels[ClassOf(p, z)]);
+      break;
+    case Output::kScores:
+      fmt::format_to(std::back_inserter(text), "{}\n", fmt::join(z, z + p.outputs, " "));
+      break;
+    case Output::kProbabilities:
+      scratch.resize(labels.size());
+      Probabilities(p.kind, z, static_cast<int>(labels.size()), scratch.data());
+      fmt::format_to(std::back_inserter(text), "{} {}\n", labels[ClassOf(p, z)],
+                     fmt::join(scratch, " "));
+      break;
+  }
+}
+
+// Writes every row's output: rows in windows (bounded memory), each scored and formatted in
+// parallel blocks, written in order.
+void WritePredictions(const Predictor& p, Output output, uint64_t rows, Executor& executor,
+                      const std::function<void(const std::string&)>& write) {
+  if (output == Output::kProbabilities || (output == Output::kScores && p.outputs > 1)) {
+    write(fmt::format("labels {}\n", fmt::join(p.labels->values, " ")));
+  }
+  constexpr uint64_t kWindow = uint64_t{1} << 16, kBlock = 4096;
+  for (uint64_t begin = 0; begin < rows; begin += kWindow) {
+    const uint64_t end = std::min(rows, begin + kWindow);
+    const std::vector<float> z = p.scores(begin, end);
+    std::vector<std::string> blocks((end - begin + kBlock - 1) / kBlock);
+    executor.ParallelFor(blocks.size(), [&](uint64_t b) {
+      std::vector<float> scratch;
+      for (uint64_t i = b * kBlock; i < std::min(end - begin, (b + 1) * kBlock); ++i) {
+        FormatRow(p, output, z.data() + i * p.outputs, scratch, blocks[b]);
+      }
+    });
+    for (const std::string& text : blocks) write(text);
+  }
 }
 
 }  // namespace
 
 int Predict(std::span<const std::string> args) {
   ApplyArgs a;
-  OptionParser parser("predict", "Write one predicted label per data row (the training file's "
-                                 "labels for binary models, class ids for softmax).");
+  bool probabilities = false, scores = false;
+  OptionParser parser("predict",
+                      "Write one predicted label per data row, in the training data's own labels.");
   Declare(parser, a);
   parser.String("output", &a.output, "PATH", "write the predictions here instead of stdout");
+  parser.Switch("probabilities", &probabilities,
+                "logistic, softmax, mlp: a line 'labels L1 L2 ...', then per row the predicted "
+                "label and each class's probability in that order (LIBLINEAR's -b 1)");
+  parser.Switch("scores", &scores,
+                "the decision values instead: one per row for the binary models, one per class "
+                "after a line 'labels L1 L2 ...' for softmax and mlp");
   if (!parser.Parse(args)) {
     std::printf("%s", parser.Help().c_str());
     return 0;
   }
+  if (probabilities && scores) throw UsageError("--probabilities and --scores: give one of them");
   std::optional<AtomicFileWriter> out;
   if (!a.output.empty()) out.emplace(a.output);
   auto executor = MakeTbbExecutor(a.threads);
   const LoadedModel loaded = LoadModel(a.model);
-  const Dataset data = LoadData(a, *executor);
-  // Binary models answer in the training file's labels, the others with class ids.
-  const auto [classes, labels] = std::visit(
-      [&](const auto& model) {
-        using Model = std::decay_t<decltype(model)>;
-        std::optional<BinaryLabels> binary;
-        if constexpr (std::is_same_v<Model, LinearModel>) {
-          if (IsBinary(model.kind())) binary = model.binary_labels();
-        }
-        return std::make_pair(PredictClasses(model, data, *executor), binary);
-      },
-      loaded.model);
-  constexpr uint64_t kBlock = 4096;
-  std::vector<std::string> blocks((data.rows() + kBlock - 1) / kBlock);
-  executor->ParallelFor(blocks.size(), [&](uint64_t b) {
-    for (uint64_t i = b * kBlock; i < std::min(data.rows(), (b + 1) * kBlock); ++i) {
-      if (labels) {
-        blocks[b] += fmt::format("{}\n", classes[i] == 1 ? labels->positive : labels->negative);
-      } else {
-        blocks[b] += fmt::format("{}\n", classes[i]);
-      }
-    }
-  });
-  for (const std::string& text : blocks) {
+  const Dataset data = LoadData(a, loaded, *executor);
+  const Predictor predictor = MakePredictor(loaded, data, *executor);
+  if (probabilities && !HasProbabilities(predictor.kind)) {
+    throw UsageError(fmt::format(
+        "--probabilities: a {} model gives no probabilities (logistic, softmax and mlp do); "
+        "--scores writes its decision values",
+        NameOf<ModelKind>(kModelKinds, predictor.kind)));
+  }
+  const Output output = probabilities ? Output::kProbabilities
+                        : scores      ? Output::kScores
+                                      : Output::kLabels;
+  WritePredictions(predictor, output, data.rows(), *executor, [&](const std::string& text) {
     if (out) {
       out->Write(text);
     } else {
       std::fwrite(text.data(), 1, text.size(), stdout);
     }
-  }
+  });
   if (out) out->Commit();
   return 0;
 }
@@ -98,13 +214,13 @@ int Eval(std::span<const std::string> args) {
   }
   auto executor = MakeTbbExecutor(a.threads);
   const LoadedModel loaded = LoadModel(a.model);
-  const Dataset data = LoadData(a, *executor);
+  const Dataset data = LoadData(a, loaded, *executor);
   const Evaluation e = std::visit(
       [&](const auto& model) {
         if constexpr (std::is_same_v<std::decay_t<decltype(model)>, LinearModel>) {
-          return Evaluate(model, data, MakeTargets(model.kind(), data, model.outputs()), *executor);
+          return Evaluate(model, data, MakeTargets(model.kind(), data, model.labels()), *executor);
         } else {
-          return EvaluateMlp(model, data, MakeTargets(ModelKind::kMlp, data, model.classes()),
+          return EvaluateMlp(model, data, MakeTargets(ModelKind::kMlp, data, model.labels()),
                              *executor);
         }
       },

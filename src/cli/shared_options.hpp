@@ -11,9 +11,23 @@ inline void ThreadsOption(OptionParser& p, int* threads, const std::string& what
   p.Int("threads", threads, what + " (auto: every core this process may use)", 1, 4096, 0);
 }
 
-// --format auto|libsvm|idx|bin.
+// --format auto|libsvm|idx|bin|csv.
 inline void FormatOption(OptionParser& p, DataFormat* format) {
   p.Choice<DataFormat>("format", format, kDataFormats, "data format");
+}
+
+// --zero-based auto|yes|no (LIBSVM text).
+inline void ZeroBasedOption(OptionParser& p, ZeroBased* zero_based, const std::string& help) {
+  p.Choice<ZeroBased>("zero-based", zero_based, kZeroBasedSettings, help);
+}
+
+// --header auto|yes|no and --label-column NAME|INDEX (CSV text).
+inline void CsvReadOptions(OptionParser& p, CsvHeader* header, std::string* label_column) {
+  p.Choice<CsvHeader>("header", header, kCsvHeaders,
+                      "csv: whether the first line names the columns");
+  p.String("label-column", label_column, "NAME|INDEX",
+           "csv: the label column, by header name or 0-based position (-1: the last) [default: "
+           "the first]");
 }
 
 }  // namespace parsgd::cli

@@ -57,8 +57,9 @@ std::string SettingsText(const TrainConfig& c, const ResolvedSettings& s, const 
 }
 
 void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& train) {
-  std::string out = fmt::format("parsgd train: {} rows x {} features ({} nonzeros) from {}\n",
-                                train.rows(), train.features(), train.nnz(), train.source());
+  std::string out = fmt::format("parsgd train: {} rows x {} features ({} nonzeros) from {}{}\n",
+                                train.rows(), train.features(), train.nnz(), train.source(),
+                                train.zero_based() == ZeroBased::kYes ? " (zero-based indices)" : "");
   std::string scheme = NameOf<SchemeKind>(kSchemeKinds, s.scheme);
   if (!s.scheme_reason.empty()) scheme += fmt::format(" (auto: {})", s.scheme_reason);
   if (s.batch > 1) scheme += fmt::format(" (batch {})", s.batch);
@@ -175,7 +176,7 @@ int Train(std::span<const std::string> args) {
   auto executor = MakeRunExecutor(run.config);
   const Dataset train = LoadRunData(run.train, run, *executor);
   std::optional<Dataset> test;
-  if (!run.test.empty()) test = LoadRunData(run.test, run, *executor);
+  if (!run.test.empty()) test = LoadRunData(run.test, run, *executor, &train);
 
   Trainer trainer(run.config, train, test ? &*test : nullptr, *executor);
   const ResolvedSettings& s = trainer.settings();
@@ -234,10 +235,11 @@ int Train(std::span<const std::string> args) {
   }
   if (model_out) {
     const std::string settings = SettingsText(run.config, s, run.train);
+    const ZeroBased zero_based = RunZeroBased(run, train);
     if (run.config.model == ModelKind::kMlp) {
-      WriteModel(trainer.mlp_model(), settings, *model_out);
+      WriteModel(trainer.mlp_model(), settings, *model_out, zero_based);
     } else {
-      WriteModel(trainer.model(), settings, *model_out);
+      WriteModel(trainer.model(), settings, *model_out, zero_based);
     }
   }
   if (metrics) metrics->Commit();

@@ -1,5 +1,7 @@
 #include "train_options.hpp"
 
+#include <fmt/format.h>
+
 #include "parsgd/model/mlp_model.hpp"
 #include "shared_options.hpp"
 
@@ -12,6 +14,10 @@ void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required) {
   FormatOption(p, &a.format);
   p.UInt64("features", &a.features,
            "number of features; a LIBSVM index above it is an error (0: the largest index seen)");
+  ZeroBasedOption(p, &a.zero_based,
+                  "libsvm: whether feature indices start at 0 (auto: when an index 0 appears in "
+                  "the training data; test data follows the training data's decision)");
+  CsvReadOptions(p, &a.header, &a.label_column);
 }
 
 void DeclareTrainingOptions(OptionParser& p, RunArgs& a) {
@@ -71,9 +77,29 @@ void ParseHidden(RunArgs& a) {
   }
 }
 
-Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executor) {
+ZeroBased RunZeroBased(const RunArgs& a, const Dataset& train) {
+  return train.zero_based() != ZeroBased::kAuto ? train.zero_based() : a.zero_based;
+}
+
+Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executor,
+                    const Dataset* train) {
+  LoadOptions options;
+  options.format = a.format;
+  options.max_features = a.features;
+  options.zero_based = a.zero_based;
+  options.header = a.header;
+  options.label_column = a.label_column;
+  if (train != nullptr) {
+    options.zero_based = RunZeroBased(a, *train);
+    if (a.zero_based == ZeroBased::kAuto && options.zero_based == ZeroBased::kNo) {
+      options.zero_based_note = fmt::format(
+          "indices are 1-based here, as the training data {} was read (it has no index 0): if "
+          "both files' indices start at 0, read them with zero-based yes",
+          train->source());
+    }
+  }
   Dataset data;
-  executor.Execute([&] { data = ResidentCopy(LoadDataset(path, {a.format, a.features})); });
+  executor.Execute([&] { data = ResidentCopy(LoadDataset(path, options)); });
   return data;
 }
 

@@ -19,9 +19,12 @@ struct RunArgs {
   std::string hidden = "256,128";
   DataFormat format = DataFormat::kAuto;
   uint64_t features = 0;
+  ZeroBased zero_based = ZeroBased::kAuto;
+  CsvHeader header = CsvHeader::kAuto;
+  std::string label_column;
 };
 
-// --train, --test, --format, --features. `train_required`: the parser refuses a command line
+// --train, --test, --format, --features, --zero-based, --header, --label-column. `train_required`: the parser refuses a command line
 // without --train (compare checks it itself: it may come from an experiment file).
 void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required = true);
 // --model ... --deterministic: every field of the TrainConfig but the seed (which compare derives
@@ -37,7 +40,14 @@ void ParseHidden(RunArgs& a);
 std::unique_ptr<Executor> MakeRunExecutor(const TrainConfig& config);
 
 // Loads one data set as the run's flags say, copied into process memory (training reads rows in
-// random order), on the executor's threads. Throws the readers' errors.
-Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executor);
+// random order), on the executor's threads. A test set is read with the index base decided for
+// `train` (see RunZeroBased). Throws the readers' errors.
+Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executor,
+                    const Dataset* train = nullptr);
+
+// The index base of the run's LIBSVM text: the one the training data was read with where it
+// came from LIBSVM text (or a cache of it), else --zero-based. Test data and the saved model
+// use it, so that every file of a run numbers its features the same way.
+ZeroBased RunZeroBased(const RunArgs& a, const Dataset& train);
 
 }  // namespace parsgd::cli

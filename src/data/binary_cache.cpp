@@ -59,6 +59,9 @@ Header ReadHeader(const MappedFile& file) {
   if (h.features > (uint64_t{1} << 32)) {
     Refuse(path, fmt::format("invalid: {} features, more than 2^32", h.features));
   }
+  if (h.zero_based > static_cast<uint64_t>(ZeroBased::kNo)) {
+    Refuse(path, fmt::format("invalid: index base {}, expected 0, 1 or 2", h.zero_based));
+  }
   const std::optional<Layout> layout = CanonicalLayout(h.rows, h.nnz);
   if (!layout) {
     Refuse(path, fmt::format("invalid: {} rows and {} entries: more than any file can hold",
@@ -108,6 +111,7 @@ Dataset ReadBinaryCache(const std::string& path) {
   parts.features = h.features;
   parts.source = path;
   parts.mapped = true;
+  parts.zero_based = static_cast<ZeroBased>(h.zero_based);
   return Dataset(std::move(parts));
 }
 

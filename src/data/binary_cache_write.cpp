@@ -66,6 +66,7 @@ Header MakeHeader(const Dataset& data, const Layout& layout, uint64_t payload_ch
   h.labels_at = layout.labels.at;
   h.file_size = layout.file_size;
   h.payload_checksum = payload_checksum;
+  h.zero_based = static_cast<uint64_t>(data.zero_based());
   h.header_checksum = HeaderChecksum(h);
   return h;
 }

@@ -35,7 +35,8 @@ struct Header {
   uint64_t labels_at;
   uint64_t file_size;
   uint64_t payload_checksum;
-  uint64_t reserved[4];
+  uint64_t zero_based;  // the Dataset's zero_based(): 0 kAuto, 1 kYes, 2 kNo
+  uint64_t reserved[3];
   uint64_t header_checksum;
 };
 static_assert(sizeof(Header) == kHeaderSize);

@@ -21,7 +21,7 @@ Dataset::Dataset(Parts parts) : parts_(std::move(parts)) {
 
 Dataset Dataset::FromArrays(AlignedArray<uint64_t> offsets, AlignedArray<uint32_t> indices,
                             AlignedArray<float> values, AlignedArray<float> labels,
-                            uint64_t features, std::string source) {
+                            uint64_t features, std::string source, ZeroBased zero_based) {
   Parts parts;
   parts.offsets = SharedArray<uint64_t>(std::move(offsets));
   parts.indices = SharedArray<uint32_t>(std::move(indices));
@@ -29,6 +29,7 @@ Dataset Dataset::FromArrays(AlignedArray<uint64_t> offsets, AlignedArray<uint32_
   parts.labels = SharedArray<float>(std::move(labels));
   parts.features = features;
   parts.source = std::move(source);
+  parts.zero_based = zero_based;
   return Dataset(std::move(parts));
 }
 
@@ -54,7 +55,8 @@ AlignedArray<T> Copy(const SharedArray<T>& from) {
 Dataset ResidentCopy(const Dataset& data) {
   if (!data.mapped()) return data;
   return Dataset::FromArrays(Copy(data.offsets()), Copy(data.indices()), Copy(data.values()),
-                             Copy(data.labels()), data.features(), data.source());
+                             Copy(data.labels()), data.features(), data.source(),
+                             data.zero_based());
 }
 
 }  // namespace parsgd

@@ -1,14 +1,14 @@
 #include "libsvm_chunk.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstring>
-#include <limits>
-#include <system_error>
 
 namespace parsgd::libsvm_internal {
 namespace {
+
+using data_internal::ChunkError;
+using data_internal::ParseFloat;
 
 bool IsBlank(char c) { return c == ' ' || c == '\t'; }
 bool IsDigit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
@@ -35,32 +35,10 @@ std::string Quote(const char* p, const char* end) {
   return quoted;
 }
 
-// Reads a number at p into *out; returns the end of the number, or nullptr if none starts there.
-// std::from_chars takes no leading '+', which LIBSVM files often have ("+1").
-const char* ParseNumber(const char* p, const char* end, float* out) {
-  if (p < end && *p == '+') {
-    ++p;
-    if (p < end && *p == '-') return nullptr;
-  }
-  auto [ptr, ec] = std::from_chars(p, end, *out);
-  if (ec == std::errc()) return ptr;
-  if (ec != std::errc::result_out_of_range) return nullptr;
-  // Outside float's range: read it as a double, so that a tiny number becomes the nearest float
-  // (0 or a denormal) and a huge one becomes infinity (rejected by the caller as not finite).
-  double wide = 0;
-  auto [wide_ptr, wide_ec] = std::from_chars(p, end, wide);
-  if (wide_ec != std::errc() || std::fabs(wide) > std::numeric_limits<float>::max()) {
-    *out = std::numeric_limits<float>::infinity();
-    return wide_ptr == p ? ptr : wide_ptr;
-  }
-  *out = static_cast<float>(wide);
-  return wide_ptr;
-}
-
 struct LineContext {
   const char* begin;  // start of the line, for columns
   uint64_t line;
-  uint64_t max_features;
+  const IndexRules& rules;
   Chunk* chunk;
 
   bool Fail(const char* at, std::string message) const {
@@ -71,7 +49,7 @@ struct LineContext {
 
 bool ParseLabel(const LineContext& cx, const char*& p, const char* end) {
   float label = 0;
-  const char* q = ParseNumber(p, end, &label);
+  const char* q = ParseFloat(p, end, &label);
   if (q == nullptr || !EndsToken(q, end)) {
     const char* t = TokenEnd(p, end);
     if (std::find(p, t, ':') != t) {
@@ -88,22 +66,29 @@ bool ParseLabel(const LineContext& cx, const char*& p, const char* end) {
   return true;
 }
 
-// Checks a parsed 1-based index (written as `digits`) against the limits and the previous index.
-bool CheckIndex(const LineContext& cx, std::string_view digits, uint64_t index, uint64_t previous) {
-  const bool too_large = index >= kIndexLimit;
-  const bool over_max = cx.max_features != 0 && index > cx.max_features;
-  if (index != 0 && !too_large && !over_max && index > previous) return true;  // the usual case
+// Checks a parsed raw index (written as `digits`) against the rules and the previous index of the
+// row (-1 before the first).
+bool CheckIndex(const LineContext& cx, std::string_view digits, uint64_t index, int64_t previous) {
+  const IndexRules& rules = cx.rules;
+  const bool zero = index == 0 && !rules.zero_allowed;
+  if (!zero && index <= rules.largest && static_cast<int64_t>(index) > previous) return true;
   const char* at = digits.data();
   const std::string text(digits);
-  if (index == 0) return cx.Fail(at, "feature index " + text + ": indices are 1-based");
-  if (too_large) {
-    return cx.Fail(at, "feature index " + text + " is too large: expected an index below 2^32");
+  if (zero) return cx.Fail(at, "feature index 0: " + rules.zero_note);
+  if (index > rules.largest) {
+    if (rules.max_features == 0 || index >= kIndexLimit - (rules.zero_based ? 1 : 0)) {
+      return cx.Fail(at, "feature index " + text + " is too large: expected an index below " +
+                             (rules.zero_based ? "2^32 - 1 (zero-based)" : "2^32"));
+    }
+    if (rules.zero_based) {
+      return cx.Fail(at, "feature index " + text + " exceeds max_features " +
+                             std::to_string(rules.max_features) + ": zero-based indices go to " +
+                             std::to_string(rules.max_features - 1));
+    }
+    return cx.Fail(at, "feature index " + text + " exceeds max_features " +
+                           std::to_string(rules.max_features));
   }
-  if (over_max) {
-    return cx.Fail(
-        at, "feature index " + text + " exceeds max_features " + std::to_string(cx.max_features));
-  }
-  if (index == previous) {
+  if (static_cast<int64_t>(index) == previous) {
     return cx.Fail(at,
                    "feature index " + text + " is repeated: expected strictly ascending indices");
   }
@@ -112,11 +97,12 @@ bool CheckIndex(const LineContext& cx, std::string_view digits, uint64_t index, 
 }
 
 // One "index:value" token.
-bool ParseFeature(const LineContext& cx, const char*& p, const char* end, uint64_t* previous) {
+bool ParseFeature(const LineContext& cx, const char*& p, const char* end, int64_t* previous) {
   const char* start = p;
   if (!IsDigit(*p)) {
     if (*p == '-') {
-      return cx.Fail(p, "feature index " + Quote(p, end) + " is negative: indices are 1-based");
+      return cx.Fail(p, "feature index " + Quote(p, end) + " is negative: expected an index >= " +
+                            (cx.rules.zero_allowed ? "0" : "1"));
     }
     return cx.Fail(p, "expected a feature 'index:value', found " + Quote(p, end));
   }
@@ -134,7 +120,7 @@ bool ParseFeature(const LineContext& cx, const char*& p, const char* end, uint64
   }
   const char* value_at = ++p;
   float value = 0;
-  const char* q = ParseNumber(p, end, &value);
+  const char* q = ParseFloat(p, end, &value);
   if (q == nullptr || !EndsToken(q, end)) {
     return cx.Fail(value_at, "expected a numeric value after '" + std::to_string(index) +
                                  ":', found " + Quote(value_at, end));
@@ -144,9 +130,10 @@ bool ParseFeature(const LineContext& cx, const char*& p, const char* end, uint64
                                  std::to_string(index) +
                                  " is not finite: expected a finite number");
   }
-  cx.chunk->indices.push_back(static_cast<uint32_t>(index - 1));
+  cx.chunk->indices.push_back(static_cast<uint32_t>(index));
   cx.chunk->values.push_back(value);
-  *previous = index;
+  cx.chunk->has_zero |= index == 0;
+  *previous = static_cast<int64_t>(index);
   p = q;
   return true;
 }
@@ -155,7 +142,7 @@ bool ParseLine(const LineContext& cx, const char* p, const char* end) {
   p = SkipBlanks(p, end);
   if (p == end || *p == '#') return true;  // blank or comment-only: not a row
   if (!ParseLabel(cx, p, end)) return false;
-  uint64_t previous = 0;
+  int64_t previous = -1;
   for (bool first = true;; first = false) {
     p = SkipBlanks(p, end);
     if (p == end || *p == '#') break;
@@ -166,30 +153,24 @@ bool ParseLine(const LineContext& cx, const char* p, const char* end) {
     if (!ParseFeature(cx, p, end, &previous)) return false;
   }
   cx.chunk->row_ends.push_back(cx.chunk->indices.size());
-  cx.chunk->max_index = std::max(cx.chunk->max_index, previous);  // ascending: last is largest
+  if (previous >= 0) {  // ascending: the last is the largest
+    cx.chunk->max_index = std::max(cx.chunk->max_index, static_cast<uint64_t>(previous));
+  }
   return true;
 }
 
 }  // namespace
 
-void ParseChunk(std::string_view text, uint64_t max_features, Chunk* chunk) {
+void ParseChunk(std::string_view text, const IndexRules& rules, Chunk* chunk) {
   // Sized for RCV1-like text (about 14 bytes per entry); vectors grow past it if needed.
   chunk->indices.reserve(text.size() / 12);
   chunk->values.reserve(text.size() / 12);
-  const char* p = text.data();
-  const char* const end = p + text.size();
-  LineContext cx{p, 0, max_features, chunk};
-  while (p < end) {
-    const char* newline = static_cast<const char*>(std::memchr(p, '\n', end - p));
-    const char* line_end = newline != nullptr ? newline : end;
-    const char* content_end = (line_end > p && line_end[-1] == '\r') ? line_end - 1 : line_end;
-    cx.begin = p;
+  LineContext cx{text.data(), 0, rules, chunk};
+  data_internal::ForEachLine(text, chunk, [&](const char* begin, const char* end) {
+    cx.begin = begin;
     cx.line = chunk->lines;
-    if (!ParseLine(cx, p, content_end)) return;
-    if (newline == nullptr) break;
-    ++chunk->lines;
-    p = newline + 1;
-  }
+    return ParseLine(cx, begin, end);
+  });
 }
 
 }  // namespace parsgd::libsvm_internal

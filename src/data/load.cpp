@@ -1,5 +1,7 @@
 #include "parsgd/data/load.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <utility>
 
@@ -43,7 +45,7 @@ std::pair<std::string, std::string> IdxPaths(const std::string& path) {
 // Same arrays, `features` columns (>= the dataset's).
 Dataset WithFeatures(const Dataset& d, uint64_t features) {
   Dataset::Parts parts{d.offsets(), d.indices(), d.values(), d.labels(),
-                      features,    d.source(),  d.mapped()};
+                      features,    d.source(),  d.mapped(), d.zero_based()};
   return Dataset(std::move(parts));
 }
 
@@ -56,6 +58,13 @@ Dataset ApplyMaxFeatures(const Dataset& d, uint64_t max_features) {
   return WithFeatures(d, max_features);
 }
 
+bool HasCsvName(const std::string& path) {
+  std::string tail = path.substr(path.size() < 4 ? 0 : path.size() - 4);
+  std::transform(tail.begin(), tail.end(), tail.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return tail == ".csv";
+}
+
 }  // namespace
 
 DataFormat DetectDataFormat(const std::string& path) {
@@ -64,15 +73,16 @@ DataFormat DetectDataFormat(const std::string& path) {
   if (!fs::is_regular_file(path)) return DataFormat::kLibsvm;
   if (HasBinaryCacheMagic(path)) return DataFormat::kBinary;
   if (HasIdxMagic(path)) return DataFormat::kIdx;
+  const bool csv = HasCsvName(path);
   data_internal::ByteStream stream(path);
   char first;
   stream.Read(&first, 1);
   if (stream.compressed()) {
     throw Error(path +
-                ": a gzip file that is not IDX: decompress it first (LIBSVM text is read "
+                ": a gzip file that is not IDX: decompress it first (LIBSVM and CSV text are read "
                 "uncompressed, memory-mapped)");
   }
-  return DataFormat::kLibsvm;
+  return csv ? DataFormat::kCsv : DataFormat::kLibsvm;
 }
 
 Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
@@ -80,7 +90,13 @@ Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
       options.format == DataFormat::kAuto ? DetectDataFormat(path) : options.format;
   switch (format) {
     case DataFormat::kLibsvm:
-      return ReadLibsvm(path, {.max_features = options.max_features});
+      return ReadLibsvm(path, {.max_features = options.max_features,
+                               .zero_based = options.zero_based,
+                               .zero_based_note = options.zero_based_note});
+    case DataFormat::kCsv:
+      return ApplyMaxFeatures(
+          ReadCsv(path, {.header = options.header, .label_column = options.label_column}),
+          options.max_features);
     case DataFormat::kIdx: {
       const auto [images, labels] = IdxPaths(path);
       return ApplyMaxFeatures(ReadIdx(images, labels), options.max_features);

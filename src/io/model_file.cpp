@@ -18,7 +18,8 @@ namespace parsgd {
 namespace {
 
 constexpr unsigned char kMagic[8] = {0x89, 'P', 'S', 'G', 'M', '\r', '\n', 0x1A};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
+constexpr uint32_t kFirstVersion = 1;  // still read: no index base, binary labels only
 
 using io_internal::FieldReader;
 using io_internal::PutField;
@@ -38,11 +39,34 @@ void Finish(const std::string& head, std::span<const float> params, AtomicFileWr
   out.Commit();
 }
 
-std::string StartHeader(ModelKind kind) {
+std::string StartHeader(ModelKind kind, ZeroBased zero_based) {
   std::string head(reinterpret_cast<const char*>(kMagic), sizeof(kMagic));
   PutField<uint32_t>(head, kVersion);
   PutField<uint32_t>(head, static_cast<uint32_t>(kind));
+  PutField<uint32_t>(head, static_cast<uint32_t>(zero_based));
   return head;
+}
+
+void PutLabels(std::string& head, const ClassLabels& labels) {
+  for (float v : labels.values) PutField<float>(head, v);
+}
+
+// `count` class labels; checked finite and ascending. The size is checked against the bytes left
+// before anything is allocated.
+ClassLabels ReadLabels(FieldReader& in, uint64_t count, const std::string& path) {
+  auto bad = [&](const std::string& what) { return DataError(path, 0, 0, what); };
+  if (in.left() / sizeof(float) < count) {
+    throw bad(fmt::format("truncated model file: {} class labels declared, {} bytes follow", count,
+                          in.left()));
+  }
+  ClassLabels labels;
+  labels.values.resize(count);
+  for (float& v : labels.values) {
+    v = in.Get<float>("class labels");
+    if (!std::isfinite(v)) throw bad("model file holds a non-finite class label");
+  }
+  if (!labels.Ascending()) throw bad("model file's class labels are not in ascending order");
+  return labels;
 }
 
 void PutSettings(std::string& head, const std::string& settings) {
@@ -85,15 +109,10 @@ void CopyFinite(const MappedFile& file, std::size_t at, std::span<float> to, con
   }
 }
 
-LinearModel ReadLinear(const MappedFile& file, FieldReader& in, ModelKind kind,
+LinearModel ReadLinear(const MappedFile& file, FieldReader& in, ModelKind kind, uint32_t version,
                        std::string& settings, const std::string& path) {
   const auto features = in.Get<uint64_t>("feature count");
   const auto outputs = in.Get<uint32_t>("output count");
-  BinaryLabels labels;
-  labels.negative = in.Get<float>("negative label");
-  labels.positive = in.Get<float>("positive label");
-  settings = in.Text(in.Get<uint32_t>("settings length"), "settings");
-  const auto count = in.Get<uint64_t>("parameter count");
   auto bad = [&](const std::string& what) {
     return DataError(path, 0, 0, "inconsistent shape: " + what);
   };
@@ -105,20 +124,22 @@ LinearModel ReadLinear(const MappedFile& file, FieldReader& in, ModelKind kind,
                           NameOf<ModelKind>(kModelKinds, kind),
                           IsBinary(kind) ? "1" : "2 to 65536"));
   }
-  if (!std::isfinite(labels.negative) || !std::isfinite(labels.positive)) {
-    throw DataError(path, 0, 0, "model file holds a non-finite binary label");
-  }
+  const uint32_t label_count = IsBinary(kind) || version == kFirstVersion ? 2 : outputs;
+  ClassLabels labels = ReadLabels(in, label_count, path);
+  if (version == kFirstVersion && !IsBinary(kind)) labels = ClassLabels::Default(false, outputs);
+  settings = in.Text(in.Get<uint32_t>("settings length"), "settings");
+  const auto count = in.Get<uint64_t>("parameter count");
   if (count != (features + 1) * outputs) {
     throw bad(fmt::format("{} weights for {} features and {} outputs, expected {}", count,
                           features, outputs, (features + 1) * outputs));
   }
   const std::size_t at = CheckTail(file, in, count, path);
-  LinearModel model(kind, features, static_cast<int>(outputs), labels);
+  LinearModel model(kind, features, static_cast<int>(outputs), std::move(labels));
   CopyFinite(file, at, model.weights(), path);
   return model;
 }
 
-MlpModel ReadMlp(const MappedFile& file, FieldReader& in, std::string& settings,
+MlpModel ReadMlp(const MappedFile& file, FieldReader& in, uint32_t version, std::string& settings,
                  const std::string& path) {
   auto bad = [&](const std::string& what) { return DataError(path, 0, 0, what); };
   const auto count = in.Get<uint32_t>("layer count");
@@ -129,6 +150,8 @@ MlpModel ReadMlp(const MappedFile& file, FieldReader& in, std::string& settings,
     if (size < 1 || size > (1u << 24)) throw bad(fmt::format("MLP layer size {} out of range", size));
     sizes.push_back(static_cast<int>(size));
   }
+  ClassLabels labels = version == kFirstVersion ? ClassLabels::Default(false, sizes.back())
+                                                : ReadLabels(in, sizes.back(), path);
   settings = in.Text(in.Get<uint32_t>("settings length"), "settings");
   if (in.left() < static_cast<uint64_t>(sizes.front()) * sizeof(float)) {
     throw bad(fmt::format("truncated model file: {} input scales declared, {} bytes follow",
@@ -154,36 +177,41 @@ MlpModel ReadMlp(const MappedFile& file, FieldReader& in, std::string& settings,
   MlpModel model(sizes, 0);
   CopyFinite(file, at, model.params(), path);
   std::copy(scale.begin(), scale.end(), model.input_scale().begin());
+  model.set_labels(std::move(labels));
   return model;
 }
 
 }  // namespace
 
-void SaveModel(const LinearModel& model, const std::string& path, const std::string& settings) {
+void SaveModel(const LinearModel& model, const std::string& path, const std::string& settings,
+               ZeroBased zero_based) {
   AtomicFileWriter out(path);
-  WriteModel(model, settings, out);
+  WriteModel(model, settings, out, zero_based);
 }
 
-void SaveModel(const MlpModel& model, const std::string& path, const std::string& settings) {
+void SaveModel(const MlpModel& model, const std::string& path, const std::string& settings,
+               ZeroBased zero_based) {
   AtomicFileWriter out(path);
-  WriteModel(model, settings, out);
+  WriteModel(model, settings, out, zero_based);
 }
 
-void WriteModel(const LinearModel& model, const std::string& settings, AtomicFileWriter& out) {
-  std::string head = StartHeader(model.kind());
+void WriteModel(const LinearModel& model, const std::string& settings, AtomicFileWriter& out,
+                ZeroBased zero_based) {
+  std::string head = StartHeader(model.kind(), zero_based);
   PutField<uint64_t>(head, model.features());
   PutField<uint32_t>(head, static_cast<uint32_t>(model.outputs()));
-  PutField<float>(head, model.binary_labels().negative);
-  PutField<float>(head, model.binary_labels().positive);
+  PutLabels(head, model.labels());
   PutSettings(head, settings);
   PutField<uint64_t>(head, model.weights().size());
   Finish(head, model.weights(), out);
 }
 
-void WriteModel(const MlpModel& model, const std::string& settings, AtomicFileWriter& out) {
-  std::string head = StartHeader(ModelKind::kMlp);
+void WriteModel(const MlpModel& model, const std::string& settings, AtomicFileWriter& out,
+                ZeroBased zero_based) {
+  std::string head = StartHeader(ModelKind::kMlp, zero_based);
   PutField<uint32_t>(head, static_cast<uint32_t>(model.sizes().size()));
   for (int s : model.sizes()) PutField<uint32_t>(head, static_cast<uint32_t>(s));
+  PutLabels(head, model.labels());
   PutSettings(head, settings);
   for (float s : model.input_scale()) PutField<float>(head, s);
   PutField<uint64_t>(head, model.params().size());
@@ -200,18 +228,27 @@ LoadedModel LoadModel(const std::string& path) {
   }
   in.Text(sizeof(kMagic), "magic");
   const auto version = in.Get<uint32_t>("version");
-  if (version != kVersion) {
-    throw bad(fmt::format("unsupported model file version {} (this build reads {})", version, kVersion));
+  if (version != kVersion && version != kFirstVersion) {
+    throw bad(fmt::format("unsupported model file version {} (this build reads {} and {})",
+                          version, kFirstVersion, kVersion));
   }
   const auto kind = in.Get<uint32_t>("model kind");
   if (kind > static_cast<uint32_t>(ModelKind::kMlp)) throw bad(fmt::format("unknown model kind {}", kind));
-  std::string settings;
-  if (kind == static_cast<uint32_t>(ModelKind::kMlp)) {
-    MlpModel mlp = ReadMlp(*file, in, settings, path);
-    return {std::move(mlp), std::move(settings)};
+  // Version 1 read only one-based LIBSVM text.
+  const auto zero_based = version == kFirstVersion ? static_cast<uint32_t>(ZeroBased::kNo)
+                                                   : in.Get<uint32_t>("index base");
+  if (zero_based > static_cast<uint32_t>(ZeroBased::kNo)) {
+    throw bad(fmt::format("unknown index base {}: expected 0, 1 or 2", zero_based));
   }
-  LinearModel linear = ReadLinear(*file, in, static_cast<ModelKind>(kind), settings, path);
-  return {std::move(linear), std::move(settings)};
+  LoadedModel loaded;
+  loaded.zero_based = static_cast<ZeroBased>(zero_based);
+  if (kind == static_cast<uint32_t>(ModelKind::kMlp)) {
+    loaded.model = ReadMlp(*file, in, version, loaded.settings, path);
+  } else {
+    loaded.model =
+        ReadLinear(*file, in, static_cast<ModelKind>(kind), version, loaded.settings, path);
+  }
+  return loaded;
 }
 
 }  // namespace parsgd

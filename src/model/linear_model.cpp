@@ -4,13 +4,20 @@
 
 namespace parsgd {
 
-LinearModel::LinearModel(ModelKind kind, uint64_t features, int classes, BinaryLabels labels)
+LinearModel::LinearModel(ModelKind kind, uint64_t features, int classes, ClassLabels labels)
     : kind_(kind),
       features_(features),
       outputs_(IsBinary(kind) ? 1 : classes),
-      labels_(labels) {
+      labels_(std::move(labels)) {
   if (!IsBinary(kind) && classes < 2) {
     throw Error("a softmax model needs at least 2 classes, got " + std::to_string(classes));
+  }
+  const int expected = IsBinary(kind) ? 2 : classes;
+  if (labels_.values.empty()) labels_ = ClassLabels::Default(IsBinary(kind), classes);
+  if (labels_.classes() != expected || !labels_.Ascending()) {
+    throw Error("a model with " + std::to_string(expected) + " classes needs " +
+                std::to_string(expected) + " class labels in ascending order, got " +
+                std::to_string(labels_.classes()));
   }
   weights_ = AlignedArray<float>::Zeroed((features + 1) * static_cast<uint64_t>(outputs_));
 }

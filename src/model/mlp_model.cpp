@@ -31,6 +31,7 @@ MlpModel::MlpModel(std::vector<int> sizes, uint64_t seed)
   params_ = AlignedArray<float>::Zeroed(ParamCount(layers_));
   input_scale_ = AlignedArray<float>(inputs());
   for (float& s : input_scale_) s = 1.f;
+  labels_ = ClassLabels::Default(false, classes());
   for (std::size_t l = 0; l < layers_.size(); ++l) {
     const MlpLayer& layer = layers_[l];
     const bool last = l + 1 == layers_.size();
@@ -41,6 +42,15 @@ MlpModel::MlpModel(std::vector<int> sizes, uint64_t seed)
       params_[i] = static_cast<float>(scale * rng.Normal());
     }
   }
+}
+
+void MlpModel::set_labels(ClassLabels labels) {
+  if (labels.classes() != classes() || !labels.Ascending()) {
+    throw Error("an MLP with " + std::to_string(classes()) + " classes needs " +
+                std::to_string(classes()) + " class labels in ascending order, got " +
+                std::to_string(labels.classes()));
+  }
+  labels_ = std::move(labels);
 }
 
 double MlpModel::SquaredNorm() const {

@@ -1,68 +1,111 @@
 #include "parsgd/model/targets.hpp"
 
-#include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <unordered_set>
+#include <vector>
 
 #include "parsgd/util/error.hpp"
 
 namespace parsgd {
 namespace {
 
-constexpr int kMaxClasses = 1 << 16;
+constexpr std::size_t kMaxClasses = std::size_t{1} << 16;
 
-[[noreturn]] void BadLabel(const Dataset& data, uint64_t row, float label, const std::string& why) {
-  throw Error(fmt::format("{}: row {}: label {}: {}", data.source(), row + 1, label, why));
+// -0 and +0 are one label.
+float Canonical(float label) { return label == 0.f ? 0.f : label; }
+
+// The distinct labels of `data`, ascending; stops counting past kMaxClasses. The two labels met
+// last are checked before the set: binary data rarely reaches it.
+std::vector<float> DistinctLabels(const Dataset& data) {
+  std::unordered_set<float> seen;
+  float last = 0, before = 0;
+  for (uint64_t i = 0; i < data.rows(); ++i) {
+    const float y = Canonical(data.label(i));
+    if (i > 0 && (y == last || y == before)) continue;
+    before = i > 0 ? last : y;
+    last = y;
+    seen.insert(y);
+    if (seen.size() > kMaxClasses) break;
+  }
+  std::vector<float> labels(seen.begin(), seen.end());
+  std::sort(labels.begin(), labels.end());
+  return labels;
 }
 
-Targets BinaryTargets(ModelKind kind, const Dataset& data) {
-  Targets t;
-  t.values = AlignedArray<float>(data.rows());
-  bool seen_minus = false, seen_zero = false;
-  for (uint64_t i = 0; i < data.rows(); ++i) {
-    const float y = data.label(i);
-    if (y != 1.f && y != -1.f && y != 0.f) {
-      BadLabel(data, i, y,
-               fmt::format("model {} needs binary labels -1/+1 or 0/1 (use --model softmax for "
-                           "class ids)",
-                           NameOf<ModelKind>(kModelKinds, kind)));
-    }
-    seen_minus |= (y == -1.f);
-    seen_zero |= (y == 0.f);
-    if (seen_minus && seen_zero) {
-      BadLabel(data, i, y, "labels mix -1 and 0; binary labels are -1/+1 or 0/1");
-    }
-    t.values[i] = y > 0 ? 1.f : -1.f;
-  }
-  t.labels.negative = seen_zero ? 0.f : -1.f;
-  return t;
+std::string List(const std::vector<float>& labels) {
+  constexpr std::size_t kShown = 10;
+  if (labels.size() <= kShown) return fmt::format("{}", fmt::join(labels, ", "));
+  return fmt::format("{}, ... ({} in all)",
+                     fmt::join(labels.begin(), labels.begin() + kShown, ", "), labels.size());
 }
 
-Targets ClassTargets(const Dataset& data, int classes) {
-  Targets t;
-  t.values = AlignedArray<float>(data.rows());
-  float largest = 0;
-  for (uint64_t i = 0; i < data.rows(); ++i) {
-    const float y = data.label(i);
-    if (!(y >= 0) || y != std::floor(y) || y >= kMaxClasses) {
-      BadLabel(data, i, y,
-               fmt::format("softmax needs class ids 0, 1, 2, ... below {} (use --model logistic "
-                           "for -1/+1 labels)",
-                           kMaxClasses));
-    }
-    if (classes > 0 && y >= classes) {
-      BadLabel(data, i, y, fmt::format("the model has {} classes (0..{})", classes, classes - 1));
-    }
-    largest = std::max(largest, y);
-    t.values[i] = y;
+ClassLabels TwoLabels(ModelKind kind, const Dataset& data, std::vector<float> found) {
+  if (found.size() == 1 && (found[0] == -1.f || found[0] == 0.f || found[0] == 1.f)) {
+    // One class of the pair -1/+1 or 0/1: the other is the one the file would have written.
+    found = found[0] == 0.f ? std::vector<float>{0.f, 1.f} : std::vector<float>{-1.f, 1.f};
   }
-  t.classes = classes > 0 ? classes : std::max(2, static_cast<int>(largest) + 1);
-  return t;
+  if (found.size() != 2) {
+    throw Error(fmt::format(
+        "{}: model {} is binary and needs two label values, the data has {}: {} (for more classes "
+        "use model softmax or mlp)",
+        data.source(), NameOf<ModelKind>(kModelKinds, kind),
+        found.size() > kMaxClasses ? fmt::format("more than {}", kMaxClasses)
+                                   : std::to_string(found.size()),
+        List(found)));
+  }
+  return ClassLabels{std::move(found)};
+}
+
+ClassLabels MultiClassLabels(ModelKind kind, const Dataset& data, std::vector<float> found) {
+  if (found.size() > kMaxClasses) {
+    throw Error(
+        fmt::format("{}: more than {} distinct labels (model {} makes one class of each): "
+                    "are these regression targets?",
+                    data.source(), kMaxClasses, NameOf<ModelKind>(kModelKinds, kind)));
+  }
+  if (found.size() < 2) {
+    throw Error(fmt::format("{}: every row has the label {}: model {} needs at least two classes",
+                            data.source(), found.at(0), NameOf<ModelKind>(kModelKinds, kind)));
+  }
+  return ClassLabels{std::move(found)};
 }
 
 }  // namespace
 
-Targets MakeTargets(ModelKind kind, const Dataset& data, int classes) {
-  return IsBinary(kind) ? BinaryTargets(kind, data) : ClassTargets(data, classes);
+Targets MakeTargets(ModelKind kind, const Dataset& data) {
+  std::vector<float> found = DistinctLabels(data);
+  if (found.empty()) throw Error(data.source() + ": no rows, so no labels");
+  const ClassLabels labels = IsBinary(kind) ? TwoLabels(kind, data, std::move(found))
+                                            : MultiClassLabels(kind, data, std::move(found));
+  return MakeTargets(kind, data, labels);
+}
+
+Targets MakeTargets(ModelKind kind, const Dataset& data, const ClassLabels& labels) {
+  Targets t;
+  t.values = AlignedArray<float>(data.rows());
+  t.classes = labels.classes();
+  t.labels = labels;
+  const bool binary = IsBinary(kind);
+  float last_label = 0, last_value = 0;
+  for (uint64_t i = 0; i < data.rows(); ++i) {
+    const float y = Canonical(data.label(i));
+    if (i == 0 || y != last_label) {
+      const int k = labels.Find(y);
+      if (k < 0) {
+        throw Error(
+            fmt::format("{}: row {}: label {}: the model was trained on the labels {} and "
+                        "never saw this one",
+                        data.source(), i + 1, y, List(labels.values)));
+      }
+      last_label = y;
+      last_value = binary ? (k == 1 ? 1.f : -1.f) : static_cast<float>(k);
+    }
+    t.values[i] = last_value;
+  }
+  return t;
 }
 
 }  // namespace parsgd

@@ -1,6 +1,7 @@
 #include "parsgd/train/evaluate.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <vector>
 
@@ -49,6 +50,23 @@ Evaluation Combine(const std::vector<BlockSum>& sums, uint64_t rows) {
 
 }  // namespace
 
+void Probabilities(ModelKind kind, const float* z, int classes, float* p) {
+  if (kind == ModelKind::kLogistic) {
+    // 1 / (1 + exp(-z)) written so that neither branch overflows.
+    const double e = std::exp(-std::abs(static_cast<double>(z[0])));
+    const double positive = z[0] >= 0 ? 1 / (1 + e) : e / (1 + e);
+    p[0] = static_cast<float>(1 - positive);
+    p[1] = static_cast<float>(positive);
+    return;
+  }
+  const float top = *std::max_element(z, z + classes);
+  double sum = 0;
+  for (int k = 0; k < classes; ++k) sum += std::exp(static_cast<double>(z[k] - top));
+  for (int k = 0; k < classes; ++k) {
+    p[k] = static_cast<float>(std::exp(static_cast<double>(z[k] - top)) / sum);
+  }
+}
+
 int PredictedClass(const LinearModel& model, const float* z) {
   if (IsBinary(model.kind())) return z[0] >= 0 ? 1 : 0;
   int best = 0;
@@ -82,22 +100,23 @@ Evaluation Evaluate(const LinearModel& model, const Dataset& data, const Targets
 
 namespace {
 
-// Scores the rows of `data` in fixed blocks of kMlpBlockRows, one engine per executor thread, and
-// calls fn(block, first_row, rows, scores) for each block (from any thread, each block once).
+// Scores rows [first, last) of `data` in fixed blocks of kMlpBlockRows from `first`, one engine
+// per executor thread, and calls fn(block, first_row, rows, scores) for each block (from any
+// thread, each block once).
 template <class Fn>
-void ForEachMlpBlock(const MlpModel& model, const Dataset& data, Executor& executor,
-                     MlpBackend backend, Fn fn) {
+void ForEachMlpBlock(const MlpModel& model, const Dataset& data, uint64_t first, uint64_t last,
+                     Executor& executor, MlpBackend backend, Fn fn) {
   const int threads = executor.threads();
   const int classes = model.classes(), inputs = model.inputs();
-  const uint64_t blocks = (data.rows() + kMlpBlockRows - 1) / kMlpBlockRows;
+  const uint64_t blocks = (last - first + kMlpBlockRows - 1) / kMlpBlockRows;
   executor.RunWorkers(threads, [&](int t) {
     auto engine = MakeMlpEngine(backend, model.sizes(), kMlpBlockRows, 1);
     std::vector<float> x(static_cast<std::size_t>(kMlpBlockRows) * inputs);
     std::vector<float> scores(static_cast<std::size_t>(kMlpBlockRows) * classes);
     std::vector<uint32_t> rows(kMlpBlockRows);
     for (uint64_t b = t; b < blocks; b += threads) {
-      const uint64_t begin = b * kMlpBlockRows;
-      const int n = static_cast<int>(std::min<uint64_t>(data.rows(), begin + kMlpBlockRows) - begin);
+      const uint64_t begin = first + b * kMlpBlockRows;
+      const int n = static_cast<int>(std::min<uint64_t>(last, begin + kMlpBlockRows) - begin);
       std::iota(rows.begin(), rows.begin() + n, static_cast<uint32_t>(begin));
       GatherDense(data, {rows.data(), static_cast<std::size_t>(n)}, model.input_scale().data(),
                   inputs, x.data());
@@ -118,7 +137,7 @@ Evaluation EvaluateMlp(const MlpModel& model, const Dataset& data, const Targets
   const int classes = model.classes();
   const uint64_t blocks = (data.rows() + kMlpBlockRows - 1) / kMlpBlockRows;
   std::vector<BlockSum> sums(blocks);
-  ForEachMlpBlock(model, data, executor, backend,
+  ForEachMlpBlock(model, data, 0, data.rows(), executor, backend,
                   [&](uint64_t b, uint64_t begin, int n, const float* scores) {
                     BlockSum s;
                     for (int i = 0; i < n; ++i) {
@@ -135,7 +154,7 @@ Evaluation EvaluateMlp(const MlpModel& model, const Dataset& data, const Targets
 std::vector<int> PredictClasses(const MlpModel& model, const Dataset& data, Executor& executor,
                                 MlpBackend backend) {
   std::vector<int> classes(data.rows());
-  ForEachMlpBlock(model, data, executor, backend,
+  ForEachMlpBlock(model, data, 0, data.rows(), executor, backend,
                   [&](uint64_t, uint64_t begin, int n, const float* scores) {
                     for (int i = 0; i < n; ++i) {
                       classes[begin + i] = ArgMax(scores + static_cast<std::size_t>(i) * model.classes(),
@@ -157,6 +176,32 @@ std::vector<int> PredictClasses(const LinearModel& model, const Dataset& data, E
     }
   });
   return classes;
+}
+
+std::vector<float> PredictScores(const MlpModel& model, const Dataset& data, uint64_t begin,
+                                 uint64_t end, Executor& executor, MlpBackend backend) {
+  const std::size_t classes = static_cast<std::size_t>(model.classes());
+  std::vector<float> out((end - begin) * classes);
+  ForEachMlpBlock(model, data, begin, end, executor, backend,
+                  [&](uint64_t, uint64_t first, int n, const float* scores) {
+                    std::copy(scores, scores + n * classes, out.data() + (first - begin) * classes);
+                  });
+  return out;
+}
+
+std::vector<float> PredictScores(const LinearModel& model, const Dataset& data, uint64_t begin,
+                                 uint64_t end, Executor& executor) {
+  const std::size_t outputs = static_cast<std::size_t>(model.outputs());
+  std::vector<float> out((end - begin) * outputs);
+  const uint64_t blocks = (end - begin + kBlockRows - 1) / kBlockRows;
+  executor.ParallelFor(blocks, [&](uint64_t b) {
+    const uint64_t first = begin + b * kBlockRows;
+    for (uint64_t i = first; i < std::min(end, first + kBlockRows); ++i) {
+      const SparseRow x = data.row(i);
+      model.Scores(x.index, x.value, x.nnz, out.data() + (i - begin) * outputs);
+    }
+  });
+  return out;
 }
 
 }  // namespace parsgd

@@ -40,6 +40,7 @@ class MlpFamily final : public ModelFamily {
     sizes.insert(sizes.end(), config.hidden.begin(), config.hidden.end());
     sizes.push_back(targets.classes);
     model_ = MlpModel(sizes, DeriveSeed(config.seed, {kInitStream}));
+    model_.set_labels(targets.labels);
     if (config.normalize == Normalization::kMaxAbs) ScaleInputs();
     r.l2_auto = config.l2 < 0;
     r.l2 = r.l2_auto ? 0.0 : config.l2;

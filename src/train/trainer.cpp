@@ -83,8 +83,8 @@ void CheckModelFits(const TrainConfig& config, const Dataset& train, const Resol
   if (linear) detail += fmt::format("; per-feature statistics: {:.1f} GiB", stats_bytes / kGiB);
   throw Error(fmt::format(
       "{}: {} features and {} outputs: training needs at least {:.1f} GiB of memory ({}), more "
-      "than the {:.1f} GiB this process may use; is a feature index or class id in the data far "
-      "larger than intended?",
+      "than the {:.1f} GiB this process may use; is a feature index in the data far larger than "
+      "intended, or are there far more distinct labels (one class each) than classes?",
       train.source(), train.features(), r.outputs, bytes / kGiB, detail, usable / kGiB));
 }
 
@@ -117,7 +117,7 @@ Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* 
   State& s = *state_;
   if (train.rows() == 0) throw Error(train.source() + ": no training rows");
   s.train_targets = MakeTargets(given.model, train);
-  if (test != nullptr) s.test_targets = MakeTargets(given.model, *test, s.train_targets.classes);
+  if (test != nullptr) s.test_targets = MakeTargets(given.model, *test, s.train_targets.labels);
 
   TrainConfig config = given;  // with the automatic choices made
   if (config.optimizer.kind == OptimizerKind::kAuto) config.optimizer.kind = AutoOptimizer(config.model);

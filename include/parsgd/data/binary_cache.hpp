@@ -18,7 +18,10 @@
 //       64    8  byte offset of the labels section: rows x float32
 //       72    8  file size
 //       80    8  payload checksum
-//       88   32  reserved, zero
+//       88    8  how the LIBSVM text the data came from was read: 0 not from LIBSVM text,
+//                1 zero-based, 2 one-based (so that files read later with a model trained on
+//                the cache use the same numbering; the indices themselves are always 0-based)
+//       96   24  reserved, zero
 //      120    8  header checksum: XXH64 (seed 0) of bytes [0, 120)
 //
 // The sections follow the header in the order above, each starting at the first multiple of 64
@@ -53,9 +56,9 @@ void WriteBinaryCache(const Dataset& data, const std::string& path);
 //     a header declaring more than the file holds is refused before anything is allocated;
 //   - damaged: a header or payload checksum mismatch ("corrupted");
 //   - structurally invalid though its checksums match ("invalid"): a layout other than the
-//     canonical one, features > 2^32, row offsets not starting at 0, decreasing or not ending at
-//     nnz, an index >= features or indices not strictly ascending within a row, a non-finite
-//     value or label.
+//     canonical one, features > 2^32, an index base other than 0, 1, 2, row offsets not
+//     starting at 0, decreasing or not ending at nnz, an index >= features or indices not
+//     strictly ascending within a row, a non-finite value or label.
 // Checks: the row offsets first (8 bytes per row), then one parallel pass (oneTBB, caller's arena)
 // over the payload that computes the checksum and checks every entry and label; the first problem
 // in file order is reported, the same at any thread count. Cost: reading the file once.

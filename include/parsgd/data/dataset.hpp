@@ -12,6 +12,12 @@
 
 namespace parsgd {
 
+// Whether LIBSVM text numbers its features from 0 or from 1. As a setting: kAuto decides per file
+// (zero-based when an index 0 appears, as scikit-learn's load_svmlight_file does), kYes and kNo
+// fix it. As a Dataset's record: how its LIBSVM source was read (kYes or kNo), kAuto when it did
+// not come from LIBSVM text.
+enum class ZeroBased { kAuto, kYes, kNo };
+
 // One row's features: nnz entries with ascending, distinct 0-based column indices.
 struct SparseRow {
   const uint32_t* index;
@@ -31,6 +37,7 @@ class Dataset {
     uint64_t features = 0;          // number of columns: every index < features
     std::string source;             // where the data came from, for messages
     bool mapped = false;            // the arrays point into a memory-mapped file
+    ZeroBased zero_based = ZeroBased::kAuto;  // how LIBSVM text indices were read (see above)
   };
 
   Dataset() = default;
@@ -40,13 +47,17 @@ class Dataset {
   // The same from arrays this process filled (their ownership moves into the dataset).
   static Dataset FromArrays(AlignedArray<uint64_t> offsets, AlignedArray<uint32_t> indices,
                             AlignedArray<float> values, AlignedArray<float> labels,
-                            uint64_t features, std::string source);
+                            uint64_t features, std::string source,
+                            ZeroBased zero_based = ZeroBased::kAuto);
 
   uint64_t rows() const { return parts_.labels.size(); }
   uint64_t features() const { return parts_.features; }
   uint64_t nnz() const { return parts_.indices.size(); }
   const std::string& source() const { return parts_.source; }
   bool mapped() const { return parts_.mapped; }
+  // kYes / kNo: the LIBSVM text this came from (directly or through a binary cache) was read
+  // zero-based / one-based; kAuto: it did not come from LIBSVM text.
+  ZeroBased zero_based() const { return parts_.zero_based; }
 
   SparseRow row(uint64_t i) const {
     const uint64_t begin = parts_.offsets[i];

@@ -3,8 +3,9 @@
 // Format, one row per line:   label [qid:N] index:value index:value ... [# comment]
 //   - label: any finite number (±1, 0/1, class ids, regression targets); a leading '+' is allowed.
 //   - qid:N is accepted and ignored, only right after the label.
-//   - indices: 1-based, strictly ascending within a row; stored 0-based. Values: finite numbers;
-//     explicit zeros are kept as given.
+//   - indices: 1-based (LIBSVM's convention) or 0-based (scikit-learn's dump_svmlight_file
+//     default), see LibsvmOptions::zero_based; strictly ascending within a row; stored 0-based.
+//     Values: finite numbers; explicit zeros are kept as given.
 //   - '#' starts a comment to the end of the line; blank and comment-only lines are not rows.
 //   - spaces and tabs separate tokens; LF or CRLF line ends.
 // Columns in messages count bytes from 1. All functions here may be called from several threads
@@ -22,9 +23,17 @@
 namespace parsgd {
 
 struct LibsvmOptions {
-  // 0: no limit, features() is the largest index seen. Otherwise a 1-based index above it is an
-  // error and features() == max_features (at most 2^32 - 1).
+  // 0: no limit, features() is the largest index seen (+ 1 if zero-based). Otherwise an index
+  // above it (at or above it, zero-based) is an error and features() == max_features (at most
+  // 2^32 - 1).
   uint64_t max_features = 0;
+  // kAuto: zero-based if an index 0 appears anywhere in the text, else one-based (the rule of
+  // scikit-learn's load_svmlight_file). kYes: zero-based. kNo: one-based, an index 0 is an error.
+  // The Dataset records the decision (zero_based() is kYes or kNo).
+  ZeroBased zero_based = ZeroBased::kAuto;
+  // What the error for an index 0 under kNo says after "feature index 0: " (why the file is read
+  // one-based and what to do); empty: a message about the setting itself.
+  std::string zero_based_note = {};
   // Size of the pieces the text is cut into for parallel parsing (cut at line ends); 0 picks one
   // from the text size. The result never depends on it; tests set it small to spread lines over
   // many chunks.
@@ -46,8 +55,8 @@ Dataset ParseLibsvm(std::string_view text, const std::string& name,
 // Writes `data` as LIBSVM text: shortest round-trip numbers (std::to_chars), 1-based indices, one
 // "\n"-terminated line per row, no comments. Rows are formatted in parallel (oneTBB pipeline,
 // caller's arena) and written in order through AtomicFileWriter: the file appears complete or not
-// at all, and the same Dataset always gives the same bytes. ReadLibsvm of the result gives back
-// `data` exactly, except features(): text has no column count, so pass max_features =
+// at all, and the same Dataset always gives the same bytes. ReadLibsvm of the result (one-based)
+// gives back `data` exactly, except features(): text has no column count, so pass max_features =
 // data.features() when the last columns are empty. Throws parsgd::Error on I/O failure.
 void WriteLibsvm(const Dataset& data, const std::string& path);
 

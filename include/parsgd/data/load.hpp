@@ -7,21 +7,35 @@
 #include <string>
 #include <string_view>
 
+#include "parsgd/data/csv.hpp"
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/util/named.hpp"
 
 namespace parsgd {
 
-enum class DataFormat { kAuto, kLibsvm, kIdx, kBinary };
+enum class DataFormat { kAuto, kLibsvm, kIdx, kBinary, kCsv };
 
 inline constexpr Named<DataFormat> kDataFormats[] = {
-    {DataFormat::kAuto, "auto", "detected from the file's first bytes"},
-    {DataFormat::kLibsvm, "libsvm", "LIBSVM/svmlight text: label idx:val ... (1-based indices)"},
+    {DataFormat::kAuto, "auto", "detected from the file's first bytes and the name (.csv)"},
+    {DataFormat::kLibsvm, "libsvm", "LIBSVM/svmlight text: label idx:val ..."},
     {DataFormat::kIdx, "idx", "IDX images (MNIST family, raw or gzip): IMAGES[,LABELS]"},
     {DataFormat::kBinary, "bin", "parsgd's binary cache (memory-mapped, checksummed)"},
+    {DataFormat::kCsv, "csv", "comma-separated numbers, a header line or none, one label column"},
 };
 
-// "auto", "libsvm", "idx", "bin" (exact, lower case); nullopt for anything else.
+inline constexpr Named<ZeroBased> kZeroBasedSettings[] = {
+    {ZeroBased::kAuto, "auto", "zero-based if an index 0 appears in the file"},
+    {ZeroBased::kYes, "yes", "indices start at 0 (scikit-learn's dump_svmlight_file)"},
+    {ZeroBased::kNo, "no", "indices start at 1 (LIBSVM's convention)"},
+};
+
+inline constexpr Named<CsvHeader> kCsvHeaders[] = {
+    {CsvHeader::kAuto, "auto", "a header if the first line has a field that is not a number"},
+    {CsvHeader::kYes, "yes", "the first line names the columns"},
+    {CsvHeader::kNo, "no", "the first line is data"},
+};
+
+// "auto", "libsvm", "idx", "bin", "csv" (exact, lower case); nullopt for anything else.
 inline std::optional<DataFormat> ParseDataFormat(std::string_view name) {
   return FindByName<DataFormat>(kDataFormats, name);
 }
@@ -35,10 +49,17 @@ struct LoadOptions {
   // 0: no limit. LIBSVM: passed to the reader (indices above it are errors). Other formats: a
   // dataset with more features is an error. Every format: features() == max_features when given.
   uint64_t max_features = 0;
+  // LIBSVM text: see LibsvmOptions (zero_based, zero_based_note).
+  ZeroBased zero_based = ZeroBased::kAuto;
+  std::string zero_based_note = {};
+  // CSV text: see CsvOptions (header, label_column).
+  CsvHeader header = CsvHeader::kAuto;
+  std::string label_column = {};
 };
 
 // The format `path` holds, read from its first bytes: the binary cache magic -> kBinary; an IDX
-// magic, raw or after gunzip -> kIdx; anything else -> kLibsvm. A path that does not exist but
+// magic, raw or after gunzip -> kIdx; a name ending in ".csv" (any case) -> kCsv; anything else ->
+// kLibsvm. A path that does not exist but
 // contains a comma is an IDX pair -> kIdx. Throws parsgd::Error for a gzip file that is not IDX.
 DataFormat DetectDataFormat(const std::string& path);
 

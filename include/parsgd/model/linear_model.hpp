@@ -8,28 +8,26 @@
 #include <cstdint>
 #include <span>
 
+#include "parsgd/model/class_labels.hpp"
 #include "parsgd/model/loss.hpp"
 #include "parsgd/util/array.hpp"
 
 namespace parsgd {
 
-// How binary labels are written in the user's files, so predictions come back the same way.
-struct BinaryLabels {
-  float negative = -1.f;
-  float positive = 1.f;
-};
-
 class LinearModel {
  public:
   LinearModel() = default;
   // All weights start at zero (the optimum of the regulariser; SGD on a convex loss needs no random
-  // start). `classes` is K for softmax and ignored for the binary models.
-  LinearModel(ModelKind kind, uint64_t features, int classes, BinaryLabels labels = {});
+  // start). `classes` is K for softmax and ignored for the binary models. `labels`: how the
+  // training data wrote each class, so that predictions come back the same way (empty:
+  // ClassLabels::Default). Throws parsgd::Error unless there is one label per class (2 for the
+  // binary models), in ascending order.
+  LinearModel(ModelKind kind, uint64_t features, int classes, ClassLabels labels = {});
 
   ModelKind kind() const { return kind_; }
   uint64_t features() const { return features_; }
   int outputs() const { return outputs_; }
-  const BinaryLabels& binary_labels() const { return labels_; }
+  const ClassLabels& labels() const { return labels_; }
 
   // All parameters, (features + 1) * outputs floats, 64-byte aligned. The training schemes share
   // this array between workers; see scheme/ for how they touch it.
@@ -48,7 +46,7 @@ class LinearModel {
   ModelKind kind_ = ModelKind::kLogistic;
   uint64_t features_ = 0;
   int outputs_ = 1;
-  BinaryLabels labels_;
+  ClassLabels labels_;
   AlignedArray<float> weights_;
 };
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "parsgd/model/class_labels.hpp"
 #include "parsgd/util/array.hpp"
 
 namespace parsgd {
@@ -52,6 +53,10 @@ class MlpModel {
   // that predictions see inputs scaled as in training.
   std::span<float> input_scale() { return input_scale_.span(); }
   std::span<const float> input_scale() const { return input_scale_.span(); }
+  // How the training data wrote each class (ClassLabels::Default until set). set_labels throws
+  // parsgd::Error unless there is one label per class, in ascending order.
+  const ClassLabels& labels() const { return labels_; }
+  void set_labels(ClassLabels labels);
   // Sum of squared weights, biases excluded (the L2 regulariser is (l2 / 2) * this).
   double SquaredNorm() const;
   // Floating-point operations of one sample's forward pass (2 per multiply-add).
@@ -62,6 +67,7 @@ class MlpModel {
   std::vector<MlpLayer> layers_;
   AlignedArray<float> params_;
   AlignedArray<float> input_scale_;
+  ClassLabels labels_;
 };
 
 // "256,128" -> {256, 128}. Throws parsgd::Error naming the text when it is not a comma-separated

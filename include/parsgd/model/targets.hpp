@@ -1,25 +1,36 @@
 // Training targets: the labels of a Dataset checked against a model kind and turned into what the
-// losses take (y in {-1, +1} for binary models, a class id for softmax).
+// losses take (y in {-1, +1} for binary models, a class index 0..K-1 for softmax and the MLP).
+//
+// Labels are taken as LIBLINEAR and scikit-learn take them: any two values for a binary model
+// (the larger is the positive class), any set of values for softmax and the MLP (class k is the
+// k-th smallest). The mapping travels with the model (ClassLabels) and predictions are written
+// back in the file's own labels.
 #pragma once
 
 #include <cstdint>
 
 #include "parsgd/data/dataset.hpp"
+#include "parsgd/model/class_labels.hpp"
 #include "parsgd/model/linear_model.hpp"
 #include "parsgd/util/array.hpp"
 
 namespace parsgd {
 
 struct Targets {
-  AlignedArray<float> values;  // one per row: -1/+1, or a class id 0..classes-1
-  int classes = 2;             // 2 for binary models, K for softmax
-  BinaryLabels labels;         // binary models: how the file wrote its two classes
+  AlignedArray<float> values;  // one per row: -1/+1, or a class index 0..classes-1
+  int classes = 2;             // 2 for binary models, K for softmax and the MLP
+  ClassLabels labels;          // the label of each class as the data wrote it, ascending
 };
 
-// Binary models take labels -1/+1 or 0/1 (not -1 and 0 together); softmax takes integer class ids
-// >= 0 and finds K = largest + 1 (at least 2). `classes` > 0 fixes K (for test data against a
-// trained model): a class id >= classes is then an error. Throws parsgd::Error naming the source,
-// the 1-based row and the label. Cost: one pass over the labels.
-Targets MakeTargets(ModelKind kind, const Dataset& data, int classes = 0);
+// Targets of training data: the distinct labels of `data`, sorted, become the classes. A binary
+// model takes exactly two values, or one of -1, 0, +1 alone (the usual pairs -1/+1 and 0/1, one
+// class of which is absent); softmax and the MLP take 2 to 65536 values. Throws parsgd::Error
+// naming the source (and the values found) otherwise. Cost: one pass over the labels with a hash
+// set, one with a binary search per row.
+Targets MakeTargets(ModelKind kind, const Dataset& data);
+
+// Targets of other data for a model trained with `labels` (test data, eval): every label must be
+// one of them; throws parsgd::Error naming the source, the 1-based row and the label otherwise.
+Targets MakeTargets(ModelKind kind, const Dataset& data, const ClassLabels& labels);
 
 }  // namespace parsgd

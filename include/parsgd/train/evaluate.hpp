@@ -36,8 +36,27 @@ std::vector<int> PredictClasses(const LinearModel& model, const Dataset& data, E
 std::vector<int> PredictClasses(const MlpModel& model, const Dataset& data, Executor& executor,
                                 MlpBackend backend = MlpBackend::kOneDnn);
 
+// The scores of rows [begin, end) of `data`, row-major: outputs() floats per row for a linear model
+// (one for the binary models: the decision value w.x + b; K for softmax), classes() for the MLP
+// (its output layer before the softmax). Cost: that of a pass over those rows, on the executor's
+// threads (the MLP in blocks of 256 rows, one engine per thread).
+std::vector<float> PredictScores(const LinearModel& model, const Dataset& data, uint64_t begin,
+                                 uint64_t end, Executor& executor);
+std::vector<float> PredictScores(const MlpModel& model, const Dataset& data, uint64_t begin,
+                                 uint64_t end, Executor& executor,
+                                 MlpBackend backend = MlpBackend::kOneDnn);
+
 // The class a model predicts for scores z: argmax for softmax, the sign for binary models (0 and
 // ties go to the positive class).
 int PredictedClass(const LinearModel& model, const float* z);
+
+// Whether a model of `kind` gives class probabilities: logistic, softmax and mlp do.
+inline bool HasProbabilities(ModelKind kind) {
+  return kind == ModelKind::kLogistic || kind == ModelKind::kSoftmax || kind == ModelKind::kMlp;
+}
+// The class probabilities of scores z into p[0..classes): for logistic (classes 2) the negative
+// and positive class, 1 - s and s with s = 1 / (1 + exp(-z[0])); for softmax and the MLP
+// exp(z_k) / sum exp(z). Only for the kinds HasProbabilities accepts.
+void Probabilities(ModelKind kind, const float* z, int classes, float* p);
 
 }  // namespace parsgd

@@ -1,0 +1,53 @@
+// CSV text (tabular data: one row per line, one column the label): reading, parallel and
+// memory-mapped.
+//
+// Format:
+//   - fields separated by ','; LF or CRLF line ends; blank lines are not rows; a UTF-8 byte order
+//     mark at the start is ignored.
+//   - a header line of column names, or none: with CsvHeader::kAuto the first non-blank line is a
+//     header when any of its fields is not a number, and a data row otherwise. Names may be quoted
+//     ("a,b", with "" for a quote inside); data fields may not.
+//   - every row has as many fields as the first line; each field is a number (as in LIBSVM text:
+//     finite, a leading '+' allowed), with spaces or tabs around it allowed. An empty field is an
+//     error: there are no missing values.
+//   - one column is the label (CsvOptions::label_column; the first by default), the others are the
+//     features, numbered from 0 in file order with the label column left out. Zero values are not
+//     stored (rows are sparse, as for every format).
+// Errors name the place as "name:line:column" (1-based; the column is the byte where the field
+// starts) and the field by its 1-based number. All functions here may be called from several
+// threads at once (they share no state).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "parsgd/data/dataset.hpp"
+
+namespace parsgd {
+
+enum class CsvHeader { kAuto, kYes, kNo };
+
+struct CsvOptions {
+  CsvHeader header = CsvHeader::kAuto;
+  // The label column: empty for the first; an integer for a 0-based position (as xgboost's and
+  // LightGBM's label_column; negative counts from the end, -1 is the last); anything else is a
+  // column name, looked up in the header.
+  std::string label_column = {};
+  // Size of the pieces the text is cut into for parallel parsing, as LibsvmOptions::chunk_bytes
+  // (0 picks one from the text size; the result never depends on it).
+  uint64_t chunk_bytes = 0;
+};
+
+// Maps `path` and parses it (see ParseCsv). Throws parsgd::Error if the file cannot be read.
+Dataset ReadCsv(const std::string& path, const CsvOptions& options = {});
+
+// Parses CSV text; `name` is the source and is used in messages. Parallel over chunks of whole
+// lines (oneTBB, the caller's arena); the result is the same at any thread count and chunk size.
+// features() is the number of columns minus one. Throws DataError "name:line:column: ..." for a
+// malformed field (the first in the text), "name: ..." for a text without data rows, and
+// parsgd::Error for a label column that is not in the file. Cost: one pass over the text plus one
+// copy of the parsed entries.
+Dataset ParseCsv(std::string_view text, const std::string& name, const CsvOptions& options = {});
+
+}  // namespace parsgd

@@ -1,0 +1,98 @@
+#include "text_chunks.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+
+#include "parsgd/util/error.hpp"
+
+namespace parsgd::data_internal {
+namespace {
+
+uint64_t ChooseChunkBytes(std::size_t text_size, uint64_t requested) {
+  if (requested != 0) return requested;
+  // Many more chunks than threads (lines vary in length), each large enough that the per-chunk
+  // cost (a task, a few vectors) is noise.
+  return std::clamp<uint64_t>(text_size / 256, uint64_t{256} << 10, uint64_t{8} << 20);
+}
+
+// Chunk boundaries: 0, then the end of the line that crosses each chunk_bytes step, ..., size.
+std::vector<std::size_t> ChunkBounds(std::string_view text, uint64_t chunk_bytes) {
+  std::vector<std::size_t> bounds{0};
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    if (chunk_bytes >= text.size() - pos) {
+      pos = text.size();
+    } else {
+      const std::size_t newline = text.find('\n', pos + chunk_bytes);
+      pos = newline == std::string_view::npos ? text.size() : newline + 1;
+    }
+    bounds.push_back(pos);
+  }
+  return bounds;
+}
+
+}  // namespace
+
+std::vector<Chunk> ParseChunks(std::string_view text, uint64_t chunk_bytes,
+                               const std::function<void(std::string_view, Chunk*)>& parse) {
+  const std::vector<std::size_t> bounds =
+      ChunkBounds(text, ChooseChunkBytes(text.size(), chunk_bytes));
+  std::vector<Chunk> chunks(bounds.size() - 1);
+  tbb::parallel_for(
+      tbb::blocked_range<std::size_t>(0, chunks.size(), 1),
+      [&](const tbb::blocked_range<std::size_t>& range) {
+        for (std::size_t c = range.begin(); c != range.end(); ++c) {
+          parse(text.substr(bounds[c], bounds[c + 1] - bounds[c]), &chunks[c]);
+        }
+      },
+      tbb::simple_partitioner());
+  return chunks;
+}
+
+void ThrowFirstError(const std::vector<Chunk>& chunks, const std::string& name,
+                     uint64_t first_line) {
+  for (const Chunk& chunk : chunks) {
+    if (chunk.error) {
+      throw DataError(name, first_line + chunk.error->line, chunk.error->column,
+                      chunk.error->message);
+    }
+    first_line += chunk.lines;
+  }
+}
+
+Dataset Assemble(const std::vector<Chunk>& chunks, uint64_t features, const std::string& name,
+                 uint32_t index_offset, ZeroBased zero_based) {
+  std::vector<uint64_t> row_base(chunks.size() + 1, 0);
+  std::vector<uint64_t> entry_base(chunks.size() + 1, 0);
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    row_base[c + 1] = row_base[c] + chunks[c].labels.size();
+    entry_base[c + 1] = entry_base[c] + chunks[c].indices.size();
+  }
+  const uint64_t rows = row_base.back();
+  if (rows == 0) {
+    throw DataError(name, 0, 0, "no data rows: every line is blank or a comment");
+  }
+  AlignedArray<uint64_t> offsets(rows + 1);
+  AlignedArray<uint32_t> indices(entry_base.back());
+  AlignedArray<float> values(entry_base.back());
+  AlignedArray<float> labels(rows);
+  offsets[0] = 0;
+  tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t c) {
+    const Chunk& chunk = chunks[c];
+    const uint64_t row0 = row_base[c];
+    const uint64_t entry0 = entry_base[c];
+    for (std::size_t r = 0; r < chunk.row_ends.size(); ++r) {
+      offsets[row0 + r + 1] = entry0 + chunk.row_ends[r];
+    }
+    std::copy(chunk.labels.begin(), chunk.labels.end(), labels.data() + row0);
+    std::transform(chunk.indices.begin(), chunk.indices.end(), indices.data() + entry0,
+                   [index_offset](uint32_t index) { return index - index_offset; });
+    std::copy(chunk.values.begin(), chunk.values.end(), values.data() + entry0);
+  });
+  return Dataset::FromArrays(std::move(offsets), std::move(indices), std::move(values),
+                             std::move(labels), features, name, zero_based);
+}
+
+}  // namespace parsgd::data_internal

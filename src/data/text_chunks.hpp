@@ -1,0 +1,98 @@
+// Internal to the text readers (LIBSVM, CSV): the text is cut at line ends into chunks, the chunks
+// are parsed in parallel into local CSR buffers, and the buffers are copied into one Dataset. The
+// result never depends on the chunk size or the thread count.
+#pragma once
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "parsgd/data/dataset.hpp"
+
+namespace parsgd::data_internal {
+
+// The first malformed line of a chunk. `line` counts lines from the chunk start (0-based).
+struct ChunkError {
+  uint64_t line;
+  uint64_t column;  // 1-based byte column of the offending token
+  std::string message;
+};
+
+// What one chunk holds: its rows in local CSR form (row_ends[r] is the local end offset of row r).
+struct Chunk {
+  std::vector<float> labels;
+  std::vector<uint64_t> row_ends;
+  std::vector<uint32_t> indices;  // as the reader stores them; Assemble subtracts its offset
+  std::vector<float> values;
+  uint64_t lines = 0;      // '\n' characters consumed (all of them when there is no error)
+  uint64_t max_index = 0;  // largest stored index, if any entry (LIBSVM: the raw index)
+  bool has_zero = false;   // LIBSVM: an index 0 was read
+  std::optional<ChunkError> error;
+};
+
+// Parses `text` in pieces of about `chunk_bytes` (0: chosen from the text size), each a run of
+// whole lines, with parse(piece, chunk) in parallel (oneTBB, the caller's arena). `parse` stops at
+// a piece's first malformed line and records it in chunk->error.
+std::vector<Chunk> ParseChunks(std::string_view text, uint64_t chunk_bytes,
+                               const std::function<void(std::string_view, Chunk*)>& parse);
+
+// Throws DataError for the first chunk error in text order; `first_line` is the 1-based line the
+// text starts at in its file. Chunks before the bad one parsed completely, so their line counts
+// place the error exactly.
+void ThrowFirstError(const std::vector<Chunk>& chunks, const std::string& name,
+                     uint64_t first_line = 1);
+
+// Copies the chunks' rows into one CSR dataset (chunks in parallel), each stored index minus
+// `index_offset`. Throws DataError "name: no data rows" if there are none.
+Dataset Assemble(const std::vector<Chunk>& chunks, uint64_t features, const std::string& name,
+                 uint32_t index_offset, ZeroBased zero_based);
+
+// Calls parse_line(begin, end) for each line of `text` (whole lines; the last may lack '\n'), end
+// excluding the line break (LF or CRLF), and counts the lines in chunk->lines. Stops, without
+// counting the line, when parse_line returns false (it has recorded chunk->error).
+template <class ParseLine>
+void ForEachLine(std::string_view text, Chunk* chunk, ParseLine parse_line) {
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  while (p < end) {
+    const char* newline = static_cast<const char*>(std::memchr(p, '\n', end - p));
+    const char* line_end = newline != nullptr ? newline : end;
+    const char* content_end = (line_end > p && line_end[-1] == '\r') ? line_end - 1 : line_end;
+    if (!parse_line(p, content_end)) return;
+    if (newline == nullptr) break;
+    ++chunk->lines;
+    p = newline + 1;
+  }
+}
+
+// Reads a number at p into *out; returns the end of the number, or nullptr if none starts there.
+// A leading '+' is allowed (std::from_chars takes none; LIBSVM files often have "+1"). A number
+// outside float's range becomes the nearest float: 0 or a denormal when tiny, infinity when huge
+// (which the callers refuse as not finite).
+inline const char* ParseFloat(const char* p, const char* end, float* out) {
+  if (p < end && *p == '+') {
+    ++p;
+    if (p < end && *p == '-') return nullptr;
+  }
+  auto [ptr, ec] = std::from_chars(p, end, *out);
+  if (ec == std::errc()) return ptr;
+  if (ec != std::errc::result_out_of_range) return nullptr;
+  double wide = 0;
+  auto [wide_ptr, wide_ec] = std::from_chars(p, end, wide);
+  if (wide_ec != std::errc() || std::fabs(wide) > std::numeric_limits<float>::max()) {
+    *out = std::numeric_limits<float>::infinity();
+    return wide_ptr == p ? ptr : wide_ptr;
+  }
+  *out = static_cast<float>(wide);
+  return wide_ptr;
+}
+
+}  // namespace parsgd::data_internal

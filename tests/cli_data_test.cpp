@@ -1,0 +1,359 @@
+// End-to-end tests of what a user's own data meets: zero-based LIBSVM, CSV, labels as LIBLINEAR
+// takes them, and predict's probabilities and scores. Real processes, real files.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "parsgd/io/model_file.hpp"
+#include "parsgd/util/rng.hpp"
+#include "test_support.hpp"
+
+namespace parsgd {
+namespace {
+
+using testing::ReadFile;
+using testing::RunCli;
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::vector<double> Numbers(const std::string& line) {
+  std::vector<double> out;
+  std::istringstream in(line);
+  for (double v; in >> v;) out.push_back(v);
+  return out;
+}
+
+// The number after `key` in `text` ("accuracy 91.50%" -> 91.5).
+double After(const std::string& text, const std::string& key) {
+  const auto at = text.find(key);
+  EXPECT_NE(at, std::string::npos) << key << " not in " << text;
+  return at == std::string::npos ? -1 : std::stod(text.substr(at + key.size()));
+}
+
+class CliData : public ::testing::Test {
+ protected:
+  // Rows of `classes` classes over 4 features, the class the largest of the first `classes`
+  // features (so every model can learn it), labelled by `label_of(class)`, as LIBSVM text with
+  // indices from `first_index`.
+  std::string Separable(int rows, int classes, const std::function<std::string(int)>& label_of,
+                        int first_index = 1, uint64_t seed = 3) {
+    Rng rng(seed);
+    std::string text;
+    for (int i = 0; i < rows; ++i) {
+      double v[4];
+      int best = 0;
+      for (int j = 0; j < 4; ++j) {
+        v[j] = rng.UniformDouble();
+        if (j < classes && v[j] > v[best]) best = j;
+      }
+      text += label_of(best);
+      for (int j = 0; j < 4; ++j) text += fmt::format(" {}:{}", j + first_index, v[j]);
+      text += "\n";
+    }
+    return text;
+  }
+  testing::TempDir dir_;
+};
+
+// scikit-learn's dump_svmlight_file writes indices from 0 by default.
+TEST_F(CliData, ZeroBasedLibsvmTrainsWithTheDefaultAndNoIsRefusedWithAdvice) {
+  const std::string data =
+      dir_.Write("sk.svm", Separable(300, 2, [](int c) { return c ? "1" : "0"; }, 0));
+  const auto r = RunCli("train --train " + data + " --epochs 20 --threads 1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "300 rows x 4 features")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "zero-based indices")) << r.output;
+  EXPECT_GT(After(r.output, "train accuracy "), 90.0) << r.output;
+  ASSERT_EQ(RunCli("train --train " + data + " --epochs 1 --zero-based yes --quiet").status, 0);
+  const auto no = RunCli("train --train " + data + " --zero-based no");
+  EXPECT_EQ(no.status, 1);
+  EXPECT_TRUE(Contains(no.output, data + ":1:"));
+  EXPECT_TRUE(Contains(no.output, "feature index 0: indices are 1-based under zero-based no: read "
+                                  "the file with zero-based yes or auto"))
+      << no.output;
+  const auto bad = RunCli("train --train " + data + " --zero-based maybe");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_TRUE(Contains(bad.output, "--zero-based: expected one of auto, yes, no")) << bad.output;
+}
+
+TEST_F(CliData, EveryCommandThatReadsDataTakesTheReadingFlags) {
+  for (const char* command : {"train", "compare", "predict", "eval", "convert"}) {
+    const auto r = RunCli(std::string(command) + " --help");
+    ASSERT_EQ(r.status, 0) << command;
+    for (const char* flag : {"--zero-based", "--label-column", "--header", "--format"}) {
+      EXPECT_TRUE(Contains(r.output, flag)) << command << " lacks " << flag;
+    }
+  }
+}
+
+// Feature 0 marks the positive rows and feature 1 the negative ones (zero-based). A test file
+// of negative rows only has no index 0: read one-based it would say "feature 0" everywhere and
+// be predicted positive.
+class IndexBase : public CliData {
+ protected:
+  void SetUp() override {
+    std::string train;
+    for (int i = 0; i < 200; ++i) train += i % 2 ? "1 0:1\n" : "-1 1:1\n";
+    train_ = dir_.Write("train.svm", train);
+    test_ = dir_.Write("test.svm", "-1 1:1\n-1 1:1 2:0\n");
+    model_ = dir_.File("m.bin");
+  }
+  std::string train_, test_, model_;
+};
+
+TEST_F(IndexBase, TheTrainingFilesDecisionCarriesToTheTestFileAndTheModel) {
+  const auto r = RunCli("train --train " + train_ + " --test " + test_ +
+                        " --epochs 5 --threads 1 --save " + model_);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(After(r.output, "test accuracy "), 100.0) << r.output;
+  EXPECT_EQ(LoadModel(model_).zero_based, ZeroBased::kYes);
+  // predict and eval read the file as the model's training data was read...
+  EXPECT_EQ(RunCli("predict " + model_ + " " + test_).output, "-1\n-1\n");
+  EXPECT_EQ(After(RunCli("eval " + model_ + " " + test_).output, "accuracy "), 100.0);
+  // ...unless told otherwise: auto finds no index 0 in this file and reads it one-based.
+  EXPECT_EQ(RunCli("predict " + model_ + " " + test_ + " --zero-based auto").output, "1\n1\n");
+  EXPECT_EQ(RunCli("predict " + model_ + " " + test_ + " --zero-based no").output, "1\n1\n");
+}
+
+TEST_F(IndexBase, ACacheOfZeroBasedTextCarriesItsDecisionToo) {
+  const std::string bin = dir_.File("train.bin");
+  ASSERT_EQ(RunCli("convert " + train_ + " " + bin).status, 0);
+  const auto r = RunCli("train --train " + bin + " --test " + test_ +
+                        " --epochs 5 --threads 1 --save " + model_);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(After(r.output, "test accuracy "), 100.0) << r.output;
+  EXPECT_EQ(RunCli("predict " + model_ + " " + test_).output, "-1\n-1\n");
+}
+
+TEST_F(IndexBase, AnIndex0AfterOneBasedTrainingDataSaysWhy) {
+  const std::string one = dir_.Write("one.svm", "1 1:1\n-1 2:1\n1 1:1\n-1 2:1\n");
+  const std::string zero = dir_.Write("zero.svm", "1 0:1\n");
+  const auto r = RunCli("train --train " + one + " --test " + zero + " --save " + model_);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(Contains(r.output, zero + ":1:3: feature index 0: indices are 1-based here, as the "
+                                        "training data " + one + " was read"))
+      << r.output;
+  EXPECT_TRUE(Contains(r.output, "read them with zero-based yes")) << r.output;
+  ASSERT_EQ(RunCli("train --train " + one + " --epochs 1 --save " + model_).status, 0);
+  EXPECT_EQ(LoadModel(model_).zero_based, ZeroBased::kNo);
+  const auto p = RunCli("predict " + model_ + " " + zero);
+  EXPECT_EQ(p.status, 1);
+  EXPECT_TRUE(Contains(p.output, "as the model's training data was read")) << p.output;
+}
+
+TEST_F(CliData, CsvWithAHeaderTrainsByLabelNameAndConvertsToTheSameCache) {
+  std::string csv = "x1,x2,class,x3\n";
+  Rng rng(4);
+  for (int i = 0; i < 400; ++i) {
+    const double a = rng.UniformDouble(), b = rng.UniformDouble();
+    csv += fmt::format("{},{},{},{}\n", a, b, a > b ? 1 : 0, i % 3 == 0 ? 0.0 : 0.5);
+  }
+  const std::string path = dir_.Write("table.csv", csv);
+  const std::string model = dir_.File("m.bin");
+  const auto r = RunCli("train --train " + path + " --label-column class --epochs 20 --threads 1 "
+                        "--scheme sequential --save " + model);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "400 rows x 3 features")) << r.output;
+  EXPECT_GT(After(r.output, "train accuracy "), 90.0) << r.output;
+  // By position, the same model; through the binary cache, the same model too.
+  const std::string by_index = dir_.File("i.bin"), via_cache = dir_.File("c.bin");
+  ASSERT_EQ(RunCli("train --train " + path + " --label-column 2 --epochs 20 --threads 1 "
+                   "--scheme sequential --save " + by_index).status, 0);
+  const std::string cache = dir_.File("table.bin");
+  const auto convert = RunCli("convert " + path + " " + cache + " --label-column -2");
+  ASSERT_EQ(convert.status, 0) << convert.output;
+  EXPECT_TRUE(Contains(convert.output, "400 rows x 3 features")) << convert.output;
+  ASSERT_EQ(RunCli("train --train " + cache + " --epochs 20 --threads 1 --scheme sequential "
+                   "--save " + via_cache).status, 0);
+  EXPECT_EQ(ReadFile(model), ReadFile(by_index));
+  const LoadedModel ma = LoadModel(model), mc = LoadModel(via_cache);
+  const auto wa = std::get<LinearModel>(ma.model).weights();
+  const auto wc = std::get<LinearModel>(mc.model).weights();
+  EXPECT_TRUE(std::equal(wa.begin(), wa.end(), wc.begin(), wc.end()));
+  const auto eval = RunCli("eval " + model + " " + path + " --label-column class");
+  ASSERT_EQ(eval.status, 0) << eval.output;
+  EXPECT_EQ(After(eval.output, "accuracy "), After(r.output, "train accuracy "));
+}
+
+TEST_F(CliData, CsvWithoutAHeaderAndItsErrors) {
+  const std::string txt = dir_.Write("plain.txt", "1,0.5,0\n0,0,0.5\n1,0.7,0.1\n0,0.1,0.9\n");
+  const auto r = RunCli("train --train " + txt + " --format csv --epochs 2 --quiet");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string bad = dir_.Write("bad.csv", "y,a,b\n1,0.5,0\n0,,1\n");
+  const auto empty = RunCli("train --train " + bad);
+  EXPECT_EQ(empty.status, 1);
+  EXPECT_TRUE(Contains(empty.output, bad + ":3:3: field 2 is empty: expected a number"))
+      << empty.output;
+  const std::string word = dir_.Write("word.csv", "y,a\n1,0.5\nyes,1\n");
+  const auto label = RunCli("convert " + word + " " + dir_.File("w.bin"));
+  EXPECT_EQ(label.status, 1);
+  EXPECT_TRUE(Contains(label.output, word + ":3:1: label field 1: expected a number, found 'yes'"))
+      << label.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_.File("w.bin")));
+  const auto missing = RunCli("train --train " + bad + " --label-column z");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_TRUE(Contains(missing.output, "label column 'z' is not in the header")) << missing.output;
+}
+
+// LIBLINEAR's sets often label their classes 1/2; predict answers in the same labels.
+TEST_F(CliData, LabelsOneAndTwoTrainABinaryModelAndComeBackFromPredict) {
+  const std::string data =
+      dir_.Write("12.svm", Separable(400, 2, [](int c) { return c ? "2" : "1"; }));
+  const std::string model = dir_.File("m.bin");
+  for (const char* kind : {"logistic", "hinge", "squared"}) {
+    SCOPED_TRACE(kind);
+    const auto r = RunCli("train --train " + data + " --model " + kind +
+                          " --epochs 30 --threads 1 --save " + model);
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_GT(After(r.output, "train accuracy "), 90.0) << r.output;
+    const auto p = RunCli("predict " + model + " " + data);
+    ASSERT_EQ(p.status, 0) << p.output;
+    const auto lines = Lines(p.output);
+    ASSERT_EQ(lines.size(), 400u);
+    int twos = 0;
+    for (const auto& line : lines) {
+      EXPECT_TRUE(line == "1" || line == "2") << line;
+      twos += line == "2";
+    }
+    EXPECT_GT(twos, 100);
+    EXPECT_LT(twos, 300);
+    EXPECT_EQ(After(RunCli("eval " + model + " " + data).output, "accuracy "),
+              After(r.output, "train accuracy "));
+  }
+}
+
+TEST_F(CliData, SoftmaxOnLabelsOneAndThreeMakesTwoClasses) {
+  const std::string data =
+      dir_.Write("13.svm", Separable(400, 2, [](int c) { return c ? "3" : "1"; }));
+  const std::string model = dir_.File("m.bin");
+  const auto r = RunCli("train --train " + data + " --model softmax --epochs 20 --threads 1 " +
+                        "--save " + model);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "model softmax (2 classes)")) << r.output;
+  EXPECT_EQ(std::get<LinearModel>(LoadModel(model).model).labels().values,
+            (std::vector<float>{1, 3}));
+  const auto p = RunCli("predict " + model + " " + data);
+  for (const auto& line : Lines(p.output)) EXPECT_TRUE(line == "1" || line == "3") << line;
+  const std::string other = dir_.Write("2.svm", "1 1:1\n2 2:1\n");
+  const auto unseen = RunCli("eval " + model + " " + other);
+  EXPECT_EQ(unseen.status, 1);
+  EXPECT_TRUE(Contains(unseen.output, other + ": row 2: label 2: the model was trained on the "
+                                              "labels 1, 3 and never saw this one"))
+      << unseen.output;
+}
+
+// The probabilities of every row sum to 1, follow from the scores (sigmoid or softmax), and
+// their largest is the class predict writes.
+void CheckProbabilities(const std::string& probabilities, const std::string& scores,
+                        const std::string& labels, const std::vector<std::string>& header,
+                        bool binary) {
+  const auto p = Lines(probabilities), s = Lines(scores), l = Lines(labels);
+  ASSERT_FALSE(p.empty());
+  EXPECT_EQ(p[0], fmt::format("labels {}", fmt::join(header, " ")));
+  ASSERT_EQ(p.size(), l.size() + 1);
+  ASSERT_EQ(s.size(), binary ? l.size() : l.size() + 1);
+  if (!binary) {
+    EXPECT_EQ(s[0], p[0]);
+  }
+  const std::size_t k = header.size();
+  for (std::size_t i = 0; i < l.size(); ++i) {
+    const std::vector<double> row = Numbers(p[i + 1]);
+    const std::vector<double> z = Numbers(s[binary ? i : i + 1]);
+    ASSERT_EQ(row.size(), k + 1) << p[i + 1];
+    ASSERT_EQ(z.size(), binary ? 1 : k) << s[i];
+    EXPECT_EQ(Numbers(l[i])[0], row[0]);  // the predicted label, as predict writes it
+    EXPECT_NEAR(std::accumulate(row.begin() + 1, row.end(), 0.0), 1.0, 1e-6) << p[i + 1];
+    std::vector<double> expected(k);
+    if (binary) {
+      expected[1] = 1 / (1 + std::exp(-z[0]));
+      expected[0] = 1 - expected[1];
+    } else {
+      double sum = 0;
+      for (std::size_t c = 0; c < k; ++c) sum += std::exp(z[c]);
+      for (std::size_t c = 0; c < k; ++c) expected[c] = std::exp(z[c]) / sum;
+    }
+    std::size_t best = 0;
+    for (std::size_t c = 0; c < k; ++c) {
+      EXPECT_NEAR(row[c + 1], expected[c], 1e-6) << p[i + 1] << " from scores " << s[i];
+      if (row[c + 1] > row[best + 1]) best = c;
+    }
+    EXPECT_EQ(header[best], fmt::format("{}", row[0])) << p[i + 1];
+  }
+}
+
+TEST_F(CliData, ProbabilitiesAndScoresInLiblinearsLayout) {
+  const std::string binary =
+      dir_.Write("b.svm", Separable(200, 2, [](int c) { return c ? "2" : "1"; }));
+  const std::string three =
+      dir_.Write("c.svm", Separable(300, 3, [](int c) { return std::to_string(10 + 5 * c); }));
+  struct Case {
+    std::string data, args;
+    std::vector<std::string> header;
+    bool binary;
+  };
+  const std::vector<Case> cases = {
+      {binary, "--model logistic", {"1", "2"}, true},
+      {three, "--model softmax", {"10", "15", "20"}, false},
+      {three, "--model mlp --hidden 8 --scheme sync", {"10", "15", "20"}, false},
+  };
+  const std::string model = dir_.File("m.bin");
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.args);
+    const auto r = RunCli("train --train " + c.data + " " + c.args +
+                          " --epochs 10 --threads 2 --quiet --save " + model);
+    ASSERT_EQ(r.status, 0) << r.output;
+    const std::string out = dir_.File("p.txt");
+    const auto p = RunCli("predict " + model + " " + c.data + " --probabilities --output " + out);
+    ASSERT_EQ(p.status, 0) << p.output;
+    const auto s = RunCli("predict " + model + " " + c.data + " --scores");
+    const auto l = RunCli("predict " + model + " " + c.data);
+    ASSERT_EQ(s.status, 0) << s.output;
+    ASSERT_EQ(l.status, 0) << l.output;
+    CheckProbabilities(ReadFile(out), s.output, l.output, c.header, c.binary);
+  }
+}
+
+TEST_F(CliData, ProbabilitiesOfAModelWithoutThemAreAUsageErrorAndWriteNothing) {
+  const std::string data =
+      dir_.Write("b.svm", Separable(100, 2, [](int c) { return c ? "1" : "-1"; }));
+  const std::string model = dir_.File("m.bin");
+  for (const char* kind : {"hinge", "squared"}) {
+    ASSERT_EQ(RunCli("train --train " + data + " --model " + kind + " --epochs 2 --quiet --save " +
+                     model).status, 0);
+    const std::string out = dir_.File("p.txt");
+    const auto p = RunCli("predict " + model + " " + data + " --probabilities --output " + out);
+    EXPECT_EQ(p.status, 2) << p.output;
+    EXPECT_TRUE(Contains(p.output, std::string("--probabilities: a ") + kind +
+                                       " model gives no probabilities"))
+        << p.output;
+    EXPECT_FALSE(std::filesystem::exists(out));
+    const auto s = RunCli("predict " + model + " " + data + " --scores");
+    ASSERT_EQ(s.status, 0) << s.output;
+    EXPECT_EQ(Lines(s.output).size(), 100u);
+    EXPECT_EQ(Numbers(Lines(s.output)[0]).size(), 1u);
+  }
+  const auto both = RunCli("predict " + model + " " + data + " --probabilities --scores");
+  EXPECT_EQ(both.status, 2);
+  EXPECT_TRUE(Contains(both.output, "give one of them")) << both.output;
+}
+
+}  // namespace
+}  // namespace parsgd

@@ -1,0 +1,173 @@
+#include "parsgd/data/csv.hpp"
+
+#include <gtest/gtest.h>
+#include <tbb/task_arena.h>
+
+#include <string>
+
+#include "data_test_util.hpp"
+#include "parsgd/data/load.hpp"
+#include "parsgd/util/rng.hpp"
+#include "test_support.hpp"
+
+namespace parsgd {
+namespace {
+
+using testing::ExpectDataError;
+using testing::ExpectSameData;
+
+TEST(Csv, ReadsAHeaderLineAndKeepsOnlyNonzeroFeatures) {
+  const Dataset d = ParseCsv("y,a,b,c\n1,0.5,0,2\n0,0,0,0\n-1,+3,1e-1,0\n", "t");
+  ExpectSameData(d, testing::MakeDataset({{{0, 0.5f}, {2, 2.f}}, {}, {{0, 3.f}, {1, 0.1f}}},
+                                         {1.f, 0.f, -1.f}, 3));
+  EXPECT_EQ(d.source(), "t");
+  EXPECT_EQ(d.zero_based(), ZeroBased::kAuto);  // not LIBSVM text
+}
+
+TEST(Csv, AFirstLineOfNumbersIsData) {
+  const Dataset d = ParseCsv("1,0.5,2\n0,0,1\n", "t");
+  ExpectSameData(d, testing::MakeDataset({{{0, 0.5f}, {1, 2.f}}, {{1, 1.f}}}, {1.f, 0.f}, 2));
+  // Told there is a header, the first line is one, numbers or not.
+  ExpectSameData(ParseCsv("1,0.5,2\n0,0,1\n", "t", {.header = CsvHeader::kYes}),
+                 testing::MakeDataset({{{1, 1.f}}}, {0.f}, 2));
+  // Told there is none, a line of names is a malformed row.
+  ExpectDataError([] { ParseCsv("y,a\n1,2\n", "t", {.header = CsvHeader::kNo}); }, "t", 1, 1,
+                  "label field 1: expected a number, found 'y'");
+}
+
+TEST(Csv, BlankLinesCrlfSpacesQuotedNamesAndAByteOrderMarkAreAccepted) {
+  const Dataset d =
+      ParseCsv("\xEF\xBB\xBF\"label\", \"x,1\",\"say \"\"hi\"\"\"\r\n\r\n 2 ,\t1\t, 0\r\n\n3,0,4",
+               "t", {.label_column = "say \"hi\""});
+  ExpectSameData(d, testing::MakeDataset({{{0, 2.f}, {1, 1.f}}, {{0, 3.f}}}, {0.f, 4.f}, 2));
+}
+
+TEST(Csv, TheLabelColumnIsChosenByNameOrPosition) {
+  const std::string text = "a,y,b\n1,5,2\n3,6,0\n";
+  const Dataset expected = testing::MakeDataset({{{0, 1.f}, {1, 2.f}}, {{0, 3.f}}}, {5.f, 6.f}, 2);
+  ExpectSameData(ParseCsv(text, "t", {.label_column = "y"}), expected);
+  ExpectSameData(ParseCsv(text, "t", {.label_column = "1"}), expected);
+  ExpectSameData(ParseCsv(text, "t", {.label_column = "-2"}), expected);
+  // -1 is the last column; the default is the first.
+  ExpectSameData(ParseCsv(text, "t", {.label_column = "-1"}),
+                 testing::MakeDataset({{{0, 1.f}, {1, 5.f}}, {{0, 3.f}, {1, 6.f}}}, {2.f, 0.f}, 2));
+  ExpectSameData(ParseCsv(text, "t"), ParseCsv(text, "t", {.label_column = "0"}));
+}
+
+TEST(Csv, ALabelColumnThatIsNotThereIsNamed) {
+  testing::ExpectError([] { ParseCsv("a,y\n1,2\n", "t", {.label_column = "z"}); },
+                       {"t: label column 'z' is not in the header; its columns are 'a', 'y'"});
+  testing::ExpectError([] { ParseCsv("a,y\n1,2\n", "t", {.label_column = "2"}); },
+                       {"t: label column 2: the file has 2 columns (0 to 1, or -1 to -2"});
+  testing::ExpectError([] { ParseCsv("1,2\n", "t", {.label_column = "y"}); },
+                       {"label column 'y' is a name, but the file has no header line"});
+  testing::ExpectError([] { ParseCsv("y,y\n1,2\n", "t", {.label_column = "y"}); },
+                       {"label column 'y' appears twice"});
+}
+
+struct BadCase {
+  const char* text;
+  uint64_t line;
+  uint64_t column;
+  const char* fragment;
+};
+
+TEST(Csv, EveryMalformedFieldIsNamedByLineAndColumn) {
+  const BadCase cases[] = {
+      {"y,a,b\n1,,2\n", 2, 3, "field 2 is empty: expected a number"},
+      {"y,a,b\n1,2,\n", 2, 5, "field 3 is empty"},
+      {"y,a,b\n,1,2\n", 2, 1, "label field 1 is empty"},
+      {"y,a,b\n1, ,2\n", 2, 3, "field 2 is empty"},
+      {"y,a,b\n1,2,abc\n", 2, 5, "field 3: expected a number, found 'abc'"},
+      {"y,a,b\n1,2 3,4\n", 2, 3, "field 2: expected a number, found '2 3'"},
+      {"y,a,b\n1,\"2\",4\n", 2, 3, "field 2: expected a number, found '\"2\"'"},
+      {"y,a,b\nx,2,4\n", 2, 1, "label field 1: expected a number, found 'x'"},
+      {"y,a,b\n1,nan,4\n", 2, 3, "field 2: 'nan' is not finite"},
+      {"y,a,b\n1,2,1e39\n", 2, 5, "field 3: '1e39' is not finite"},
+      {"y,a,b\n1,2\n", 2, 4, "found 2 fields: expected 3, as the first line has"},
+      {"y,a,b\n1,2,3,4\n", 2, 7, "more than 3 fields: expected 3"},
+      {"1,2,3\n\n4,5,6\r\n7,8,x\n", 4, 5, "field 3: expected a number, found 'x'"},
+      {"\n\ny,a\n1,2\n3\n", 5, 2, "found 1 fields: expected 2"},
+  };
+  for (const BadCase& c : cases) {
+    SCOPED_TRACE(c.text);
+    ExpectDataError([&] { ParseCsv(c.text, "bad.csv"); }, "bad.csv", c.line, c.column,
+                    c.fragment);
+  }
+}
+
+TEST(Csv, EmptyHeaderOnlyAndUnterminatedNamesAreErrors) {
+  ExpectDataError([] { ParseCsv("", "e"); }, "e", 0, 0, "empty file");
+  ExpectDataError([] { ParseCsv("\n \n", "e"); }, "e", 0, 0, "empty file");
+  ExpectDataError([] { ParseCsv("y,a\n\n", "e"); }, "e", 0, 0,
+                  "no data rows: the file has only a header");
+  ExpectDataError([] { ParseCsv("y,\"a\n1,2\n", "e"); }, "e", 1, 3,
+                  "unterminated quoted column name");
+}
+
+// Random CSV text: a header, `rows` rows of `columns` numbers (many zeros), a few blank lines.
+std::string RandomCsv(uint64_t rows, int columns, uint64_t seed) {
+  Rng rng(seed);
+  std::string text = "label";
+  for (int j = 1; j < columns; ++j) text += ",x" + std::to_string(j);
+  text += "\n";
+  for (uint64_t i = 0; i < rows; ++i) {
+    if (rng.Uniform(20) == 0) text += "\n";
+    text += rng.Uniform(2) ? "1" : "-1";
+    for (int j = 1; j < columns; ++j) {
+      text += ",";
+      text += rng.Uniform(3) == 0 ? std::to_string(rng.Normal()) : "0";
+    }
+    text += rng.Uniform(7) == 0 ? "\r\n" : "\n";
+  }
+  return text;
+}
+
+TEST(Csv, ParallelParsingEqualsSerialBitForBit) {
+  const std::string text = RandomCsv(8000, 12, 3);
+  Dataset serial;
+  tbb::task_arena(1).execute([&] { serial = ParseCsv(text, "r", {.chunk_bytes = 1 << 30}); });
+  ASSERT_EQ(serial.rows(), 8000u);
+  EXPECT_EQ(serial.features(), 11u);
+  for (int threads : {1, 2}) {
+    for (uint64_t chunk_bytes : {uint64_t{0}, uint64_t{1}, uint64_t{100}, uint64_t{5000}}) {
+      SCOPED_TRACE(std::to_string(threads) + " threads, chunk " + std::to_string(chunk_bytes));
+      Dataset d;
+      tbb::task_arena(threads).execute(
+          [&] { d = ParseCsv(text, "r", {.chunk_bytes = chunk_bytes}); });
+      ExpectSameData(d, serial);
+    }
+  }
+}
+
+TEST(Csv, TheFirstBadFieldWinsAcrossChunks) {
+  std::string text = "y,a\n";
+  for (int i = 2; i <= 3000; ++i) text += i == 900 ? "1,\n" : i == 2500 ? "x,1\n" : "1,0.5\n";
+  for (uint64_t chunk_bytes : {uint64_t{1}, uint64_t{64}, uint64_t{0}}) {
+    SCOPED_TRACE(chunk_bytes);
+    tbb::task_arena(2).execute([&] {
+      ExpectDataError([&] { ParseCsv(text, "f", {.chunk_bytes = chunk_bytes}); }, "f", 900, 3,
+                      "field 2 is empty");
+    });
+  }
+}
+
+TEST(Csv, LoadDatasetPicksCsvByNameOrFormat) {
+  testing::TempDir dir;
+  const std::string csv = dir.Write("d.CSV", "y,a\n1,2\n");
+  const std::string txt = dir.Write("d.txt", "y,a\n1,2\n");
+  EXPECT_EQ(DetectDataFormat(csv), DataFormat::kCsv);
+  EXPECT_EQ(DetectDataFormat(txt), DataFormat::kLibsvm);
+  const Dataset expected = testing::MakeDataset({{{0, 2.f}}}, {1.f}, 1);
+  ExpectSameData(LoadDataset(csv), expected);
+  LoadOptions options;
+  options.format = DataFormat::kCsv;
+  ExpectSameData(LoadDataset(txt, options), expected);
+  options.label_column = "a";
+  ExpectSameData(LoadDataset(txt, options), testing::MakeDataset({{{0, 1.f}}}, {2.f}, 1));
+  options.max_features = 5;
+  EXPECT_EQ(LoadDataset(txt, options).features(), 5u);
+}
+
+}  // namespace
+}  // namespace parsgd

@@ -1,0 +1,152 @@
+#include "parsgd/model/targets.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "data_test_util.hpp"
+#include "parsgd/train/trainer.hpp"
+#include "test_support.hpp"
+
+namespace parsgd {
+namespace {
+
+using testing::ExpectError;
+
+Dataset WithLabels(const std::vector<float>& labels, const std::string& source = "d") {
+  std::vector<testing::Entries> rows(labels.size(), testing::Entries{{0, 1.f}});
+  return testing::MakeDataset(rows, labels, 1, source);
+}
+
+std::vector<float> Values(const Targets& t) { return {t.values.begin(), t.values.end()}; }
+
+TEST(Targets, AnyTwoValuesMakeABinaryProblemWithTheLargerPositive) {
+  const Targets t = MakeTargets(ModelKind::kLogistic, WithLabels({2, 1, 1, 2}));
+  EXPECT_EQ(t.labels.values, (std::vector<float>{1, 2}));
+  EXPECT_EQ(Values(t), (std::vector<float>{1, -1, -1, 1}));
+  EXPECT_EQ(t.classes, 2);
+  EXPECT_EQ(MakeTargets(ModelKind::kHinge, WithLabels({-1, 0, 0})).labels.values,
+            (std::vector<float>{-1, 0}));
+  EXPECT_EQ(Values(MakeTargets(ModelKind::kSquared, WithLabels({0, 1, -0.f}))),
+            (std::vector<float>{-1, 1, -1}));  // -0 is the label 0
+}
+
+TEST(Targets, OneClassOfTheUsualPairsIsCompletedAsBefore) {
+  EXPECT_EQ(MakeTargets(ModelKind::kLogistic, WithLabels({1, 1})).labels.values,
+            (std::vector<float>{-1, 1}));
+  EXPECT_EQ(MakeTargets(ModelKind::kLogistic, WithLabels({-1})).labels.values,
+            (std::vector<float>{-1, 1}));
+  EXPECT_EQ(MakeTargets(ModelKind::kLogistic, WithLabels({0, 0})).labels.values,
+            (std::vector<float>{0, 1}));
+  ExpectError([] { MakeTargets(ModelKind::kLogistic, WithLabels({5, 5})); },
+              {"d: model logistic is binary and needs two label values, the data has 1: 5"});
+}
+
+TEST(Targets, MoreThanTwoValuesForABinaryModelAreListed) {
+  ExpectError([] { MakeTargets(ModelKind::kHinge, WithLabels({3, 1, 2, 1})); },
+              {"d: model hinge is binary and needs two label values, the data has 3: 1, 2, 3",
+               "softmax or mlp"});
+  std::vector<float> many;
+  for (int i = 0; i < 12; ++i) many.push_back(static_cast<float>(i));
+  ExpectError([&] { MakeTargets(ModelKind::kLogistic, WithLabels(many)); },
+              {"the data has 12: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, ... (12 in all)"});
+}
+
+TEST(Targets, ClassesAreTheSortedDistinctLabels) {
+  const Targets t = MakeTargets(ModelKind::kSoftmax, WithLabels({3, 1, 3, 1, 3}));
+  EXPECT_EQ(t.classes, 2);  // not 4: 0 and 2 never appear
+  EXPECT_EQ(t.labels.values, (std::vector<float>{1, 3}));
+  EXPECT_EQ(Values(t), (std::vector<float>{1, 0, 1, 0, 1}));
+  const Targets any = MakeTargets(ModelKind::kMlp, WithLabels({-2.5f, 7, 0.5f, 7}));
+  EXPECT_EQ(any.labels.values, (std::vector<float>{-2.5f, 0.5f, 7}));
+  EXPECT_EQ(Values(any), (std::vector<float>{0, 2, 1, 2}));
+  // Class ids 0..K-1 keep their meaning.
+  const Targets ids = MakeTargets(ModelKind::kSoftmax, WithLabels({2, 0, 1}));
+  EXPECT_EQ(Values(ids), (std::vector<float>{2, 0, 1}));
+}
+
+TEST(Targets, MultiClassNeedsTwoToTwoTo16Classes) {
+  ExpectError([] { MakeTargets(ModelKind::kSoftmax, WithLabels({4, 4})); },
+              {"d: every row has the label 4: model softmax needs at least two classes"});
+  std::vector<float> many;
+  for (int i = 0; i <= 65536; ++i) many.push_back(static_cast<float>(i));
+  ExpectError([&] { MakeTargets(ModelKind::kMlp, WithLabels(many)); },
+              {"more than 65536 distinct labels", "regression targets"});
+}
+
+TEST(Targets, OtherDataIsMappedWithTheTrainingLabels) {
+  const ClassLabels trained{{1, 3, 8}};
+  const Targets t = MakeTargets(ModelKind::kSoftmax, WithLabels({8, 1, 8}), trained);
+  EXPECT_EQ(Values(t), (std::vector<float>{2, 0, 2}));
+  EXPECT_EQ(t.classes, 3);  // a class absent from the test data is still a class
+  ExpectError([&] { MakeTargets(ModelKind::kSoftmax, WithLabels({1, 3, 2}, "test.svm"), trained); },
+              {"test.svm: row 3: label 2: the model was trained on the labels 1, 3, 8 and never "
+               "saw this one"});
+  ExpectError([] { MakeTargets(ModelKind::kLogistic, WithLabels({1, 0}), ClassLabels{{1, 2}}); },
+              {"row 2: label 0"});
+}
+
+// Relabelled data trains the same model, bit for bit: only the labels the model keeps differ.
+TEST(Targets, RelabelledDataTrainsTheSameModel) {
+  const Dataset binary = testing::MakeProblem(400, 30, 6, 2, 0.05, 3);
+  const Dataset classes = testing::MakeProblem(400, 30, 6, 3, 0.05, 4);
+  auto relabel = [](const Dataset& d, auto map) {
+    std::vector<testing::Entries> rows(d.rows());
+    std::vector<float> labels(d.rows());
+    for (uint64_t i = 0; i < d.rows(); ++i) {
+      const SparseRow r = d.row(i);
+      for (uint32_t k = 0; k < r.nnz; ++k) rows[i].push_back({r.index[k], r.value[k]});
+      labels[i] = map(d.label(i));
+    }
+    return testing::MakeDataset(rows, labels, d.features());
+  };
+  const Dataset one_two = relabel(binary, [](float y) { return y > 0 ? 2.f : 1.f; });
+  const Dataset spread = relabel(classes, [](float y) { return 10.f * y - 5.f; });  // -5, 5, 15
+  auto executor = MakeTbbExecutor(1);
+  for (Backend backend : {Backend::kCpu, Backend::kOffload}) {
+    TrainConfig config;
+    config.scheme = SchemeKind::kSequential;
+    config.epochs = 2;
+    config.threads = 1;
+    config.backend = backend;
+    const LinearModel a = testing::TrainModel(config, binary, *executor);
+    const LinearModel b = testing::TrainModel(config, one_two, *executor);
+    EXPECT_TRUE(testing::SameBits(a, b));
+    EXPECT_EQ(b.labels().values, (std::vector<float>{1, 2}));
+    config.model = ModelKind::kSoftmax;
+    const LinearModel c = testing::TrainModel(config, classes, *executor);
+    const LinearModel d = testing::TrainModel(config, spread, *executor);
+    EXPECT_TRUE(testing::SameBits(c, d));
+    EXPECT_EQ(d.outputs(), 3);
+    EXPECT_EQ(d.labels().values, (std::vector<float>{-5, 5, 15}));
+  }
+  TrainConfig mlp;
+  mlp.model = ModelKind::kMlp;
+  mlp.hidden = {4};
+  mlp.scheme = SchemeKind::kSequential;
+  mlp.epochs = 1;
+  mlp.threads = 1;
+  Trainer e(mlp, classes, nullptr, *executor);
+  Trainer f(mlp, spread, nullptr, *executor);
+  e.RunEpoch();
+  f.RunEpoch();
+  const auto pe = e.mlp_model().params(), pf = f.mlp_model().params();
+  ASSERT_EQ(pe.size(), pf.size());
+  EXPECT_EQ(std::memcmp(pe.data(), pf.data(), pe.size_bytes()), 0);
+  EXPECT_EQ(f.mlp_model().labels().values, (std::vector<float>{-5, 5, 15}));
+}
+
+TEST(Targets, TestDataWithALabelTrainingNeverSawIsRefusedBeforeTraining) {
+  auto executor = MakeTbbExecutor(1);
+  const Dataset train = WithLabels({1, 2, 1, 2}, "train.svm");
+  const Dataset test = WithLabels({1, 3}, "test.svm");
+  TrainConfig config;
+  config.scheme = SchemeKind::kSequential;
+  config.epochs = 1;
+  ExpectError([&] { Trainer(config, train, &test, *executor); },
+              {"test.svm: row 2: label 3: the model was trained on the labels 1, 2"});
+}
+
+}  // namespace
+}  // namespace parsgd
