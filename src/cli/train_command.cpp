@@ -163,7 +163,11 @@ int Train(std::span<const std::string> args) {
   }
   RunArgs& run = a.run;
   ParseHidden(run);
-  ValidateConfig(run.config);
+  try {
+    ValidateConfig(run.config);
+  } catch (const Error& e) {
+    throw UsageError(e.what());  // a setting that cannot work is a command-line error
+  }
   // Open the outputs first: an unwritable path fails before any work, and nothing appears under
   // the final names unless the run succeeds.
   std::optional<AtomicFileWriter> metrics, model_out;
