@@ -10,8 +10,10 @@
 //  - hogwild and atomic with several workers interleave differently run to run on either backend:
 //    only the reached objective is compared (within 5%).
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <cmath>
 #include <fstream>
 #include <tuple>
@@ -143,7 +145,9 @@ TEST(Offload, TestSetWiderThanTheModelIsScoredOnTheModelsColumns) {
 
 TEST(Offload, ReportsWhereItRan) {
   const DeviceInfo info = ProbeDevice();
-  EXPECT_GE(info.devices, 0);
+  EXPECT_EQ(info.devices, omp_get_num_devices());
+  EXPECT_NE(DescribeDevice(info).find(fmt::format("({} device", info.devices)), std::string::npos)
+      << DescribeDevice(info);
   if (info.ran_on_host) {
     EXPECT_EQ(info.name, "host-fallback");
     EXPECT_NE(DescribeDevice(info).find("host-fallback"), std::string::npos);
