@@ -168,6 +168,11 @@ class OffloadLinearFamily final : public ModelFamily {
     state0_.ToDevice();
     state1_.ToDevice();
   }
+  void StartFrom(const LinearModel& model) override {
+    std::ranges::copy(model.weights(), setup_.model.weights().begin());
+    weights_.ToDevice();
+  }
+  void StartFrom(const MlpModel&) override { throw Error("a linear run cannot start from an mlp"); }
 
   const LinearModel* linear() const override {
     weights_.FromDevice();
