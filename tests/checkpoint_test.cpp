@@ -405,5 +405,25 @@ TEST(Interrupt, SigintWritesACheckpointThatResumesToTheSameModel) {
   EXPECT_NE(mismatch.output.find("batch: checkpoint 32, this run 64"), std::string::npos) << mismatch.output;
 }
 
+// A run started from a model (--init) and interrupted: the printed command resumes it from the
+// checkpoint, without --init (which --resume refuses), and runs as printed.
+TEST(Interrupt, TheResumeCommandOfAnInitRunLeavesInitOut) {
+  testing::TempDir dir;
+  const std::string data = dir.File("d.bin");
+  ASSERT_EQ(testing::RunCli("gen " + data + " --rows 2000 --features 500 --nnz 10 --seed 4").status, 0);
+  const std::string model = dir.File("start.model");
+  ASSERT_EQ(testing::RunCli("train --train " + data + " --epochs 1 --quiet --save " + model).status, 0);
+  const testing::CliResult stopped =
+      RunAndInterrupt("train --train " + data + " --scheme sync --batch 32 --threads 2 --epochs 150 --init " +
+                      model + " --checkpoint " + dir.File("run.ckpt"));
+  ASSERT_EQ(stopped.status, 130) << stopped.output;
+  const auto at = stopped.output.find("resume with: parsgd ");
+  ASSERT_NE(at, std::string::npos) << stopped.output;
+  const std::string command = stopped.output.substr(at + 20, stopped.output.find('\n', at) - at - 20);
+  EXPECT_EQ(command.find("--init"), std::string::npos) << command;
+  const testing::CliResult resumed = testing::RunCli(command + " --quiet");
+  EXPECT_EQ(resumed.status, 0) << command << "\n" << resumed.output;
+}
+
 }  // namespace
 }  // namespace parsgd

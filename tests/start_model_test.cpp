@@ -1,4 +1,4 @@
-// Starting a run from a trained model (Trainer::StartFrom): the model's parameters
+// Starting a run from a trained model (Trainer::StartFrom, train --init): the model's parameters
 // replace the initial ones, the optimiser state starts at zero, and a model that does not fit the
 // run is refused with both sides named.
 #include <gtest/gtest.h>
@@ -9,8 +9,12 @@
 #include <variant>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "parsgd/io/model_file.hpp"
 #include "parsgd/train/trainer.hpp"
 #include "parsgd/util/error.hpp"
+#include "parsgd/util/rng.hpp"
 #include "test_support.hpp"
 
 namespace parsgd {
@@ -160,6 +164,77 @@ TEST(StartFrom, AModelThatDoesNotFitIsRefusedNamingBothSides) {
   }
   // A binary model starts another binary loss: the same weights, a score whose sign is the class.
   EXPECT_EQ(Refusal(binary_model, hinge, binary), "(accepted)");
+}
+
+// train --init: the command line around StartFrom.
+class Init : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(testing::RunCli("gen " + dir_.File("d.svm") +
+                              " --rows 600 --features 100 --nnz 8 --seed 7").status,
+              0);
+    data_ = dir_.File("d.svm");
+  }
+  testing::TempDir dir_;
+  std::string data_;
+};
+
+TEST_F(Init, AModelFileStartsTheRun) {
+  const std::string common = "train --train " + data_ +
+                             " --scheme sequential --order sequential --schedule constant --threads 1 ";
+  ASSERT_EQ(testing::RunCli(common + "--epochs 6 --quiet --save " + dir_.File("six.model")).status, 0);
+  ASSERT_EQ(testing::RunCli(common + "--epochs 3 --quiet --save " + dir_.File("three.model")).status, 0);
+  const auto r = testing::RunCli(common + "--epochs 3 --init " + dir_.File("three.model") +
+                                 " --save " + dir_.File("more.model"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("starting from the model in " + dir_.File("three.model")), std::string::npos)
+      << r.output;
+  const LoadedModel six = LoadModel(dir_.File("six.model"));
+  const LoadedModel more = LoadModel(dir_.File("more.model"));
+  EXPECT_TRUE(SameBits(Params(six.model), Params(more.model)));
+  EXPECT_NE(more.settings.find("init=" + dir_.File("three.model")), std::string::npos);
+}
+
+TEST_F(Init, AnMlpModelGivesItsKindAndHiddenSizes) {
+  std::string text;
+  Rng rng(4);
+  for (int i = 0; i < 300; ++i) {
+    const float a = static_cast<float>(rng.UniformDouble()), b = static_cast<float>(rng.UniformDouble());
+    text += fmt::format("{} 1:{} 2:{}\n", a > b ? 1 : 0, a, b);
+  }
+  const std::string classes = dir_.Write("classes.svm", text);
+  const std::string model = dir_.File("mlp.model");
+  ASSERT_EQ(testing::RunCli("train --train " + classes + " --model mlp --hidden 6 --epochs 2 --quiet --save " + model).status, 0);
+  const auto r = testing::RunCli("train --train " + classes + " --epochs 1 --init " + model);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("model mlp 2-6-2"), std::string::npos) << r.output;
+  const auto linear = testing::RunCli("train --train " + classes + " --epochs 1 --model softmax --init " + model);
+  EXPECT_EQ(linear.status, 1);
+  EXPECT_NE(linear.output.find("--init " + model + ": the model does not fit this run on " + classes),
+            std::string::npos)
+      << linear.output;
+  EXPECT_NE(linear.output.find("model: start model mlp 2-6-2, this run softmax (linear, 2 classes)"),
+            std::string::npos)
+      << linear.output;
+}
+
+TEST_F(Init, IsRefusedWithResumeAndWhenTheDataIsWider) {
+  const std::string model = dir_.File("m.model");
+  ASSERT_EQ(testing::RunCli("train --train " + data_ + " --epochs 1 --quiet --save " + model).status, 0);
+  const auto both = testing::RunCli("train --train " + data_ + " --init " + model + " --resume x.ckpt");
+  EXPECT_EQ(both.status, 2);
+  EXPECT_NE(both.output.find("--init and --resume"), std::string::npos) << both.output;
+  // The data is read as wide as the model: an index beyond it is an error of the file.
+  const std::string wide = dir_.Write("wide.svm", "1 1:1 150:1\n-1 2:1\n");
+  const auto r = testing::RunCli("train --train " + wide + " --init " + model);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("150"), std::string::npos) << r.output;
+  const uint64_t features = std::get<LinearModel>(LoadModel(model).model).features();
+  const auto given = testing::RunCli("train --train " + wide + " --features 150 --init " + model);
+  EXPECT_EQ(given.status, 1);
+  EXPECT_NE(given.output.find(fmt::format("features: start model {}, this run 150", features)),
+            std::string::npos)
+      << given.output;
 }
 
 }  // namespace
