@@ -1,6 +1,7 @@
 // End-to-end tests of the `parsgd` program: real processes, real files, exit codes and messages.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <variant>
 #include <sstream>
@@ -277,8 +278,8 @@ TEST_F(Cli, EverySchemeOptimizerAndOrderTrains) {
   }
 }
 
-TEST_F(Cli, MlpTrainsSavesPredictsAndEvaluates) {
-  // Three classes: the class is the feature with the largest of three values.
+// Three classes, 600 rows: the class is the feature with the largest of three values.
+std::string WriteThreeClasses(const TempDir& dir) {
   std::string text;
   Rng rng(3);
   for (int i = 0; i < 600; ++i) {
@@ -290,7 +291,55 @@ TEST_F(Cli, MlpTrainsSavesPredictsAndEvaluates) {
     }
     text += fmt::format("{} 1:{} 2:{} 3:{}\n", best, v[0], v[1], v[2]);
   }
-  const std::string data = dir_.Write("classes.svm", text);
+  return dir.Write("classes.svm", text);
+}
+
+// The text after `key` up to the next '%' ("accuracy 91.50%" -> "91.50").
+std::string PercentAfter(const std::string& text, const std::string& key) {
+  const auto at = text.find(key);
+  if (at == std::string::npos) return "(no " + key + ")";
+  return text.substr(at + key.size(), text.find('%', at) - at - key.size());
+}
+
+// Each linear model through eval and predict: eval reports the accuracy training reported, and
+// predict writes one label per row, in the training file's terms, right as often as that.
+TEST_F(Cli, EveryLinearModelPredictsAndEvaluates) {
+  const std::string classes = WriteThreeClasses(dir_);
+  struct Case {
+    std::string model, train, test;
+    std::vector<std::string> labels;
+  };
+  const std::vector<Case> cases = {{"hinge", train_, test_, {"-1", "1"}},
+                                   {"squared", train_, test_, {"-1", "1"}},
+                                   {"softmax", classes, classes, {"0", "1", "2"}}};
+  for (const Case& c : cases) {
+    const std::string model = dir_.File(c.model + ".bin");
+    const auto r = RunCli("train --train " + c.train + " --test " + c.test + " --model " + c.model +
+                          " --epochs 5 --scheme sequential --save " + model);
+    ASSERT_EQ(r.status, 0) << r.output;
+    const std::string accuracy = PercentAfter(r.output, "test accuracy ");
+    const auto eval = RunCli("eval " + model + " " + c.test);
+    ASSERT_EQ(eval.status, 0) << eval.output;
+    EXPECT_EQ(PercentAfter(eval.output, "accuracy "), accuracy) << c.model << eval.output << r.output;
+
+    const auto predict = RunCli("predict " + model + " " + c.test + " --output " + dir_.File("p.txt"));
+    ASSERT_EQ(predict.status, 0) << predict.output;
+    const auto predicted = Lines(testing::ReadFile(dir_.File("p.txt")));
+    const auto rows = Lines(testing::ReadFile(c.test));
+    ASSERT_EQ(predicted.size(), rows.size()) << c.model;
+    std::size_t right = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      EXPECT_NE(std::find(c.labels.begin(), c.labels.end(), predicted[i]), c.labels.end())
+          << c.model << ": " << predicted[i];
+      const std::string truth = rows[i].substr(0, rows[i].find(' '));
+      right += std::stod(truth) == std::stod(predicted[i]) ? 1 : 0;
+    }
+    EXPECT_EQ(fmt::format("{:.2f}", 100.0 * right / rows.size()), accuracy) << c.model;
+  }
+}
+
+TEST_F(Cli, MlpTrainsSavesPredictsAndEvaluates) {
+  const std::string data = WriteThreeClasses(dir_);
   const std::string model = dir_.File("mlp.bin");
   const auto r = RunCli("train --train " + data + " --model mlp --hidden 16 --epochs 30 --threads 2 " +
                         "--scheme sync --save " + model);
@@ -320,6 +369,7 @@ TEST_F(Cli, EveryCommandHasHelp) {
     EXPECT_EQ(r.status, 0) << command;
     EXPECT_TRUE(Contains(r.output, std::string("usage: parsgd ") + command)) << r.output;
   }
+  EXPECT_TRUE(Contains(RunCli("train --help").output, "Train a linear model or an MLP"));
   const auto top = RunCli("--help");
   EXPECT_EQ(top.status, 0);
   EXPECT_TRUE(Contains(top.output, "convert")) << top.output;

@@ -146,7 +146,8 @@ int Interrupted(int signal, const TrainingState& consistent, const Trainer& trai
 
 int Train(std::span<const std::string> args) {
   TrainArgs a;
-  OptionParser parser("train", "Train a linear model with parallel SGD; one line per epoch.");
+  OptionParser parser("train",
+                      "Train a linear model or an MLP with parallel SGD; one line per epoch.");
   Declare(parser, a);
   if (!parser.Parse(args)) {
     std::printf("%s", parser.Help().c_str());
