@@ -9,6 +9,8 @@
 #include <thread>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -52,41 +54,82 @@ void ExpectResumeExact(const TrainConfig& config, const Dataset& data, const std
   EXPECT_EQ(std::memcmp(x.data(), y.data(), x.size() * sizeof(float)), 0);
 }
 
+// Raises the stop flag after the n-th RunWorkers call since Arm(n), from the calling thread, so
+// that an epoch stops at a known point between two of its parallel phases (a minibatch step, an
+// averaging period): an interruption in mid-epoch, with no timing involved.
+class StopAfterCalls final : public Executor {
+ public:
+  explicit StopAfterCalls(int threads) : inner_(MakeTbbExecutor(threads)) {}
+  void Arm(int calls) {
+    calls_ = 0;
+    stop_after_ = calls;
+  }
+  int threads() const override { return inner_->threads(); }
+  void RunWorkers(int workers, const std::function<void(int)>& body) override {
+    inner_->RunWorkers(workers, body);
+    if (++calls_ == stop_after_) stop_.store(true);
+  }
+  void ParallelFor(uint64_t blocks, const std::function<void(uint64_t)>& body) override {
+    inner_->ParallelFor(blocks, body);
+  }
+  void Execute(const std::function<void()>& fn) override { inner_->Execute(fn); }
+
+ private:
+  std::unique_ptr<Executor> inner_;
+  int calls_ = 0;
+  int stop_after_ = -1;
+};
+
 // An epoch cut short by the stop flag leaves the trainer holding part of an epoch; restoring the
-// snapshot of the epoch before makes it whole again, replicas included.
+// snapshot of the epoch before makes it whole again, replicas included. The minibatch runners
+// call RunWorkers once to prepare and twice per step; the average runner once to prepare, then
+// per period once to train and once to average: 5 calls stop each after two steps or periods.
 TEST(Resume, AnInterruptedEpochIsUndoneByRestore) {
   const Dataset data = testing::MakeProblem(3000, 40, 6, 3, 0.05, 44);
   for (SchemeKind scheme : {SchemeKind::kAverage, SchemeKind::kSync, SchemeKind::kSequential}) {
-    TrainConfig c;
-    c.model = ModelKind::kSoftmax;
-    c.scheme = scheme;
-    c.optimizer.kind = OptimizerKind::kAdam;
-    c.threads = 2;
-    c.batch = scheme == SchemeKind::kSequential ? 1 : 8;
-    c.period = 0;  // average once per epoch: the longest stretch without a stop check before
-    c.epochs = 6;
-    auto executor = MakeTbbExecutor(2);
-    Trainer straight(c, data, nullptr, *executor);
-    for (int e = 0; e < c.epochs; ++e) straight.RunEpoch();
+    for (int batch : {1, 8}) {
+      if (scheme == SchemeKind::kSync && batch == 1) continue;  // a batch per worker at least
+      TrainConfig c;
+      c.model = ModelKind::kSoftmax;
+      c.scheme = scheme;
+      c.optimizer.kind = OptimizerKind::kAdam;
+      c.threads = 2;
+      c.batch = batch;
+      c.period = 3;
+      c.epochs = 6;
+      const std::string name = testing::Name(scheme) + " batch " + std::to_string(batch);
+      auto executor = MakeTbbExecutor(2);
+      Trainer straight(c, data, nullptr, *executor);
+      for (int e = 0; e < c.epochs; ++e) straight.RunEpoch();
 
-    Trainer t(c, data, nullptr, *executor);
-    for (int e = 0; e < 2; ++e) t.RunEpoch();
-    const TrainingState before = t.Snapshot();
-    std::thread stopper([&] {
-      std::this_thread::sleep_for(std::chrono::microseconds(300));
-      executor->stop_flag().store(true);
-    });
-    const EpochReport cut = t.RunEpoch();
-    stopper.join();
-    executor->stop_flag().store(false);
-    if (cut.interrupted) {
-      EXPECT_LE(cut.updates, data.rows());
+      StopAfterCalls stopper(2);
+      Trainer t(c, data, nullptr, stopper);
+      for (int e = 0; e < 2; ++e) t.RunEpoch();
+      const TrainingState before = t.Snapshot();
+      const std::vector<float> weights = Params(t, c);
+      // Sequential per sample is one call per epoch: its stop comes between two samples, from
+      // the flag raised at the start (the workers check it before their first block).
+      const bool per_sample = scheme == SchemeKind::kSequential && batch == 1;
+      if (per_sample) {
+        stopper.stop_flag().store(true);
+      } else {
+        stopper.Arm(5);
+      }
+      const EpochReport cut = t.RunEpoch();
+      stopper.Arm(-1);
+      stopper.stop_flag().store(false);
+      EXPECT_TRUE(cut.interrupted) << name;
+      EXPECT_LT(cut.updates, data.rows()) << name;
+      if (!per_sample) {
+        EXPECT_GT(cut.updates, 0u) << name;
+        EXPECT_NE(Params(t, c), weights) << name << ": the partial epoch changed nothing";
+      }
+      t.Restore(before);
+      EXPECT_EQ(t.epochs_done(), 2);
+      while (t.epochs_done() < c.epochs) EXPECT_FALSE(t.RunEpoch().interrupted);
+      const std::vector<float> x = Params(straight, c), y = Params(t, c);
+      EXPECT_EQ(std::memcmp(x.data(), y.data(), x.size() * sizeof(float)), 0) << name;
     }
-    t.Restore(before);
-    EXPECT_EQ(t.epochs_done(), 2);
-    while (t.epochs_done() < c.epochs) EXPECT_FALSE(t.RunEpoch().interrupted);
-    const std::vector<float> x = Params(straight, c), y = Params(t, c);
-    EXPECT_EQ(std::memcmp(x.data(), y.data(), x.size() * sizeof(float)), 0) << testing::Name(scheme);
   }
 }
 
@@ -360,6 +403,26 @@ TEST(Interrupt, SigintWritesACheckpointThatResumesToTheSameModel) {
       "train --train " + data + " --scheme sync --batch 64 --threads 2 --epochs 150 --resume " + ckpt);
   EXPECT_EQ(mismatch.status, 1);
   EXPECT_NE(mismatch.output.find("batch: checkpoint 32, this run 64"), std::string::npos) << mismatch.output;
+}
+
+// A run started from a model (--init) and interrupted: the printed command resumes it from the
+// checkpoint, without --init (which --resume refuses), and runs as printed.
+TEST(Interrupt, TheResumeCommandOfAnInitRunLeavesInitOut) {
+  testing::TempDir dir;
+  const std::string data = dir.File("d.bin");
+  ASSERT_EQ(testing::RunCli("gen " + data + " --rows 2000 --features 500 --nnz 10 --seed 4").status, 0);
+  const std::string model = dir.File("start.model");
+  ASSERT_EQ(testing::RunCli("train --train " + data + " --epochs 1 --quiet --save " + model).status, 0);
+  const testing::CliResult stopped =
+      RunAndInterrupt("train --train " + data + " --scheme sync --batch 32 --threads 2 --epochs 150 --init " +
+                      model + " --checkpoint " + dir.File("run.ckpt"));
+  ASSERT_EQ(stopped.status, 130) << stopped.output;
+  const auto at = stopped.output.find("resume with: parsgd ");
+  ASSERT_NE(at, std::string::npos) << stopped.output;
+  const std::string command = stopped.output.substr(at + 20, stopped.output.find('\n', at) - at - 20);
+  EXPECT_EQ(command.find("--init"), std::string::npos) << command;
+  const testing::CliResult resumed = testing::RunCli(command + " --quiet");
+  EXPECT_EQ(resumed.status, 0) << command << "\n" << resumed.output;
 }
 
 }  // namespace

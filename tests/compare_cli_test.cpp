@@ -226,7 +226,7 @@ TEST_F(Compare, BadGridsAreRefusedBeforeAnythingIsWritten) {
        "unknown.json: grid[0]: unknown option --schem (did you mean --scheme?)", 2},
       {data_ + out + " --experiment " + nested, "--repeats applies to the whole comparison", 2},
       {" --train " + dir_.File("nope.svm") + out, "nope.svm: cannot open", 1},
-      {data_ + out + " --scheme hogwild,locked --batch 8", "every configuration is impossible", 1},
+      {data_ + out + " --scheme hogwild,locked --batch 8", "every configuration is impossible", 2},
   };
   for (const Case& c : cases) {
     const auto r = RunCli("compare" + c.args);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -17,8 +18,17 @@ float Derivative(float z, float y) {
   return d;
 }
 
+// The losses in double, written from their definitions (not from the float code).
+double Exact(LogisticLoss, double z, double y) {
+  const double m = y * z;  // log(1 + exp(-m)), stable for either sign of m
+  return m >= 0 ? std::log1p(std::exp(-m)) : -m + std::log1p(std::exp(m));
+}
+double Exact(HingeLoss, double z, double y) { return std::max(0.0, 1 - y * z); }
+double Exact(SquaredLoss, double z, double y) { return 0.5 * (z - y) * (z - y); }
+
 // Central differences of the loss in float, step h = 1e-2: truncation O(h^2) ~ 1e-4 (second
 // derivatives are at most 1), rounding ~ 6e-8 * |loss| / h, under 1e-3 for these |z| <= 30.
+// The value itself against the double definition: a few float roundings, 1e-6 relative.
 template <class Loss>
 void CheckDerivative(float z, float y) {
   const float h = 1e-2f;
@@ -26,7 +36,10 @@ void CheckDerivative(float z, float y) {
       (static_cast<double>(Loss::Value(z + h, y)) - Loss::Value(z - h, y)) / (2 * h);
   EXPECT_NEAR(Derivative<Loss>(z, y), numeric, 2e-3) << "z=" << z << " y=" << y;
   float d;
-  EXPECT_EQ(Loss::ValueAndDerivative(z, y, &d), Loss::Value(z, y));
+  const float value = Loss::ValueAndDerivative(z, y, &d);
+  const double exact = Exact(Loss{}, z, y);
+  EXPECT_NEAR(value, exact, 1e-6 * std::max(1.0, exact)) << "z=" << z << " y=" << y;
+  EXPECT_EQ(Loss::Value(z, y), value) << "z=" << z << " y=" << y;  // Value has its own code
 }
 
 TEST(Loss, BinaryDerivativesMatchFiniteDifferences) {

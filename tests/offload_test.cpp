@@ -10,12 +10,15 @@
 //  - hogwild and atomic with several workers interleave differently run to run on either backend:
 //    only the reached objective is compared (within 5%).
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <cmath>
 #include <fstream>
 #include <tuple>
 
+#include "parsgd/io/checkpoint.hpp"
 #include "parsgd/offload/device.hpp"
 #include "parsgd/train/trainer.hpp"
 #include "parsgd/util/error.hpp"
@@ -142,7 +145,9 @@ TEST(Offload, TestSetWiderThanTheModelIsScoredOnTheModelsColumns) {
 
 TEST(Offload, ReportsWhereItRan) {
   const DeviceInfo info = ProbeDevice();
-  EXPECT_GE(info.devices, 0);
+  EXPECT_EQ(info.devices, omp_get_num_devices());
+  EXPECT_NE(DescribeDevice(info).find(fmt::format("({} device", info.devices)), std::string::npos)
+      << DescribeDevice(info);
   if (info.ran_on_host) {
     EXPECT_EQ(info.name, "host-fallback");
     EXPECT_NE(DescribeDevice(info).find("host-fallback"), std::string::npos);
@@ -211,8 +216,71 @@ TEST(Offload, CliWritesTheDeviceIntoTheMetrics) {
   EXPECT_NE(json.find("\"backend\":\"offload\",\"device\":\"" + name + "\""), std::string::npos) << json;
 
   const testing::CliResult bad = testing::RunCli("train --train " + train + " --backend offload --scheme locked");
-  EXPECT_NE(bad.status, 0);
+  EXPECT_EQ(bad.status, 2);  // a command-line error
   EXPECT_NE(bad.output.find("not locked"), std::string::npos) << bad.output;
+}
+
+// The weights and optimiser state live on the device: a snapshot copies them back, a restore
+// (through a checkpoint file) sends them there. Sequential and one-worker hogwild resume to the
+// same bits; so does sync on the host fallback (on a GPU its float atomics sum in no fixed order).
+TEST(Offload, ResumesFromACheckpointExactly) {
+  const bool on_host = ProbeDevice().ran_on_host;
+  const Dataset data = testing::MakeProblem(600, 30, 5, 3, 0.05, 46);
+  for (SchemeKind scheme : {SchemeKind::kSequential, SchemeKind::kSync, SchemeKind::kHogwild}) {
+    TrainConfig c;
+    c.model = ModelKind::kSoftmax;
+    c.backend = Backend::kOffload;
+    c.scheme = scheme;
+    c.optimizer.kind = OptimizerKind::kAdam;
+    c.threads = 1;  // one device worker: hogwild without interleaving
+    c.batch = scheme == SchemeKind::kSync ? 16 : 0;
+    c.epochs = 5;
+    auto executor = MakeTbbExecutor(1);
+    const Outcome straight = Train(c, data, nullptr, *executor);
+    testing::TempDir dir;
+    {
+      Trainer first(c, data, nullptr, *executor);
+      for (int e = 0; e < 2; ++e) first.RunEpoch();
+      SaveCheckpoint({first.RunIdentity(), first.DataIdentity(), first.Snapshot()}, dir.File("c"));
+    }
+    Trainer resumed(c, data, nullptr, *executor);
+    resumed.Restore(LoadCheckpoint(dir.File("c")).state);
+    while (resumed.epochs_done() < c.epochs) resumed.RunEpoch();
+    if (scheme == SchemeKind::kSync && !on_host) {
+      EXPECT_LT(RelativeGap(straight.model, resumed.model()), 1e-4);
+    } else {
+      EXPECT_TRUE(testing::SameBits(straight.model, resumed.model())) << testing::Name(scheme);
+    }
+  }
+}
+
+// The stop flag reaches the offload workers: raised before an epoch, the asynchronous epoch stops
+// at each worker's first check (its first sample) on the host fallback, and the sync epoch before
+// its first minibatch. Restoring the snapshot from before makes the trainer whole.
+TEST(Offload, TheStopFlagEndsAnEpochEarly) {
+  if (!ProbeDevice().ran_on_host) GTEST_SKIP() << "a device runs the region: no stop inside it";
+  const Dataset data = testing::MakeProblem(3000, 30, 5, 2, 0.05, 47);
+  for (SchemeKind scheme : {SchemeKind::kHogwild, SchemeKind::kAtomic, SchemeKind::kSync}) {
+    TrainConfig c;
+    c.backend = Backend::kOffload;
+    c.scheme = scheme;
+    c.threads = 2;
+    c.batch = scheme == SchemeKind::kSync ? 16 : 0;
+    c.epochs = 3;
+    auto executor = MakeTbbExecutor(2);
+    Trainer t(c, data, nullptr, *executor);
+    t.RunEpoch();
+    const TrainingState before = t.Snapshot();
+    executor->stop_flag().store(true);
+    const EpochReport cut = t.RunEpoch();
+    executor->stop_flag().store(false);
+    EXPECT_TRUE(cut.interrupted) << testing::Name(scheme);
+    EXPECT_EQ(cut.updates, 0u) << testing::Name(scheme);
+    t.Restore(before);
+    const EpochReport next = t.RunEpoch();
+    EXPECT_FALSE(next.interrupted);
+    EXPECT_EQ(next.updates, data.rows()) << testing::Name(scheme);
+  }
 }
 
 TEST(Offload, DeviceCommandSaysWhereRegionsRun) {

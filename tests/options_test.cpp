@@ -87,7 +87,7 @@ TEST(OptionLists, EveryItemIsCheckedAndNamed) {
             "--order: expected one of random, global, local, sequential, got 'bogus'");
   EXPECT_EQ(ErrorOf({"--threads", "1,,2"}), "--threads: empty item in the list '1,,2'");
   EXPECT_EQ(ErrorOf({"--threads", "1,2", "--threads", "2"}), "--threads: '2' given twice");
-  EXPECT_EQ(ErrorOf({"--threads", "1,99"}), "--threads: must be between 1 and 64, got 99");
+  EXPECT_EQ(ErrorOf({"--threads", "1,99"}), "--threads: must be between 1 and 64 (or 'auto'), got 99");
   EXPECT_EQ(ErrorOf({"--flag=maybe"}), "--flag: expected true or false, got 'maybe'");
   EXPECT_EQ(ErrorOf({"--out", "a", "--out", "b"}), "--out: given twice");
 }

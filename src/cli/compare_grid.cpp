@@ -196,7 +196,7 @@ Plan BuildPlan(OptionParser& parser, CompareArgs& args) {
   const bool any = std::any_of(plan.configs.begin(), plan.configs.end(),
                                [](const PlannedConfig& c) { return c.config.impossible.empty(); });
   if (!any) {
-    throw Error("every configuration is impossible; the first: " + plan.configs[0].config.label +
+    throw UsageError("every configuration is impossible; the first: " + plan.configs[0].config.label +
                 ": " + plan.configs[0].config.impossible);
   }
   return plan;

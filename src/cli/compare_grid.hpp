@@ -40,7 +40,8 @@ struct Plan {
 // set compare's own flags (not --out). Every value is checked as `train` checks it: a bad value,
 // an unknown flag, a flag given twice or a missing --train is a UsageError naming the flag (and
 // the file). A configuration that ValidateConfig refuses is kept, marked impossible; if every one
-// is, throws parsgd::Error. Nothing runs and nothing is written here.
+// is, throws UsageError (a command-line error, as in `train`). Nothing runs and nothing is written
+// here.
 Plan BuildPlan(OptionParser& parser, CompareArgs& args);
 
 // `parsgd train --flag value ...` for a point (switches as bare flags, values shell-quoted).

@@ -74,7 +74,8 @@ void OptionParser::Int(std::string name, int* field, std::string help, int min, 
          }
          const long long value = ParseNumber<long long>(flag, v, expected.c_str());
          if (value < min || value > max) {
-           throw UsageError(fmt::format("{}: must be between {} and {}, got {}", flag, min, max, v));
+           throw UsageError(fmt::format("{}: must be between {} and {}{}, got {}", flag, min, max,
+                                        automatic ? fmt::format(" (or '{}')", word) : "", v));
          }
          *field = static_cast<int>(value);
        }});

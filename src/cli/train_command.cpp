@@ -17,13 +17,14 @@
 #include "parsgd/io/checkpoint.hpp"
 #include "report.hpp"
 #include "train_options.hpp"
+#include "train_start.hpp"
 
 namespace parsgd::cli {
 namespace {
 
 struct TrainArgs {
   RunArgs run;
-  std::string metrics, save, checkpoint, resume;
+  std::string metrics, save, checkpoint, resume, init;
   int checkpoint_every = 1;
   bool quiet = false;
 };
@@ -38,22 +39,27 @@ void Declare(OptionParser& p, TrainArgs& a) {
            "write the run's state here every --checkpoint-every epochs (and on an interrupt)");
   p.Int("checkpoint-every", &a.checkpoint_every, "epochs between two checkpoints", 1, 1 << 30);
   p.String("resume", &a.resume, "PATH",
-           "continue from a checkpoint: the same command (data and settings) plus --resume");
+           "continue from a checkpoint: the same command (data and settings) plus --resume; a "
+           "larger --epochs makes the run longer");
+  p.String("init", &a.init, "MODEL",
+           "start from a saved model's weights (parsgd train --save), optimiser state zero: "
+           "fine-tuning, other data or settings");
   p.Switch("quiet", &a.quiet, "print only the final result");
 }
 
-std::string SettingsText(const TrainConfig& c, const ResolvedSettings& s, const std::string& train) {
+std::string SettingsText(const TrainConfig& c, const ResolvedSettings& s, const TrainArgs& a) {
+  const std::string init = a.init.empty() ? "" : fmt::format("init={}\n", a.init);
   return fmt::format(
       "train={}\nmodel={}\nscheme={}\norder={}\nworkers={}\nepochs={}\nlearning_rate={}\n"
       "schedule={}\ndecay={}\nl2={}\nnormalize={}\noptimizer={}\nbatch={}\nperiod={}\n"
       "average_state={}\nhidden={}\nbackend={}\ndevice={}\nseed={}\n",
-      train, NameOf<ModelKind>(kModelKinds, c.model), NameOf<SchemeKind>(kSchemeKinds, s.scheme),
+      a.run.train, NameOf<ModelKind>(kModelKinds, c.model), NameOf<SchemeKind>(kSchemeKinds, s.scheme),
       NameOf<OrderKind>(kOrderKinds, c.order), s.workers, s.epochs, s.eta0,
       NameOf<ScheduleKind>(kScheduleKinds, c.schedule), s.decay, s.l2,
       NameOf<Normalization>(kNormalizations, c.normalize),
       NameOf<OptimizerKind>(kOptimizerKinds, s.optimizer), s.batch, c.period,
       c.average_state, fmt::join(c.hidden, ","), NameOf<Backend>(kBackends, c.backend), s.device,
-      c.seed);
+      c.seed) + init;
 }
 
 void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& train) {
@@ -109,15 +115,16 @@ std::string ShellQuoted(const std::string& arg) {
   return out + "'";
 }
 
-// The command that continues the run: this one, with --resume PATH instead of any earlier one.
+// The command that continues the run: this one, with --resume PATH instead of any earlier one and
+// without --init (the checkpoint holds the weights).
 std::string ResumeCommand(std::span<const std::string> args, const std::string& path) {
   std::string out = "parsgd train";
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--resume") {
+    if (args[i] == "--resume" || args[i] == "--init") {
       ++i;
       continue;
     }
-    if (args[i].starts_with("--resume=")) continue;
+    if (args[i].starts_with("--resume=") || args[i].starts_with("--init=")) continue;
     out.append(" ").append(ShellQuoted(args[i]));
   }
   return out.append(" --resume ").append(ShellQuoted(path));
@@ -137,35 +144,32 @@ int Interrupted(int signal, const TrainingState& consistent, const Trainer& trai
   return 128 + (signal != 0 ? signal : SIGINT);
 }
 
-// Puts a checkpoint's state into `trainer`, which must be the same run on the same data.
-void Resume(Trainer& trainer, const std::string& path) {
-  const Checkpoint c = LoadCheckpoint(path);
-  const std::string run = IdentityDifferences(c.run, trainer.RunIdentity());
-  if (!run.empty()) {
-    throw Error(fmt::format("--resume {}: the checkpoint comes from a run with other settings; give "
-                            "the same flags as that run:\n{}",
-                            path, run));
-  }
-  const std::string data = IdentityDifferences(c.data, trainer.DataIdentity());
-  if (!data.empty()) {
-    throw Error(fmt::format("--resume {}: the checkpoint was trained on other data:\n{}", path, data));
-  }
-  trainer.Restore(c.state);
-}
-
 }  // namespace
 
 int Train(std::span<const std::string> args) {
   TrainArgs a;
-  OptionParser parser("train", "Train a linear model with parallel SGD; one line per epoch.");
+  OptionParser parser("train",
+                      "Train a linear model or an MLP with parallel SGD; one line per epoch.");
   Declare(parser, a);
   if (!parser.Parse(args)) {
     std::printf("%s", parser.Help().c_str());
     return 0;
   }
   RunArgs& run = a.run;
+  std::optional<LoadedModel> init;
+  if (!a.init.empty()) {
+    if (!a.resume.empty()) {
+      throw UsageError("--init and --resume: a checkpoint holds its own weights; give one of them");
+    }
+    init = LoadModel(a.init);
+    TakeModelDefaults(parser, *init, run);
+  }
   ParseHidden(run);
-  ValidateConfig(run.config);
+  try {
+    ValidateConfig(run.config);
+  } catch (const Error& e) {
+    throw UsageError(e.what());  // a setting that cannot work is a command-line error
+  }
   // Open the outputs first: an unwritable path fails before any work, and nothing appears under
   // the final names unless the run succeeds.
   std::optional<AtomicFileWriter> metrics, model_out;
@@ -180,12 +184,12 @@ int Train(std::span<const std::string> args) {
 
   Trainer trainer(run.config, train, test ? &*test : nullptr, *executor);
   const ResolvedSettings& s = trainer.settings();
-  if (!a.resume.empty()) Resume(trainer, a.resume);
+  std::string start_lines;
+  if (!a.resume.empty()) start_lines = Resume(trainer, run.config, a.resume);
+  if (init) start_lines = StartFromModel(trainer, *init, a.init);
   if (!a.quiet) {
     PrintSetup(run.config, s, train);
-    if (!a.resume.empty()) {
-      std::printf("  resuming after epoch %d from %s\n", trainer.epochs_done(), a.resume.c_str());
-    }
+    std::fputs(start_lines.c_str(), stdout);
     std::printf("%s\n", EpochHeader(test.has_value()).c_str());
   }
   // The last complete epoch's state: what an interrupt writes. On the offload backend a snapshot
@@ -234,7 +238,7 @@ int Train(std::span<const std::string> args) {
     std::printf("train accuracy %.2f%%, objective %.6f\n", 100 * last.train_accuracy, last.objective);
   }
   if (model_out) {
-    const std::string settings = SettingsText(run.config, s, run.train);
+    const std::string settings = SettingsText(run.config, s, a);
     const ZeroBased zero_based = RunZeroBased(run, train);
     if (run.config.model == ModelKind::kMlp) {
       WriteModel(trainer.mlp_model(), settings, *model_out, zero_based);

@@ -117,8 +117,13 @@ Checkpoint LoadCheckpoint(const std::string& path) {
   return c;
 }
 
-std::string IdentityDifferences(const std::string& found, const std::string& expected) {
-  const auto a = KeyValues(found), b = KeyValues(expected);
+std::string IdentityDifferences(const std::string& found, const std::string& expected,
+                                std::span<const std::string_view> ignored) {
+  auto a = KeyValues(found), b = KeyValues(expected);
+  for (std::string_view key : ignored) {
+    a.erase(std::string(key));
+    b.erase(std::string(key));
+  }
   std::string out;
   for (const auto& [key, value] : b) {
     const auto at = a.find(key);
@@ -129,6 +134,12 @@ std::string IdentityDifferences(const std::string& found, const std::string& exp
     if (!b.contains(key)) out += fmt::format("  {}: checkpoint {}, this run (absent)\n", key, value);
   }
   return out;
+}
+
+std::string IdentityValue(const std::string& identity, std::string_view key) {
+  const auto values = KeyValues(identity);
+  const auto at = values.find(std::string(key));
+  return at == values.end() ? std::string() : at->second;
 }
 
 }  // namespace parsgd

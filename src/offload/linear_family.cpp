@@ -9,6 +9,7 @@
 // atomic, 1 for sync, whose parallelism is inside each minibatch); on the host fallback the
 // default is the executor's threads, as on the CPU backend.
 #include <algorithm>
+#include <atomic>
 #include <fmt/format.h>
 #include <map>
 #include <memory>
@@ -122,7 +123,8 @@ class OffloadLinearFamily final : public ModelFamily {
   EpochTotals RunEpoch(uint64_t epoch, const SampleOrder& order, const StepSize& step,
                        Executor& executor) override {
     if (order.workers() != workers_) throw Error("offload: the sample order has the wrong workers");
-    return minibatch_ ? RunSyncEpoch(epoch, order, step, executor) : RunAsync(epoch, order, step);
+    return minibatch_ ? RunSyncEpoch(epoch, order, step, executor)
+                      : RunAsync(epoch, order, step, executor.stop_flag());
   }
 
   Evaluation Evaluate(const Dataset& data, const Targets& targets, Executor&) override {
@@ -166,6 +168,11 @@ class OffloadLinearFamily final : public ModelFamily {
     state0_.ToDevice();
     state1_.ToDevice();
   }
+  void StartFrom(const LinearModel& model) override {
+    std::ranges::copy(model.weights(), setup_.model.weights().begin());
+    weights_.ToDevice();
+  }
+  void StartFrom(const MlpModel&) override { throw Error("a linear run cannot start from an mlp"); }
 
   const LinearModel* linear() const override {
     weights_.FromDevice();
@@ -214,7 +221,8 @@ class OffloadLinearFamily final : public ModelFamily {
             kThreadsPerTeam};
   }
 
-  EpochTotals RunAsync(uint64_t epoch, const SampleOrder& order, const StepSize& step) {
+  EpochTotals RunAsync(uint64_t epoch, const SampleOrder& order, const StepSize& step,
+                       const std::atomic<bool>& stop) {
     std::vector<uint32_t> scratch;
     uint64_t longest = 0;
     for (int w = 0; w < workers_; ++w) {
@@ -244,8 +252,13 @@ class OffloadLinearFamily final : public ModelFamily {
       fill();
       contexts_.ToDevice(blocks);
     }
-    const offload::AsyncEpoch a{order_.get(), shard_.get(), contexts_.get(), contexts_.size(),
-                                scratch_.get(), workers_};
+    // The stop flag reaches the workers only where the region runs in host memory.
+    if (on_host_) done_host_.assign(workers_, 0);
+    const offload::AsyncEpoch a{order_.get(),    shard_.get(),
+                                contexts_.get(), contexts_.size(),
+                                scratch_.get(),  workers_,
+                                on_host_ ? &stop : nullptr,
+                                on_host_ ? done_host_.data() : nullptr};
     const Geometry g{on_host_ ? 1 : (workers_ + kThreadsPerTeam - 1) / kThreadsPerTeam,
                      async_threads_};
     return async_(train_rows_->view, params_, a, g);
@@ -320,6 +333,7 @@ class OffloadLinearFamily final : public ModelFamily {
   offload::Params params_{};
   std::vector<uint32_t> order_host_;
   std::vector<uint64_t> shard_host_;
+  std::vector<uint64_t> done_host_;  // host fallback: samples each worker processed
   std::vector<float> scratch_host_, eval_scratch_host_;
   std::vector<RuleContext> contexts_host_;
   std::vector<double> losses_host_, row_loss_host_;

@@ -14,6 +14,7 @@
 
 #include <omp.h>
 
+#include <atomic>
 #include <cstdint>
 
 #include "../train/epoch_runner.hpp"
@@ -53,6 +54,12 @@ struct Geometry {
 // One epoch of an asynchronous scheme: worker w walks order[shard[w] .. shard[w + 1]) and updates
 // the shared parameters after each sample; its step size is contexts[i / kStepBlock] at its i-th
 // sample (the CPU backend's schedule).
+//
+// `stop` and `done` are host addresses, passed into the region as they are (is_device_ptr): set
+// them only on the host fallback, where the region runs in the host's memory. There each worker
+// checks the stop flag every kStepBlock samples, as CPU workers do, and writes how many samples it
+// processed to done[w]. On a device both are null: the host cannot reach into a running region,
+// and every worker walks its whole shard.
 struct AsyncEpoch {
   const uint32_t* order;        // rows entries
   const uint64_t* shard;        // workers + 1
@@ -60,6 +67,8 @@ struct AsyncEpoch {
   uint64_t blocks;
   float* scratch;               // workers * outputs
   int workers;
+  const std::atomic<bool>* stop = nullptr;
+  uint64_t* done = nullptr;     // workers entries
 };
 
 template <class Head, class Rule, class Scheme>
@@ -81,27 +90,41 @@ EpochTotals RunAsyncEpoch(const Rows& d, const Params& p, const AsyncEpoch& a, G
   const RuleContext* ctx = a.contexts;
   const uint64_t blocks = a.blocks, nz = static_cast<uint64_t>(workers) * outputs;
   float* scratch = a.scratch;
+  const std::atomic<bool>* stop = a.stop;
+  uint64_t* done = a.done;
   double loss = 0;
 #pragma omp target teams distribute parallel for num_teams(g.teams) thread_limit(g.threads) \
     reduction(+ : loss) map(tofrom : loss)                                                 \
     map(alloc : off[0 : rows + 1], idx[0 : nnz], val[0 : nnz], tgt[0 : rows], w[0 : size], \
             s0[0 : n0], s1[0 : n1], rates[0 : nr], order[0 : rows], shard[0 : workers + 1], \
-            ctx[0 : blocks], scratch[0 : nz])
+            ctx[0 : blocks], scratch[0 : nz])                                              \
+    is_device_ptr(stop, done)
   for (int worker = 0; worker < workers; ++worker) {
     const LinearParams params{ParamArrays{w, s0, s1}, features, outputs, rates};
     Scheme scheme;
     float* z = scratch + static_cast<uint64_t>(worker) * outputs;
     const uint64_t begin = shard[worker], end = shard[worker + 1];
     double worker_loss = 0;
-    for (uint64_t i = begin; i < end; ++i) {
+    uint64_t i = begin;
+    for (; i < end; ++i) {
+      if (stop != nullptr && (i - begin) % kStepBlock == 0 &&
+          stop->load(std::memory_order_relaxed)) {
+        break;
+      }
       const uint32_t r = order[i];
       const SparseRow x{idx + off[r], val + off[r], static_cast<uint32_t>(off[r + 1] - off[r])};
       worker_loss +=
           LinearSgdStep<Head, Rule>(scheme, params, x, tgt[r], ctx[(i - begin) / kStepBlock], z);
     }
+    if (done != nullptr) done[worker] = i - begin;
     loss += worker_loss;
   }
-  return {loss, rows};
+  uint64_t updates = rows;
+  if (done != nullptr) {
+    updates = 0;
+    for (int worker = 0; worker < workers; ++worker) updates += done[worker];
+  }
+  return {loss, updates};
 }
 
 // The sync scheme's device buffers. Between steps `sum` and `count` are zero and the step's

@@ -30,6 +30,10 @@ class ModelFamily {
   // The parameters, optimiser state and runner state between two epochs (training_state.hpp).
   virtual void Save(TrainingState& state) const = 0;
   virtual void Load(const TrainingState& state) = 0;
+  // Replaces the parameters by a trained model's, of this family's shape (Trainer::StartFrom checks
+  // it first); the optimiser state is left as it is. The MLP takes the model's input scaling too.
+  virtual void StartFrom(const LinearModel& model) = 0;
+  virtual void StartFrom(const MlpModel& model) = 0;
   virtual const LinearModel* linear() const { return nullptr; }
   virtual const MlpModel* mlp() const { return nullptr; }
 };

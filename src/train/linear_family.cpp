@@ -6,6 +6,7 @@
 #include "curvature.hpp"
 #include "epoch_runner.hpp"
 #include "family.hpp"
+#include "parsgd/util/error.hpp"
 
 namespace parsgd {
 namespace {
@@ -163,6 +164,10 @@ class LinearFamily final : public ModelFamily {
     LoadOptimizerState(s, state_);
     runner_->Load(s);
   }
+  void StartFrom(const LinearModel& model) override {
+    std::ranges::copy(model.weights(), setup_.model.weights().begin());
+  }
+  void StartFrom(const MlpModel&) override { throw Error("a linear run cannot start from an mlp"); }
 
  private:
   TrainConfig config_;

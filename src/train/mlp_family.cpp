@@ -1,9 +1,11 @@
 // The MLP's half of training: the model (its input scaling from the data), the default step size,
 // the optimiser state, the dense epoch runners, and evaluation with one engine per thread.
+#include <algorithm>
 #include <cmath>
 
 #include "dense_runner.hpp"
 #include "family.hpp"
+#include "parsgd/util/error.hpp"
 #include "parsgd/util/rng.hpp"
 
 namespace parsgd {
@@ -88,6 +90,11 @@ class MlpFamily final : public ModelFamily {
     s.Get("params", model_.params());
     LoadOptimizerState(s, state_);
     runner_->Load(s);
+  }
+  void StartFrom(const LinearModel&) override { throw Error("an mlp run cannot start from a linear model"); }
+  void StartFrom(const MlpModel& model) override {
+    std::ranges::copy(model.params(), model_.params().begin());
+    std::ranges::copy(model.input_scale(), model_.input_scale().begin());
   }
 
  private:

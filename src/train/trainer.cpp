@@ -10,6 +10,7 @@
 
 #include "family.hpp"
 #include "scheme_choice.hpp"
+#include "start_model.hpp"
 #include "parsgd/model/targets.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/float_env.hpp"
@@ -213,6 +214,20 @@ EpochReport Trainer::RunEpoch() {
         report.epoch, report.objective, report.progressive_loss, s.settings.eta0));
   }
   return report;
+}
+
+void Trainer::StartFrom(const std::variant<LinearModel, MlpModel>& model) {
+  State& s = *state_;
+  if (s.epochs_done > 0) {
+    throw Error(fmt::format("Trainer::StartFrom after {} epochs: call it before the first",
+                            s.epochs_done));
+  }
+  const std::string mismatch = StartModelMismatch(model, s.config, s.settings, s.train_targets);
+  if (!mismatch.empty()) {
+    throw Error(fmt::format("the model does not fit this run on {}:\n{}", s.train.source(),
+                            mismatch.substr(0, mismatch.size() - 1)));
+  }
+  std::visit([&](const auto& m) { s.family->StartFrom(m); }, model);
 }
 
 TrainingState Trainer::Snapshot() const {

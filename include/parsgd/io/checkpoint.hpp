@@ -13,7 +13,9 @@
 //   and the file ends with an 8-byte XXH64 (seed 0) of every byte before it.
 #pragma once
 
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "parsgd/train/training_state.hpp"
 
@@ -33,8 +35,12 @@ void SaveCheckpoint(const Checkpoint& checkpoint, const std::string& path);
 // not add up (checked against the file size before any allocation), a non-finite value.
 Checkpoint LoadCheckpoint(const std::string& path);
 
-// Empty when `expected` (this run) and `found` (a checkpoint's) agree; else the differing keys as
-// "key: checkpoint X, this run Y" lines.
-std::string IdentityDifferences(const std::string& found, const std::string& expected);
+// Empty when `expected` (this run) and `found` (a checkpoint's) agree on every key but the
+// `ignored` ones; else the differing keys as "key: checkpoint X, this run Y" lines.
+std::string IdentityDifferences(const std::string& found, const std::string& expected,
+                                std::span<const std::string_view> ignored = {});
+
+// The value of `key` in an identity ("key=value" lines); empty when it has none.
+std::string IdentityValue(const std::string& identity, std::string_view key);
 
 }  // namespace parsgd

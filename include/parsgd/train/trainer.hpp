@@ -1,13 +1,17 @@
-// The trainer: runs epochs of parallel SGD on a linear model under one scheme and one sample order,
-// and evaluates after each epoch.
+// The trainer: runs epochs of parallel SGD on a linear model or an MLP under one scheme and one
+// sample order, and evaluates after each epoch.
 //
 //   auto executor = MakeTbbExecutor(config.threads);
 //   Trainer trainer(config, train, &test, *executor);
-//   for (int e = 0; e < config.epochs; ++e) Print(trainer.RunEpoch());
-//   SaveModel(trainer.model(), "model.bin");
+//   while (trainer.epochs_done() < trainer.settings().epochs) {
+//     const EpochReport r = trainer.RunEpoch();
+//     std::printf("epoch %d: objective %g\n", r.epoch, r.objective);
+//   }
+//   SaveModel(trainer.model(), "model.bin", "");  // io/model_file.hpp; "": no settings text
 #pragma once
 
 #include <memory>
+#include <variant>
 
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/model/linear_model.hpp"
@@ -42,6 +46,14 @@ class Trainer {
   EpochReport RunEpoch();
 
   int epochs_done() const;
+
+  // Fine-tuning: starts from a trained model instead of the zero (linear) or random (MLP) start.
+  // Its parameters, and the MLP's input scaling (part of the model), replace the initial ones; the
+  // optimiser state stays zero and the schedule starts at eta0. Call before the first epoch.
+  // Throws parsgd::Error with one line per difference (start model X, this run Y) when the model
+  // does not fit this run: linear or mlp, binary or softmax, features, classes, hidden sizes.
+  // Cost: one copy of the parameters.
+  void StartFrom(const std::variant<LinearModel, MlpModel>& model);
 
   // Checkpoints. Snapshot() is the whole state between two epochs (call it between RunEpoch calls,
   // after a complete epoch); Restore() puts a snapshot back into a trainer made with the same

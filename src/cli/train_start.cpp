@@ -1,0 +1,103 @@
+#include "train_start.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <charconv>
+#include <string_view>
+#include <vector>
+
+#include "parsgd/io/checkpoint.hpp"
+#include "parsgd/util/error.hpp"
+
+namespace parsgd::cli {
+namespace {
+
+// The identity keys a resumed run may change: its length. Only the linear schedule depends on it.
+constexpr std::string_view kRunLength[] = {"epochs"};
+
+// The epochs of the run that wrote a checkpoint (its identity's "epochs=" line).
+int CheckpointEpochs(const Checkpoint& c, const std::string& path) {
+  const std::string text = IdentityValue(c.run, "epochs");
+  int epochs = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), epochs);
+  if (error != std::errc() || end != text.data() + text.size() || epochs < 1) {
+    throw Error(fmt::format("--resume {}: the checkpoint's run identity has no valid epochs ('{}')",
+                            path, text));
+  }
+  return epochs;
+}
+
+// With the linear schedule a longer (or shorter) run re-plans the rest of its schedule: the epochs
+// left take the step sizes of a run of the new length, eta0 * (1 - e / epochs), down to 0 at its
+// end. (Starting from the old plan's step size instead would start a finished run from 0.)
+std::string PlanLine(const TrainConfig& config, const ResolvedSettings& s, int done, int before) {
+  if (config.schedule != ScheduleKind::kLinear) return "";
+  const StepSize now(ScheduleKind::kLinear, s.eta0, s.decay, s.epochs);
+  const StepSize old(ScheduleKind::kLinear, s.eta0, s.decay, before);
+  return fmt::format(
+      "  schedule linear re-planned for {} epochs: eta {:.4g} at epoch {} (the {}-epoch plan's "
+      "{:.4g}), down to 0 at epoch {}\n",
+      s.epochs, now.At(done, 0), done, before, old.At(done, 0), s.epochs);
+}
+
+}  // namespace
+
+std::string Resume(Trainer& trainer, const TrainConfig& config, const std::string& path) {
+  const Checkpoint c = LoadCheckpoint(path);
+  const std::string run = IdentityDifferences(c.run, trainer.RunIdentity(), kRunLength);
+  if (!run.empty()) {
+    throw Error(
+        fmt::format("--resume {}: the checkpoint comes from a run with other settings; give "
+                    "the same flags as that run (only --epochs may grow):\n{}",
+                    path, run));
+  }
+  const std::string data = IdentityDifferences(c.data, trainer.DataIdentity());
+  if (!data.empty()) {
+    throw Error(
+        fmt::format("--resume {}: the checkpoint was trained on other data:\n{}", path, data));
+  }
+  const ResolvedSettings& s = trainer.settings();
+  const int before = CheckpointEpochs(c, path);
+  const uint64_t done = c.state.Counter("epochs_done");
+  if (done > static_cast<uint64_t>(s.epochs)) {
+    throw Error(
+        fmt::format("--resume {}: the checkpoint is after epoch {}, beyond this run's {} "
+                    "epochs{}: give --epochs {} or more to continue it",
+                    path, done, s.epochs, s.epochs_auto ? " (auto)" : "", done));
+  }
+  trainer.Restore(c.state);
+  std::string out = fmt::format("  resuming after epoch {} from {}", done, path);
+  if (before == s.epochs) return out + "\n";
+  out += fmt::format(", a run of {} epochs continued to {}\n", before, s.epochs);
+  return out + PlanLine(config, s, static_cast<int>(done), before);
+}
+
+void TakeModelDefaults(const OptionParser& parser, const LoadedModel& model, RunArgs& run) {
+  uint64_t features = 0;
+  ModelKind kind = ModelKind::kMlp;
+  if (const auto* mlp = std::get_if<MlpModel>(&model.model)) {
+    features = static_cast<uint64_t>(mlp->inputs());
+    const std::vector<int>& sizes = mlp->sizes();
+    if (!parser.Given("hidden")) {
+      run.hidden = fmt::format("{}", fmt::join(sizes.begin() + 1, sizes.end() - 1, ","));
+    }
+  } else {
+    const LinearModel& linear = std::get<LinearModel>(model.model);
+    features = linear.features();
+    kind = linear.kind();
+  }
+  if (!parser.Given("model")) run.config.model = kind;
+  if (!parser.Given("features")) run.features = features;
+}
+
+std::string StartFromModel(Trainer& trainer, const LoadedModel& model, const std::string& path) {
+  try {
+    trainer.StartFrom(model.model);
+  } catch (const Error& e) {
+    throw Error(fmt::format("--init {}: {}", path, e.what()));
+  }
+  return fmt::format("  starting from the model in {} (optimiser state zero)\n", path);
+}
+
+}  // namespace parsgd::cli

@@ -1,0 +1,74 @@
+#include "start_model.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <vector>
+
+namespace parsgd {
+namespace {
+
+// What a model is, in the words of the messages: "mlp 300-16-3", "softmax (linear, 3 classes)",
+// "logistic (linear, binary)".
+std::string Kind(ModelKind kind, uint64_t features, const std::vector<int>& hidden, int outputs) {
+  const char* name = NameOf<ModelKind>(kModelKinds, kind);
+  if (!IsLinear(kind)) {
+    return fmt::format("{} {}-{}-{}", name, features, fmt::join(hidden, "-"), outputs);
+  }
+  if (IsBinary(kind)) return fmt::format("{} (linear, binary)", name);
+  return fmt::format("{} (linear, {} classes)", name, outputs);
+}
+
+struct Shape {
+  ModelKind kind;
+  uint64_t features;
+  std::vector<int> hidden;
+  int outputs;
+};
+
+Shape ShapeOf(const LinearModel& m) { return {m.kind(), m.features(), {}, m.outputs()}; }
+
+Shape ShapeOf(const MlpModel& m) {
+  const std::vector<int>& sizes = m.sizes();
+  return {ModelKind::kMlp,
+          static_cast<uint64_t>(m.inputs()),
+          {sizes.begin() + 1, sizes.end() - 1},
+          m.classes()};
+}
+
+}  // namespace
+
+std::string StartModelMismatch(const std::variant<LinearModel, MlpModel>& model,
+                               const TrainConfig& config, const ResolvedSettings& settings,
+                               const Targets& targets) {
+  const Shape from = std::visit([](const auto& m) { return ShapeOf(m); }, model);
+  const Shape run{config.model, settings.features,
+                  IsLinear(config.model) ? std::vector<int>{} : config.hidden, settings.outputs};
+  (void)targets;  // the labels: to be checked here once model files record them
+  std::string out;
+  auto line = [&out](const char* what, const std::string& a, const std::string& b) {
+    out += fmt::format("  {}: start model {}, this run {}\n", what, a, b);
+  };
+  const bool same_family = IsLinear(from.kind) == IsLinear(run.kind) &&
+                           (!IsLinear(run.kind) || IsBinary(from.kind) == IsBinary(run.kind));
+  if (!same_family) {
+    line("model", Kind(from.kind, from.features, from.hidden, from.outputs),
+         Kind(run.kind, run.features, run.hidden, run.outputs));
+    return out;
+  }
+  if (from.features != run.features) {
+    line(IsLinear(run.kind) ? "features" : "inputs", std::to_string(from.features),
+         fmt::format("{} (the training data)", run.features));
+  }
+  if (from.outputs != run.outputs) {
+    line("classes", std::to_string(from.outputs),
+         fmt::format("{} (the training data)", run.outputs));
+  }
+  if (from.hidden != run.hidden) {
+    line("hidden", fmt::format("{}", fmt::join(from.hidden, ",")),
+         fmt::format("{}", fmt::join(run.hidden, ",")));
+  }
+  return out;
+}
+
+}  // namespace parsgd

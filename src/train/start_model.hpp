@@ -1,0 +1,24 @@
+// Internal: whether a trained model can be the start of a run (Trainer::StartFrom). Every property
+// of a model that must agree with the run is checked in this one function.
+#pragma once
+
+#include <string>
+#include <variant>
+
+#include "parsgd/model/linear_model.hpp"
+#include "parsgd/model/mlp_model.hpp"
+#include "parsgd/model/targets.hpp"
+#include "parsgd/train/config.hpp"
+
+namespace parsgd {
+
+// Empty when `model` fits the run of the resolved `config` and `settings` on training data with
+// `targets`; else one "  what: start model X, this run Y" line per difference: the model family
+// (linear or mlp) and, for linear models, binary or softmax; the features (the MLP's inputs); the
+// classes (outputs); the MLP's hidden sizes. A binary model may start another binary loss: the
+// weights have the same shape and meaning (a score whose sign is the class).
+std::string StartModelMismatch(const std::variant<LinearModel, MlpModel>& model,
+                               const TrainConfig& config, const ResolvedSettings& settings,
+                               const Targets& targets);
+
+}  // namespace parsgd
