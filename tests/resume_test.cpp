@@ -220,6 +220,22 @@ TEST(LongerRun, TheCommandLineContinuesARunForMoreEpochs) {
   EXPECT_NE(replanned.output.find("4/6"), std::string::npos) << replanned.output;
 }
 
+// --scheme auto, resumed: the run continues with the scheme its checkpoint's run took, not a new
+// choice (for the MLP auto would choose average; the checkpoint's run was hogwild).
+TEST(LongerRun, AnAutoSchemeResumesWithTheCheckpointsScheme) {
+  testing::TempDir dir;
+  const std::string data = dir.File("d.svm");
+  ASSERT_EQ(testing::RunCli("gen " + data + " --rows 300 --features 20 --nnz 6 --seed 6").status, 0);
+  const std::string common = "train --train " + data + " --model mlp --hidden 8 --threads 2 ";
+  const std::string ck = dir.File("hogwild.ckpt");
+  ASSERT_EQ(testing::RunCli(common + "--scheme hogwild --epochs 1 --quiet --checkpoint " + ck).status,
+            0);
+  const auto resumed = testing::RunCli(common + "--epochs 2 --resume " + ck);
+  ASSERT_EQ(resumed.status, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("scheme hogwild"), std::string::npos) << resumed.output;
+  EXPECT_NE(resumed.output.find("2/2"), std::string::npos) << resumed.output;
+}
+
 // The schemes whose interleaving depends on timing. With one worker there is none: resumed, they
 // end on the bits of a straight run. With two: the restored state is the checkpoint's, and
 // training goes on from it.

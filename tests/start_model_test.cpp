@@ -136,6 +136,15 @@ TEST(StartFrom, AModelThatDoesNotFitIsRefusedNamingBothSides) {
   const MlpModel mlp_model = Trainer(mlp, three, nullptr, *executor).mlp_model();
   ASSERT_EQ(four.features(), 20u);
   ASSERT_EQ(wider.features(), 25u);
+  // The binary problem relabelled 1/2: two classes again, of other label values.
+  std::vector<testing::Entries> rows(binary.rows());
+  std::vector<float> twelve(binary.rows());
+  for (uint64_t i = 0; i < binary.rows(); ++i) {
+    const SparseRow r = binary.row(i);
+    for (uint32_t e = 0; e < r.nnz; ++e) rows[i].push_back({r.index[e], r.value[e]});
+    twelve[i] = binary.labels()[i] > 0 ? 2.f : 1.f;
+  }
+  const Dataset relabelled = testing::MakeDataset(rows, twelve, binary.features(), "problem");
 
   struct Case {
     Model model;
@@ -156,6 +165,7 @@ TEST(StartFrom, AModelThatDoesNotFitIsRefusedNamingBothSides) {
       {softmax_model, mlp, &three, "model: start model softmax (linear, 3 classes), this run mlp 20-4-3"},
       {mlp_model, mlp8, &three, "hidden: start model 4, this run 8"},
       {mlp_model, mlp, &four, "classes: start model 3, this run 4 (the training data)"},
+      {binary_model, logistic, &relabelled, "labels: start model -1, 1, this run 1, 2 (the training data)"},
   };
   for (const Case& k : cases) {
     const std::string what = Refusal(k.model, k.config, *k.data);

@@ -177,6 +177,15 @@ int Train(std::span<const std::string> args) {
   if (!a.save.empty()) model_out.emplace(a.save);
   if (!a.checkpoint.empty()) AtomicFileWriter probe(a.checkpoint);  // writable? (probe left unused)
 
+  // A resumed run with --scheme auto continues with the scheme its checkpoint's run chose.
+  const TrainConfig given = run.config;
+  std::optional<Checkpoint> checkpoint;
+  if (!a.resume.empty()) {
+    checkpoint = LoadCheckpoint(a.resume);
+    if (run.config.scheme == SchemeKind::kAuto) {
+      run.config.scheme = CheckpointScheme(*checkpoint, a.resume);
+    }
+  }
   auto executor = MakeRunExecutor(run.config);
   const Dataset train = LoadRunData(run.train, run, *executor);
   std::optional<Dataset> test;
@@ -185,7 +194,7 @@ int Train(std::span<const std::string> args) {
   Trainer trainer(run.config, train, test ? &*test : nullptr, *executor);
   const ResolvedSettings& s = trainer.settings();
   std::string start_lines;
-  if (!a.resume.empty()) start_lines = Resume(trainer, run.config, a.resume);
+  if (checkpoint) start_lines = Resume(trainer, run.config, *checkpoint, a.resume);
   if (init) start_lines = StartFromModel(trainer, *init, a.init);
   if (!a.quiet) {
     PrintSetup(run.config, s, train);
@@ -218,7 +227,7 @@ int Train(std::span<const std::string> args) {
       std::fflush(stdout);
     }
     if (metrics) {
-      metrics->Write(EpochJson(last, run.config, s, elapsed) + "\n");
+      metrics->Write(EpochJson(last, given, s, elapsed) + "\n");
       metrics->Flush();
     }
     const bool checkpoint_now = !a.checkpoint.empty() &&

@@ -43,8 +43,18 @@ std::string PlanLine(const TrainConfig& config, const ResolvedSettings& s, int d
 
 }  // namespace
 
-std::string Resume(Trainer& trainer, const TrainConfig& config, const std::string& path) {
-  const Checkpoint c = LoadCheckpoint(path);
+SchemeKind CheckpointScheme(const Checkpoint& c, const std::string& path) {
+  const std::string name = IdentityValue(c.run, "scheme");
+  const std::optional<SchemeKind> scheme = FindByName<SchemeKind>(kSchemeKinds, name);
+  if (!scheme || *scheme == SchemeKind::kAuto) {
+    throw Error(fmt::format("--resume {}: the checkpoint's run identity names no scheme ('{}')",
+                            path, name));
+  }
+  return *scheme;
+}
+
+std::string Resume(Trainer& trainer, const TrainConfig& config, const Checkpoint& c,
+                   const std::string& path) {
   const std::string run = IdentityDifferences(c.run, trainer.RunIdentity(), kRunLength);
   if (!run.empty()) {
     throw Error(

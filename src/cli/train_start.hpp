@@ -5,17 +5,23 @@
 #include <string>
 
 #include "options.hpp"
+#include "parsgd/io/checkpoint.hpp"
 #include "parsgd/io/model_file.hpp"
 #include "parsgd/train/trainer.hpp"
 #include "train_options.hpp"
 
 namespace parsgd::cli {
 
-// Puts the checkpoint at `path` into `trainer`, which must be the same run on the same data; only
-// the number of epochs may differ, as long as it is at least the epochs the checkpoint has done.
-// Returns the setup lines that say so (and, for the linear schedule, its new plan). Throws
-// parsgd::Error naming the differing settings, the other data, or the epochs.
-std::string Resume(Trainer& trainer, const TrainConfig& config, const std::string& path);
+// The scheme of the run that wrote checkpoint `c` (read from `path`): a resumed --scheme auto
+// continues with it rather than choosing again (the choice may depend on the machine's state).
+SchemeKind CheckpointScheme(const Checkpoint& c, const std::string& path);
+
+// Puts checkpoint `c` (read from `path`) into `trainer`, which must be the same run on the same
+// data; only the number of epochs may differ, as long as it is at least the epochs the checkpoint
+// has done. Returns the setup lines that say so (and, for the linear schedule, its new plan).
+// Throws parsgd::Error naming the differing settings, the other data, or the epochs.
+std::string Resume(Trainer& trainer, const TrainConfig& config, const Checkpoint& c,
+                   const std::string& path);
 
 // --init: the flags the command line left out take the model's values: --model, --hidden (an mlp)
 // and --features (the data is read as wide as the model: a narrower file fits it, a wider one is

@@ -44,7 +44,6 @@ std::string StartModelMismatch(const std::variant<LinearModel, MlpModel>& model,
   const Shape from = std::visit([](const auto& m) { return ShapeOf(m); }, model);
   const Shape run{config.model, settings.features,
                   IsLinear(config.model) ? std::vector<int>{} : config.hidden, settings.outputs};
-  (void)targets;  // the labels: to be checked here once model files record them
   std::string out;
   auto line = [&out](const char* what, const std::string& a, const std::string& b) {
     out += fmt::format("  {}: start model {}, this run {}\n", what, a, b);
@@ -67,6 +66,13 @@ std::string StartModelMismatch(const std::variant<LinearModel, MlpModel>& model,
   if (from.hidden != run.hidden) {
     line("hidden", fmt::format("{}", fmt::join(from.hidden, ",")),
          fmt::format("{}", fmt::join(run.hidden, ",")));
+  }
+  // Class k is the k-th smallest label: a model of other label values would mean other classes.
+  const ClassLabels& labels = std::visit([](const auto& m) -> const ClassLabels& { return m.labels(); },
+                                         model);
+  if (from.outputs == run.outputs && labels.values != targets.labels.values) {
+    line("labels", fmt::format("{}", fmt::join(labels.values, ", ")),
+         fmt::format("{} (the training data)", fmt::join(targets.labels.values, ", ")));
   }
   return out;
 }

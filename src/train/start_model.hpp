@@ -15,7 +15,7 @@ namespace parsgd {
 // Empty when `model` fits the run of the resolved `config` and `settings` on training data with
 // `targets`; else one "  what: start model X, this run Y" line per difference: the model family
 // (linear or mlp) and, for linear models, binary or softmax; the features (the MLP's inputs); the
-// classes (outputs); the MLP's hidden sizes. A binary model may start another binary loss: the
+// classes (outputs) and their label values; the MLP's hidden sizes. A binary model may start another binary loss: the
 // weights have the same shape and meaning (a score whose sign is the class).
 std::string StartModelMismatch(const std::variant<LinearModel, MlpModel>& model,
                                const TrainConfig& config, const ResolvedSettings& settings,
