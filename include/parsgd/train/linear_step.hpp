@@ -122,16 +122,19 @@ inline void LinearUpdate(const LinearParams& p, const SparseRow& x, const float*
   float input[kChunk], reg[kChunk];
   for (uint32_t begin = 0; begin < x.nnz; begin += kChunk) {
     const uint32_t n = std::min(kChunk, x.nnz - begin);
+    // Pointers, not x.value[begin + e]: a 32-bit index sum may wrap, so g++ kept it in vector
+    // registers and extracted each lane to address the load (a third of the update's instructions).
     const uint32_t* index = x.index + begin;
+    const float* value = x.value + begin;
     if (p.rates) {
       for (uint32_t e = 0; e < n; ++e) {
         const FeatureRate rate = p.rates[index[e]];
-        input[e] = x.value[begin + e] * rate.step_scale;
+        input[e] = value[e] * rate.step_scale;
         reg[e] = rate.shrink_rate;
       }
     } else {
       for (uint32_t e = 0; e < n; ++e) {
-        input[e] = x.value[begin + e];
+        input[e] = value[e];
         reg[e] = 0.f;
       }
     }
