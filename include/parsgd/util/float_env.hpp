@@ -5,7 +5,8 @@
 // momentum or moment state of a coordinate whose gradient stays exactly zero (a dead ReLU unit, a
 // pixel never lit) decays by mu each step into the subnormal range, and since round-to-nearest of
 // mu times the smallest subnormal is that subnormal again, it stays there. On the default MLP job
-// this made later epochs 2-4x slower than the first (bench/README.md, "Subnormals").
+// (an Intel Xeon) this made every epoch after the first 2.5-2.8x slower than the first
+// (bench/README.md, "Subnormals").
 //
 // FlushDenormalsScope sets flush-to-zero and denormals-are-zero (x86-64: MXCSR FTZ and DAZ;
 // AArch64: FPCR.FZ) for its lifetime and restores the caller's mode after: every worker the
