@@ -18,14 +18,14 @@ TrainConfig Auto(ModelKind model) {
 
 TEST(SchemeChoice, OneThreadIsSequentialForEveryModel) {
   for (ModelKind m : {ModelKind::kLogistic, ModelKind::kSoftmax, ModelKind::kMlp}) {
-    EXPECT_EQ(ChooseScheme(Auto(m), 1, 100).scheme, SchemeKind::kSequential);
+    EXPECT_EQ(ChooseScheme(Auto(m), 1, 100, -1).scheme, SchemeKind::kSequential);
     EXPECT_FALSE(NeedsRoundTrip(Auto(m), 1));
   }
 }
 
 TEST(SchemeChoice, MlpAveragesReplicasWhateverTheMachine) {
   for (double trip : {-1.0, 50.0, 1000.0}) {
-    EXPECT_EQ(ChooseScheme(Auto(ModelKind::kMlp), 2, trip).scheme, SchemeKind::kAverage);
+    EXPECT_EQ(ChooseScheme(Auto(ModelKind::kMlp), 2, trip, -1).scheme, SchemeKind::kAverage);
   }
   EXPECT_FALSE(NeedsRoundTrip(Auto(ModelKind::kMlp), 16));
 }
@@ -33,32 +33,55 @@ TEST(SchemeChoice, MlpAveragesReplicasWhateverTheMachine) {
 TEST(SchemeChoice, LinearSharesTheModelOnlyBetweenNearThreads) {
   const TrainConfig c = Auto(ModelKind::kLogistic);
   EXPECT_TRUE(NeedsRoundTrip(c, 2));
-  EXPECT_EQ(ChooseScheme(c, 2, 120).scheme, SchemeKind::kHogwild);
-  EXPECT_EQ(ChooseScheme(c, 8, kNearRoundTripNs).scheme, SchemeKind::kHogwild);
-  EXPECT_EQ(ChooseScheme(c, 2, kNearRoundTripNs + 1).scheme, SchemeKind::kSequential);
-  EXPECT_EQ(ChooseScheme(c, 2, 480).scheme, SchemeKind::kSequential);
-  EXPECT_EQ(ChooseScheme(c, 2, -1).scheme, SchemeKind::kSequential) << "not measured: far";
-  EXPECT_NE(ChooseScheme(c, 2, 480).reason.find("480 ns"), std::string::npos);
+  EXPECT_EQ(ChooseScheme(c, 2, 120, -1).scheme, SchemeKind::kHogwild);
+  EXPECT_EQ(ChooseScheme(c, 8, kNearRoundTripNs, -1).scheme, SchemeKind::kHogwild);
+  EXPECT_EQ(ChooseScheme(c, 2, kNearRoundTripNs + 1, -1).scheme, SchemeKind::kSequential);
+  EXPECT_EQ(ChooseScheme(c, 2, 480, -1).scheme, SchemeKind::kSequential);
+  EXPECT_EQ(ChooseScheme(c, 2, -1, -1).scheme, SchemeKind::kSequential) << "not measured: far";
+  EXPECT_NE(ChooseScheme(c, 2, 480, -1).reason.find("480 ns"), std::string::npos);
+  // Far threads, but writes spread over many lines: collisions are rare, Hogwild! scales.
+  EXPECT_EQ(ChooseScheme(c, 2, 480, kSpreadWriteLines).scheme, SchemeKind::kHogwild);
+  EXPECT_EQ(ChooseScheme(c, 2, -1, 66000).scheme, SchemeKind::kHogwild);
+  EXPECT_EQ(ChooseScheme(c, 2, 480, kSpreadWriteLines - 1).scheme, SchemeKind::kSequential);
+  EXPECT_NE(ChooseScheme(c, 2, 480, 50).reason.find("50 cache lines"), std::string::npos);
+}
+
+// (sum n_l)^2 / sum n_l^2 over the weight lines (16 floats each) that the nonzeros fall on.
+TEST(SchemeChoice, EffectiveWriteLinesCountsTheLinesWritesSpreadOver) {
+  // 64 features = 4 lines of binary weights; every row touches one feature of each line: uniform.
+  std::vector<testing::Entries> uniform(10, {{0, 1.f}, {16, 1.f}, {32, 1.f}, {48, 1.f}});
+  const Dataset spread = testing::MakeDataset(uniform, std::vector<float>(10, 1.f), 64);
+  EXPECT_DOUBLE_EQ(EffectiveWriteLines(spread, 1), 4.0);
+  // With 4 outputs a feature takes 4 floats: features 0, 16, 32, 48 sit on lines 0, 4, 8, 12.
+  EXPECT_DOUBLE_EQ(EffectiveWriteLines(spread, 4), 4.0);
+  // Every nonzero on line 0 (features 0-15): one effective line.
+  std::vector<testing::Entries> hot(10, {{1, 1.f}, {2, 1.f}, {15, 1.f}});
+  EXPECT_DOUBLE_EQ(EffectiveWriteLines(testing::MakeDataset(hot, std::vector<float>(10, 1.f), 64), 1),
+                   1.0);
+  // Three nonzeros on line 0 and one on line 1: 16 / (9 + 1).
+  std::vector<testing::Entries> skewed(1, {{0, 1.f}, {1, 1.f}, {2, 1.f}, {20, 1.f}});
+  EXPECT_DOUBLE_EQ(
+      EffectiveWriteLines(testing::MakeDataset(skewed, std::vector<float>(1, 1.f), 64), 1), 1.6);
 }
 
 TEST(SchemeChoice, FixedRulesWhereTimingMustNotDecide) {
   TrainConfig c = Auto(ModelKind::kLogistic);
   c.deterministic = true;
   EXPECT_FALSE(NeedsRoundTrip(c, 2));
-  EXPECT_EQ(ChooseScheme(c, 2, 100).scheme, SchemeKind::kSequential);
+  EXPECT_EQ(ChooseScheme(c, 2, 100, -1).scheme, SchemeKind::kSequential);
   c.deterministic = false;
   c.batch = 64;
   EXPECT_FALSE(NeedsRoundTrip(c, 2));
-  EXPECT_EQ(ChooseScheme(c, 2, 100).scheme, SchemeKind::kSync);
+  EXPECT_EQ(ChooseScheme(c, 2, 100, -1).scheme, SchemeKind::kSync);
   c.batch = 0;
   c.backend = Backend::kOffload;
   EXPECT_FALSE(NeedsRoundTrip(c, 2));
-  EXPECT_EQ(ChooseScheme(c, 2, -1).scheme, SchemeKind::kHogwild);
+  EXPECT_EQ(ChooseScheme(c, 2, -1, -1).scheme, SchemeKind::kHogwild);
   c.deterministic = true;
-  EXPECT_EQ(ChooseScheme(c, 2, -1).scheme, SchemeKind::kSequential);
+  EXPECT_EQ(ChooseScheme(c, 2, -1, -1).scheme, SchemeKind::kSequential);
   c.deterministic = false;
   c.batch = 256;
-  EXPECT_EQ(ChooseScheme(c, 2, -1).scheme, SchemeKind::kSync);
+  EXPECT_EQ(ChooseScheme(c, 2, -1, -1).scheme, SchemeKind::kSync);
 }
 
 TEST(SchemeChoice, EveryChoiceIsAcceptedByTheSettingsCheck) {
@@ -69,7 +92,7 @@ TEST(SchemeChoice, EveryChoiceIsAcceptedByTheSettingsCheck) {
           TrainConfig c = Auto(m);
           c.deterministic = deterministic;
           c.batch = batch;
-          c.scheme = ChooseScheme(c, 2, trip).scheme;
+          c.scheme = ChooseScheme(c, 2, trip, -1).scheme;
           EXPECT_NO_THROW(ValidateConfig(c)) << NameOf<SchemeKind>(kSchemeKinds, c.scheme);
         }
       }

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <fmt/format.h>
+#include <vector>
 
 namespace parsgd {
 namespace {
@@ -32,7 +33,8 @@ bool NeedsRoundTrip(const TrainConfig& c, int threads) {
          c.backend == Backend::kCpu && !c.deterministic && c.batch <= 1;
 }
 
-SchemeChoice ChooseScheme(const TrainConfig& c, int threads, double round_trip_ns) {
+SchemeChoice ChooseScheme(const TrainConfig& c, int threads, double round_trip_ns,
+                          double write_lines) {
   if (c.backend == Backend::kOffload) {
     if (c.deterministic) return {SchemeKind::kSequential, "offload, --deterministic"};
     if (c.batch > 1) return {SchemeKind::kSync, fmt::format("offload, --batch {}", c.batch)};
@@ -49,12 +51,31 @@ SchemeChoice ChooseScheme(const TrainConfig& c, int threads, double round_trip_n
     return {SchemeKind::kHogwild,
             fmt::format("a cache line's round trip between threads is {:.0f} ns: near", round_trip_ns)};
   }
+  const std::string trip = round_trip_ns < 0
+                               ? std::string("the threads' round trip could not be measured")
+                               : fmt::format("threads {:.0f} ns apart", round_trip_ns);
+  if (write_lines >= kSpreadWriteLines) {
+    return {SchemeKind::kHogwild,
+            fmt::format("{}, but the writes spread over {:.0f} cache lines: rarely shared", trip,
+                        write_lines)};
+  }
   return {SchemeKind::kSequential,
-          round_trip_ns < 0
-              ? std::string("the threads' round trip could not be measured")
-              : fmt::format("a cache line's round trip between threads is {:.0f} ns: shared hot "
-                            "weights would cost more than a second worker gains",
-                            round_trip_ns)};
+          fmt::format("{} and the writes concentrated on {:.0f} cache lines: a second worker "
+                      "would cost more than it gains",
+                      trip, std::max(write_lines, 0.0))};
+}
+
+double EffectiveWriteLines(const Dataset& data, int outputs) {
+  constexpr uint64_t kFloatsPerLine = 64 / sizeof(float);
+  const uint64_t per_feature = static_cast<uint64_t>(std::max(outputs, 1));
+  std::vector<uint64_t> on_line((data.features() * per_feature + kFloatsPerLine - 1) / kFloatsPerLine);
+  if (on_line.empty() || data.nnz() == 0) return 0;
+  const uint32_t* index = data.indices().data();
+  for (uint64_t e = 0; e < data.nnz(); ++e) ++on_line[index[e] * per_feature / kFloatsPerLine];
+  double squares = 0;
+  for (uint64_t n : on_line) squares += static_cast<double>(n) * static_cast<double>(n);
+  const double total = static_cast<double>(data.nnz());
+  return total * total / squares;
 }
 
 double MeasureRoundTripNs(Executor& executor) {

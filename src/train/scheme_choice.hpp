@@ -11,9 +11,14 @@
 //  - linear, --deterministic: sequential (the schemes that repeat exactly and also update per
 //    sample);
 //  - linear otherwise: hogwild when a cache line's round trip between two of the run's threads is
-//    at most kNearRoundTripNs (the cores share a cache), else sequential: where every write to a
-//    hot weight pays a trip across the machine, a second Hogwild! worker slows the first more than
-//    it helps (0.4-0.6x at 2 threads on such a VM, 1.6x where the same VM placed them near).
+//    at most kNearRoundTripNs (the cores share a cache), or when the data spreads its writes over
+//    at least kSpreadWriteLines cache lines of weights (few writes then meet a line the other
+//    worker holds); else sequential: where the writes concentrate on hot weights and every write
+//    to one pays a trip across the machine, a second Hogwild! worker slows the first more than it
+//    helps. On the generated sets of bench/README.md, with the AMD VM's vCPUs far apart, 2
+//    Hogwild! threads ran at 0.34x of one with the writes on 167 effective lines (Zipf 1.5), 0.52x
+//    on 438 (Zipf 1, the RCV1-shaped set), 1.05x on 2,816 (Zipf 0.5), 1.93x on 210,025 (4 M
+//    features); at 1.6x on 438 lines where the same VM placed them near.
 #pragma once
 
 #include <string>
@@ -24,6 +29,7 @@
 namespace parsgd {
 
 inline constexpr double kNearRoundTripNs = 250;
+inline constexpr double kSpreadWriteLines = 4096;
 
 struct SchemeChoice {
   SchemeKind scheme;
@@ -33,9 +39,17 @@ struct SchemeChoice {
 // Whether the rule needs the measured round trip for this config.
 bool NeedsRoundTrip(const TrainConfig& config, int threads);
 
-// The rule, pure: from the settings (scheme kAuto), the run's threads and the measured round trip
-// in nanoseconds (ignored where NeedsRoundTrip is false; < 0: not measured, taken as far).
-SchemeChoice ChooseScheme(const TrainConfig& config, int threads, double round_trip_ns);
+// The rule, pure: from the settings (scheme kAuto), the run's threads, the measured round trip in
+// nanoseconds and the data's EffectiveWriteLines (both ignored where NeedsRoundTrip is false; a
+// round trip < 0: not measured, taken as far; lines < 0: not counted, taken as concentrated).
+SchemeChoice ChooseScheme(const TrainConfig& config, int threads, double round_trip_ns,
+                          double write_lines);
+
+// Over how many 64-byte lines of a linear model's weights (`outputs` floats per feature) the
+// training rows' writes are effectively spread: (sum_l n_l)^2 / sum_l n_l^2, n_l the nonzeros on
+// the features of line l. The number of lines for uniform writes, far fewer when a few features
+// carry most nonzeros. One pass over the nonzeros; memory: 8 bytes per line.
+double EffectiveWriteLines(const Dataset& data, int outputs);
 
 // The round trip of a cache line between two of the executor's workers, in nanoseconds: a
 // ping-pong of up to 1024 trips within 20 ms (about half a millisecond on an idle machine), timed

@@ -125,23 +125,27 @@ Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* 
   ResolvedSettings& r = s.settings;
   r.optimizer = config.optimizer.kind;
   r.threads = executor.threads();
+  r.outputs = IsBinary(config.model) ? 1 : s.train_targets.classes;
+  r.features = train.features();
+  CheckModelFits(config, train, r);
   if (config.scheme == SchemeKind::kAuto) {
     const double trip = NeedsRoundTrip(config, r.threads) ? MeasureRoundTripNs(executor) : -1;
-    SchemeChoice choice = ChooseScheme(config, r.threads, trip);
+    const bool near = trip >= 0 && trip <= kNearRoundTripNs;
+    const double lines = NeedsRoundTrip(config, r.threads) && !near
+                             ? EffectiveWriteLines(train, r.outputs)
+                             : -1;
+    SchemeChoice choice = ChooseScheme(config, r.threads, trip, lines);
     config.scheme = choice.scheme;
     r.scheme_reason = std::move(choice.reason);
   }
   r.scheme = config.scheme;
   r.workers = config.scheme == SchemeKind::kSequential ? 1 : r.threads;
-  r.outputs = IsBinary(config.model) ? 1 : s.train_targets.classes;
-  r.features = train.features();
   r.batch = config.batch > 0 ? config.batch : AutoBatch(config);
   config.batch = r.batch;
   r.decay = config.decay > 0 ? config.decay : DefaultDecay(config.schedule);
   r.epochs_auto = config.epochs == 0;
   r.epochs = r.epochs_auto ? AutoEpochs(train.rows()) : config.epochs;
 
-  CheckModelFits(config, train, r);
   if (!IsLinear(config.model)) {
     s.family = MakeMlpFamily(config, train, s.train_targets, r);
   } else if (config.backend == Backend::kOffload) {
