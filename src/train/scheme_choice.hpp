@@ -18,7 +18,8 @@
 //    helps. On the generated sets of bench/README.md, with the AMD VM's vCPUs far apart, 2
 //    Hogwild! threads ran at 0.34x of one with the writes on 167 effective lines (Zipf 1.5), 0.52x
 //    on 438 (Zipf 1, the RCV1-shaped set), 1.05x on 2,816 (Zipf 0.5), 1.93x on 210,025 (4 M
-//    features); at 1.6x on 438 lines where the same VM placed them near.
+//    features); at 1.6x on 438 lines where the same VM placed them near (110-130 ns). On the 2-vCPU
+//    Xeon (185-205 ns) 0.77x on 438 lines, 1.03x on 2,816, 1.99x on 210,025.
 #pragma once
 
 #include <string>
@@ -28,7 +29,7 @@
 
 namespace parsgd {
 
-inline constexpr double kNearRoundTripNs = 250;
+inline constexpr double kNearRoundTripNs = 150;
 inline constexpr double kSpreadWriteLines = 4096;
 
 struct SchemeChoice {
