@@ -22,17 +22,8 @@ namespace {
 
 using testing::ReadFile;
 using testing::RunCli;
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
+using testing::Contains;
+using testing::Lines;
 
 std::vector<double> Numbers(const std::string& line) {
   std::vector<double> out;

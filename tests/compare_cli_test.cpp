@@ -17,17 +17,8 @@ namespace {
 namespace fs = std::filesystem;
 using testing::ReadFile;
 using testing::RunCli;
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
+using testing::Contains;
+using testing::Lines;
 
 // Every file of a folder, by name.
 std::vector<std::string> Names(const fs::path& folder) {

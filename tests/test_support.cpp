@@ -43,6 +43,17 @@ std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
 Dataset MakeDataset(const std::vector<Entries>& rows, const std::vector<float>& labels,
                     uint64_t features, const std::string& source) {
   uint64_t nnz = 0;

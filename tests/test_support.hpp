@@ -37,6 +37,10 @@ class TempDir {
 
 std::string ReadFile(const std::string& path);
 
+// Whether `part` occurs in `text`; the lines of `text` (without their '\n').
+bool Contains(const std::string& text, const std::string& part);
+std::vector<std::string> Lines(const std::string& text);
+
 // A dataset from rows of (column, value) pairs (0-based, ascending) and labels.
 using Entries = std::vector<std::pair<uint32_t, float>>;
 Dataset MakeDataset(const std::vector<Entries>& rows, const std::vector<float>& labels,

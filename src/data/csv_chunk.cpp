@@ -10,6 +10,7 @@ namespace {
 
 using data_internal::Chunk;
 using data_internal::ChunkError;
+using data_internal::QuoteSpan;
 
 bool IsBlank(char c) { return c == ' ' || c == '\t'; }
 
@@ -22,10 +23,7 @@ const char* SkipBlanks(const char* p, const char* end) {
 std::string Quote(const char* p, const char* end) {
   const char* e = std::find(p, end, ',');
   while (e > p && IsBlank(e[-1])) --e;
-  const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(e - p), 40);
-  std::string quoted(1, '\'');  // built by appending: GCC 12 warns falsely on "'" + string
-  quoted.append(p, n).append(p + n < e ? "...'" : "'");
-  return quoted;
+  return QuoteSpan(p, e);
 }
 
 struct LineContext {

@@ -8,6 +8,7 @@ namespace parsgd::libsvm_internal {
 namespace {
 
 using data_internal::ChunkError;
+using data_internal::QuoteSpan;
 using data_internal::ParseFloat;
 
 bool IsBlank(char c) { return c == ' ' || c == '\t'; }
@@ -29,10 +30,7 @@ const char* TokenEnd(const char* p, const char* end) {
 std::string Quote(const char* p, const char* end) {
   const char* t = TokenEnd(p, end);
   if (t == p) return "nothing";
-  const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(t - p), 40);
-  std::string quoted(1, '\'');  // built by appending: GCC 12 warns falsely on "'" + string
-  quoted.append(p, n).append(p + n < t ? "...'" : "'");
-  return quoted;
+  return QuoteSpan(p, t);
 }
 
 struct LineContext {

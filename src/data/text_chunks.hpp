@@ -3,6 +3,7 @@
 // result never depends on the chunk size or the thread count.
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -71,6 +72,14 @@ void ForEachLine(std::string_view text, Chunk* chunk, ParseLine parse_line) {
     ++chunk->lines;
     p = newline + 1;
   }
+}
+
+// [p, e) in single quotes for an error message, cut after 40 characters ("...").
+inline std::string QuoteSpan(const char* p, const char* e) {
+  const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(e - p), 40);
+  std::string quoted(1, '\'');  // built by appending: GCC 12 warns falsely on "'" + string
+  quoted.append(p, n).append(p + n < e ? "...'" : "'");
+  return quoted;
 }
 
 // Reads a number at p into *out; returns the end of the number, or nullptr if none starts there.
