@@ -51,8 +51,8 @@ void ForEachSegment(const std::vector<MlpLayer>& layers, uint64_t begin, uint64_
 // The rule on coordinates [begin, end) with gradients g (indexed as the parameters). Hogwild!
 // copies blocks out with relaxed loads, updates them with plain (vectorised) arithmetic and writes
 // them back with relaxed stores: each coordinate is still one racy read-modify-write. g++ neither
-// vectorises nor unrolls a loop of atomic accesses; unrolled by hand they ran 1.8-2.2x faster
-// (bench/README.md, "Hogwild! on the MLP").
+// vectorises nor unrolls a loop of atomic accesses by itself; unrolled on request they ran 1.8-2.2x
+// faster (bench/README.md, "Hogwild! on the MLP").
 template <class Rule, class Write>
 void ApplyRange(const ParamArrays& p, const float* g, uint64_t begin, uint64_t end, float reg,
                 const RuleContext& c) {

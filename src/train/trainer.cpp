@@ -129,11 +129,11 @@ Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* 
   r.features = train.features();
   CheckModelFits(config, train, r);
   if (config.scheme == SchemeKind::kAuto) {
-    const double trip = NeedsRoundTrip(config, r.threads) ? MeasureRoundTripNs(executor) : -1;
+    // The machine and the data are asked only where the rule needs them (scheme_choice.hpp).
+    const bool measure = NeedsRoundTrip(config, r.threads);
+    const double trip = measure ? MeasureRoundTripNs(executor) : -1;
     const bool near = trip >= 0 && trip <= kNearRoundTripNs;
-    const double lines = NeedsRoundTrip(config, r.threads) && !near
-                             ? EffectiveWriteLines(train, r.outputs)
-                             : -1;
+    const double lines = measure && !near ? EffectiveWriteLines(train, r.outputs) : -1;
     SchemeChoice choice = ChooseScheme(config, r.threads, trip, lines);
     config.scheme = choice.scheme;
     r.scheme_reason = std::move(choice.reason);
