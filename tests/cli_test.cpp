@@ -273,13 +273,13 @@ TEST_F(Cli, DeterministicIsRefusedWhereTimingDecides) {
   }
   const auto batch = RunCli("train --train " + train_ + " --scheme hogwild --batch 8");
   EXPECT_EQ(batch.status, 2);
-  EXPECT_TRUE(Contains(batch.output, "minibatches apply to the sequential, sync and average")) << batch.output;
+  EXPECT_TRUE(Contains(batch.output, "minibatches apply to the sequential, sync, average and gossip")) << batch.output;
 }
 
 // The whole grid: scheme x optimiser x order, each run to a model that beats chance.
 TEST_F(Cli, EverySchemeOptimizerAndOrderTrains) {
   for (const char* optimizer : {"sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam"}) {
-    for (const char* scheme : {"sequential", "hogwild", "locked", "striped", "atomic", "sync", "average"}) {
+    for (const char* scheme : {"sequential", "hogwild", "locked", "striped", "atomic", "sync", "average", "gossip"}) {
       for (const char* order : {"random", "global", "local", "sequential"}) {
         const std::string args = std::string(" --optimizer ") + optimizer + " --scheme " + scheme +
                                  " --order " + order;

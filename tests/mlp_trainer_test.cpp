@@ -74,7 +74,8 @@ TEST_P(EveryMlpScheme, LearnsANonLinearProblem) {
 INSTANTIATE_TEST_SUITE_P(Mlp, EveryMlpScheme,
                          ::testing::Values(SchemeKind::kSequential, SchemeKind::kHogwild,
                                            SchemeKind::kLocked, SchemeKind::kAtomic,
-                                           SchemeKind::kSync, SchemeKind::kAverage),
+                                           SchemeKind::kSync, SchemeKind::kAverage,
+                                           SchemeKind::kGossip),
                          testing::ParamName());
 
 class EveryMlpOptimizer : public ::testing::TestWithParam<OptimizerKind> {};
@@ -113,7 +114,7 @@ TEST(Mlp, OneWorkerSyncAndAverageAreSequentialBitForBit) {
   const Dataset data = Blobs(300, 4);
   auto executor = MakeTbbExecutor(1);
   const Trained sequential = Train(MlpConfig(SchemeKind::kSequential, 1), data, *executor);
-  for (SchemeKind scheme : {SchemeKind::kSync, SchemeKind::kAverage, SchemeKind::kHogwild,
+  for (SchemeKind scheme : {SchemeKind::kSync, SchemeKind::kAverage, SchemeKind::kGossip, SchemeKind::kHogwild,
                             SchemeKind::kLocked, SchemeKind::kAtomic}) {
     const Trained other = Train(MlpConfig(scheme, 1), data, *executor);
     EXPECT_EQ(other.params, sequential.params) << testing::Name(scheme);
@@ -123,7 +124,7 @@ TEST(Mlp, OneWorkerSyncAndAverageAreSequentialBitForBit) {
 TEST(Mlp, SyncAndAverageRepeatExactly) {
   const Dataset data = Blobs(400, 5);
   auto tbb = MakeTbbExecutor(2), threads = MakeThreadExecutor(2);
-  for (SchemeKind scheme : {SchemeKind::kSync, SchemeKind::kAverage}) {
+  for (SchemeKind scheme : {SchemeKind::kSync, SchemeKind::kAverage, SchemeKind::kGossip}) {
     TrainConfig config = MlpConfig(scheme, 2);
     config.epochs = 3;
     EXPECT_EQ(Train(config, data, *tbb).params, Train(config, data, *threads).params)

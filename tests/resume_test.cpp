@@ -61,6 +61,7 @@ struct Base {
   OptimizerKind optimizer;
   int threads;
   int batch;
+  OuterKind outer = OuterKind::kSgd;  // average: the outer rule (sgd: the plain average)
 };
 
 void PrintTo(const Base& b, std::ostream* os) { *os << b.name; }
@@ -77,6 +78,7 @@ TEST_P(LongerRun, ThreeEpochsResumedToSixEqualSixStraight) {
   c.optimizer.kind = k.optimizer;
   c.threads = k.threads;
   c.batch = k.batch;
+  c.outer.kind = k.outer;
   c.schedule = schedule;
   c.order = OrderKind::kRandom;
   c.period = 3;
@@ -109,7 +111,13 @@ INSTANTIATE_TEST_SUITE_P(
             Base{"average_adam", ModelKind::kLogistic, SchemeKind::kAverage, OptimizerKind::kAdam, 2, 4},
             Base{"mlp_sequential_momentum", ModelKind::kMlp, SchemeKind::kSequential, OptimizerKind::kMomentum, 1, 16},
             Base{"mlp_sync_adam", ModelKind::kMlp, SchemeKind::kSync, OptimizerKind::kAdam, 2, 16},
-            Base{"mlp_average_sgd", ModelKind::kMlp, SchemeKind::kAverage, OptimizerKind::kSgd, 2, 16}),
+            Base{"mlp_average_sgd", ModelKind::kMlp, SchemeKind::kAverage, OptimizerKind::kSgd, 2, 16},
+            Base{"gossip_momentum", ModelKind::kSoftmax, SchemeKind::kGossip, OptimizerKind::kMomentum, 2, 1},
+            Base{"mlp_gossip_adam", ModelKind::kMlp, SchemeKind::kGossip, OptimizerKind::kAdam, 2, 16},
+            Base{"average_outer_momentum", ModelKind::kLogistic, SchemeKind::kAverage, OptimizerKind::kSgd, 2, 4,
+                 OuterKind::kMomentum},
+            Base{"mlp_average_outer_nesterov", ModelKind::kMlp, SchemeKind::kAverage, OptimizerKind::kMomentum, 2, 16,
+                 OuterKind::kNesterov}),
         ::testing::Values(ScheduleKind::kConstant, ScheduleKind::kInvTime, ScheduleKind::kGeometric)),
     LongerName);
 

@@ -124,7 +124,7 @@ INSTANTIATE_TEST_SUITE_P(
                                          OptimizerKind::kNesterov, OptimizerKind::kAdaGrad,
                                          OptimizerKind::kRmsProp, OptimizerKind::kAdam),
                        ::testing::Values(SchemeKind::kHogwild, SchemeKind::kSync,
-                                         SchemeKind::kAverage)),
+                                         SchemeKind::kAverage, SchemeKind::kGossip)),
     testing::ParamName());
 
 class EveryModel : public ::testing::TestWithParam<ModelKind> {};

@@ -42,7 +42,8 @@ INSTANTIATE_TEST_SUITE_P(
     Tsan, Scheme,
     ::testing::Combine(::testing::Values(SchemeKind::kHogwild, SchemeKind::kLocked,
                                          SchemeKind::kStriped, SchemeKind::kAtomic,
-                                         SchemeKind::kSync, SchemeKind::kAverage),
+                                         SchemeKind::kSync, SchemeKind::kAverage,
+                                         SchemeKind::kGossip),
                        ::testing::Values(ModelKind::kLogistic, ModelKind::kSoftmax)),
     testing::ParamName());
 
@@ -109,7 +110,7 @@ TEST_P(MlpScheme, TrainsWithConcurrentThreads) {
 INSTANTIATE_TEST_SUITE_P(Tsan, MlpScheme,
                          ::testing::Values(SchemeKind::kHogwild, SchemeKind::kLocked,
                                            SchemeKind::kAtomic, SchemeKind::kSync,
-                                           SchemeKind::kAverage),
+                                           SchemeKind::kAverage, SchemeKind::kGossip),
                          testing::ParamName());
 
 // All threads add to the same coordinates: compare-and-swap loses nothing; the racy store may lose

@@ -4,7 +4,8 @@
 #   docs/experiments/run.sh [--smoke] [--repeats N] [EXPERIMENT...]
 #
 # EXPERIMENT: 1 (sample orders), 2 (schemes: throughput, time to target, sparsity),
-# 3 (averaging period and --average-state), 3mlp (the same on the MLP), or all (1 2 3,
+# 3 (averaging period and --average-state), 3mlp (the same on the MLP), 3gossip (centralised vs
+# decentralised averaging, plain vs outer momentum, on the sparse set and the MLP), or all (1 2 3,
 # the default). Environment: PARSGD (the program, default build/parsgd), DATA (generated data
 # sets, default out/experiments/data), OUT (results, default out/experiments). Each experiment
 # writes OUT/NAME/ (report.md, summary.csv, runs.jsonl, plots); one that is there already is
@@ -26,9 +27,9 @@ while (($#)); do
   case "$1" in
     --smoke) smoke=1 ;;
     --repeats) repeats=$2; shift ;;
-    1|2|3|3mlp) experiments+=("$1") ;;
+    1|2|3|3mlp|3gossip) experiments+=("$1") ;;
     all) experiments+=(1 2 3) ;;
-    *) echo "usage: $0 [--smoke] [--repeats N] [1|2|3|3mlp|all]..." >&2; exit 2 ;;
+    *) echo "usage: $0 [--smoke] [--repeats N] [1|2|3|3mlp|3gossip|all]..." >&2; exit 2 ;;
   esac
   shift
 done
@@ -145,6 +146,14 @@ for e in "${experiments[@]}"; do
     3mlp)  # The same on the MLP (non-convex: replica drift); ~3 minutes at 5 repeats on 2 vCPUs.
       # shellcheck disable=SC2046
       compare 3-period-mlp --experiment $here/period_mlp.json --epochs "$period_epochs" \
+        $( ((smoke)) && echo "--hidden 32" ) $(fmnist_args)
+      ;;
+    3gossip)  # Centralised (average) vs decentralised (gossip) at equal periods; outer momentum.
+      sparse_sets
+      compare 3-gossip-sparse --experiment $here/gossip.json --epochs "$period_epochs" \
+        --train "$DATA/rcv1.train.bin" --test "$DATA/rcv1.test.bin"
+      # shellcheck disable=SC2046
+      compare 3-gossip-mlp --experiment $here/gossip.json --epochs "$period_epochs" --model mlp \
         $( ((smoke)) && echo "--hidden 32" ) $(fmnist_args)
       ;;
   esac

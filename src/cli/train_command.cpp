@@ -59,7 +59,7 @@ std::string SettingsText(const TrainConfig& c, const ResolvedSettings& s, const 
       NameOf<Normalization>(kNormalizations, c.normalize),
       NameOf<OptimizerKind>(kOptimizerKinds, s.optimizer), s.batch, c.period,
       c.average_state, fmt::join(c.hidden, ","), NameOf<Backend>(kBackends, c.backend), s.device,
-      c.seed) + init;
+      c.seed) + OuterSettings(c) + init;
 }
 
 void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& train) {
@@ -69,9 +69,15 @@ void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& 
   std::string scheme = NameOf<SchemeKind>(kSchemeKinds, s.scheme);
   if (!s.scheme_reason.empty()) scheme += fmt::format(" (auto: {})", s.scheme_reason);
   if (s.batch > 1) scheme += fmt::format(" (batch {})", s.batch);
-  if (s.scheme == SchemeKind::kAverage) {
+  if (IsReplicaScheme(s.scheme)) {
     scheme += c.period > 0 ? fmt::format(" (period {})", c.period) : " (period epoch)";
-    if (c.average_state) scheme += " (state averaged)";
+    if (c.average_state) scheme += s.scheme == SchemeKind::kGossip ? " (state mixed)" : " (state averaged)";
+    if (!c.outer.plain()) {
+      scheme += fmt::format(" (outer {}, rate {}{})", NameOf<OuterKind>(kOuterKinds, c.outer.kind),
+                            c.outer.learning_rate,
+                            c.outer.kind == OuterKind::kSgd ? ""
+                                                            : fmt::format(", momentum {}", c.outer.momentum));
+    }
   }
   std::string model = NameOf<ModelKind>(kModelKinds, c.model);
   if (c.model == ModelKind::kMlp) {

@@ -61,12 +61,20 @@ void DeclareTrainingOptions(OptionParser& p, RunArgs& a) {
         "samples per update: the global minibatch for sync, each worker's for average, sequential "
         "minibatch SGD for sequential (auto: 256 for sync, 32 for average, else 1)",
         1, 1 << 30, 0);
-  p.Int("period", &c.period, "average: each worker's minibatches between two averages", 1, 1 << 30,
-        0, "epoch");
-  p.Switch("average-state", &c.average_state, "average: average the optimiser state too");
+  p.Int("period", &c.period,
+        "average, gossip: each worker's minibatches between two combining steps", 1, 1 << 30, 0,
+        "epoch");
+  p.Switch("average-state", &c.average_state,
+           "average: average the optimiser state too; gossip: mix it with the weights");
+  p.Choice<OuterKind>("outer-optimizer", &c.outer.kind, kOuterKinds,
+                      "average: the rule applied at each average to d = model before the period - "
+                      "replicas' mean");
+  p.Double("outer-learning-rate", &c.outer.learning_rate, "average: the outer rule's rate lr", 0,
+           1e9);
+  p.Double("outer-momentum", &c.outer.momentum, "average: the outer momentum mu", 0, 0.999999);
   p.Switch("deterministic", &c.deterministic,
-           "require bit-identical results run to run (sequential, sync, average only); the metrics "
-           "then leave out wall-clock times");
+           "require bit-identical results run to run (sequential, sync, average, gossip only); the "
+           "metrics then leave out wall-clock times");
 }
 
 void ParseHidden(RunArgs& a) {

@@ -21,11 +21,11 @@ void ValidateConfig(const TrainConfig& c) {
   if (c.batch < 0) fail(fmt::format("--batch must be at least 1, got {}", c.batch));
   if (c.period < 0) fail(fmt::format("--period must be at least 1 (or 'epoch'), got {}", c.period));
   const bool minibatch_scheme = c.scheme == SchemeKind::kSequential || c.scheme == SchemeKind::kSync ||
-                                c.scheme == SchemeKind::kAverage || c.scheme == SchemeKind::kAuto;
+                                IsReplicaScheme(c.scheme) || c.scheme == SchemeKind::kAuto;
   if (c.batch > 1 && !minibatch_scheme && IsLinear(c.model)) {
     fail(fmt::format("--batch {} with --scheme {}: for linear models minibatches apply to the "
-                     "sequential, sync and average schemes; the asynchronous schemes update per "
-                     "sample",
+                     "sequential, sync, average and gossip schemes; the asynchronous schemes "
+                     "update per sample",
                      c.batch, NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
   }
   if (c.model == ModelKind::kMlp && c.scheme == SchemeKind::kStriped) {
@@ -34,7 +34,7 @@ void ValidateConfig(const TrainConfig& c) {
   }
   if (c.deterministic && !IsDeterministic(c.scheme)) {
     fail(fmt::format("--deterministic with --scheme {}: its update order depends on thread timing; "
-                     "use sequential, sync or average",
+                     "use sequential, sync, average or gossip",
                      NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
   }
   if (c.backend == Backend::kOffload) {
@@ -61,10 +61,29 @@ void ValidateConfig(const TrainConfig& c) {
   if (!(std::isfinite(o.epsilon) && o.epsilon > 0)) {
     fail(fmt::format("--epsilon must be positive, got {}", o.epsilon));
   }
+  const OuterConfig& outer = c.outer;
+  if (!(std::isfinite(outer.learning_rate) && outer.learning_rate > 0)) {
+    fail(fmt::format("--outer-learning-rate must be positive, got {}", outer.learning_rate));
+  }
+  if (!in_unit(outer.momentum)) {
+    fail(fmt::format("--outer-momentum must be in [0, 1), got {}", outer.momentum));
+  }
+  if (!outer.plain() && c.scheme != SchemeKind::kAverage) {
+    fail(fmt::format("--outer-optimizer {} --outer-learning-rate {}: the outer step acts on the "
+                     "replicas' average, so it needs --scheme average (gossip takes no average)",
+                     NameOf<OuterKind>(kOuterKinds, outer.kind), outer.learning_rate));
+  }
   if (c.schedule == ScheduleKind::kGeometric && c.decay > 1) {
     fail(fmt::format("--decay for the geometric schedule is a factor per epoch in (0, 1], got {}",
                      c.decay));
   }
+}
+
+std::string OuterSettings(const TrainConfig& c) {
+  if (c.outer.plain()) return "";
+  return fmt::format("outer_optimizer={}\nouter_learning_rate={:.17g}\nouter_momentum={:.17g}\n",
+                     NameOf<OuterKind>(kOuterKinds, c.outer.kind), c.outer.learning_rate,
+                     c.outer.momentum);
 }
 
 }  // namespace parsgd

@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "epoch_runner.hpp"
-#include "replica_state.hpp"
+#include "replica_scheme.hpp"
 #include "parsgd/util/array.hpp"
 #include "parsgd/util/error.hpp"
 
@@ -94,9 +94,6 @@ void ApplyGradient(const DenseContext& c, const ParamArrays& p, const float* g, 
   });
 }
 
-// Worker w's share of coordinate or batch ranges: [Split(n, w, W), Split(n, w + 1, W)).
-uint64_t Split(uint64_t n, int w, int workers) { return n * static_cast<uint64_t>(w) / workers; }
-
 // One worker's own buffers and engine.
 struct alignas(kCacheLine) DenseWorker {
   std::unique_ptr<MlpEngine> engine;
@@ -109,9 +106,10 @@ struct alignas(kCacheLine) DenseWorker {
   uint64_t done = 0;
 };
 
-class DenseRunnerBase : public DenseRunner {
+// The workers' buffers and engines, and what every dense scheme does with them.
+class DenseWorkers {
  protected:
-  DenseRunnerBase(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
+  DenseWorkers(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
       : workers_(workers), inputs_(sizes.front()) {
     const uint64_t size = ParamCount(LayoutMlp(sizes));
     for (DenseWorker& w : workers_) {
@@ -147,10 +145,10 @@ class DenseRunnerBase : public DenseRunner {
 
 // sequential, hogwild, locked, atomic.
 template <class Rule, class Scheme>
-class AsyncDense final : public DenseRunnerBase {
+class AsyncDense final : public DenseRunner, DenseWorkers {
  public:
   AsyncDense(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
-      : DenseRunnerBase(config, sizes, workers, batch) {
+      : DenseWorkers(config, sizes, workers, batch) {
     if (Scheme::kSnapshot && workers > 1) {
       for (DenseWorker& w : workers_) snapshots_.emplace_back(w.grad.size());
     }
@@ -205,10 +203,10 @@ class AsyncDense final : public DenseRunnerBase {
 
 // sync: the workers' parts of each global minibatch, combined in worker order.
 template <class Rule>
-class SyncDense final : public DenseRunnerBase {
+class SyncDense final : public DenseRunner, DenseWorkers {
  public:
   SyncDense(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
-      : DenseRunnerBase(config, sizes, workers, (batch + workers - 1) / workers),
+      : DenseWorkers(config, sizes, workers, (batch + workers - 1) / workers),
         combined_(ParamCount(LayoutMlp(sizes))) {}
 
   EpochTotals Run(const DenseContext& c) override {
@@ -244,7 +242,7 @@ class SyncDense final : public DenseRunnerBase {
       // Phase B: the owners of each coordinate range combine the parts' mean gradients, weighted by
       // their sizes, in worker order, and apply the rule.
       c.executor->RunWorkers(workers, [&](int w) {
-        const uint64_t begin = Split(c.size, w, workers), end = Split(c.size, w + 1, workers);
+        const uint64_t begin = SplitAt(c.size, w, workers), end = SplitAt(c.size, w + 1, workers);
         float* g = combined_.data();
         for (uint64_t i = begin; i < end; ++i) g[i] = 0.f;
         for (int v = 0; v < workers; ++v) {
@@ -265,87 +263,30 @@ class SyncDense final : public DenseRunnerBase {
   AlignedArray<float> combined_;
 };
 
-// average: per-worker replicas, averaged every `period` minibatches and at the end of the epoch.
+// The MLP's half of the replica schemes (average, gossip; replica_scheme.hpp): each minibatch's
+// gradient applied to the worker's replica; every coordinate changes, so ForChanged is the
+// worker's equal share of them.
 template <class Rule>
-class AverageDense final : public DenseRunnerBase {
+class DenseLocal : DenseWorkers {
  public:
-  AverageDense(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
-      : DenseRunnerBase(config, sizes, workers, batch),
-        size_(ParamCount(LayoutMlp(sizes))),
-        period_(config.period),
-        average_state_(config.average_state),
-        replicas_(workers) {}
+  using Context = DenseContext;
 
-  EpochTotals Run(const DenseContext& c) override {
-    const int workers = c.workers;
-    c.executor->RunWorkers(workers, [&](int w) { Prepare(c, w); });
-    uint64_t minibatches = 0;
-    for (const DenseWorker& w : workers_) {
-      minibatches = std::max<uint64_t>(minibatches, (w.shard.size() + c.batch - 1) / c.batch);
-    }
-    const uint64_t period = period_ > 0 ? static_cast<uint64_t>(period_) : minibatches;
-    const std::atomic<bool>& stop = c.executor->stop_flag();
-    for (uint64_t m = 0; m < minibatches && !stop.load(std::memory_order_relaxed); m += period) {
-      c.executor->RunWorkers(workers, [&](int w) { Train(c, w, m, m + period); });
-      c.executor->RunWorkers(workers, [&](int w) {
-        const uint64_t begin = Split(c.size, w, workers), end = Split(c.size, w + 1, workers);
-        Average(&Replica::weights, begin, end);
-        if (!average_state_) return;
-        if (!replicas_[0].state0.empty()) Average(&Replica::state0, begin, end);
-        if (!replicas_[0].state1.empty()) Average(&Replica::state1, begin, end);
-      });
-    }
-    const Replica& first = replicas_[0];  // all replicas hold the average now
-    std::memcpy(c.params.weights, first.weights.data(), c.size * sizeof(float));
-    if (c.params.state0) std::memcpy(c.params.state0, first.state0.data(), c.size * sizeof(float));
-    if (c.params.state1) std::memcpy(c.params.state1, first.state1.data(), c.size * sizeof(float));
-    return Totals();
-  }
+  DenseLocal(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
+      : DenseWorkers(config, sizes, workers, batch), size_(ParamCount(LayoutMlp(sizes))) {}
 
-  // The replicas' own state between epochs (replica_state.hpp).
-  void Save(TrainingState& s) const override {
-    for (std::size_t w = 0; w < replicas_.size(); ++w) {
-      const Replica& r = replicas_[w];
-      if (!r.weights.empty()) SaveReplica(s, w, r.steps, r.state0, r.state1, !average_state_);
-    }
-  }
-  void Load(const TrainingState& s) override {
-    for (std::size_t w = 0; w < replicas_.size(); ++w) {
-      Replica& r = replicas_[w];
-      r = Replica{};  // remade from the trainer's restored parameters at the next epoch
-      LoadReplica(s, w, size_, r.steps, r.state0, r.state1);
-    }
-  }
+  static ParamArrays Trainer(const Context& c) { return c.params; }
 
- private:
-  struct Replica {
-    AlignedArray<float> weights, state0, state1;
-    uint64_t steps = 0;
-  };
-
-  void Prepare(const DenseContext& c, int w) {
-    Replica& r = replicas_[w];
-    if (r.weights.empty()) {  // first epoch: a copy of the trainer's parameters and state
-      auto copy = [&](const float* from) {
-        AlignedArray<float> to(c.size);
-        std::memcpy(to.data(), from, c.size * sizeof(float));
-        return to;
-      };
-      r.weights = copy(c.params.weights);
-      // A replica restored from a checkpoint (Load) keeps its own optimiser state.
-      if (c.params.state0 && r.state0.empty()) r.state0 = copy(c.params.state0);
-      if (c.params.state1 && r.state1.empty()) r.state1 = copy(c.params.state1);
-    }
+  void Begin(const Context& c, int w) {
     workers_[w].shard = c.order->Indices(c.epoch, w, workers_[w].order_scratch);
     workers_[w].loss = 0;
     workers_[w].done = 0;
   }
 
-  void Train(const DenseContext& c, int index, uint64_t m_begin, uint64_t m_end) {
+  uint64_t Minibatches(int w, int batch) const { return (workers_[w].shard.size() + batch - 1) / batch; }
+
+  void Train(const Context& c, int index, const ParamArrays& p, uint64_t& steps, uint64_t m_begin,
+             uint64_t m_end) {
     DenseWorker& w = workers_[index];
-    Replica& r = replicas_[index];
-    const ParamArrays p{r.weights.data(), r.state0.empty() ? nullptr : r.state0.data(),
-                        r.state1.empty() ? nullptr : r.state1.data()};
     const uint64_t end = std::min<uint64_t>(m_end * c.batch, w.shard.size());
     const std::atomic<bool>& stop = c.executor->stop_flag();
     for (uint64_t b = std::min<uint64_t>(m_begin * c.batch, end);
@@ -353,7 +294,7 @@ class AverageDense final : public DenseRunnerBase {
       const auto batch = w.shard.subspan(b, std::min<uint64_t>(c.batch, end - b));
       Gather(c, batch, w);
       const RuleContext rc =
-          Context(c, static_cast<double>(b) * c.workers, static_cast<double>(++r.steps));
+          DenseWorkers::Context(c, static_cast<double>(b) * c.workers, static_cast<double>(++steps));
       w.loss += w.engine->LossAndGradient(p.weights, w.x.data(), w.labels.data(),
                                           static_cast<int>(batch.size()), w.grad.data());
       ApplyGradient<Rule, PlainWrite>(c, p, w.grad.data(), 0, c.size, rc);
@@ -361,24 +302,17 @@ class AverageDense final : public DenseRunnerBase {
     }
   }
 
-  // The mean over replicas (in replica order) of coordinates [begin, end), written to all.
-  void Average(AlignedArray<float> Replica::*array, uint64_t begin, uint64_t end) {
-    const float inv = 1.f / static_cast<float>(replicas_.size());
-    float* first = (replicas_[0].*array).data();
-    for (std::size_t r = 1; r < replicas_.size(); ++r) {
-      const float* other = (replicas_[r].*array).data();
-      for (uint64_t i = begin; i < end; ++i) first[i] += other[i];
-    }
-    for (uint64_t i = begin; i < end; ++i) first[i] *= inv;
-    for (std::size_t r = 1; r < replicas_.size(); ++r) {
-      std::memcpy((replicas_[r].*array).data() + begin, first + begin, (end - begin) * sizeof(float));
-    }
+  void EndPeriod() {}
+
+  template <class Fn>
+  void ForChanged(int w, int workers, Fn&& fn) const {
+    fn(SplitAt(size_, w, workers), SplitAt(size_, w + 1, workers));
   }
 
+  using DenseWorkers::Totals;
+
+ private:
   uint64_t size_;
-  int period_;
-  bool average_state_;
-  std::vector<Replica> replicas_;
 };
 
 template <class Rule>
@@ -394,7 +328,9 @@ std::unique_ptr<DenseRunner> ForScheme(const TrainConfig& config, const std::vec
     case SchemeKind::kSync:
       return std::make_unique<SyncDense<Rule>>(config, sizes, workers, batch);
     case SchemeKind::kAverage:
-      return std::make_unique<AverageDense<Rule>>(config, sizes, workers, batch);
+    case SchemeKind::kGossip:
+      return MakeReplicaRunner<DenseRunner>(config, DenseLocal<Rule>(config, sizes, workers, batch),
+                                            workers, ParamCount(LayoutMlp(sizes)));
     case SchemeKind::kStriped:
       throw Error("striped MLP training (ValidateConfig refuses it)");
     case SchemeKind::kAuto:  // the trainer resolves it first

@@ -6,7 +6,7 @@
 //    memory that another thread writes; locked holds its lock from that read to the last write.
 //  - sync: one global minibatch per step split among the workers, the gradients combined in worker
 //    order by the owners of each coordinate range, one update.
-//  - average: per-worker replicas, averaged every period.
+//  - average, gossip: per-worker replicas, combined every period (replica_scheme.hpp).
 // Striped locking is refused: an MLP minibatch touches every coordinate, so it would be `locked`.
 #pragma once
 

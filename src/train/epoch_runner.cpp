@@ -7,7 +7,8 @@ std::unique_ptr<EpochRunner> MakeEpochRunner(const TrainConfig& config, const Ru
     case SchemeKind::kSync:
       return MakeMinibatchRunner(config, shape);
     case SchemeKind::kAverage:
-      return MakeAverageRunner(config, shape);
+    case SchemeKind::kGossip:
+      return MakeLinearReplicaRunner(config, shape);
     case SchemeKind::kSequential:
       if (config.batch > 1) return MakeMinibatchRunner(config, shape);
       return MakeAsyncRunner(config, shape);

@@ -3,7 +3,8 @@
 //    updates the shared parameters per sample (async_runner.cpp);
 //  - minibatch (sync, and sequential with --batch > 1): steps of one global minibatch, gradients
 //    combined in a fixed order, one update per step (minibatch_runner.cpp);
-//  - average: per-worker replicas, averaged every period (average_runner.cpp).
+//  - average, gossip: per-worker replicas, combined every period (replica_scheme.hpp, with the
+//    linear models' half in linear_replicas.cpp).
 // Each runner is a template over the loss head and the optimiser rule (and the scheme), instantiated
 // for every combination; the run-time choice is made once, in MakeEpochRunner.
 #pragma once
@@ -61,7 +62,8 @@ std::unique_ptr<EpochRunner> MakeEpochRunner(const TrainConfig& config, const Ru
 // The families (one .cpp each).
 std::unique_ptr<EpochRunner> MakeAsyncRunner(const TrainConfig& config, const RunnerShape& shape);
 std::unique_ptr<EpochRunner> MakeMinibatchRunner(const TrainConfig& config, const RunnerShape& shape);
-std::unique_ptr<EpochRunner> MakeAverageRunner(const TrainConfig& config, const RunnerShape& shape);
+std::unique_ptr<EpochRunner> MakeLinearReplicaRunner(const TrainConfig& config,
+                                                     const RunnerShape& shape);
 
 // Calls fn(Head{}) with the loss head of a linear `model` (the MLP has its own runners).
 template <class Fn>

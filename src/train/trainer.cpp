@@ -37,7 +37,7 @@ int AutoEpochs(uint64_t rows) {
 // MLP: 64, whose matrix products already run near the cores' peak (bench/README.md).
 int AutoBatch(const TrainConfig& config) {
   if (config.model == ModelKind::kMlp) return 64;
-  return config.scheme == SchemeKind::kSync ? 256 : config.scheme == SchemeKind::kAverage ? 32 : 1;
+  return config.scheme == SchemeKind::kSync ? 256 : IsReplicaScheme(config.scheme) ? 32 : 1;
 }
 
 OptimizerKind AutoOptimizer(ModelKind model) {
@@ -274,7 +274,7 @@ std::string Trainer::RunIdentity() const {
       NameOf<OptimizerKind>(kOptimizerKinds, r.optimizer), o.momentum, o.rho, o.beta1, o.beta2,
       o.epsilon, r.batch, c.period, c.average_state, c.model == ModelKind::kMlp ? hidden : "-",
       c.model == ModelKind::kMlp ? NameOf<MlpBackend>(kMlpBackends, c.mlp_backend) : "-", c.seed,
-      r.outputs, r.features);
+      r.outputs, r.features) + OuterSettings(c);
 }
 
 std::string Trainer::DataIdentity() const {

@@ -1,5 +1,5 @@
-// Schemes: how workers meet the shared model. The asynchronous ones (every scheme but sync and
-// average, which are epoch structures: see train/) are small policy types with
+// Schemes: how workers meet the shared model. The asynchronous ones (every scheme but sync,
+// average and gossip, which are epoch structures: see train/) are small policy types with
 //  - Write / BiasWrite: how one coordinate is updated (relaxed store, or an atomic read-modify-write);
 //  - Guard: what is held while one sample is read, its gradient computed and the update written.
 // The training loop is a template over the scheme, so none of this costs a call per sample.
@@ -19,7 +19,8 @@
 
 namespace parsgd {
 
-enum class SchemeKind { kAuto, kSequential, kHogwild, kLocked, kStriped, kAtomic, kSync, kAverage };
+enum class SchemeKind { kAuto, kSequential, kHogwild, kLocked, kStriped, kAtomic, kSync, kAverage,
+                        kGossip };
 
 inline constexpr Named<SchemeKind> kSchemeKinds[] = {
     {SchemeKind::kAuto, "auto",
@@ -35,13 +36,21 @@ inline constexpr Named<SchemeKind> kSchemeKinds[] = {
      "synchronous minibatch: one global --batch per step, gradients summed in a fixed order"},
     {SchemeKind::kAverage, "average",
      "model averaging: per-worker replicas, averaged every --period minibatches"},
+    {SchemeKind::kGossip, "gossip",
+     "decentralised averaging: per-worker replicas, each mixed with its ring neighbours every "
+     "--period minibatches (D-PSGD, Lian et al. 2017)"},
 };
+
+// The schemes of per-worker replicas combined every --period minibatches (train/replica_scheme.hpp).
+inline bool IsReplicaScheme(SchemeKind kind) {
+  return kind == SchemeKind::kAverage || kind == SchemeKind::kGossip;
+}
 
 // Schemes whose result does not depend on timing (--deterministic accepts only these; auto then
 // chooses among them).
 inline bool IsDeterministic(SchemeKind kind) {
   return kind == SchemeKind::kSequential || kind == SchemeKind::kSync ||
-         kind == SchemeKind::kAverage || kind == SchemeKind::kAuto;
+         IsReplicaScheme(kind) || kind == SchemeKind::kAuto;
 }
 
 inline float LoadRelaxed(const float& w) {

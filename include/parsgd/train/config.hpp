@@ -36,6 +36,24 @@ inline constexpr Named<Backend> kBackends[] = {
      "OpenMP target offload (GPU); falls back to the host when no device can run it"},
 };
 
+// The average scheme's outer optimiser: the averaging step treats (the model before the period -
+// the replicas' mean) as a pseudo-gradient d of an outer rule on the model.
+enum class OuterKind { kSgd, kMomentum, kNesterov };
+
+inline constexpr Named<OuterKind> kOuterKinds[] = {
+    {OuterKind::kSgd, "sgd", "w -= lr d; with lr 1 the plain average"},
+    {OuterKind::kMomentum, "momentum", "v = mu v + d; w -= lr v (SlowMo, Wang et al. 2020)"},
+    {OuterKind::kNesterov, "nesterov", "v = mu v + d; w -= lr (d + mu v) (DiLoCo's outer step)"},
+};
+
+struct OuterConfig {
+  OuterKind kind = OuterKind::kSgd;
+  double learning_rate = 1;
+  double momentum = 0.5;
+  // Whether the outer step is the plain average (outer sgd with rate 1).
+  bool plain() const { return kind == OuterKind::kSgd && learning_rate == 1; }
+};
+
 struct TrainConfig {
   ModelKind model = ModelKind::kLogistic;
   SchemeKind scheme = SchemeKind::kAuto;  // resolved by the trainer (train/scheme_choice.hpp)
@@ -49,8 +67,9 @@ struct TrainConfig {
   Normalization normalize = Normalization::kMaxAbs;
   OptimizerConfig optimizer;
   int batch = 0;              // samples per update; 0: 256 for sync (global), 32 for average, else 1
-  int period = 10;            // average: minibatches between averages; 0: once per epoch
-  bool average_state = false; // average: average the optimiser state too
+  int period = 10;            // average, gossip: minibatches between combinations; 0: once per epoch
+  bool average_state = false; // average, gossip: combine the optimiser state too
+  OuterConfig outer;          // average: the outer optimiser
   bool deterministic = false; // refuse schemes whose result depends on timing
   std::vector<int> hidden = {256, 128};  // mlp: hidden layer sizes
   MlpBackend mlp_backend = MlpBackend::kOneDnn;
@@ -61,6 +80,10 @@ struct TrainConfig {
 
 // Throws parsgd::Error, naming the setting, for values that cannot work (no data needed).
 void ValidateConfig(const TrainConfig& config);
+
+// The outer optimiser's settings as "name=value" lines; empty for the plain average (so the run
+// identity and the settings of runs without one read as before).
+std::string OuterSettings(const TrainConfig& config);
 
 // The settings a run actually uses once the automatic ones are derived from the data.
 struct ResolvedSettings {

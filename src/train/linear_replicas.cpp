@@ -1,0 +1,171 @@
+// The linear models' half of the replica schemes (average, gossip; replica_scheme.hpp): how a
+// worker trains its replica on its minibatches, and which coordinates changed. With --batch 1 a
+// replica takes per-sample steps (per-core local SGD, as DimmWitted's replicas), the step size
+// changing at the same sample positions as in the asynchronous schemes; with larger batches one
+// step per minibatch of summed gradients. A replica changes only at the features its samples
+// touched (and the bias): ForChanged lists those, each feature once, dealt to the workers by
+// FeatureOwners.
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "epoch_runner.hpp"
+#include "gradient_sum.hpp"
+#include "replica_scheme.hpp"
+#include "row_prefetch.hpp"
+
+namespace parsgd {
+namespace {
+
+template <class Head, class Rule>
+class LinearLocal {
+ public:
+  using Context = EpochContext;
+
+  explicit LinearLocal(const RunnerShape& shape)
+      : features_(shape.features),
+        outputs_(shape.outputs),
+        stamp_(AlignedArray<uint32_t>::Zeroed(shape.features)),
+        owners_(shape.features, shape.workers),
+        workers_(shape.workers) {}
+
+  static ParamArrays Trainer(const Context& c) { return c.params.arrays; }
+
+  void Begin(const Context& c, int w) {
+    Worker& r = workers_[w];
+    if (!r.ready) {
+      const uint64_t size = (features_ + 1) * outputs_;
+      r.sum = AlignedArray<float>::Zeroed(size);
+      r.count = AlignedArray<uint32_t>::Zeroed(features_);
+      r.gradient.emplace(r.sum.data(), r.count.data(), features_, outputs_);
+      r.seen.assign(features_, 0);
+      r.z.resize(outputs_);
+      r.ready = true;
+    }
+    r.shard = c.order->Indices(c.epoch, w, r.order_scratch);
+    r.loss = 0;
+    r.done = 0;
+  }
+
+  uint64_t Minibatches(int w, int batch) const { return (workers_[w].shard.size() + batch - 1) / batch; }
+
+  // Worker w trains `replica` on its minibatches [m_begin, m_end).
+  void Train(const Context& c, int w, const ParamArrays& replica, uint64_t& steps, uint64_t m_begin,
+             uint64_t m_end) {
+    Worker& r = workers_[w];
+    for (uint32_t j : r.touched) r.seen[j] = 0;  // the previous combining step covered them
+    r.touched.clear();
+    const uint64_t begin = std::min<uint64_t>(m_begin * c.batch, r.shard.size());
+    const uint64_t end = std::min<uint64_t>(m_end * c.batch, r.shard.size());
+    const LinearParams p{replica, c.params.features, c.params.outputs, c.params.rates};
+    const double rows = static_cast<double>(c.data->rows());
+    const std::atomic<bool>& stop = c.executor->stop_flag();  // checked per block or minibatch
+    auto context = [&](uint64_t i) {  // this worker's progress, scaled by the worker count
+      const double samples = static_cast<double>(i) * c.workers;
+      return MakeRuleContext(c.optimizer, StepAt(c, samples),
+                             c.batch == 1 ? c.epoch * rows + samples + 1 : double(steps + 1));
+    };
+    if (c.batch == 1) {
+      SequentialScheme scheme;
+      RuleContext rc = context(begin - begin % kStepBlock);
+      for (uint64_t i = begin; i < end; ++i) {
+        if (i % kStepBlock == 0) {
+          if (stop.load(std::memory_order_relaxed)) break;
+          rc = context(i);
+        }
+        PrefetchAhead(*c.data, c.targets, r.shard, i);
+        const SparseRow x = c.data->row(r.shard[i]);
+        r.loss += LinearSgdStep<Head, Rule>(scheme, p, x, c.targets[r.shard[i]], rc, r.z.data());
+        for (uint32_t e = 0; e < x.nnz; ++e) MarkTouched(r, x.index[e]);
+        ++steps;
+      }
+    } else {
+      for (uint64_t b = begin; b < end && !stop.load(std::memory_order_relaxed); b += c.batch) {
+        const uint64_t b_end = std::min<uint64_t>(b + c.batch, end);
+        const RuleContext rc = context(b);
+        for (uint64_t i = b; i < b_end; ++i) {
+          PrefetchAhead(*c.data, c.targets, r.shard, i);
+          const SparseRow x = c.data->row(r.shard[i]);
+          LinearScores<Head::kOutputs>(p, x, r.z.data());
+          r.loss += Head::LossAndGradient(r.z.data(), outputs_, c.targets[r.shard[i]]);
+          r.gradient->Add(x, r.z.data(), p.rates, [](uint32_t) { return true; });
+          r.gradient->AddBias(r.z.data());
+        }
+        for (uint32_t j : r.gradient->touched()) MarkTouched(r, j);
+        r.gradient->template ApplyAndClear<Rule, StoreWrite>(p, static_cast<uint32_t>(b_end - b), rc);
+        ++steps;
+      }
+    }
+    r.done += end - begin;
+  }
+
+  void EndPeriod() { ++round_; }
+
+  // The touched features worker w owns, each once over all replicas (worker 0 also the bias), as
+  // ranges of their `outputs` coordinates.
+  template <class Fn>
+  void ForChanged(int w, int, Fn&& fn) const {
+    for (const Worker& r : workers_) {
+      for (uint32_t j : r.touched) {
+        if (owners_.Of(j) != w || stamp_[j] == round_) continue;
+        stamp_[j] = round_;
+        const uint64_t at = static_cast<uint64_t>(j) * outputs_;
+        fn(at, at + outputs_);
+      }
+    }
+    if (w == 0) fn(features_ * outputs_, (features_ + 1) * outputs_);
+  }
+
+  EpochTotals Totals() const {
+    EpochTotals totals;
+    for (const Worker& r : workers_) {  // worker order
+      totals.loss_sum += r.loss;
+      totals.updates += r.done;
+    }
+    return totals;
+  }
+
+ private:
+  struct alignas(kCacheLine) Worker {
+    AlignedArray<float> sum;
+    AlignedArray<uint32_t> count;
+    std::optional<GradientSum<Head::kOutputs>> gradient;
+    std::vector<uint8_t> seen;       // features touched since the last combining step
+    std::vector<uint32_t> touched;   // the same, as a list
+    std::vector<uint32_t> order_scratch;
+    std::span<const uint32_t> shard;
+    std::vector<float> z;
+    double loss = 0;
+    uint64_t done = 0;
+    bool ready = false;
+  };
+
+  static void MarkTouched(Worker& r, uint32_t j) {
+    if (!r.seen[j]) {
+      r.seen[j] = 1;
+      r.touched.push_back(j);
+    }
+  }
+
+  uint64_t features_;
+  int outputs_;
+  // Per feature: the last period whose combining step covered it (written by its owner only).
+  mutable AlignedArray<uint32_t> stamp_;
+  FeatureOwners owners_;
+  uint32_t round_ = 0;
+  std::vector<Worker> workers_;
+};
+
+}  // namespace
+
+std::unique_ptr<EpochRunner> MakeLinearReplicaRunner(const TrainConfig& config,
+                                                     const RunnerShape& shape) {
+  return WithHead(config.model, [&]<class Head>(Head) {
+    return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) {
+      return MakeReplicaRunner<EpochRunner>(config, LinearLocal<Head, Rule>(shape), shape.workers,
+                                            (shape.features + 1) * shape.outputs);
+    });
+  });
+}
+
+}  // namespace parsgd

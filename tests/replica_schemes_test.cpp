@@ -1,0 +1,228 @@
+// The replica schemes' combining steps: gossip's ring mix against a hand computation, and the
+// average scheme's outer optimiser against what its rule says the model must be.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "parsgd/model/loss.hpp"
+#include "parsgd/model/targets.hpp"
+#include "parsgd/order/sample_order.hpp"
+#include "parsgd/train/trainer.hpp"
+#include "parsgd/util/error.hpp"
+#include "test_support.hpp"
+
+namespace parsgd {
+namespace {
+
+// Plain per-sample SGD without L2 or step scaling, constant step: each step is exactly
+// w -= eta g x, b -= eta g, which the reference below writes out.
+TrainConfig PlainConfig(SchemeKind scheme, int threads) {
+  TrainConfig c;
+  c.scheme = scheme;
+  c.threads = threads;
+  c.batch = 1;
+  c.order = OrderKind::kSequential;
+  c.schedule = ScheduleKind::kConstant;
+  c.learning_rate = 0.2;
+  c.l2 = 0;
+  c.normalize = Normalization::kNone;
+  c.optimizer.kind = OptimizerKind::kSgd;
+  return c;
+}
+
+// Gossip on two replicas with period 1, in double precision from the definitions: at step m each
+// replica takes one logistic SGD step on the m-th row of its shard (if it has one), then both are
+// mixed, x_r <- (x_r + 2 x_other) / 3; the model is the replicas' mean.
+std::vector<double> ReferenceGossip(const Dataset& data, int epochs, double eta) {
+  const uint64_t f = data.features();
+  const SampleOrder order(OrderKind::kSequential, data.rows(), 2, 1);
+  std::vector<std::vector<double>> w(2, std::vector<double>(f + 1, 0.0));
+  for (int e = 0; e < epochs; ++e) {
+    std::vector<uint32_t> scratch[2];
+    const std::span<const uint32_t> shard[2] = {order.Indices(e, 0, scratch[0]),
+                                                order.Indices(e, 1, scratch[1])};
+    for (uint64_t m = 0; m < std::max(shard[0].size(), shard[1].size()); ++m) {
+      for (int r = 0; r < 2; ++r) {
+        if (m >= shard[r].size()) continue;
+        const SparseRow x = data.row(shard[r][m]);
+        const double y = data.labels()[shard[r][m]] > 0 ? 1 : -1;
+        double z = w[r][f];
+        for (uint32_t k = 0; k < x.nnz; ++k) z += w[r][x.index[k]] * x.value[k];
+        const double g = -y / (1 + std::exp(y * z));
+        for (uint32_t k = 0; k < x.nnz; ++k) w[r][x.index[k]] -= eta * g * x.value[k];
+        w[r][f] -= eta * g;
+      }
+      for (uint64_t j = 0; j <= f; ++j) {
+        const double a = w[0][j], b = w[1][j];
+        w[0][j] = (a + 2 * b) / 3;
+        w[1][j] = (b + 2 * a) / 3;
+      }
+    }
+  }
+  std::vector<double> mean(f + 1);
+  for (uint64_t j = 0; j <= f; ++j) mean[j] = (w[0][j] + w[1][j]) / 2;
+  return mean;
+}
+
+TEST(Gossip, PeriodOneOnTwoWorkersIsTheRingMixComputedByHand) {
+  const Dataset data = testing::MakeProblem(301, 20, 4, 2, 0.05, 61);
+  TrainConfig config = PlainConfig(SchemeKind::kGossip, 2);
+  config.period = 1;
+  config.epochs = 2;
+  auto executor = MakeTbbExecutor(2);
+  const LinearModel model = testing::TrainModel(config, data, *executor);
+  const std::vector<double> expected = ReferenceGossip(data, 2, config.learning_rate);
+  ASSERT_EQ(model.weights().size(), expected.size());
+  double largest = 0;
+  for (std::size_t j = 0; j < expected.size(); ++j) {
+    largest = std::max(largest, std::abs(expected[j]));
+    EXPECT_NEAR(model.weights()[j], expected[j], 1e-4 * (1 + std::abs(expected[j]))) << j;
+  }
+  EXPECT_GT(largest, 0.1);  // the model moved
+  // The mix is not the average: the same run under average differs.
+  config.scheme = SchemeKind::kAverage;
+  const LinearModel average = testing::TrainModel(config, data, *executor);
+  double difference = 0;
+  for (std::size_t j = 0; j < expected.size(); ++j) {
+    difference = std::max(difference, std::abs(static_cast<double>(average.weights()[j]) - expected[j]));
+  }
+  EXPECT_GT(difference, 1e-3);
+}
+
+// A mix keeps the replicas' mean: with one mix at the end of a single epoch, the mean gossip
+// reports is the average scheme's model (up to the rounding of the two ways of taking it).
+TEST(Gossip, OneMixPerEpochKeepsTheAverage) {
+  const Dataset data = testing::MakeProblem(500, 30, 5, 3, 0.05, 62);
+  TrainConfig config = PlainConfig(SchemeKind::kGossip, 2);
+  config.model = ModelKind::kSoftmax;
+  config.period = 0;
+  config.epochs = 1;
+  auto executor = MakeTbbExecutor(2);
+  const LinearModel gossip = testing::TrainModel(config, data, *executor);
+  config.scheme = SchemeKind::kAverage;
+  const LinearModel average = testing::TrainModel(config, data, *executor);
+  for (std::size_t j = 0; j < gossip.weights().size(); ++j) {
+    EXPECT_NEAR(gossip.weights()[j], average.weights()[j], 1e-6 * (1 + std::abs(average.weights()[j])));
+  }
+}
+
+TEST(Gossip, RepeatsBitForBitOnEveryExecutor) {
+  const Dataset data = testing::MakeProblem(700, 40, 6, 2, 0.05, 63);
+  auto tbb = MakeTbbExecutor(2), threads = MakeThreadExecutor(2);
+  for (OptimizerKind optimizer : {OptimizerKind::kSgd, OptimizerKind::kAdam}) {
+    for (int batch : {1, 8}) {
+      TrainConfig config;
+      config.scheme = SchemeKind::kGossip;
+      config.threads = 2;
+      config.epochs = 3;
+      config.period = 3;
+      config.batch = batch;
+      config.optimizer.kind = optimizer;
+      config.average_state = optimizer == OptimizerKind::kAdam;
+      EXPECT_TRUE(testing::SameBits(testing::TrainModel(config, data, *tbb),
+                                    testing::TrainModel(config, data, *threads)))
+          << "batch " << batch;
+    }
+  }
+}
+
+// With one replica there is nothing to mix: gossip is the sequential scheme.
+TEST(Gossip, WithOneWorkerIsSequentialBitForBit) {
+  const Dataset data = testing::MakeProblem(400, 30, 5, 2, 0.05, 64);
+  auto executor = MakeTbbExecutor(1);
+  for (int batch : {1, 16}) {
+    TrainConfig gossip;
+    gossip.scheme = SchemeKind::kGossip;
+    gossip.threads = 1;
+    gossip.epochs = 2;
+    gossip.batch = batch;
+    gossip.optimizer.kind = OptimizerKind::kMomentum;
+    TrainConfig sequential = gossip;
+    sequential.scheme = SchemeKind::kSequential;
+    EXPECT_TRUE(testing::SameBits(testing::TrainModel(gossip, data, *executor),
+                                  testing::TrainModel(sequential, data, *executor)))
+        << "batch " << batch;
+  }
+}
+
+// The outer step with one combination per epoch, from the zero model: after epoch 1 the replicas'
+// mean is m1 (the plain average's model), so d = 0 - m1 and
+//   sgd lr:             a1 = lr m1
+//   momentum (lr 1):    a1 = m1;            epoch 2 from a1, mean m2 (the average's epoch 2):
+//                       v2 = mu (-m1) + (m1 - m2), a2 = a1 - v2 = m2 + mu m1
+//   nesterov (lr 1):    a1 = -(d + mu d) = (1 + mu) m1.
+class OuterStep : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    config_ = PlainConfig(SchemeKind::kAverage, 2);
+    config_.period = 0;
+  }
+  std::vector<float> Train(int epochs) {
+    config_.epochs = epochs;
+    const LinearModel m = testing::TrainModel(config_, data_, *executor_);
+    return {m.weights().begin(), m.weights().end()};
+  }
+  Dataset data_ = testing::MakeProblem(600, 30, 5, 2, 0.05, 65);
+  std::unique_ptr<Executor> executor_ = MakeTbbExecutor(2);
+  TrainConfig config_;
+};
+
+TEST_F(OuterStep, SgdAtRateOneIsThePlainAverageBitForBit) {
+  const std::vector<float> plain = Train(2);
+  config_.outer.kind = OuterKind::kSgd;
+  config_.outer.learning_rate = 1;
+  EXPECT_EQ(Train(2), plain);
+}
+
+TEST_F(OuterStep, SgdScalesTheFirstStepByItsRate) {
+  const std::vector<float> m1 = Train(1);
+  config_.outer.learning_rate = 0.5;
+  const std::vector<float> a1 = Train(1);
+  for (std::size_t j = 0; j < m1.size(); ++j) EXPECT_EQ(a1[j], 0.5f * m1[j]) << j;
+}
+
+TEST_F(OuterStep, MomentumCarriesThePreviousStep) {
+  const std::vector<float> m1 = Train(1), m2 = Train(2);
+  config_.outer.kind = OuterKind::kMomentum;
+  config_.outer.momentum = 0.5;
+  const std::vector<float> a1 = Train(1), a2 = Train(2);
+  double moved = 0;
+  for (std::size_t j = 0; j < m1.size(); ++j) {
+    EXPECT_NEAR(a1[j], m1[j], 1e-6 * (1 + std::abs(m1[j]))) << j;
+    // Epoch 2 starts from a1 (= m1 up to rounding), as the average's does from m1.
+    EXPECT_NEAR(a2[j], m2[j] + 0.5 * m1[j], 1e-4 * (1 + std::abs(m2[j]))) << j;
+    moved = std::max(moved, std::abs(0.5 * m1[j]));
+  }
+  EXPECT_GT(moved, 0.05);
+}
+
+TEST_F(OuterStep, NesterovLooksAhead) {
+  const std::vector<float> m1 = Train(1);
+  config_.outer.kind = OuterKind::kNesterov;
+  config_.outer.momentum = 0.8;
+  const std::vector<float> a1 = Train(1);
+  for (std::size_t j = 0; j < m1.size(); ++j) {
+    EXPECT_NEAR(a1[j], 1.8 * m1[j], 1e-6 * (1 + std::abs(m1[j]))) << j;
+  }
+}
+
+// The outer step's settings are refused where there is no average to step from.
+TEST(OuterStepSettings, NeedTheAverageScheme) {
+  const Dataset data = testing::MakeProblem(100, 10, 3, 2, 0, 66);
+  auto executor = MakeTbbExecutor(2);
+  for (SchemeKind scheme : {SchemeKind::kGossip, SchemeKind::kSync, SchemeKind::kHogwild}) {
+    TrainConfig config;
+    config.scheme = scheme;
+    config.threads = 2;
+    config.outer.kind = OuterKind::kMomentum;
+    EXPECT_THROW(Trainer(config, data, nullptr, *executor), Error) << testing::Name(scheme);
+  }
+  TrainConfig config;
+  config.scheme = SchemeKind::kAverage;
+  config.outer.momentum = 1;
+  EXPECT_THROW(Trainer(config, data, nullptr, *executor), Error);
+}
+
+}  // namespace
+}  // namespace parsgd
