@@ -165,7 +165,7 @@ TEST_F(Cli, BadCommandLinesExitWithStatus2AndSayWhatIsWrong) {
       {"train --train " + train_ + " --batch 0", "--batch: must be between 1 and 1073741824 (or 'auto'), got 0"},
       {"train --train " + train_ + " --momentum 1", "--momentum: must be a number in [0, 0.999999], got 1"},
       {"train --train " + train_ + " --scheme average --period 0",
-       "--period: must be between 1 and 1073741824 (or 'epoch'), got 0"},
+       "--period: must be between 1 and 1073741824 (or 'auto' or 'epoch'), got 0"},
       // Settings that cannot work together (ValidateConfig) are command-line errors too.
       {"train --train " + train_ + " --backend offload --model mlp", "the mlp runs on the cpu backend"},
       {"train --train " + train_ + " --schedule geometric --decay 1.5", "factor per epoch in (0, 1]"},

@@ -11,6 +11,7 @@
 #include "parsgd/train/trainer.hpp"
 #include "parsgd/util/error.hpp"
 #include "test_support.hpp"
+#include "train/replicas.hpp"
 
 namespace parsgd {
 namespace {
@@ -144,6 +145,87 @@ TEST(Gossip, WithOneWorkerIsSequentialBitForBit) {
                                   testing::TrainModel(sequential, data, *executor)))
         << "batch " << batch;
   }
+}
+
+// Rows [begin, end) of `data` as a data set of their own (all the features).
+Dataset Rows(const Dataset& data, uint64_t begin, uint64_t end) {
+  std::vector<testing::Entries> rows;
+  std::vector<float> labels;
+  for (uint64_t i = begin; i < end; ++i) {
+    const SparseRow x = data.row(i);
+    testing::Entries entries;
+    for (uint32_t k = 0; k < x.nnz; ++k) entries.emplace_back(x.index[k], x.value[k]);
+    rows.push_back(std::move(entries));
+    labels.push_back(data.labels()[i]);
+  }
+  return testing::MakeDataset(rows, labels, data.features());
+}
+
+// With per-sample steps, one epoch and one average at its end, each replica is plain SGD on its
+// own shard (contiguous halves in the sequential order) and the model is the mean of the two,
+// (a + b) * 0.5 exactly. Two data sets: a dense one, whose combining step covers the whole model
+// (the period's nonzeros exceed the model, so nothing is marked), and a wide, very sparse one,
+// where only the touched features are averaged; both must give those bits.
+TEST(Average, OneAveragePerEpochIsTheMeanOfTheShardsSgdRuns) {
+  const Dataset sets[] = {testing::MakeProblem(600, 30, 6, 2, 0.05, 67),
+                          testing::MakeProblem(200, 20000, 3, 2, 0.05, 68)};
+  for (const Dataset& data : sets) {
+    TrainConfig average = PlainConfig(SchemeKind::kAverage, 2);
+    average.period = 0;
+    average.epochs = 1;
+    auto two = MakeTbbExecutor(2), one = MakeTbbExecutor(1);
+    const LinearModel model = testing::TrainModel(average, data, *two);
+    const SampleOrder order(OrderKind::kSequential, data.rows(), 2, 1);
+    TrainConfig sequential = PlainConfig(SchemeKind::kSequential, 1);
+    sequential.epochs = 1;
+    const LinearModel a = testing::TrainModel(sequential, Rows(data, 0, order.ShardBegin(1)), *one);
+    const LinearModel b =
+        testing::TrainModel(sequential, Rows(data, order.ShardBegin(1), data.rows()), *one);
+    ASSERT_EQ(model.weights().size(), a.weights().size());
+    int moved = 0;
+    for (std::size_t j = 0; j < a.weights().size(); ++j) {
+      EXPECT_EQ(model.weights()[j], (a.weights()[j] + b.weights()[j]) * 0.5f) << j;
+      moved += a.weights()[j] != 0;
+    }
+    EXPECT_GT(moved, 10);
+  }
+}
+
+// The mean of equal floats can differ from them by rounding ((3 v) / 3 != v for some v); the
+// combining steps leave a coordinate that is equal in every replica as it is, so that covering
+// more coordinates than changed (the whole model) changes nothing.
+TEST(Replicas, AveragingEqualValuesKeepsThem) {
+  float v = 0.1f;
+  while ((v + v + v) * (1.f / 3.f) == v) v = std::nextafter(v, 1.f);
+  Replicas replicas(3, 4);
+  float weights[4] = {v, 1.f, v, 2.f};
+  for (int r = 0; r < 3; ++r) replicas.MakeFrom(r, {weights, nullptr, nullptr});
+  replicas.data(1, Replicas::kWeights)[1] = 4.f;  // coordinate 1 differs, the others are equal
+  replicas.Average(Replicas::kWeights, 0, 4);
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(replicas.data(r, Replicas::kWeights)[0], v);
+    EXPECT_EQ(replicas.data(r, Replicas::kWeights)[1], (1.f + 4.f + 1.f) * (1.f / 3.f));
+    EXPECT_EQ(replicas.data(r, Replicas::kWeights)[2], v);
+  }
+  float mean[4];
+  replicas.MeanInto(Replicas::kWeights, 0, 4, mean);
+  EXPECT_EQ(mean[0], v);
+}
+
+// The automatic period: 10 minibatches, but ten combinations per epoch for per-sample replicas.
+TEST(Average, TheAutomaticPeriodCombinesPerSampleReplicasTenTimesAnEpoch) {
+  const Dataset data = testing::MakeProblem(1001, 20, 4, 2, 0.05, 69);
+  auto executor = MakeTbbExecutor(2);
+  TrainConfig config;
+  config.scheme = SchemeKind::kAverage;
+  config.threads = 2;
+  EXPECT_EQ(Trainer(config, data, nullptr, *executor).settings().period, 10);  // batch 32
+  config.batch = 1;
+  EXPECT_EQ(Trainer(config, data, nullptr, *executor).settings().period, 51);  // 501 / 10, up
+  config.scheme = SchemeKind::kGossip;
+  EXPECT_EQ(Trainer(config, data, nullptr, *executor).settings().period, 51);
+  config.period = 7;
+  EXPECT_EQ(Trainer(config, data, nullptr, *executor).settings().period, 7);
 }
 
 // The outer step with one combination per epoch, from the zero model: after epoch 1 the replicas'

@@ -57,7 +57,7 @@ std::string SettingsText(const TrainConfig& c, const ResolvedSettings& s, const 
       NameOf<OrderKind>(kOrderKinds, c.order), s.workers, s.epochs, s.eta0,
       NameOf<ScheduleKind>(kScheduleKinds, c.schedule), s.decay, s.l2,
       NameOf<Normalization>(kNormalizations, c.normalize),
-      NameOf<OptimizerKind>(kOptimizerKinds, s.optimizer), s.batch, c.period,
+      NameOf<OptimizerKind>(kOptimizerKinds, s.optimizer), s.batch, s.period,
       c.average_state, fmt::join(c.hidden, ","), NameOf<Backend>(kBackends, c.backend), s.device,
       c.seed) + OuterSettings(c) + init;
 }
@@ -70,7 +70,7 @@ void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& 
   if (!s.scheme_reason.empty()) scheme += fmt::format(" (auto: {})", s.scheme_reason);
   if (s.batch > 1) scheme += fmt::format(" (batch {})", s.batch);
   if (IsReplicaScheme(s.scheme)) {
-    scheme += c.period > 0 ? fmt::format(" (period {})", c.period) : " (period epoch)";
+    scheme += s.period > 0 ? fmt::format(" (period {})", s.period) : " (period epoch)";
     if (c.average_state) scheme += s.scheme == SchemeKind::kGossip ? " (state mixed)" : " (state averaged)";
     if (!c.outer.plain()) {
       scheme += fmt::format(" (outer {}, rate {}{})", NameOf<OuterKind>(kOuterKinds, c.outer.kind),

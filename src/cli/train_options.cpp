@@ -61,9 +61,10 @@ void DeclareTrainingOptions(OptionParser& p, RunArgs& a) {
         "samples per update: the global minibatch for sync, each worker's for average, sequential "
         "minibatch SGD for sequential (auto: 256 for sync, 32 for average, else 1)",
         1, 1 << 30, 0);
-  p.Int("period", &c.period,
-        "average, gossip: each worker's minibatches between two combining steps", 1, 1 << 30, 0,
-        "epoch");
+  p.IntOrWords("period", &c.period,
+               "average, gossip: each worker's minibatches between two combining steps (auto: 10; "
+               "with per-sample steps, --batch 1, a tenth of each worker's shard)",
+               1, 1 << 30, {{"auto", -1}, {"epoch", 0}});
   p.Switch("average-state", &c.average_state,
            "average: average the optimiser state too; gossip: mix it with the weights");
   p.Choice<OuterKind>("outer-optimizer", &c.outer.kind, kOuterKinds,

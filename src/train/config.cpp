@@ -19,7 +19,7 @@ void ValidateConfig(const TrainConfig& c) {
     fail(fmt::format("--decay must be positive (or 0 for the schedule's default), got {}", c.decay));
   }
   if (c.batch < 0) fail(fmt::format("--batch must be at least 1, got {}", c.batch));
-  if (c.period < 0) fail(fmt::format("--period must be at least 1 (or 'epoch'), got {}", c.period));
+  if (c.period < -1) fail(fmt::format("--period must be at least 1 (or 'epoch' or 'auto'), got {}", c.period));
   const bool minibatch_scheme = c.scheme == SchemeKind::kSequential || c.scheme == SchemeKind::kSync ||
                                 IsReplicaScheme(c.scheme) || c.scheme == SchemeKind::kAuto;
   if (c.batch > 1 && !minibatch_scheme && IsLinear(c.model)) {

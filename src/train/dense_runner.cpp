@@ -302,6 +302,7 @@ class DenseLocal : DenseWorkers {
     }
   }
 
+  void BeginPeriod(const Context&, uint64_t, uint64_t) {}
   void EndPeriod() {}
 
   template <class Fn>

@@ -17,6 +17,14 @@
 namespace parsgd {
 namespace {
 
+// A period's combining step covers the whole model when the period's nonzeros, over all workers,
+// reach the model's size (then no worker marks what it touched: marking costs ~15% of a per-sample
+// step), or when the features they touched reach 1/kTouchedShare of it: one vectorised pass over
+// the model then costs no more than visiting the touched features one by one (bench/README.md,
+// "The replica schemes on sparse data").
+bool CombinesWholeModel(double nonzeros, uint64_t size) { return nonzeros >= static_cast<double>(size); }
+constexpr uint64_t kTouchedShare = 8;
+
 template <class Head, class Rule>
 class LinearLocal {
  public:
@@ -49,12 +57,25 @@ class LinearLocal {
 
   uint64_t Minibatches(int w, int batch) const { return (workers_[w].shard.size() + batch - 1) / batch; }
 
+  // Before the period of minibatches [m_begin, m_end): whether its combining step covers the whole
+  // model (then no worker needs to mark what it touched), from the mean nonzeros per row.
+  void BeginPeriod(const Context& c, uint64_t m_begin, uint64_t m_end) {
+    uint64_t samples = 0;
+    for (const Worker& r : workers_) {
+      const uint64_t n = r.shard.size();
+      samples += std::min<uint64_t>(m_end * c.batch, n) - std::min<uint64_t>(m_begin * c.batch, n);
+    }
+    const double per_row = static_cast<double>(c.data->nnz()) / static_cast<double>(c.data->rows());
+    whole_ = CombinesWholeModel(per_row * static_cast<double>(samples), (features_ + 1) * outputs_);
+  }
+
   // Worker w trains `replica` on its minibatches [m_begin, m_end).
   void Train(const Context& c, int w, const ParamArrays& replica, uint64_t& steps, uint64_t m_begin,
              uint64_t m_end) {
     Worker& r = workers_[w];
     for (uint32_t j : r.touched) r.seen[j] = 0;  // the previous combining step covered them
     r.touched.clear();
+    const bool mark = !whole_;  // whether the combining step needs to know what changed
     const uint64_t begin = std::min<uint64_t>(m_begin * c.batch, r.shard.size());
     const uint64_t end = std::min<uint64_t>(m_end * c.batch, r.shard.size());
     const LinearParams p{replica, c.params.features, c.params.outputs, c.params.rates};
@@ -76,7 +97,9 @@ class LinearLocal {
         PrefetchAhead(*c.data, c.targets, r.shard, i);
         const SparseRow x = c.data->row(r.shard[i]);
         r.loss += LinearSgdStep<Head, Rule>(scheme, p, x, c.targets[r.shard[i]], rc, r.z.data());
-        for (uint32_t e = 0; e < x.nnz; ++e) MarkTouched(r, x.index[e]);
+        if (mark) {
+          for (uint32_t e = 0; e < x.nnz; ++e) MarkTouched(r, x.index[e]);
+        }
         ++steps;
       }
     } else {
@@ -91,7 +114,9 @@ class LinearLocal {
           r.gradient->Add(x, r.z.data(), p.rates, [](uint32_t) { return true; });
           r.gradient->AddBias(r.z.data());
         }
-        for (uint32_t j : r.gradient->touched()) MarkTouched(r, j);
+        if (mark) {
+          for (uint32_t j : r.gradient->touched()) MarkTouched(r, j);
+        }
         r.gradient->template ApplyAndClear<Rule, StoreWrite>(p, static_cast<uint32_t>(b_end - b), rc);
         ++steps;
       }
@@ -99,12 +124,27 @@ class LinearLocal {
     r.done += end - begin;
   }
 
-  void EndPeriod() { ++round_; }
+  // After the period: a step planned sparse covers the whole model all the same when the replicas
+  // touched more than 1/kTouchedShare of it.
+  void EndPeriod() {
+    ++round_;
+    if (whole_) return;
+    uint64_t touched = 0;
+    for (const Worker& r : workers_) touched += r.touched.size();
+    whole_ = touched * kTouchedShare >= features_;
+  }
 
   // The touched features worker w owns, each once over all replicas (worker 0 also the bias), as
-  // ranges of their `outputs` coordinates.
+  // ranges of their `outputs` coordinates; or, for a period that covers the whole model
+  // (BeginPeriod), worker w's equal share of all coordinates: a coordinate no replica moved is
+  // equal in all of them, which the combining steps leave as it is.
   template <class Fn>
-  void ForChanged(int w, int, Fn&& fn) const {
+  void ForChanged(int w, int workers, Fn&& fn) const {
+    if (whole_) {
+      const uint64_t n = (features_ + 1) * outputs_;
+      fn(SplitAt(n, w, workers), SplitAt(n, w + 1, workers));
+      return;
+    }
     for (const Worker& r : workers_) {
       for (uint32_t j : r.touched) {
         if (owners_.Of(j) != w || stamp_[j] == round_) continue;
@@ -153,6 +193,7 @@ class LinearLocal {
   mutable AlignedArray<uint32_t> stamp_;
   FeatureOwners owners_;
   uint32_t round_ = 0;
+  bool whole_ = false;  // this period's combining step covers the whole model
   std::vector<Worker> workers_;
 };
 

@@ -12,6 +12,7 @@
 //   static ParamArrays Trainer(const Context&);         the trainer's parameters and state
 //   void Begin(const Context&, int w);                  worker w's shard for this epoch, totals zeroed
 //   uint64_t Minibatches(int w, int batch) const;       worker w's minibatches this epoch
+//   void BeginPeriod(const Context&, uint64_t m_begin, uint64_t m_end);  once, before a period
 //   void Train(const Context&, int w, const ParamArrays& replica, uint64_t& steps,
 //              uint64_t m_begin, uint64_t m_end);       worker w trains on minibatches [m_begin, m_end)
 //   void EndPeriod();                                   once, after the period's training
@@ -68,6 +69,7 @@ class ReplicaRunner final : public Base {
     const uint64_t period = period_ > 0 ? static_cast<uint64_t>(period_) : minibatches;
     const std::atomic<bool>& stop = c.executor->stop_flag();
     for (uint64_t m = 0; m < minibatches && !stop.load(std::memory_order_relaxed); m += period) {
+      local_.BeginPeriod(c, m, m + period);
       c.executor->RunWorkers(workers, [&](int w) {
         local_.Train(c, w, replicas_.Arrays(w), replicas_.steps(w), m, m + period);
       });

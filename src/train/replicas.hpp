@@ -9,6 +9,7 @@
 // unequal at an epoch's end (gossip).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -57,18 +58,30 @@ class Replicas {
     if (trainer.state1 && r.arrays[kState1].empty()) r.arrays[kState1] = Copy(trainer.state1);
   }
 
-  // The mean over replicas of coordinates [begin, end) of array `a`, written to every replica.
+  // The mean over replicas of coordinates [begin, end) of array `a`, written to every replica. A
+  // coordinate equal in every replica keeps its value (the mean of equal floats can differ from
+  // them by rounding), so averaging a coordinate no replica moved changes nothing, and a combining
+  // step may cover more coordinates than changed without changing the result.
   void Average(Array a, uint64_t begin, uint64_t end) {
-    const float inv = 1.f / static_cast<float>(replicas_.size());
-    float* first = data(0, a);
-    for (std::size_t r = 1; r < replicas_.size(); ++r) {
-      const float* other = replicas_[r].arrays[a].data();
-      for (uint64_t i = begin; i < end; ++i) first[i] += other[i];
+    if (end - begin <= kShortRange) {  // one feature's outputs (the sparse combining steps)
+      const float inv = 1.f / static_cast<float>(replicas_.size());
+      for (uint64_t i = begin; i < end; ++i) {
+        const float x0 = replicas_[0].arrays[a][i];
+        float sum = x0;
+        bool differ = false;
+        for (std::size_t r = 1; r < replicas_.size(); ++r) {
+          const float x = replicas_[r].arrays[a][i];
+          sum += x;
+          differ |= x != x0;
+        }
+        const float mean = differ ? sum * inv : x0;
+        for (auto& replica : replicas_) replica.arrays[a][i] = mean;
+      }
+      return;
     }
-    for (uint64_t i = begin; i < end; ++i) first[i] *= inv;
-    for (std::size_t r = 1; r < replicas_.size(); ++r) {
-      std::memcpy(replicas_[r].arrays[a].data() + begin, first + begin, (end - begin) * sizeof(float));
-    }
+    ForMeanBlocks(a, begin, end, [&](uint64_t b, uint64_t n, const float* mean) {
+      for (auto& replica : replicas_) std::memcpy(replica.arrays[a].data() + b, mean, n * sizeof(float));
+    });
   }
   // The same for every array that is averaged: the weights, and the state when `with_state`.
   void AverageAll(uint64_t begin, uint64_t end, bool with_state) {
@@ -78,15 +91,12 @@ class Replicas {
     if (has(kState1)) Average(kState1, begin, end);
   }
 
-  // The mean over replicas of coordinates [begin, end) of array `a` into out[begin, end).
+  // The mean over replicas of coordinates [begin, end) of array `a` (as Average takes it) into
+  // out[begin, end).
   void MeanInto(Array a, uint64_t begin, uint64_t end, float* out) const {
-    const float inv = 1.f / static_cast<float>(replicas_.size());
-    std::memcpy(out + begin, data(0, a) + begin, (end - begin) * sizeof(float));
-    for (std::size_t r = 1; r < replicas_.size(); ++r) {
-      const float* other = replicas_[r].arrays[a].data();
-      for (uint64_t i = begin; i < end; ++i) out[i] += other[i];
-    }
-    for (uint64_t i = begin; i < end; ++i) out[i] *= inv;
+    ForMeanBlocks(a, begin, end, [&](uint64_t b, uint64_t n, const float* mean) {
+      std::memcpy(out + b, mean, n * sizeof(float));
+    });
   }
 
   // Replica 0's arrays into the trainer's (those the trainer has).
@@ -133,6 +143,35 @@ class Replicas {
     AlignedArray<float> arrays[3];
     uint64_t steps = 0;  // optimiser steps of this replica, over the whole run
   };
+
+  static constexpr uint64_t kShortRange = 16;
+
+  // fn(b, n, mean) for the blocks [b, b + n) of [begin, end): the mean over replicas, summed in
+  // replica order, or the common value where all replicas hold the same.
+  template <class Fn>
+  void ForMeanBlocks(Array a, uint64_t begin, uint64_t end, Fn&& fn) const {
+    constexpr uint64_t kBlock = 256;
+    const float inv = 1.f / static_cast<float>(replicas_.size());
+    for (uint64_t b = begin; b < end; b += kBlock) {
+      const uint64_t n = std::min(kBlock, end - b);
+      const float* x0 = data(0, a) + b;
+      float mean[kBlock];
+      uint32_t differ[kBlock];
+      for (uint64_t i = 0; i < n; ++i) {
+        mean[i] = x0[i];
+        differ[i] = 0;
+      }
+      for (std::size_t r = 1; r < replicas_.size(); ++r) {
+        const float* x = replicas_[r].arrays[a].data() + b;
+        for (uint64_t i = 0; i < n; ++i) {
+          mean[i] += x[i];
+          differ[i] |= x[i] != x0[i];
+        }
+      }
+      for (uint64_t i = 0; i < n; ++i) mean[i] = differ[i] ? mean[i] * inv : x0[i];
+      fn(b, n, mean);
+    }
+  }
 
   static std::string Prefix(std::size_t w) { return "replica" + std::to_string(w) + "."; }
 

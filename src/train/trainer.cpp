@@ -40,6 +40,17 @@ int AutoBatch(const TrainConfig& config) {
   return config.scheme == SchemeKind::kSync ? 256 : IsReplicaScheme(config.scheme) ? 32 : 1;
 }
 
+// Default period of the replica schemes: 10 minibatches (experiment 3 of docs/experiments.md: on
+// convex models the period barely moves convergence, on the MLP a short one helps). Per-sample
+// replicas (--batch 1) would then combine every 10 samples, where the two fork-joins of each
+// combining step cost more than the training between them (0.14x the samples/s of one Hogwild!
+// worker on the RCV1-shaped set, bench/README.md): they combine 10 times per epoch instead.
+int AutoPeriod(const TrainConfig& config, uint64_t rows, int workers) {
+  if (!IsReplicaScheme(config.scheme) || config.batch != 1) return 10;
+  const uint64_t shard = (rows + workers - 1) / workers;
+  return static_cast<int>(std::clamp<uint64_t>((shard + 9) / 10, 1, 1 << 30));
+}
+
 OptimizerKind AutoOptimizer(ModelKind model) {
   return model == ModelKind::kMlp ? OptimizerKind::kMomentum : OptimizerKind::kSgd;
 }
@@ -142,6 +153,8 @@ Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* 
   r.workers = config.scheme == SchemeKind::kSequential ? 1 : r.threads;
   r.batch = config.batch > 0 ? config.batch : AutoBatch(config);
   config.batch = r.batch;
+  r.period = config.period >= 0 ? config.period : AutoPeriod(config, train.rows(), r.workers);
+  config.period = r.period;
   r.decay = config.decay > 0 ? config.decay : DefaultDecay(config.schedule);
   r.epochs_auto = config.epochs == 0;
   r.epochs = r.epochs_auto ? AutoEpochs(train.rows()) : config.epochs;

@@ -67,7 +67,8 @@ struct TrainConfig {
   Normalization normalize = Normalization::kMaxAbs;
   OptimizerConfig optimizer;
   int batch = 0;              // samples per update; 0: 256 for sync (global), 32 for average, else 1
-  int period = 10;            // average, gossip: minibatches between combinations; 0: once per epoch
+  int period = -1;            // average, gossip: minibatches between combinations; 0: once per
+                              // epoch; -1: automatic (10, or a tenth of a shard for --batch 1)
   bool average_state = false; // average, gossip: combine the optimiser state too
   OuterConfig outer;          // average: the outer optimiser
   bool deterministic = false; // refuse schemes whose result depends on timing
@@ -96,6 +97,7 @@ struct ResolvedSettings {
   int epochs = 1;
   bool epochs_auto = false;
   int batch = 1;
+  int period = 10;       // resolved: >= 1, or 0 for once per epoch
   double eta0 = 0;
   bool eta0_auto = false;
   double decay = 0;
