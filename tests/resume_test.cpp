@@ -244,6 +244,24 @@ TEST(LongerRun, AnAutoSchemeResumesWithTheCheckpointsScheme) {
   EXPECT_NE(resumed.output.find("2/2"), std::string::npos) << resumed.output;
 }
 
+// auto may choose per-sample replicas (average with --batch 1): a resumed auto run takes the
+// checkpoint's minibatch with its scheme, not the scheme's default of 32.
+TEST(LongerRun, AnAutoSchemeResumesWithTheCheckpointsMinibatch) {
+  testing::TempDir dir;
+  const std::string data = dir.File("d.svm");
+  ASSERT_EQ(testing::RunCli("gen " + data + " --rows 300 --features 20 --nnz 6 --seed 6").status, 0);
+  const std::string common = "train --train " + data + " --threads 2 ";
+  const std::string ck = dir.File("replicas.ckpt");
+  ASSERT_EQ(testing::RunCli(common + "--scheme average --batch 1 --epochs 1 --quiet --checkpoint " + ck)
+                .status,
+            0);
+  const auto resumed = testing::RunCli(common + "--epochs 2 --resume " + ck);
+  ASSERT_EQ(resumed.status, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("scheme average"), std::string::npos) << resumed.output;
+  EXPECT_EQ(resumed.output.find("(batch 32)"), std::string::npos) << resumed.output;
+  EXPECT_NE(resumed.output.find("2/2"), std::string::npos) << resumed.output;
+}
+
 // The schemes whose interleaving depends on timing. With one worker there is none: resumed, they
 // end on the bits of a straight run. With two: the restored state is the checkpoint's, and
 // training goes on from it.

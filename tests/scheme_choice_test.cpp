@@ -46,6 +46,33 @@ TEST(SchemeChoice, LinearSharesTheModelOnlyBetweenNearThreads) {
   EXPECT_NE(ChooseScheme(c, 2, 480, 50).reason.find("50 cache lines"), std::string::npos);
 }
 
+// Periods that hold many times the model: per-sample replicas, with --batch 1, near threads or
+// far; a period too small for its model falls to the round-trip rules.
+TEST(SchemeChoice, LinearTakesPerSampleReplicasWhereAPeriodOutweighsTheModel) {
+  const TrainConfig c = Auto(ModelKind::kLogistic);
+  const SchemeChoice replicas = ChooseScheme(c, 2, 480, 50, kReplicaWork);
+  EXPECT_EQ(replicas.scheme, SchemeKind::kAverage);
+  EXPECT_EQ(replicas.batch, 1);
+  EXPECT_NE(replicas.reason.find("replicas"), std::string::npos) << replicas.reason;
+  EXPECT_EQ(ChooseScheme(c, 2, -1, 50, 35).scheme, SchemeKind::kAverage) << "not measured: far";
+  EXPECT_EQ(ChooseScheme(c, 2, 120, 50, 35).scheme, SchemeKind::kAverage) << "near: replicas all the same";
+  EXPECT_EQ(ChooseScheme(c, 2, 120, 50, 1.2).scheme, SchemeKind::kHogwild);
+  EXPECT_EQ(ChooseScheme(c, 2, 480, 50, kReplicaWork - 0.1).scheme, SchemeKind::kSequential);
+  EXPECT_EQ(ChooseScheme(c, 2, 480, kSpreadWriteLines, 1.2).scheme, SchemeKind::kHogwild);
+  TrainConfig deterministic = c;
+  deterministic.deterministic = true;
+  EXPECT_EQ(ChooseScheme(deterministic, 2, 480, 50, 35).scheme, SchemeKind::kSequential);
+}
+
+// A tenth of each worker's shard (rounded up), times the mean nonzeros per row, over the model.
+TEST(SchemeChoice, ReplicaWorkIsAPeriodsNonzerosOverTheModelSize) {
+  std::vector<testing::Entries> rows(101, testing::Entries{{0, 1.f}, {3, 1.f}});
+  const Dataset data = testing::MakeDataset(rows, std::vector<float>(101, 1.f), 9);
+  // shard ceil(101 / 2) = 51, period ceil(51 / 10) = 6 rows of 2 nonzeros, model (9 + 1) x 1.
+  EXPECT_DOUBLE_EQ(ReplicaWork(data, 1, 2), 6 * 2 / 10.0);
+  EXPECT_DOUBLE_EQ(ReplicaWork(data, 4, 2), 6 * 2 / 40.0);
+}
+
 // (sum n_l)^2 / sum n_l^2 over the weight lines (16 floats each) that the nonzeros fall on.
 TEST(SchemeChoice, EffectiveWriteLinesCountsTheLinesWritesSpreadOver) {
   // 64 features = 4 lines of binary weights; every row touches one feature of each line: uniform.

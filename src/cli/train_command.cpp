@@ -190,6 +190,8 @@ int Train(std::span<const std::string> args) {
     checkpoint = LoadCheckpoint(a.resume);
     if (run.config.scheme == SchemeKind::kAuto) {
       run.config.scheme = CheckpointScheme(*checkpoint, a.resume);
+      // auto may choose a minibatch with the scheme (per-sample replicas): the checkpoint's then.
+      if (run.config.batch == 0) run.config.batch = CheckpointBatch(*checkpoint, a.resume);
     }
   }
   auto executor = MakeRunExecutor(run.config);

@@ -53,6 +53,17 @@ SchemeKind CheckpointScheme(const Checkpoint& c, const std::string& path) {
   return *scheme;
 }
 
+int CheckpointBatch(const Checkpoint& c, const std::string& path) {
+  const std::string value = IdentityValue(c.run, "batch");
+  try {
+    const int batch = std::stoi(value);
+    if (batch >= 1) return batch;
+  } catch (const std::exception&) {
+  }
+  throw Error(fmt::format("--resume {}: the checkpoint's run identity names no minibatch ('{}')",
+                          path, value));
+}
+
 std::string Resume(Trainer& trainer, const TrainConfig& config, const Checkpoint& c,
                    const std::string& path) {
   const std::string run = IdentityDifferences(c.run, trainer.RunIdentity(), kRunLength);

@@ -15,6 +15,8 @@ namespace parsgd::cli {
 // The scheme of the run that wrote checkpoint `c` (read from `path`): a resumed --scheme auto
 // continues with it rather than choosing again (the choice may depend on the machine's state).
 SchemeKind CheckpointScheme(const Checkpoint& c, const std::string& path);
+// The minibatch of the checkpoint's run (its run identity's "batch").
+int CheckpointBatch(const Checkpoint& c, const std::string& path);
 
 // Puts checkpoint `c` (read from `path`) into `trainer`, which must be the same run on the same
 // data; only the number of epochs may differ, as long as it is at least the epochs the checkpoint

@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <fmt/format.h>
 #include <vector>
 
@@ -34,7 +35,7 @@ bool NeedsRoundTrip(const TrainConfig& c, int threads) {
 }
 
 SchemeChoice ChooseScheme(const TrainConfig& c, int threads, double round_trip_ns,
-                          double write_lines) {
+                          double write_lines, double replica_work) {
   if (c.backend == Backend::kOffload) {
     if (c.deterministic) return {SchemeKind::kSequential, "offload, --deterministic"};
     if (c.batch > 1) return {SchemeKind::kSync, fmt::format("offload, --batch {}", c.batch)};
@@ -47,6 +48,12 @@ SchemeChoice ChooseScheme(const TrainConfig& c, int threads, double round_trip_n
   }
   if (c.batch > 1) return {SchemeKind::kSync, fmt::format("--batch {}", c.batch)};
   if (c.deterministic) return {SchemeKind::kSequential, "--deterministic, per-sample updates"};
+  if (replica_work >= kReplicaWork) {
+    return {SchemeKind::kAverage,
+            fmt::format("per-sample replicas: a period holds {:.0f}x the model in nonzeros",
+                        replica_work),
+            1};
+  }
   if (round_trip_ns >= 0 && round_trip_ns <= kNearRoundTripNs) {
     return {SchemeKind::kHogwild,
             fmt::format("a cache line's round trip between threads is {:.0f} ns: near", round_trip_ns)};
@@ -63,6 +70,14 @@ SchemeChoice ChooseScheme(const TrainConfig& c, int threads, double round_trip_n
           fmt::format("{} and the writes concentrated on {:.0f} cache lines: a second worker "
                       "would cost more than it gains",
                       trip, std::max(write_lines, 0.0))};
+}
+
+double ReplicaWork(const Dataset& data, int outputs, int workers) {
+  const double rows = static_cast<double>(data.rows());
+  if (rows == 0) return 0;
+  const double period = std::ceil(std::ceil(rows / workers) / 10);
+  const double size = static_cast<double>(data.features() + 1) * std::max(outputs, 1);
+  return period * static_cast<double>(data.nnz()) / rows / size;
 }
 
 double EffectiveWriteLines(const Dataset& data, int outputs) {

@@ -141,12 +141,15 @@ Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* 
   CheckModelFits(config, train, r);
   if (config.scheme == SchemeKind::kAuto) {
     // The machine and the data are asked only where the rule needs them (scheme_choice.hpp).
-    const bool measure = NeedsRoundTrip(config, r.threads);
+    const bool asks = NeedsRoundTrip(config, r.threads);
+    const double work = asks ? ReplicaWork(train, r.outputs, r.threads) : -1;
+    const bool measure = asks && work < kReplicaWork;
     const double trip = measure ? MeasureRoundTripNs(executor) : -1;
     const bool near = trip >= 0 && trip <= kNearRoundTripNs;
     const double lines = measure && !near ? EffectiveWriteLines(train, r.outputs) : -1;
-    SchemeChoice choice = ChooseScheme(config, r.threads, trip, lines);
+    SchemeChoice choice = ChooseScheme(config, r.threads, trip, lines, work);
     config.scheme = choice.scheme;
+    if (config.batch == 0) config.batch = choice.batch;
     r.scheme_reason = std::move(choice.reason);
   }
   r.scheme = config.scheme;
