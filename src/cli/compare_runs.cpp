@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "parsgd/data/load.hpp"
+#include "parsgd/run/run_loop.hpp"
 #include "parsgd/train/trainer.hpp"
 #include "report.hpp"
 
@@ -142,16 +143,16 @@ class Runner {
       auto executor = MakeRunExecutor(config);
       Trainer trainer(config, *data.train, data.test ? &*data.test : nullptr, *executor);
       const ResolvedSettings& s = trainer.settings();
-      const auto start = Clock::now();
-      for (int e = 0; e < s.epochs; ++e) {
-        const EpochReport r = trainer.RunEpoch();
+      RunLoopOptions loop;
+      loop.snapshots = RunLoopOptions::Snapshots::kNone;  // nothing resumes a compare run
+      RunEpochs(trainer, loop, [&](const EpochReport& r, double elapsed) {
         // Under --deterministic the metrics carry no times; neither do the statistics.
         rec.epochs.push_back(
             {r.epoch, r.objective, r.test_accuracy,
              config.deterministic ? std::nullopt : std::optional<double>(r.train_seconds),
              r.updates});
-        lines.append(prefix).append(EpochJson(r, config, s, Since(start)), 1).append("\n");
-      }
+        lines.append(prefix).append(EpochJson(r, config, s, elapsed), 1).append("\n");
+      });
     } catch (const std::exception& e) {
       rec.error = e.what();
     }

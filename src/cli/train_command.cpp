@@ -15,6 +15,7 @@
 #include "parsgd/util/atomic_file.hpp"
 #include "interrupt.hpp"
 #include "parsgd/io/checkpoint.hpp"
+#include "parsgd/run/run_loop.hpp"
 #include "report.hpp"
 #include "train_options.hpp"
 #include "train_start.hpp"
@@ -209,44 +210,24 @@ int Train(std::span<const std::string> args) {
     std::fputs(start_lines.c_str(), stdout);
     std::printf("%s\n", EpochHeader(test.has_value()).c_str());
   }
-  // The last complete epoch's state: what an interrupt writes. On the offload backend a snapshot
-  // copies the weights back from the device, so it is taken only at checkpoints there.
-  const bool snapshot_every_epoch = run.config.backend == Backend::kCpu;
-  TrainingState consistent = trainer.Snapshot();
+  RunLoopOptions loop;
+  loop.checkpoint = a.checkpoint;
+  loop.checkpoint_every = a.checkpoint_every;
+  // On the offload backend a snapshot copies the weights back from the device: only at checkpoints.
+  if (run.config.backend == Backend::kOffload) loop.snapshots = RunLoopOptions::Snapshots::kAtCheckpoints;
   InterruptGuard interrupts(executor->stop_flag());
-  const auto start = std::chrono::steady_clock::now();
-  EpochReport last;
-  int last_checkpoint = -1;
-  while (trainer.epochs_done() < s.epochs) {
-    try {
-      last = trainer.RunEpoch();
-    } catch (const Error& e) {
-      if (last_checkpoint < 0) throw;
-      throw Error(fmt::format("{}\nthe checkpoint of epoch {} is kept at {}", e.what(), last_checkpoint,
-                              a.checkpoint));
-    }
-    if (last.interrupted) {
-      return Interrupted(interrupts.signal(), consistent, trainer, a, args);
-    }
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const RunLoopResult result = RunEpochs(trainer, loop, [&](const EpochReport& r, double elapsed) {
     if (!a.quiet) {
-      std::printf("%s\n", EpochLine(last, s.epochs, elapsed, test.has_value()).c_str());
+      std::printf("%s\n", EpochLine(r, s.epochs, elapsed, test.has_value()).c_str());
       std::fflush(stdout);
     }
     if (metrics) {
-      metrics->Write(EpochJson(last, given, s, elapsed) + "\n");
+      metrics->Write(EpochJson(r, given, s, elapsed) + "\n");
       metrics->Flush();
     }
-    const bool checkpoint_now = !a.checkpoint.empty() &&
-                                (trainer.epochs_done() % a.checkpoint_every == 0 ||
-                                 trainer.epochs_done() == s.epochs);
-    if (snapshot_every_epoch || checkpoint_now) consistent = trainer.Snapshot();
-    if (checkpoint_now) {
-      SaveCheckpoint({trainer.RunIdentity(), trainer.DataIdentity(), consistent}, a.checkpoint);
-      last_checkpoint = trainer.epochs_done();
-    }
-  }
+  });
+  if (result.interrupted) return Interrupted(interrupts.signal(), result.consistent, trainer, a, args);
+  const EpochReport& last = result.last;
   if (last.epoch == 0) {
     std::printf("nothing to do: the checkpoint is already after the last of the %d epochs\n", s.epochs);
   } else if (test) {

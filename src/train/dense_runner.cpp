@@ -319,6 +319,10 @@ class DenseLocal : DenseWorkers {
 template <class Rule>
 std::unique_ptr<DenseRunner> ForScheme(const TrainConfig& config, const std::vector<int>& sizes,
                                        int workers, int batch) {
+  if (IsReplicaScheme(config.scheme)) {
+    return MakeReplicaRunner<DenseRunner>(config, DenseLocal<Rule>(config, sizes, workers, batch),
+                                          workers, ParamCount(LayoutMlp(sizes)));
+  }
   switch (config.scheme) {
     case SchemeKind::kHogwild:
       return std::make_unique<AsyncDense<Rule, DenseHogwild>>(config, sizes, workers, batch);
@@ -328,14 +332,9 @@ std::unique_ptr<DenseRunner> ForScheme(const TrainConfig& config, const std::vec
       return std::make_unique<AsyncDense<Rule, DenseAtomic>>(config, sizes, workers, batch);
     case SchemeKind::kSync:
       return std::make_unique<SyncDense<Rule>>(config, sizes, workers, batch);
-    case SchemeKind::kAverage:
-    case SchemeKind::kGossip:
-      return MakeReplicaRunner<DenseRunner>(config, DenseLocal<Rule>(config, sizes, workers, batch),
-                                            workers, ParamCount(LayoutMlp(sizes)));
     case SchemeKind::kStriped:
       throw Error("striped MLP training (ValidateConfig refuses it)");
-    case SchemeKind::kAuto:  // the trainer resolves it first
-    case SchemeKind::kSequential:
+    default:  // sequential (auto is resolved by the trainer, the replica schemes above)
       break;
   }
   return std::make_unique<AsyncDense<Rule, DenseSequential>>(config, sizes, workers, batch);

@@ -3,12 +3,10 @@
 namespace parsgd {
 
 std::unique_ptr<EpochRunner> MakeEpochRunner(const TrainConfig& config, const RunnerShape& shape) {
+  if (IsReplicaScheme(config.scheme)) return MakeLinearReplicaRunner(config, shape);
   switch (config.scheme) {
     case SchemeKind::kSync:
       return MakeMinibatchRunner(config, shape);
-    case SchemeKind::kAverage:
-    case SchemeKind::kGossip:
-      return MakeLinearReplicaRunner(config, shape);
     case SchemeKind::kSequential:
       if (config.batch > 1) return MakeMinibatchRunner(config, shape);
       return MakeAsyncRunner(config, shape);

@@ -1,0 +1,46 @@
+// The epoch loop of a run, shared by `parsgd train`, `parsgd compare` (and, to come, the Python
+// module): runs the trainer's remaining epochs, hands each epoch's report to the caller, keeps the
+// state of the last complete epoch (what an interrupt or a checkpoint writes), and writes the
+// checkpoints.
+//
+//   RunLoopOptions options;
+//   options.checkpoint = "run.ckpt";
+//   const RunLoopResult r = RunEpochs(trainer, options, [](const EpochReport& e, double elapsed) {
+//     std::printf("epoch %d: %g after %.1f s\n", e.epoch, e.objective, elapsed);
+//   });
+//   if (r.interrupted) SaveCheckpoint({trainer.RunIdentity(), trainer.DataIdentity(), r.consistent}, path);
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "parsgd/train/config.hpp"
+#include "parsgd/train/trainer.hpp"
+#include "parsgd/train/training_state.hpp"
+
+namespace parsgd {
+
+struct RunLoopOptions {
+  std::string checkpoint;    // where to write checkpoints; empty: none
+  int checkpoint_every = 1;  // epochs between two (and after the last epoch)
+  // When to take the trainer's snapshot (RunLoopResult::consistent): at the start and after every
+  // epoch, so that an interrupt can write the last complete epoch; at the start and at checkpoints
+  // only (the offload backend, where a snapshot copies the weights back from the device); or never
+  // (a run nobody will resume: `compare`).
+  enum class Snapshots { kEveryEpoch, kAtCheckpoints, kNone };
+  Snapshots snapshots = Snapshots::kEveryEpoch;
+};
+
+struct RunLoopResult {
+  EpochReport last;          // the last complete epoch's report (epoch 0: none ran)
+  bool interrupted = false;  // the executor's stop flag ended an epoch early
+  TrainingState consistent;  // the state after the last complete epoch (empty with kNone)
+};
+
+// Runs epochs until the trainer's last one or an interrupt, calling on_epoch(report, seconds since
+// the loop began) after each complete epoch. A training error after a checkpoint was written is
+// rethrown as parsgd::Error with the checkpoint's epoch and path added.
+RunLoopResult RunEpochs(Trainer& trainer, const RunLoopOptions& options,
+                        const std::function<void(const EpochReport&, double)>& on_epoch);
+
+}  // namespace parsgd
