@@ -15,10 +15,11 @@ for folder in 3-period-sparse 3-period-fmnist; do
 done
 for figure in \
     1-order-sparse/objective_epoch 1-order-fmnist/objective_epoch \
+    1-sorted-sparse/objective_epoch 1-sorted-fmnist/objective_epoch \
     2-schemes-sparse/objective_seconds 2-schemes-sparse/speedup \
     3-period-sparse/period_selected 3-period-fmnist/period_selected \
     3-period-mlp/objective_epoch 3-gossip-sparse/objective_seconds 3-gossip-mlp/objective_epoch; do
-  [ -f "$OUT/$figure.svg" ] || { echo "$OUT/$figure.svg: missing (run $here/run.sh, and run.sh 3mlp 3gossip)" >&2; exit 1; }
+  [ -f "$OUT/$figure.svg" ] || { echo "$OUT/$figure.svg: missing (run $here/run.sh, and run.sh 1sorted 3mlp 3gossip)" >&2; exit 1; }
   cp "$OUT/$figure.svg" "$to/${figure%%/*}-${figure##*/}.svg"
 done
 echo "figures: $to" >&2

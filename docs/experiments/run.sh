@@ -4,6 +4,7 @@
 #   docs/experiments/run.sh [--smoke] [--repeats N] [EXPERIMENT...]
 #
 # EXPERIMENT: 1 (sample orders), 2 (schemes: throughput, time to target, sparsity),
+# 1sorted (the orders on files sorted by class, under the replica schemes with long periods),
 # 3 (averaging period and --average-state), 3mlp (the same on the MLP), 3gossip (centralised vs
 # decentralised averaging, plain vs outer momentum, on the sparse set and the MLP), or all (1 2 3,
 # the default). Environment: PARSGD (the program, default build/parsgd), DATA (generated data
@@ -27,9 +28,9 @@ while (($#)); do
   case "$1" in
     --smoke) smoke=1 ;;
     --repeats) repeats=$2; shift ;;
-    1|2|3|3mlp|3gossip) experiments+=("$1") ;;
+    1|1sorted|2|3|3mlp|3gossip) experiments+=("$1") ;;
     all) experiments+=(1 2 3) ;;
-    *) echo "usage: $0 [--smoke] [--repeats N] [1|2|3|3mlp|3gossip|all]..." >&2; exit 2 ;;
+    *) echo "usage: $0 [--smoke] [--repeats N] [1|1sorted|2|3|3mlp|3gossip|all]..." >&2; exit 2 ;;
   esac
   shift
 done
@@ -82,6 +83,23 @@ sparse_sets() {
   rm -f "$DATA/rcv1.svm" "$DATA/rcv1.train.svm" "$DATA/rcv1.test.svm"
 }
 
+# The training sets sorted by label (a stable sort of the LIBSVM lines): with the local order each
+# worker's fixed shard then holds only some of the classes.
+sorted_sets() {
+  [ -f "$DATA/fm.sorted.bin" ] && return
+  "$PARSGD" convert "$DATA/rcv1.train.bin" "$DATA/rcv1.all.svm" >/dev/null
+  sort -s -t' ' -k1,1n "$DATA/rcv1.all.svm" > "$DATA/rcv1.sorted.svm"
+  "$PARSGD" convert "$DATA/rcv1.sorted.svm" "$DATA/rcv1.sorted.bin" --features 50000 >/dev/null
+  if ((smoke)); then
+    sort -s -t' ' -k1,1n "$DATA/fm.train.svm" > "$DATA/fm.sorted.svm"
+  else
+    "$PARSGD" convert "$fmnist/train-images-idx3-ubyte.gz" "$DATA/fm.all.svm" >/dev/null
+    sort -s -t' ' -k1,1n "$DATA/fm.all.svm" > "$DATA/fm.sorted.svm"
+  fi
+  "$PARSGD" convert "$DATA/fm.sorted.svm" "$DATA/fm.sorted.bin" --features 784 >/dev/null
+  rm -f "$DATA/rcv1.all.svm" "$DATA/rcv1.sorted.svm" "$DATA/fm.all.svm" "$DATA/fm.sorted.svm"
+}
+
 # Fashion-MNIST (Debian's dataset-fashion-mnist); --smoke takes its first rows as LIBSVM text.
 fmnist_args() {
   if ((!smoke)); then
@@ -118,6 +136,16 @@ for e in "${experiments[@]}"; do
       # shellcheck disable=SC2046
       compare 1-order-fmnist --experiment $here/order.json --epochs "$epochs" --model softmax \
         $(fmnist_args)
+      ;;
+    1sorted)  # The orders on files sorted by class: each local shard biased; replicas with long periods.
+      sparse_sets
+      # shellcheck disable=SC2046
+      set -- $(fmnist_args)  # for its --test (and, under --smoke, the small training file)
+      sorted_sets
+      compare 1-sorted-sparse --experiment $here/sorted.json --epochs "$period_epochs" \
+        --train "$DATA/rcv1.sorted.bin" --test "$DATA/rcv1.test.bin"
+      compare 1-sorted-fmnist --experiment $here/sorted.json --epochs "$period_epochs" --model mlp \
+        $( ((smoke)) && echo "--hidden 32" ) --train "$DATA/fm.sorted.bin" --test "$4" --features 784
       ;;
     2)  # Schemes at 1 and 2 threads: samples/s, time to target, speedup; then sparsity.
       sparse_sets
