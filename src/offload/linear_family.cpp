@@ -18,6 +18,7 @@
 
 #include "../train/epoch_runner.hpp"
 #include "../train/family.hpp"
+#include "../train/sync_split.hpp"
 #include "device_array.hpp"
 #include "linear_kernels.hpp"
 #include "parsgd/offload/device.hpp"
@@ -264,29 +265,22 @@ class OffloadLinearFamily final : public ModelFamily {
     return async_(train_rows_->view, params_, a, g);
   }
 
-  // The CPU minibatch runner's batches: step s takes worker w's next share of its shard, in worker
-  // order, so both backends sum the same samples at every step.
+  // The CPU minibatch runner's batches (sync_split.hpp), so both backends sum the same samples at
+  // every step.
   EpochTotals RunSyncEpoch(uint64_t epoch, const SampleOrder& order, const StepSize& step,
                            Executor& executor) {
     std::vector<std::vector<uint32_t>> scratch(workers_);
     std::vector<std::span<const uint32_t>> shards(workers_);
-    std::vector<uint64_t> share(workers_);
-    uint64_t steps = 0;
-    for (int w = 0; w < workers_; ++w) {
-      shards[w] = order.Indices(epoch, w, scratch[w]);
-      share[w] = batch_ / workers_ + (w < batch_ % workers_ ? 1 : 0);
-      steps = std::max<uint64_t>(steps, (shards[w].size() + share[w] - 1) / share[w]);
-    }
+    for (int w = 0; w < workers_; ++w) shards[w] = order.Indices(epoch, w, scratch[w]);
+    const SyncSplit split(std::move(shards), batch_);
+    const uint64_t steps = split.steps();
     std::vector<uint64_t> step_begin(steps + 1, 0), step_bound(steps, 0);
     const uint64_t* offsets = train_.offsets().data();
     uint64_t filled = 0;
     for (uint64_t s = 0; s < steps; ++s) {
       step_begin[s] = filled;
       for (int w = 0; w < workers_; ++w) {
-        const uint64_t begin = std::min<uint64_t>(s * share[w], shards[w].size());
-        const uint64_t end = std::min<uint64_t>(begin + share[w], shards[w].size());
-        for (uint64_t i = begin; i < end; ++i) {
-          const uint32_t r = shards[w][i];
+        for (uint32_t r : split.Part(s, w)) {
           order_host_[filled++] = r;
           step_bound[s] += offsets[r + 1] - offsets[r];
         }

@@ -7,6 +7,7 @@
 
 #include "epoch_runner.hpp"
 #include "replica_scheme.hpp"
+#include "sync_split.hpp"
 #include "parsgd/util/array.hpp"
 #include "parsgd/util/error.hpp"
 
@@ -214,20 +215,18 @@ class SyncDense final : public DenseRunner, DenseWorkers {
     c.executor->RunWorkers(workers, [&](int w) {
       workers_[w].shard = c.order->Indices(c.epoch, w, workers_[w].order_scratch);
     });
-    std::vector<uint64_t> share(workers), count(workers);
-    uint64_t steps = 0;
-    for (int w = 0; w < workers; ++w) {
-      share[w] = c.batch / workers + (w < c.batch % workers ? 1 : 0);
-      steps = std::max<uint64_t>(steps, (workers_[w].shard.size() + share[w] - 1) / share[w]);
-    }
+    std::vector<std::span<const uint32_t>> shards(workers);
+    for (int w = 0; w < workers; ++w) shards[w] = workers_[w].shard;
+    const SyncSplit split(std::move(shards), c.batch);
+    const uint64_t steps = split.steps();
+    std::vector<uint64_t> count(workers);
     EpochTotals totals;
     const std::atomic<bool>& stop = c.executor->stop_flag();
     for (uint64_t s = 0; s < steps && !stop.load(std::memory_order_relaxed); ++s) {
       // Phase A: each worker's part, computed on the shared parameters (nobody writes them now).
       c.executor->RunWorkers(workers, [&](int w) {
         DenseWorker& d = workers_[w];
-        const uint64_t begin = std::min<uint64_t>(s * share[w], d.shard.size());
-        const auto part = d.shard.subspan(begin, std::min<uint64_t>(share[w], d.shard.size() - begin));
+        const auto part = split.Part(s, w);
         count[w] = part.size();
         d.loss = 0;
         if (part.empty()) return;

@@ -1,7 +1,8 @@
 // Synchronous minibatch SGD (the sync scheme, and the sequential scheme with --batch > 1).
 //
 // Each step takes a global minibatch of B samples: worker w contributes the next B_w of its own
-// shard (B_w = B / W, the remainder going to the first workers), placed in worker order. Phase A:
+// shard (B_w = B / W, the remainder going to the first workers), placed in worker order
+// (sync_split.hpp). Phase A:
 // every worker computes its samples' scores and loss derivatives from the same weights. Phase B:
 // the owners of each feature block sum the minibatch's gradients for their features in batch order
 // and apply the optimiser rule. Both phases are fork-joins, so the steps are separated by a barrier;
@@ -14,6 +15,7 @@
 #include "epoch_runner.hpp"
 #include "gradient_sum.hpp"
 #include "row_prefetch.hpp"
+#include "sync_split.hpp"
 
 namespace parsgd {
 namespace {
@@ -36,13 +38,9 @@ class MinibatchRunner final : public EpochRunner {
     c.executor->RunWorkers(workers, [&](int w) {
       shards[w] = c.order->Indices(c.epoch, w, workers_[w].order_scratch);
     });
-    // Worker w's share of each minibatch, and where its samples start in the batch.
-    std::vector<uint64_t> share(workers), offset(workers + 1, 0);
-    uint64_t steps = 0;
-    for (int w = 0; w < workers; ++w) {
-      share[w] = c.batch / workers + (w < c.batch % workers ? 1 : 0);
-      steps = std::max<uint64_t>(steps, (shards[w].size() + share[w] - 1) / share[w]);
-    }
+    const SyncSplit split(std::move(shards), c.batch);
+    const uint64_t steps = split.steps();
+    std::vector<uint64_t> offset(workers + 1, 0);  // where each worker's samples start in the batch
     rows_.resize(c.batch);
     d_.resize(static_cast<std::size_t>(c.batch) * outputs_);
     loss_.resize(c.batch);
@@ -53,9 +51,7 @@ class MinibatchRunner final : public EpochRunner {
       uint64_t size = 0;  // this step's batch: each worker's next samples, in worker order
       for (int w = 0; w < workers; ++w) {
         offset[w] = size;
-        const uint64_t begin = std::min<uint64_t>(s * share[w], shards[w].size());
-        const uint64_t end = std::min<uint64_t>(begin + share[w], shards[w].size());
-        for (uint64_t i = begin; i < end; ++i) rows_[size++] = shards[w][i];
+        for (uint32_t r : split.Part(s, w)) rows_[size++] = r;
       }
       offset[workers] = size;
       const RuleContext rc = MakeRuleContext(c.optimizer, StepAt(c, static_cast<double>(totals.updates)),
