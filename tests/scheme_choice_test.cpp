@@ -64,13 +64,13 @@ TEST(SchemeChoice, LinearTakesPerSampleReplicasWhereAPeriodOutweighsTheModel) {
   EXPECT_EQ(ChooseScheme(deterministic, 2, 480, 50, 35).scheme, SchemeKind::kSequential);
 }
 
-// A tenth of each worker's shard (rounded up), times the mean nonzeros per row, over the model.
-TEST(SchemeChoice, ReplicaWorkIsAPeriodsNonzerosOverTheModelSize) {
+// A tenth of each worker's shard (rounded up), times the mean nonzeros per row, per feature.
+TEST(SchemeChoice, ReplicaWorkIsAPeriodsNonzerosPerFeature) {
   std::vector<testing::Entries> rows(101, testing::Entries{{0, 1.f}, {3, 1.f}});
   const Dataset data = testing::MakeDataset(rows, std::vector<float>(101, 1.f), 9);
-  // shard ceil(101 / 2) = 51, period ceil(51 / 10) = 6 rows of 2 nonzeros, model (9 + 1) x 1.
-  EXPECT_DOUBLE_EQ(ReplicaWork(data, 1, 2), 6 * 2 / 10.0);
-  EXPECT_DOUBLE_EQ(ReplicaWork(data, 4, 2), 6 * 2 / 40.0);
+  // shard ceil(101 / 2) = 51, period ceil(51 / 10) = 6 rows of 2 nonzeros, 9 + 1 features.
+  EXPECT_DOUBLE_EQ(ReplicaWork(data, 2), 6 * 2 / 10.0);
+  EXPECT_DOUBLE_EQ(ReplicaWork(data, 1), 11 * 2 / 10.0);  // one shard of 101: a period of 11
 }
 
 // (sum n_l)^2 / sum n_l^2 over the weight lines (16 floats each) that the nonzeros fall on.

@@ -17,6 +17,7 @@
 
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/model/mlp_engine.hpp"
+#include "parsgd/model/mlp_input.hpp"
 #include "parsgd/model/mlp_model.hpp"
 #include "parsgd/optim/optimizer.hpp"
 #include "parsgd/optim/step_size.hpp"
@@ -52,11 +53,6 @@ class DenseRunner {
   virtual void Save(TrainingState&) const {}
   virtual void Load(const TrainingState&) {}
 };
-
-// Dense rows: for each of `rows`, its features below `inputs`, times input_scale, into
-// x[i * inputs ...] (zeros elsewhere). labels[i] = targets[rows[i]] when labels is not null.
-void GatherDense(const Dataset& data, std::span<const uint32_t> rows, const float* input_scale,
-                 int inputs, float* x, const float* targets = nullptr, int* labels = nullptr);
 
 // config: resolved (optimizer, batch); sizes: the MLP's layer sizes.
 std::unique_ptr<DenseRunner> MakeDenseRunner(const TrainConfig& config, const std::vector<int>& sizes,

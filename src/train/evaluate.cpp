@@ -5,7 +5,7 @@
 #include <numeric>
 #include <vector>
 
-#include "dense_runner.hpp"
+#include "parsgd/model/mlp_input.hpp"
 
 namespace parsgd {
 namespace {

@@ -18,11 +18,13 @@ namespace parsgd {
 namespace {
 
 // A period's combining step covers the whole model when the period's nonzeros, over all workers,
-// reach the model's size (then no worker marks what it touched: marking costs ~15% of a per-sample
-// step), or when the features they touched reach 1/kTouchedShare of it: one vectorised pass over
+// reach the features (then no worker marks what it touched: marking costs ~15% of a per-sample
+// step), or when the features they touched reach 1/kTouchedShare of them: one vectorised pass over
 // the model then costs no more than visiting the touched features one by one (bench/README.md,
-// "The replica schemes on sparse data").
-bool CombinesWholeModel(double nonzeros, uint64_t size) { return nonzeros >= static_cast<double>(size); }
+// "The replica schemes on sparse data"; a feature is `outputs` coordinates either way).
+bool CombinesWholeModel(double nonzeros, uint64_t features) {
+  return nonzeros >= static_cast<double>(features);
+}
 constexpr uint64_t kTouchedShare = 8;
 
 template <class Head, class Rule>
@@ -58,7 +60,8 @@ class LinearLocal {
   uint64_t Minibatches(int w, int batch) const { return (workers_[w].shard.size() + batch - 1) / batch; }
 
   // Before the period of minibatches [m_begin, m_end): whether its combining step covers the whole
-  // model (then no worker needs to mark what it touched), from the mean nonzeros per row.
+  // model (then no worker needs to mark what it touched), from the mean nonzeros per row (with the
+  // bias as one more feature).
   void BeginPeriod(const Context& c, uint64_t m_begin, uint64_t m_end) {
     uint64_t samples = 0;
     for (const Worker& r : workers_) {
@@ -66,7 +69,7 @@ class LinearLocal {
       samples += std::min<uint64_t>(m_end * c.batch, n) - std::min<uint64_t>(m_begin * c.batch, n);
     }
     const double per_row = static_cast<double>(c.data->nnz()) / static_cast<double>(c.data->rows());
-    whole_ = CombinesWholeModel(per_row * static_cast<double>(samples), (features_ + 1) * outputs_);
+    whole_ = CombinesWholeModel(per_row * static_cast<double>(samples), features_ + 1);
   }
 
   // Worker w trains `replica` on its minibatches [m_begin, m_end).

@@ -50,7 +50,7 @@ SchemeChoice ChooseScheme(const TrainConfig& c, int threads, double round_trip_n
   if (c.deterministic) return {SchemeKind::kSequential, "--deterministic, per-sample updates"};
   if (replica_work >= kReplicaWork) {
     return {SchemeKind::kAverage,
-            fmt::format("per-sample replicas: a period holds {:.0f}x the model in nonzeros",
+            fmt::format("per-sample replicas: a period holds {:.0f} nonzeros per feature",
                         replica_work),
             1};
   }
@@ -72,12 +72,11 @@ SchemeChoice ChooseScheme(const TrainConfig& c, int threads, double round_trip_n
                       trip, std::max(write_lines, 0.0))};
 }
 
-double ReplicaWork(const Dataset& data, int outputs, int workers) {
+double ReplicaWork(const Dataset& data, int workers) {
   const double rows = static_cast<double>(data.rows());
   if (rows == 0) return 0;
   const double period = std::ceil(std::ceil(rows / workers) / 10);
-  const double size = static_cast<double>(data.features() + 1) * std::max(outputs, 1);
-  return period * static_cast<double>(data.nnz()) / rows / size;
+  return period * static_cast<double>(data.nnz()) / rows / static_cast<double>(data.features() + 1);
 }
 
 double EffectiveWriteLines(const Dataset& data, int outputs) {

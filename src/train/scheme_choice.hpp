@@ -11,11 +11,12 @@
 //  - linear, --deterministic: sequential (the schemes that repeat exactly and also update per
 //    sample);
 //  - linear otherwise: per-sample replicas (average, --batch 1, combined ten times an epoch) when
-//    each worker's period holds at least kReplicaWork times the model's size in nonzeros: the
+//    each worker's period holds at least kReplicaWork nonzeros per feature (per weight of a
+//    binary model; each nonzero of a K-class model trains, and each feature averages, K): the
 //    combining step and the model's cache lines crossing the machine after it are then small
-//    beside the training, wherever the cores are (on the Xeon 1.43x one worker on the RCV1-shaped
-//    set at its test accuracy, where 2 Hogwild! threads ran 0.6x; 1.35x sequential on
-//    Fashion-MNIST softmax; 0.9x on a 5,000-row text set whose period holds 1.2x its model).
+//    beside the training, wherever the cores are (on the Xeon 1.81x one Hogwild! worker on the
+//    RCV1-shaped set, 35 per feature, at its test accuracy, where 2 Hogwild! threads ran 0.74x;
+//    1.35x sequential on Fashion-MNIST softmax, 1,490; 0.9x on a 5,000-row text set, 1.2).
 //    Else hogwild when a cache line's round trip between two of the run's threads is at most
 //    kNearRoundTripNs (the cores share a cache), or when the data spreads its writes over
 //    at least kSpreadWriteLines cache lines of weights (few writes then meet a line the other
@@ -56,9 +57,9 @@ bool NeedsRoundTrip(const TrainConfig& config, int threads);
 SchemeChoice ChooseScheme(const TrainConfig& config, int threads, double round_trip_ns,
                           double write_lines, double replica_work = -1);
 
-// The nonzeros of one worker's automatic per-sample period (a tenth of its shard of `workers`)
-// over the linear model's size ((features + 1) x outputs).
-double ReplicaWork(const Dataset& data, int outputs, int workers);
+// The nonzeros of one worker's automatic per-sample period (a tenth of its shard of `workers`) per
+// feature of the model (features + 1, the bias counted as one).
+double ReplicaWork(const Dataset& data, int workers);
 
 // Over how many 64-byte lines of a linear model's weights (`outputs` floats per feature) the
 // training rows' writes are effectively spread: (sum_l n_l)^2 / sum_l n_l^2, n_l the nonzeros on

@@ -142,7 +142,7 @@ Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* 
   if (config.scheme == SchemeKind::kAuto) {
     // The machine and the data are asked only where the rule needs them (scheme_choice.hpp).
     const bool asks = NeedsRoundTrip(config, r.threads);
-    const double work = asks ? ReplicaWork(train, r.outputs, r.threads) : -1;
+    const double work = asks ? ReplicaWork(train, r.threads) : -1;
     const bool measure = asks && work < kReplicaWork;
     const double trip = measure ? MeasureRoundTripNs(executor) : -1;
     const bool near = trip >= 0 && trip <= kNearRoundTripNs;
