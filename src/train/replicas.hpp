@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -168,7 +169,14 @@ class Replicas {
           differ[i] |= x[i] != x0[i];
         }
       }
-      for (uint64_t i = 0; i < n; ++i) mean[i] = differ[i] ? mean[i] * inv : x0[i];
+      // mean or x0 by a bit mask: g++ vectorises neither a ?: on floats nor one on a flag of another
+      // type (it measured 14.6 instructions per coordinate, 5% of the MLP's epoch).
+      for (uint64_t i = 0; i < n; ++i) {
+        const uint32_t scaled = std::bit_cast<uint32_t>(mean[i] * inv);
+        const uint32_t same = std::bit_cast<uint32_t>(x0[i]);
+        const uint32_t mask = 0u - differ[i];
+        mean[i] = std::bit_cast<float>((scaled & mask) | (same & ~mask));
+      }
       fn(b, n, mean);
     }
   }
