@@ -10,6 +10,7 @@
 #include "parsgd/util/error.hpp"
 #include "data_test_util.hpp"
 #include "reference_solver.hpp"
+#include "parsgd/util/memory_limit.hpp"
 #include "test_support.hpp"
 
 namespace parsgd {
@@ -296,6 +297,22 @@ TEST(Trainer, RefusesAModelThatCannotFitInMemoryBeforeAllocatingIt) {
                         "1048576.0 GiB of memory (281474976776192 parameters with optimiser state: "
                         "1048576.0 GiB; per-feature statistics: 112.0 GiB), more than the",
                         "GiB this process may use"});
+  // A model that fits once but not with a replica per worker: refused before the replicas exist.
+  {
+    const uint64_t features = UsableMemoryBytes() / (100 * sizeof(float)) / 2;  // half the memory
+    std::vector<testing::Entries> few(100, testing::Entries{{0, 1.f}});
+    std::vector<float> classes(few.size());
+    for (std::size_t i = 0; i < classes.size(); ++i) classes[i] = static_cast<float>(i);
+    const Dataset big = testing::MakeDataset(few, classes, features, "big.svm");
+    auto two = MakeTbbExecutor(2);
+    TrainConfig replicas;
+    replicas.model = ModelKind::kSoftmax;
+    replicas.scheme = SchemeKind::kAverage;
+    replicas.threads = 2;
+    testing::ExpectError([&] { Trainer(replicas, big, nullptr, *two); },
+                         {"big.svm: ", "and a copy of both and a gradient for each of the 2 replicas",
+                          "GiB this process may use"});
+  }
   config.model = ModelKind::kMlp;
   const Dataset images = testing::MakeDataset({{{1u << 24, 1.f}}, {{0, 1.f}}}, {1.f, 0.f},
                                               (uint64_t{1} << 24) + 1, "images.bin");

@@ -79,19 +79,27 @@ uint64_t MlpParams(const std::string& source, uint64_t features, const std::vect
 // allocate: the parameters with their optimiser state, and before them (freed first) the linear
 // models' per-feature statistics (28 bytes a feature, ScanFeatures). Everything else comes on
 // top, so the check never refuses a run that could have fitted.
-void CheckModelFits(const TrainConfig& config, const Dataset& train, const ResolvedSettings& r) {
+// `replicas`: the replica schemes' per-worker copies of the parameters and state (0 before the
+// scheme is resolved, or for the other schemes), each with its worker's buffers of the same size.
+void CheckModelFits(const TrainConfig& config, const Dataset& train, const ResolvedSettings& r,
+                    int replicas = 0) {
   const bool linear = IsLinear(config.model);
   const uint64_t params =
       linear ? (train.features() + 1) * static_cast<uint64_t>(r.outputs)
              : MlpParams(train.source(), train.features(), config.hidden, r.outputs);
-  const uint64_t model_bytes = params * sizeof(float) * (1 + StateCount(r.optimizer));
+  const uint64_t copy_bytes = params * sizeof(float) * (1 + StateCount(r.optimizer));
+  const uint64_t model_bytes = copy_bytes + static_cast<uint64_t>(replicas) * (copy_bytes + params * sizeof(float));
   const uint64_t stats_bytes = linear ? train.features() * 28 : 0;
   const uint64_t bytes = std::max(model_bytes, stats_bytes);
   const uint64_t usable = UsableMemoryBytes();
   if (bytes <= usable) return;
   constexpr double kGiB = double(uint64_t{1} << 30);
   std::string detail =
-      fmt::format("{} parameters with optimiser state: {:.1f} GiB", params, model_bytes / kGiB);
+      replicas == 0
+          ? fmt::format("{} parameters with optimiser state: {:.1f} GiB", params, model_bytes / kGiB)
+          : fmt::format("{} parameters with optimiser state, and a copy of both and a gradient "
+                        "for each of the {} replicas: {:.1f} GiB",
+                        params, replicas, model_bytes / kGiB);
   if (linear) detail += fmt::format("; per-feature statistics: {:.1f} GiB", stats_bytes / kGiB);
   throw Error(fmt::format(
       "{}: {} features and {} outputs: training needs at least {:.1f} GiB of memory ({}), more "
@@ -154,6 +162,7 @@ Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* 
   }
   r.scheme = config.scheme;
   r.workers = config.scheme == SchemeKind::kSequential ? 1 : r.threads;
+  if (IsReplicaScheme(config.scheme) && r.workers > 1) CheckModelFits(config, train, r, r.workers);
   r.batch = config.batch > 0 ? config.batch : AutoBatch(config);
   config.batch = r.batch;
   r.period = config.period >= 0 ? config.period : AutoPeriod(config, train.rows(), r.workers);
