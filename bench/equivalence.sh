@@ -9,7 +9,8 @@
 # (--metrics) with every wall-clock field removed, canonicalised with json.dumps(sort_keys=True).
 # The data is written by the binary itself (`parsgd gen`) plus a slice of Debian's Fashion-MNIST
 # (/usr/share/datasets/fashion-mnist, package dataset-fashion-mnist), so nothing else is needed
-# but /usr/bin/python3. 57 cases, about 5 s on the (loaded) 2-vCPU development VM.
+# but /usr/bin/python3. 68 cases (57 from before the replica schemes were written once, 11 for
+# gossip and the outer optimiser), about 5 s on the (loaded) 2-vCPU development VM.
 # Every command runs in OUTDIR with relative paths: the model file records the --train path.
 #
 #   bench/equivalence.sh BINARY OUTDIR        run every case with BINARY (a parsgd executable);
