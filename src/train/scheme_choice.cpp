@@ -4,7 +4,6 @@
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <fmt/format.h>
 #include <vector>
 
@@ -72,11 +71,16 @@ SchemeChoice ChooseScheme(const TrainConfig& c, int threads, double round_trip_n
                       trip, std::max(write_lines, 0.0))};
 }
 
+uint64_t PerSampleReplicaPeriod(uint64_t rows, int workers) {
+  const uint64_t shard = (rows + workers - 1) / workers;
+  return std::max<uint64_t>((shard + 9) / 10, 1);
+}
+
 double ReplicaWork(const Dataset& data, int workers) {
-  const double rows = static_cast<double>(data.rows());
-  if (rows == 0) return 0;
-  const double period = std::ceil(std::ceil(rows / workers) / 10);
-  return period * static_cast<double>(data.nnz()) / rows / static_cast<double>(data.features() + 1);
+  if (data.rows() == 0) return 0;
+  const double period = static_cast<double>(PerSampleReplicaPeriod(data.rows(), workers));
+  return period * static_cast<double>(data.nnz()) / static_cast<double>(data.rows()) /
+         static_cast<double>(data.features() + 1);
 }
 
 double EffectiveWriteLines(const Dataset& data, int outputs) {

@@ -57,8 +57,12 @@ bool NeedsRoundTrip(const TrainConfig& config, int threads);
 SchemeChoice ChooseScheme(const TrainConfig& config, int threads, double round_trip_ns,
                           double write_lines, double replica_work = -1);
 
-// The nonzeros of one worker's automatic per-sample period (a tenth of its shard of `workers`) per
-// feature of the model (features + 1, the bias counted as one).
+// The automatic period of per-sample replicas (--batch 1): a tenth of a worker's shard, rounded up
+// (the trainer's --period auto, and the period ReplicaWork counts).
+uint64_t PerSampleReplicaPeriod(uint64_t rows, int workers);
+
+// The nonzeros of one worker's automatic per-sample period per feature of the model (features + 1,
+// the bias counted as one).
 double ReplicaWork(const Dataset& data, int workers);
 
 // Over how many 64-byte lines of a linear model's weights (`outputs` floats per feature) the

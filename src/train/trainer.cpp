@@ -47,8 +47,7 @@ int AutoBatch(const TrainConfig& config) {
 // worker on the RCV1-shaped set, bench/README.md): they combine 10 times per epoch instead.
 int AutoPeriod(const TrainConfig& config, uint64_t rows, int workers) {
   if (!IsReplicaScheme(config.scheme) || config.batch != 1) return 10;
-  const uint64_t shard = (rows + workers - 1) / workers;
-  return static_cast<int>(std::clamp<uint64_t>((shard + 9) / 10, 1, 1 << 30));
+  return static_cast<int>(std::min<uint64_t>(PerSampleReplicaPeriod(rows, workers), 1 << 30));
 }
 
 OptimizerKind AutoOptimizer(ModelKind model) {
