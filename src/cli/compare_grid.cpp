@@ -134,7 +134,6 @@ PlannedConfig PlanConfig(const OptionParser& parser, const Point& point,
   DeclareTrainingOptions(scratch, pc.args);
   for (const compare::Setting& s : point) scratch.Set(s.flag, s.value);
   pc.args.config.seed = seed;
-  ParseHidden(pc.args);
   if (pc.args.train.empty()) {
     throw UsageError(
         "parsgd compare: --train is required (on the command line or in the "
@@ -143,7 +142,7 @@ PlannedConfig PlanConfig(const OptionParser& parser, const Point& point,
   try {
     ValidateConfig(pc.args.config);
   } catch (const Error& e) {
-    pc.config.impossible = e.what();
+    pc.config.impossible = ErrorText(e);
   }
   pc.command = TrainCommand(parser, point, seed);
   return pc;

@@ -154,7 +154,7 @@ class Runner {
         lines.append(prefix).append(EpochJson(r, config, s, elapsed), 1).append("\n");
       });
     } catch (const std::exception& e) {
-      rec.error = e.what();
+      rec.error = ErrorText(e);
     }
     jsonl_.Write(lines);
   }

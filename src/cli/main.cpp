@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "parsgd: error: out of memory\n");
       return 1;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "parsgd: error: %s\n", e.what());
+      std::fprintf(stderr, "parsgd: error: %s\n", parsgd::cli::ErrorText(e).c_str());
       return 1;
     }
   }

@@ -39,6 +39,13 @@ std::string FormatDefault(double v) { return fmt::format("{}", v); }
 
 }  // namespace
 
+std::string ErrorText(const std::exception& error) {
+  if (const auto* e = dynamic_cast<const SettingError*>(&error)) {
+    return e->Render([](std::string_view key) { return "--" + std::string(key); });
+  }
+  return error.what();
+}
+
 OptionParser::OptionParser(std::string command, std::string summary)
     : command_(std::move(command)), summary_(std::move(summary)) {}
 
@@ -147,6 +154,25 @@ void OptionParser::Switch(std::string name, bool* field, std::string help) {
          }
          *field = v != "false";
        }});
+}
+
+void OptionParser::TableSetting(const Setting& setting, TrainConfig* config) {
+  std::string help = setting.help;
+  if (!setting.is_switch()) {
+    help.append(" [default: ").append(SettingText(setting, setting.get(*config))).append("]");
+  }
+  for (const auto& [name, choice_help] : setting.choices) {
+    help.append("\n").append(Pad("", 28)).append(Pad(name, 11)).append(choice_help);
+  }
+  Add({setting.key, ValueName(setting), std::move(help), false,
+       [&setting, config](const std::string&, std::string_view v) {
+         try {
+           setting.put(*config, ParseSetting(setting, v));
+         } catch (const SettingError& e) {
+           throw UsageError(ErrorText(e));
+         }
+       }});
+  options_.back().splits = !setting.holds_commas();
 }
 
 void OptionParser::Positional(std::string name, std::string* field, std::string help) {

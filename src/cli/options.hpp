@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "parsgd/config/settings.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/named.hpp"
 
@@ -27,6 +28,10 @@ class UsageError : public Error {
  public:
   using Error::Error;
 };
+
+// An error's message as the command line says it: the settings a SettingError names spelled as
+// their flags (--batch), any other error's what().
+std::string ErrorText(const std::exception& error);
 
 class OptionParser {
  public:
@@ -63,6 +68,9 @@ class OptionParser {
            *field = *found;
          }});
   }
+  // A setting of the library's table (config/settings.hpp) as the flag --key, writing *config: its
+  // parsing, range, words, choices and help all come from the table.
+  void TableSetting(const Setting& setting, TrainConfig* config);
   // A positional argument (in declaration order).
   void Positional(std::string name, std::string* field, std::string help);
 

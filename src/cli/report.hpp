@@ -4,7 +4,8 @@
 
 #include <string>
 
-#include "parsgd/train/config.hpp"
+#include "parsgd/config/train_config.hpp"
+#include "parsgd/train/epoch_report.hpp"
 
 namespace parsgd::cli {
 

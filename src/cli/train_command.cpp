@@ -33,7 +33,7 @@ struct TrainArgs {
 void Declare(OptionParser& p, TrainArgs& a) {
   DeclareDataOptions(p, a.run);
   DeclareTrainingOptions(p, a.run);
-  p.UInt64("seed", &a.run.config.seed, "seed of every random choice (sample order)");
+  p.TableSetting(FindSetting("seed"), &a.run.config);
   p.String("metrics", &a.metrics, "PATH", "write one JSON object per epoch (JSON Lines)");
   p.String("save", &a.save, "PATH", "write the trained model");
   p.String("checkpoint", &a.checkpoint, "PATH",
@@ -48,19 +48,26 @@ void Declare(OptionParser& p, TrainArgs& a) {
   p.Switch("quiet", &a.quiet, "print only the final result");
 }
 
-std::string SettingsText(const TrainConfig& c, const ResolvedSettings& s, const TrainArgs& a) {
+// The settings text of the model file (io/model_file.hpp), for people and `parsgd info`: the run's
+// resolved settings, in the order model files have always listed them.
+std::string SettingsText(const Trainer& trainer, const TrainArgs& a) {
+  static constexpr SettingLine kLines[] = {
+      {"train", nullptr},         {"model", "model"},         {"scheme", "scheme"},
+      {"order", "order"},         {"workers", nullptr},       {"epochs", "epochs"},
+      {"learning_rate", "learning-rate"}, {"schedule", "schedule"}, {"decay", "decay"},
+      {"l2", "l2"},               {"normalize", "normalize"}, {"optimizer", "optimizer"},
+      {"batch", "batch"},         {"period", "period"},       {"average_state", "average-state"},
+      {"hidden", "hidden"},       {"backend", "backend"},     {"device", nullptr},
+      {"seed", "seed"}};
+  const ResolvedSettings& s = trainer.settings();
+  auto derived = [&](std::string_view name) -> std::string {
+    if (name == "train") return a.run.train;
+    if (name == "workers") return std::to_string(s.workers);
+    return s.device;
+  };
   const std::string init = a.init.empty() ? "" : fmt::format("init={}\n", a.init);
-  return fmt::format(
-      "train={}\nmodel={}\nscheme={}\norder={}\nworkers={}\nepochs={}\nlearning_rate={}\n"
-      "schedule={}\ndecay={}\nl2={}\nnormalize={}\noptimizer={}\nbatch={}\nperiod={}\n"
-      "average_state={}\nhidden={}\nbackend={}\ndevice={}\nseed={}\n",
-      a.run.train, NameOf<ModelKind>(kModelKinds, c.model), NameOf<SchemeKind>(kSchemeKinds, s.scheme),
-      NameOf<OrderKind>(kOrderKinds, c.order), s.workers, s.epochs, s.eta0,
-      NameOf<ScheduleKind>(kScheduleKinds, c.schedule), s.decay, s.l2,
-      NameOf<Normalization>(kNormalizations, c.normalize),
-      NameOf<OptimizerKind>(kOptimizerKinds, s.optimizer), s.batch, s.period,
-      c.average_state, fmt::join(c.hidden, ","), NameOf<Backend>(kBackends, c.backend), s.device,
-      c.seed) + OuterSettings(c) + init;
+  return SettingLines(kLines, trainer.config(), false, derived) + OuterSettings(trainer.config()) +
+         init;
 }
 
 void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& train) {
@@ -171,11 +178,10 @@ int Train(std::span<const std::string> args) {
     init = LoadModel(a.init);
     TakeModelDefaults(parser, *init, run);
   }
-  ParseHidden(run);
   try {
-    ValidateConfig(run.config);
-  } catch (const Error& e) {
-    throw UsageError(e.what());  // a setting that cannot work is a command-line error
+    ValidateConfig(run.config);  // before any data is read
+  } catch (const SettingError& e) {
+    throw UsageError(ErrorText(e));  // a setting that cannot work is a command-line error
   }
   // Open the outputs first: an unwritable path fails before any work, and nothing appears under
   // the final names unless the run succeeds.
@@ -236,7 +242,7 @@ int Train(std::span<const std::string> args) {
     std::printf("train accuracy %.2f%%, objective %.6f\n", 100 * last.train_accuracy, last.objective);
   }
   if (model_out) {
-    const std::string settings = SettingsText(run.config, s, a);
+    const std::string settings = SettingsText(trainer, a);
     const ZeroBased zero_based = RunZeroBased(run, train);
     if (run.config.model == ModelKind::kMlp) {
       WriteModel(trainer.mlp_model(), settings, *model_out, zero_based);

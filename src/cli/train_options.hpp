@@ -8,7 +8,7 @@
 
 #include "options.hpp"
 #include "parsgd/data/load.hpp"
-#include "parsgd/train/config.hpp"
+#include "parsgd/config/train_config.hpp"
 #include "parsgd/train/executor.hpp"
 
 namespace parsgd::cli {
@@ -16,7 +16,6 @@ namespace parsgd::cli {
 struct RunArgs {
   TrainConfig config;
   std::string train, test;
-  std::string hidden = "256,128";
   DataFormat format = DataFormat::kAuto;
   uint64_t features = 0;
   ZeroBased zero_based = ZeroBased::kAuto;
@@ -27,13 +26,9 @@ struct RunArgs {
 // --train, --test, --format, --features, --zero-based, --header, --label-column. `train_required`: the parser refuses a command line
 // without --train (compare checks it itself: it may come from an experiment file).
 void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required = true);
-// --model ... --deterministic: every field of the TrainConfig but the seed (which compare derives
-// per repeat).
+// --model ... --deterministic: every setting of the library's table (config/settings.hpp) but the
+// seed, which each command declares itself (compare derives one per repeat).
 void DeclareTrainingOptions(OptionParser& p, RunArgs& a);
-
-// Parses --hidden into config.hidden; a malformed list is a UsageError. Does not validate the rest
-// of the config (ValidateConfig does).
-void ParseHidden(RunArgs& a);
 
 // The host threads of a run: --threads on the cpu backend; on the offload backend, whose --threads
 // counts device workers, every core (for loading and preparing).

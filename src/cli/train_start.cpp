@@ -100,9 +100,7 @@ void TakeModelDefaults(const OptionParser& parser, const LoadedModel& model, Run
   if (const auto* mlp = std::get_if<MlpModel>(&model.model)) {
     features = static_cast<uint64_t>(mlp->inputs());
     const std::vector<int>& sizes = mlp->sizes();
-    if (!parser.Given("hidden")) {
-      run.hidden = fmt::format("{}", fmt::join(sizes.begin() + 1, sizes.end() - 1, ","));
-    }
+    if (!parser.Given("hidden")) run.config.hidden.assign(sizes.begin() + 1, sizes.end() - 1);
   } else {
     const LinearModel& linear = std::get<LinearModel>(model.model);
     features = linear.features();

@@ -27,7 +27,7 @@ std::string Resume(Trainer& trainer, const TrainConfig& config, const Checkpoint
 
 // --init: the flags the command line left out take the model's values: --model, --hidden (an mlp)
 // and --features (the data is read as wide as the model: a narrower file fits it, a wider one is
-// an error). Call before ParseHidden.
+// an error).
 void TakeModelDefaults(const OptionParser& parser, const LoadedModel& model, RunArgs& run);
 
 // Starts `trainer` from `model`, read from `path`; throws parsgd::Error naming the file and each

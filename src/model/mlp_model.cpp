@@ -79,7 +79,7 @@ std::vector<int> ParseHiddenSizes(const std::string& text) {
     const char* end = text.data() + comma;
     auto [ptr, ec] = std::from_chars(begin, end, value);
     if (ec != std::errc() || ptr != end || value < 1) {
-      throw Error(fmt::format("--hidden: expected layer sizes like 256,128, got '{}'", text));
+      throw Error(fmt::format("expected layer sizes like 256,128, got '{}'", text));
     }
     sizes.push_back(value);
     at = comma + 1;

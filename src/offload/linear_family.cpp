@@ -21,6 +21,7 @@
 #include "../train/sync_split.hpp"
 #include "device_array.hpp"
 #include "linear_kernels.hpp"
+#include "parsgd/config/settings.hpp"
 #include "parsgd/offload/device.hpp"
 #include "parsgd/util/error.hpp"
 
@@ -64,7 +65,7 @@ class OffloadLinearFamily final : public ModelFamily {
                       ResolvedSettings& r)
       : config_(config), train_(train), device_(ProbeDevice()) {
     if (config.require_gpu && device_.ran_on_host) {
-      throw Error("--require-gpu: the target region ran on the host: " + DescribeDevice(device_) +
+      throw SettingError("`require-gpu`: the target region ran on the host: " + DescribeDevice(device_) +
                   ". Check nvidia-smi, that libgomp-plugin-nvptx.so.1 matching this libgomp is "
                   "on the library path, and GOMP_DEBUG=1 for why the device was dropped");
     }

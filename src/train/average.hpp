@@ -23,7 +23,7 @@
 #include <cstring>
 #include <string>
 
-#include "parsgd/train/config.hpp"
+#include "parsgd/config/train_config.hpp"
 #include "parsgd/train/training_state.hpp"
 #include "parsgd/util/array.hpp"
 #include "replicas.hpp"

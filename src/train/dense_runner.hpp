@@ -22,7 +22,8 @@
 #include "parsgd/optim/optimizer.hpp"
 #include "parsgd/optim/step_size.hpp"
 #include "parsgd/order/sample_order.hpp"
-#include "parsgd/train/config.hpp"
+#include "parsgd/config/train_config.hpp"
+#include "parsgd/train/epoch_report.hpp"
 #include "parsgd/train/executor.hpp"
 #include "parsgd/train/training_state.hpp"
 

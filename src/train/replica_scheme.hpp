@@ -36,7 +36,8 @@
 
 #include "average.hpp"
 #include "gossip.hpp"
-#include "parsgd/train/config.hpp"
+#include "parsgd/config/train_config.hpp"
+#include "parsgd/train/epoch_report.hpp"
 #include "parsgd/train/executor.hpp"
 #include "parsgd/train/training_state.hpp"
 #include "replicas.hpp"

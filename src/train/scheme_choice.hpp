@@ -31,7 +31,7 @@
 
 #include <string>
 
-#include "parsgd/train/config.hpp"
+#include "parsgd/config/train_config.hpp"
 #include "parsgd/train/executor.hpp"
 
 namespace parsgd {

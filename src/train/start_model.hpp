@@ -8,7 +8,7 @@
 #include "parsgd/model/linear_model.hpp"
 #include "parsgd/model/mlp_model.hpp"
 #include "parsgd/model/targets.hpp"
-#include "parsgd/train/config.hpp"
+#include "parsgd/config/train_config.hpp"
 
 namespace parsgd {
 

@@ -11,6 +11,7 @@
 #include "family.hpp"
 #include "scheme_choice.hpp"
 #include "start_model.hpp"
+#include "parsgd/config/settings.hpp"
 #include "parsgd/model/targets.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/float_env.hpp"
@@ -178,17 +179,23 @@ Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* 
     s.family = MakeLinearFamily(config, train, s.train_targets, r);
   }
   if (config.scheme == SchemeKind::kSync && r.batch < r.workers) {
-    throw Error(fmt::format("--batch {} is smaller than the {} workers that share each minibatch",
+    throw SettingError(fmt::format("`batch` {} is smaller than the {} workers that share each minibatch",
                             r.batch, r.workers));
   }
   s.order.emplace(config.order, train.rows(), r.workers, DeriveSeed(config.seed, {kOrderStream}));
   s.step = StepSize(config.schedule, r.eta0, r.decay, r.epochs);
+  // The config the run uses: every automatic setting resolved.
+  config.epochs = r.epochs;
+  config.learning_rate = r.eta0;
+  config.decay = r.decay;
+  config.l2 = r.l2;
   s.config = config;
 }
 
 Trainer::~Trainer() = default;
 
 const ResolvedSettings& Trainer::settings() const { return state_->settings; }
+const TrainConfig& Trainer::config() const { return state_->config; }
 int Trainer::epochs_done() const { return state_->epochs_done; }
 
 const LinearModel& Trainer::model() const {
@@ -236,9 +243,9 @@ EpochReport Trainer::RunEpoch() {
   report.eval_seconds = Seconds(eval_start);
 
   if (!std::isfinite(report.objective) || !std::isfinite(report.progressive_loss)) {
-    throw Error(fmt::format(
+    throw SettingError(fmt::format(
         "epoch {}: the run diverged (objective {}, training loss {}); try a smaller "
-        "--learning-rate than {:.4g}",
+        "`learning-rate` than {:.4g}",
         report.epoch, report.objective, report.progressive_loss, s.settings.eta0));
   }
   return report;
@@ -277,28 +284,31 @@ void Trainer::Restore(const TrainingState& state) {
 }
 
 std::string Trainer::RunIdentity() const {
+  // The order checkpoints have written since their first format: a checkpoint is compared line by
+  // line, so never rename or reorder these; a new setting goes at the end, written only where it
+  // differs from the behaviour before it existed (as OuterSettings does).
+  static constexpr SettingLine kLines[] = {
+      {"model", "model"},   {"scheme", "scheme"},       {"order", "order"},
+      {"backend", "backend"}, {"workers", nullptr},     {"epochs", "epochs"},
+      {"eta0", "learning-rate"}, {"schedule", "schedule"}, {"decay", "decay"},
+      {"l2", "l2"},         {"normalize", "normalize"}, {"optimizer", "optimizer"},
+      {"momentum", "momentum"}, {"rho", "rho"},         {"beta1", "beta1"},
+      {"beta2", "beta2"},   {"epsilon", "epsilon"},     {"batch", "batch"},
+      {"period", "period"}, {"average_state", "average-state"}, {"hidden", nullptr},
+      {"mlp_backend", nullptr}, {"seed", "seed"},       {"outputs", nullptr},
+      {"features", nullptr}};
   const State& s = *state_;
   const TrainConfig& c = s.config;
   const ResolvedSettings& r = s.settings;
-  const OptimizerConfig& o = c.optimizer;
-  std::string hidden;
-  for (int h : c.hidden) {
-    if (!hidden.empty()) hidden += ',';
-    hidden += std::to_string(h);
-  }
-  return fmt::format(
-      "model={}\nscheme={}\norder={}\nbackend={}\nworkers={}\nepochs={}\neta0={:.17g}\n"
-      "schedule={}\ndecay={:.17g}\nl2={:.17g}\nnormalize={}\noptimizer={}\nmomentum={:.17g}\n"
-      "rho={:.17g}\nbeta1={:.17g}\nbeta2={:.17g}\nepsilon={:.17g}\nbatch={}\nperiod={}\n"
-      "average_state={}\nhidden={}\nmlp_backend={}\nseed={}\noutputs={}\nfeatures={}\n",
-      NameOf<ModelKind>(kModelKinds, c.model), NameOf<SchemeKind>(kSchemeKinds, c.scheme),
-      NameOf<OrderKind>(kOrderKinds, c.order), NameOf<Backend>(kBackends, c.backend), r.workers,
-      r.epochs, r.eta0, NameOf<ScheduleKind>(kScheduleKinds, c.schedule), r.decay, r.l2,
-      NameOf<Normalization>(kNormalizations, c.normalize),
-      NameOf<OptimizerKind>(kOptimizerKinds, r.optimizer), o.momentum, o.rho, o.beta1, o.beta2,
-      o.epsilon, r.batch, c.period, c.average_state, c.model == ModelKind::kMlp ? hidden : "-",
-      c.model == ModelKind::kMlp ? NameOf<MlpBackend>(kMlpBackends, c.mlp_backend) : "-", c.seed,
-      r.outputs, r.features) + OuterSettings(c);
+  auto derived = [&](std::string_view name) -> std::string {
+    if (name == "workers") return std::to_string(r.workers);
+    if (name == "outputs") return std::to_string(r.outputs);
+    if (name == "features") return std::to_string(r.features);
+    // The MLP's shape and engine; "-" for the linear models, which have neither.
+    if (c.model != ModelKind::kMlp) return "-";
+    return FormatSetting(FindSetting(name == "hidden" ? "hidden" : "mlp-backend").get(c), true);
+  };
+  return SettingLines(kLines, c, true, derived) + OuterSettings(c);
 }
 
 std::string Trainer::DataIdentity() const {

@@ -14,7 +14,8 @@
 #include <functional>
 #include <string>
 
-#include "parsgd/train/config.hpp"
+#include "parsgd/config/train_config.hpp"
+#include "parsgd/train/epoch_report.hpp"
 #include "parsgd/train/trainer.hpp"
 #include "parsgd/train/training_state.hpp"
 

@@ -16,7 +16,8 @@
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/model/linear_model.hpp"
 #include "parsgd/model/mlp_model.hpp"
-#include "parsgd/train/config.hpp"
+#include "parsgd/config/train_config.hpp"
+#include "parsgd/train/epoch_report.hpp"
 #include "parsgd/train/executor.hpp"
 #include "parsgd/train/training_state.hpp"
 
@@ -37,6 +38,9 @@ class Trainer {
   Trainer& operator=(const Trainer&) = delete;
 
   const ResolvedSettings& settings() const;
+  // The settings the run uses: the given ones with every automatic choice made (scheme, optimizer,
+  // epochs, learning rate, decay, l2, batch, period resolved; threads as given).
+  const TrainConfig& config() const;
 
   // Runs the next epoch with all workers, then evaluates on the training and test sets. Throws
   // parsgd::Error if the run diverged (a loss or objective that is not finite), and rethrows a

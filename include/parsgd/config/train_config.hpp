@@ -1,5 +1,6 @@
-// A training run's settings (one point of the grid: model, scheme, order, schedule) and what the
-// trainer reports after each epoch.
+// A training run's settings (one point of the grid: model, scheme, order, schedule), and what they
+// resolve to once the automatic ones are derived from the data. The settings a user gives are declared
+// once, with their ranges and help, in config/settings.hpp.
 #pragma once
 
 #include <cstdint>
@@ -63,7 +64,7 @@ struct TrainConfig {
   double learning_rate = 0;   // eta0; 0: derived from the data (see ResolvedSettings)
   ScheduleKind schedule = ScheduleKind::kLinear;
   double decay = 0;           // 0: the schedule's default (invtime 1 per epoch, geometric 0.9)
-  double l2 = -1;             // < 0: 1 / rows (LIBLINEAR's default C = 1)
+  double l2 = -1;             // -1: 1 / rows (LIBLINEAR's default C = 1)
   Normalization normalize = Normalization::kMaxAbs;
   OptimizerConfig optimizer;
   int batch = 0;              // samples per update; 0: 256 for sync (global), 32 for average, else 1
@@ -79,7 +80,8 @@ struct TrainConfig {
   uint64_t seed = 1;
 };
 
-// Throws parsgd::Error, naming the setting, for values that cannot work (no data needed).
+// Throws SettingError (config/settings.hpp), naming the settings by key, for a value out of its
+// setting's range or settings that cannot work together (no data needed).
 void ValidateConfig(const TrainConfig& config);
 
 // The outer optimiser's settings as "name=value" lines; empty for the plain average (so the run
@@ -108,28 +110,6 @@ struct ResolvedSettings {
   double mean_squared_norm = 0;  // mean over rows of sum_j m_j x_j^2 + 1 (the bias input)
   double mean_l1_norm = 0;       // mean over rows of sum_j sqrt(m_j) |x_j| + 1
   double top_eigenvalue = 0;     // largest eigenvalue of mean x x^T (squared loss, minibatches)
-};
-
-// What the workers of one epoch did: the progressive loss summed in a fixed order, and the samples
-// they processed.
-struct EpochTotals {
-  double loss_sum = 0;
-  uint64_t updates = 0;
-};
-
-struct EpochReport {
-  int epoch = 0;                   // 1-based
-  uint64_t updates = 0;            // samples processed this epoch
-  double train_seconds = 0;        // the workers' wall time, evaluation excluded
-  double eval_seconds = 0;
-  double learning_rate = 0;        // at the end of the epoch
-  double progressive_loss = 0;     // mean loss of each sample just before its own update
-  double objective = 0;            // mean training loss + l2 / 2 * ||w||^2, after the epoch
-  double train_accuracy = 0;
-  std::optional<double> test_loss;
-  std::optional<double> test_accuracy;
-  bool interrupted = false;        // the stop flag ended the epoch early: no evaluation
-  double samples_per_second() const { return train_seconds > 0 ? updates / train_seconds : 0; }
 };
 
 }  // namespace parsgd

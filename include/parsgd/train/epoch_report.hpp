@@ -1,0 +1,31 @@
+// What a training epoch reports: the workers' totals and the trainer's report after evaluation.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+namespace parsgd {
+
+// What the workers of one epoch did: the progressive loss summed in a fixed order, and the samples
+// they processed.
+struct EpochTotals {
+  double loss_sum = 0;
+  uint64_t updates = 0;
+};
+
+struct EpochReport {
+  int epoch = 0;                   // 1-based
+  uint64_t updates = 0;            // samples processed this epoch
+  double train_seconds = 0;        // the workers' wall time, evaluation excluded
+  double eval_seconds = 0;
+  double learning_rate = 0;        // at the end of the epoch
+  double progressive_loss = 0;     // mean loss of each sample just before its own update
+  double objective = 0;            // mean training loss + l2 / 2 * ||w||^2, after the epoch
+  double train_accuracy = 0;
+  std::optional<double> test_loss;
+  std::optional<double> test_accuracy;
+  bool interrupted = false;        // the stop flag ended the epoch early: no evaluation
+  double samples_per_second() const { return train_seconds > 0 ? updates / train_seconds : 0; }
+};
+
+}  // namespace parsgd

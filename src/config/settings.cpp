@@ -1,0 +1,416 @@
+#include "parsgd/config/settings.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "parsgd/model/mlp_model.hpp"
+
+namespace parsgd {
+namespace {
+
+// The rendering of what(): keys bare.
+std::string Bare(std::string_view key) { return std::string(key); }
+
+std::string Rendered(std::string_view marked,
+                     const std::function<std::string(std::string_view)>& spell) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < marked.size()) {
+    const std::size_t open = marked.find('`', at);
+    const std::size_t close = open == std::string_view::npos ? open : marked.find('`', open + 1);
+    if (close == std::string_view::npos) {
+      out.append(marked.substr(at));
+      break;
+    }
+    out.append(marked.substr(at, open - at)).append(spell(marked.substr(open + 1, close - open - 1)));
+    at = close + 1;
+  }
+  return out;
+}
+
+// ---- the kinds of entries ----
+
+Setting Entry(std::string key, SettingType type, std::string help, double min = 0, double max = 0,
+              bool min_exclusive = false) {
+  Setting s;
+  s.key = std::move(key);
+  s.type = type;
+  s.help = std::move(help);
+  s.min = min;
+  s.max = max;
+  s.min_exclusive = min_exclusive;
+  return s;
+}
+
+// `field` is a generic lambda returning a reference to the member, for const and non-const configs.
+template <class Field>
+Setting Int(std::string key, std::string help, Field field, int min, int max,
+            std::vector<SettingWord> words = {}) {
+  Setting s = Entry(std::move(key), SettingType::kInt, std::move(help), min, max);
+  s.words = std::move(words);
+  s.get = [field](const TrainConfig& c) { return SettingValue(int64_t{field(c)}); };
+  s.put = [field](TrainConfig& c, const SettingValue& v) {
+    field(c) = static_cast<int>(std::get<int64_t>(v));
+  };
+  return s;
+}
+
+template <class Field>
+Setting Real(std::string key, std::string help, Field field, double min, double max,
+             bool min_exclusive = false, std::vector<SettingWord> words = {}) {
+  Setting s = Entry(std::move(key), SettingType::kReal, std::move(help), min, max, min_exclusive);
+  s.words = std::move(words);
+  s.get = [field](const TrainConfig& c) { return SettingValue(double{field(c)}); };
+  s.put = [field](TrainConfig& c, const SettingValue& v) { field(c) = std::get<double>(v); };
+  return s;
+}
+
+template <class Enum, class Field>
+Setting Choice(std::string key, std::string help, std::span<const Named<Enum>> table, Field field) {
+  Setting s = Entry(std::move(key), SettingType::kChoice, std::move(help));
+  for (const Named<Enum>& e : table) s.choices.emplace_back(e.name, e.help);
+  s.get = [field, table](const TrainConfig& c) {
+    return SettingValue(std::string(NameOf(table, field(c))));
+  };
+  s.put = [field, table](TrainConfig& c, const SettingValue& v) {
+    field(c) = *FindByName(table, std::get<std::string>(v));
+  };
+  return s;
+}
+
+template <class Field>
+Setting Switch(std::string key, std::string help, Field field) {
+  Setting s = Entry(std::move(key), SettingType::kSwitch, std::move(help));
+  s.get = [field](const TrainConfig& c) { return SettingValue(bool{field(c)}); };
+  s.put = [field](TrainConfig& c, const SettingValue& v) { field(c) = std::get<bool>(v); };
+  return s;
+}
+
+std::vector<Setting> MakeTable() {
+  const std::vector<SettingWord> automatic = {{"auto", 0}};
+  std::vector<Setting> t;
+  t.push_back(Choice<ModelKind>("model", "model and loss", kModelKinds,
+                                [](auto& c) -> auto& { return c.model; }));
+  Setting hidden = Entry("hidden", SettingType::kSizes, "mlp: hidden layer sizes");
+  hidden.get = [](const TrainConfig& c) { return SettingValue(fmt::format("{}", fmt::join(c.hidden, ","))); };
+  hidden.put = [](TrainConfig& c, const SettingValue& v) {
+    c.hidden = ParseHiddenSizes(std::get<std::string>(v));
+  };
+  t.push_back(std::move(hidden));
+  t.push_back(Choice<MlpBackend>("mlp-backend", "mlp: dense compute", kMlpBackends,
+                                 [](auto& c) -> auto& { return c.mlp_backend; }));
+  t.push_back(Choice<SchemeKind>("scheme", "how workers meet the shared model", kSchemeKinds,
+                                 [](auto& c) -> auto& { return c.scheme; }));
+  t.push_back(Choice<Backend>(
+      "backend", "where the workers run (offload: linear models; sequential, hogwild, atomic, sync)",
+      kBackends, [](auto& c) -> auto& { return c.backend; }));
+  t.push_back(Switch(
+      "require-gpu",
+      "offload: fail unless the target regions really run on a GPU (not the host fallback)",
+      [](auto& c) -> auto& { return c.require_gpu; }));
+  t.push_back(Choice<OrderKind>("order", "sample order", kOrderKinds,
+                                [](auto& c) -> auto& { return c.order; }));
+  t.push_back(Int("threads",
+                  "worker threads (offload: device workers; auto: 65,536 on a GPU for hogwild and "
+                  "atomic, 1 for sync; elsewhere every core this process may use)",
+                  [](auto& c) -> auto& { return c.threads; }, 1, 4096, automatic));
+  t.push_back(Int("epochs",
+                  "passes over the training data (auto: enough for about 10^6 updates, 10 to 1000)",
+                  [](auto& c) -> auto& { return c.epochs; }, 1, 1000000, automatic));
+  t.push_back(Real("learning-rate",
+                   "initial step size eta0 (auto: 0.5 / (curvature * mean squared row norm))",
+                   [](auto& c) -> auto& { return c.learning_rate; }, 0, 1e9, true, automatic));
+  t.push_back(Choice<ScheduleKind>("schedule", "step-size schedule", kScheduleKinds,
+                                   [](auto& c) -> auto& { return c.schedule; }));
+  t.push_back(Real("decay",
+                   "invtime: rate per epoch; geometric: factor per epoch (auto: 1 for invtime, 0.9 "
+                   "for geometric)",
+                   [](auto& c) -> auto& { return c.decay; }, 0, 1e9, true, automatic));
+  t.push_back(Real("l2", "L2 regularisation strength (auto: 1/rows, LIBLINEAR's C = 1)",
+                   [](auto& c) -> auto& { return c.l2; }, 0, 1e9, false, {{"auto", -1}}));
+  t.push_back(Choice<Normalization>("normalize", "per-feature step scaling", kNormalizations,
+                                    [](auto& c) -> auto& { return c.normalize; }));
+  t.push_back(Choice<OptimizerKind>("optimizer", "per-coordinate update rule", kOptimizerKinds,
+                                    [](auto& c) -> auto& { return c.optimizer.kind; }));
+  constexpr double kBelowOne = 0.999999;
+  t.push_back(Real("momentum", "momentum and nesterov: momentum mu",
+                   [](auto& c) -> auto& { return c.optimizer.momentum; }, 0, kBelowOne));
+  t.push_back(Real("rho", "rmsprop: decay of the squared-gradient average",
+                   [](auto& c) -> auto& { return c.optimizer.rho; }, 0, kBelowOne));
+  t.push_back(Real("beta1", "adam: decay of the first moment",
+                   [](auto& c) -> auto& { return c.optimizer.beta1; }, 0, kBelowOne));
+  t.push_back(Real("beta2", "adam: decay of the second moment",
+                   [](auto& c) -> auto& { return c.optimizer.beta2; }, 0, kBelowOne));
+  t.push_back(Real("epsilon", "adagrad, rmsprop, adam: added to the denominator",
+                   [](auto& c) -> auto& { return c.optimizer.epsilon; }, 0, 1, true));
+  t.push_back(Int("batch",
+                  "samples per update: the global minibatch for sync, each worker's for average, "
+                  "sequential minibatch SGD for sequential (auto: 256 for sync, 32 for average, "
+                  "else 1)",
+                  [](auto& c) -> auto& { return c.batch; }, 1, 1 << 30, automatic));
+  t.push_back(Int("period",
+                  "average, gossip: each worker's minibatches between two combining steps (auto: "
+                  "10; with per-sample steps, --batch 1, a tenth of each worker's shard)",
+                  [](auto& c) -> auto& { return c.period; }, 1, 1 << 30,
+                  {{"auto", -1}, {"epoch", 0}}));
+  t.push_back(Switch("average-state",
+                     "average: average the optimiser state too; gossip: mix it with the weights",
+                     [](auto& c) -> auto& { return c.average_state; }));
+  t.push_back(Choice<OuterKind>("outer-optimizer",
+                                "average: the rule applied at each average to d = model before "
+                                "the period - replicas' mean",
+                                kOuterKinds, [](auto& c) -> auto& { return c.outer.kind; }));
+  t.push_back(Real("outer-learning-rate", "average: the outer rule's rate lr",
+                   [](auto& c) -> auto& { return c.outer.learning_rate; }, 0, 1e9, true));
+  t.push_back(Real("outer-momentum", "average: the outer momentum mu",
+                   [](auto& c) -> auto& { return c.outer.momentum; }, 0, kBelowOne));
+  t.push_back(Switch("deterministic",
+                     "require bit-identical results run to run (sequential, sync, average, gossip "
+                     "only); the metrics then leave out wall-clock times",
+                     [](auto& c) -> auto& { return c.deterministic; }));
+  Setting seed = Entry("seed", SettingType::kCount, "seed of every random choice (sample order)");
+  seed.get = [](const TrainConfig& c) { return SettingValue(c.seed); };
+  seed.put = [](TrainConfig& c, const SettingValue& v) { c.seed = std::get<uint64_t>(v); };
+  t.push_back(std::move(seed));
+  return t;
+}
+
+std::size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// " (or 'auto' or 'epoch')" for a setting with words; empty without.
+std::string OrWords(const Setting& s) {
+  if (s.words.empty()) return "";
+  std::string out = " (or";
+  for (std::size_t i = 0; i < s.words.size(); ++i) {
+    out += fmt::format("{} '{}'", i == 0 ? "" : " or", s.words[i].word);
+  }
+  return out + ")";
+}
+
+// "an integer or 'auto'": what a malformed value should have been.
+std::string Expected(const Setting& s) {
+  std::string out = s.type == SettingType::kInt ? "an integer" : "a number";
+  for (const SettingWord& w : s.words) out += fmt::format(" or '{}'", w.word);
+  return out;
+}
+
+const SettingWord* WordOf(const Setting& s, double value) {
+  for (const SettingWord& w : s.words) {
+    if (w.value == value) return &w;
+  }
+  return nullptr;
+}
+
+[[noreturn]] void Malformed(const Setting& s, std::string_view what, std::string_view text) {
+  throw SettingError(fmt::format("`{}`: expected {}, got '{}'", s.key, what, text));
+}
+
+template <class T>
+T ParseNumber(const Setting& s, std::string_view text, std::string_view what) {
+  T value{};
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || text.empty()) Malformed(s, what, text);
+  return value;
+}
+
+// The range of ordinary values, as messages write it: "between 1 and 64", "a number in (0, 1]".
+std::string Range(const Setting& s) {
+  if (s.type == SettingType::kInt) return fmt::format("between {} and {}", s.min, s.max);
+  return fmt::format("a number in {}{}, {}]", s.min_exclusive ? "(" : "[", s.min, s.max);
+}
+
+bool InRange(const Setting& s, double v) {
+  const bool above = s.min_exclusive ? v > s.min : v >= s.min;
+  return std::isfinite(v) && above && v <= s.max;
+}
+
+}  // namespace
+
+SettingError::SettingError(std::string marked)
+    : Error(Rendered(marked, Bare)), marked_(std::move(marked)) {}
+
+std::string SettingError::Render(
+    const std::function<std::string(std::string_view key)>& spell) const {
+  return Rendered(marked_, spell);
+}
+
+std::span<const Setting> TrainSettings() {
+  static const std::vector<Setting> table = MakeTable();
+  return table;
+}
+
+const Setting& FindSetting(std::string_view key) {
+  const Setting* best = nullptr;
+  std::size_t best_distance = 3;  // suggest only close names
+  for (const Setting& s : TrainSettings()) {
+    if (s.key == key) return s;
+    const std::size_t d = EditDistance(key, s.key);
+    if (d < best_distance) {
+      best = &s;
+      best_distance = d;
+    }
+  }
+  throw SettingError(fmt::format("no setting '{}'{}", key,
+                                 best ? fmt::format(" (did you mean `{}`?)", best->key) : ""));
+}
+
+SettingValue ParseSetting(const Setting& s, std::string_view text) {
+  for (const SettingWord& w : s.words) {
+    if (text != w.word) continue;
+    if (s.type == SettingType::kInt) return int64_t(w.value);
+    return w.value;
+  }
+  switch (s.type) {
+    case SettingType::kInt: {
+      const auto v = ParseNumber<long long>(s, text, Expected(s));
+      if (v < s.min || v > s.max) {
+        throw SettingError(fmt::format("`{}`: must be {}{}, got {}", s.key, Range(s), OrWords(s), text));
+      }
+      return int64_t{v};
+    }
+    case SettingType::kReal: {
+      const double v = ParseNumber<double>(s, text, Expected(s));
+      if (!InRange(s, v)) {
+        throw SettingError(fmt::format("`{}`: must be {}{}, got {}", s.key, Range(s), OrWords(s), text));
+      }
+      return v;
+    }
+    case SettingType::kCount:
+      if (!text.empty() && text[0] == '-') Malformed(s, "a non-negative integer", text);
+      return ParseNumber<uint64_t>(s, text, "a non-negative integer");
+    case SettingType::kChoice:
+      for (const auto& [name, help] : s.choices) {
+        if (text == name) return std::string(text);
+      }
+      {
+        std::vector<std::string> names;
+        for (const auto& [name, help] : s.choices) names.push_back(name);
+        Malformed(s, fmt::format("one of {}", fmt::join(names, ", ")), text);
+      }
+    case SettingType::kSwitch:
+      if (text != "" && text != "true" && text != "false") Malformed(s, "true or false", text);
+      return text != "false";
+    case SettingType::kSizes:
+      try {
+        ParseHiddenSizes(std::string(text));
+      } catch (const Error&) {
+        Malformed(s, "layer sizes like 256,128", text);
+      }
+      return std::string(text);
+  }
+  throw Error("ParseSetting: unknown setting type");
+}
+
+void CheckSetting(const Setting& s, const SettingValue& value) {
+  auto refuse = [&](const std::string& what) {
+    throw SettingError(fmt::format("`{}`: {}, got {}", s.key, what, FormatSetting(value, false)));
+  };
+  // A word's value, as a config built in code holds it: "(or 0 for 'auto')".
+  std::string words;
+  for (const SettingWord& w : s.words) words += fmt::format(" or {} for '{}'", w.value, w.word);
+  if (!words.empty()) words = " (or " + words.substr(4) + ")";
+  switch (s.type) {
+    case SettingType::kInt: {
+      const auto* v = std::get_if<int64_t>(&value);
+      if (v == nullptr) refuse("expected an integer");
+      if ((*v < s.min || *v > s.max) && WordOf(s, double(*v)) == nullptr) {
+        refuse(fmt::format("must be {}{}", Range(s), words));
+      }
+      return;
+    }
+    case SettingType::kReal: {
+      const auto* v = std::get_if<double>(&value);
+      if (v == nullptr) refuse("expected a number");
+      if (!InRange(s, *v) && WordOf(s, *v) == nullptr) refuse(fmt::format("must be {}{}", Range(s), words));
+      return;
+    }
+    case SettingType::kCount:
+      if (!std::holds_alternative<uint64_t>(value)) refuse("expected a non-negative integer");
+      return;
+    case SettingType::kSwitch:
+      if (!std::holds_alternative<bool>(value)) refuse("expected true or false");
+      return;
+    case SettingType::kChoice:
+    case SettingType::kSizes: {
+      const auto* v = std::get_if<std::string>(&value);
+      if (v == nullptr) refuse("expected a name");
+      ParseSetting(s, *v);  // names one of the choices; sizes are positive
+      return;
+    }
+  }
+}
+
+void ApplySetting(TrainConfig& config, std::string_view key, std::string_view text) {
+  const Setting& s = FindSetting(key);
+  s.put(config, ParseSetting(s, text));
+}
+
+std::string SettingText(const Setting& s, const SettingValue& value) {
+  if (const auto* v = std::get_if<int64_t>(&value)) {
+    if (const SettingWord* w = WordOf(s, double(*v))) return w->word;
+  }
+  if (const auto* v = std::get_if<double>(&value)) {
+    if (const SettingWord* w = WordOf(s, *v)) return w->word;
+  }
+  return FormatSetting(value, false);
+}
+
+std::string FormatSetting(const SettingValue& value, bool exact) {
+  return std::visit(
+      [exact](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, double>) {
+          return exact ? fmt::format("{:.17g}", v) : fmt::format("{}", v);
+        } else {
+          return fmt::format("{}", v);
+        }
+      },
+      value);
+}
+
+std::string SettingLines(std::span<const SettingLine> lines, const TrainConfig& config, bool exact,
+                         const std::function<std::string(std::string_view name)>& derived) {
+  std::string out;
+  for (const SettingLine& line : lines) {
+    const std::string value = line.key == nullptr
+                                  ? derived(line.name)
+                                  : FormatSetting(FindSetting(line.key).get(config), exact);
+    out.append(line.name).append("=").append(value).append("\n");
+  }
+  return out;
+}
+
+std::string ValueName(const Setting& s) {
+  switch (s.type) {
+    case SettingType::kInt:
+    case SettingType::kCount:
+    case SettingType::kReal: {
+      std::string out = s.type == SettingType::kReal ? "X" : "N";
+      for (const SettingWord& w : s.words) out += "|" + w.word;
+      return out;
+    }
+    case SettingType::kChoice: return "NAME";
+    case SettingType::kSwitch: return "";
+    case SettingType::kSizes: return "SIZES";
+  }
+  return "";
+}
+
+}  // namespace parsgd

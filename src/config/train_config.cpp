@@ -1,0 +1,65 @@
+#include "parsgd/config/train_config.hpp"
+
+#include <fmt/format.h>
+
+#include "parsgd/config/settings.hpp"
+
+namespace parsgd {
+
+void ValidateConfig(const TrainConfig& c) {
+  // Each setting's own range (config/settings.hpp), then the rules between settings.
+  for (const Setting& s : TrainSettings()) CheckSetting(s, s.get(c));
+  auto fail = [](const std::string& what) { throw SettingError(what); };
+  const bool minibatch_scheme = c.scheme == SchemeKind::kSequential || c.scheme == SchemeKind::kSync ||
+                                IsReplicaScheme(c.scheme) || c.scheme == SchemeKind::kAuto;
+  if (c.batch > 1 && !minibatch_scheme && IsLinear(c.model)) {
+    fail(fmt::format("`batch` {} with `scheme` {}: for linear models minibatches apply to the "
+                     "sequential, sync, average and gossip schemes; the asynchronous schemes "
+                     "update per sample",
+                     c.batch, NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
+  }
+  if (c.model == ModelKind::kMlp && c.scheme == SchemeKind::kStriped) {
+    fail("`scheme` striped locks the coordinates a sample touches; an MLP minibatch touches all "
+         "of them: use `scheme` locked");
+  }
+  if (c.deterministic && !IsDeterministic(c.scheme)) {
+    fail(fmt::format("`deterministic` with `scheme` {}: its update order depends on thread timing; "
+                     "use sequential, sync, average or gossip",
+                     NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
+  }
+  if (c.backend == Backend::kOffload) {
+    if (!IsLinear(c.model)) {
+      fail("`backend` offload trains the linear models (logistic, hinge, squared, softmax); the "
+           "mlp runs on the cpu backend");
+    }
+    if (c.scheme != SchemeKind::kAuto && c.scheme != SchemeKind::kSequential &&
+        c.scheme != SchemeKind::kHogwild && c.scheme != SchemeKind::kAtomic &&
+        c.scheme != SchemeKind::kSync) {
+      fail(fmt::format("`backend` offload runs the schemes sequential, hogwild, atomic and sync; "
+                       "not {}",
+                       NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
+    }
+  } else if (c.require_gpu) {
+    fail("`require-gpu` needs `backend` offload");
+  }
+  const OuterConfig& outer = c.outer;
+  if (!outer.plain() && c.scheme != SchemeKind::kAverage) {
+    fail(fmt::format("`outer-optimizer` {} `outer-learning-rate` {}: the outer step acts on the "
+                     "replicas' average, so it needs `scheme` average (gossip takes no average)",
+                     NameOf<OuterKind>(kOuterKinds, outer.kind), outer.learning_rate));
+  }
+  if (c.schedule == ScheduleKind::kGeometric && c.decay > 1) {
+    fail(fmt::format("`decay` for the geometric schedule is a factor per epoch in (0, 1], got {}",
+                     c.decay));
+  }
+}
+
+std::string OuterSettings(const TrainConfig& c) {
+  if (c.outer.plain()) return "";
+  static constexpr SettingLine kLines[] = {{"outer_optimizer", "outer-optimizer"},
+                                           {"outer_learning_rate", "outer-learning-rate"},
+                                           {"outer_momentum", "outer-momentum"}};
+  return SettingLines(kLines, c, true, nullptr);
+}
+
+}  // namespace parsgd
