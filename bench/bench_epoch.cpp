@@ -8,7 +8,7 @@
 #include "../src/train/row_prefetch.hpp"
 #include "bench_common.hpp"
 #include "parsgd/order/sample_order.hpp"
-#include "parsgd/train/trainer.hpp"
+#include "parsgd/run/trainer.hpp"
 
 namespace parsgd {
 namespace {

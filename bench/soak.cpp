@@ -28,7 +28,7 @@
 #include "parsgd/io/model_file.hpp"
 #include "parsgd/model/targets.hpp"
 #include "parsgd/train/evaluate.hpp"
-#include "parsgd/train/trainer.hpp"
+#include "parsgd/run/trainer.hpp"
 
 namespace parsgd {
 namespace {

@@ -18,7 +18,7 @@
 #include "../src/cli/interrupt.hpp"
 #include "../src/util/xxhash64.hpp"
 #include "parsgd/io/checkpoint.hpp"
-#include "parsgd/train/trainer.hpp"
+#include "parsgd/run/trainer.hpp"
 #include "parsgd/util/error.hpp"
 #include "test_support.hpp"
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "parsgd/model/targets.hpp"
-#include "parsgd/train/trainer.hpp"
+#include "parsgd/run/trainer.hpp"
 #include "parsgd/util/error.hpp"
 #include "test_support.hpp"
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "parsgd/train/trainer.hpp"
+#include "parsgd/run/trainer.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/rng.hpp"
 #include "test_support.hpp"

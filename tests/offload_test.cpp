@@ -20,7 +20,7 @@
 
 #include "parsgd/io/checkpoint.hpp"
 #include "parsgd/offload/device.hpp"
-#include "parsgd/train/trainer.hpp"
+#include "parsgd/run/trainer.hpp"
 #include "parsgd/util/error.hpp"
 #include "test_support.hpp"
 

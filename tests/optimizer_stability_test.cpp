@@ -12,7 +12,7 @@
 #include <tuple>
 
 #include "parsgd/optim/optimizer.hpp"
-#include "parsgd/train/trainer.hpp"
+#include "parsgd/run/trainer.hpp"
 #include "parsgd/util/rng.hpp"
 #include "test_support.hpp"
 

@@ -8,7 +8,7 @@
 #include "parsgd/model/loss.hpp"
 #include "parsgd/model/targets.hpp"
 #include "parsgd/order/sample_order.hpp"
-#include "parsgd/train/trainer.hpp"
+#include "parsgd/run/trainer.hpp"
 #include "parsgd/util/error.hpp"
 #include "test_support.hpp"
 #include "train/replicas.hpp"

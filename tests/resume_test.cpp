@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "parsgd/io/checkpoint.hpp"
-#include "parsgd/train/trainer.hpp"
+#include "parsgd/run/trainer.hpp"
 #include "parsgd/util/error.hpp"
 #include "test_support.hpp"
 

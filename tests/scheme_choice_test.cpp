@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "parsgd/train/trainer.hpp"
+#include "parsgd/run/trainer.hpp"
 #include "test_support.hpp"
 
 namespace parsgd {

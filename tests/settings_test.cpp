@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "options.hpp"
-#include "parsgd/train/trainer.hpp"
+#include "parsgd/run/trainer.hpp"
 #include "test_support.hpp"
 #include "train_options.hpp"
 

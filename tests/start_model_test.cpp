@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "parsgd/io/model_file.hpp"
-#include "parsgd/train/trainer.hpp"
+#include "parsgd/run/trainer.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/rng.hpp"
 #include "test_support.hpp"

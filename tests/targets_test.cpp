@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "data_test_util.hpp"
-#include "parsgd/train/trainer.hpp"
+#include "parsgd/run/trainer.hpp"
 #include "test_support.hpp"
 
 namespace parsgd {

@@ -13,7 +13,7 @@
 #include "parsgd/optim/optimizer.hpp"
 #include "parsgd/order/sample_order.hpp"
 #include "parsgd/scheme/scheme.hpp"
-#include "parsgd/train/trainer.hpp"
+#include "parsgd/run/trainer.hpp"
 
 namespace parsgd::testing {
 

@@ -1,4 +1,4 @@
-#include "parsgd/train/trainer.hpp"
+#include "parsgd/run/trainer.hpp"
 
 #include <gtest/gtest.h>
 

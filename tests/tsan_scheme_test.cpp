@@ -9,7 +9,7 @@
 
 #include "parsgd/scheme/scheme.hpp"
 #include "parsgd/train/linear_step.hpp"
-#include "parsgd/train/trainer.hpp"
+#include "parsgd/run/trainer.hpp"
 #include "test_support.hpp"
 
 namespace parsgd {

@@ -13,7 +13,7 @@
 
 #include "parsgd/data/load.hpp"
 #include "parsgd/run/run_loop.hpp"
-#include "parsgd/train/trainer.hpp"
+#include "parsgd/run/trainer.hpp"
 #include "report.hpp"
 
 namespace parsgd::cli {

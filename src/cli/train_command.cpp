@@ -11,7 +11,7 @@
 #include "options.hpp"
 #include "parsgd/io/model_file.hpp"
 #include "parsgd/model/mlp_model.hpp"
-#include "parsgd/train/trainer.hpp"
+#include "parsgd/run/trainer.hpp"
 #include "parsgd/util/atomic_file.hpp"
 #include "interrupt.hpp"
 #include "parsgd/io/checkpoint.hpp"

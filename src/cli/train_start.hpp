@@ -7,7 +7,7 @@
 #include "options.hpp"
 #include "parsgd/io/checkpoint.hpp"
 #include "parsgd/io/model_file.hpp"
-#include "parsgd/train/trainer.hpp"
+#include "parsgd/run/trainer.hpp"
 #include "train_options.hpp"
 
 namespace parsgd::cli {

@@ -21,8 +21,7 @@
 #include "../train/sync_split.hpp"
 #include "device_array.hpp"
 #include "linear_kernels.hpp"
-#include "parsgd/config/settings.hpp"
-#include "parsgd/offload/device.hpp"
+#include "offload_family.hpp"
 #include "parsgd/util/error.hpp"
 
 namespace parsgd {
@@ -35,6 +34,12 @@ using offload::Transfer;
 constexpr int kThreadsPerTeam = 128;
 constexpr int kDeviceWorkers = 512 * kThreadsPerTeam;  // hogwild and atomic on a GPU
 constexpr int kMaxEvalTeams = 1024;
+
+// Whether the run takes minibatch steps (one kernel per step) rather than an asynchronous epoch.
+bool IsMinibatch(const TrainConfig& config) {
+  return config.scheme == SchemeKind::kSync ||
+         (config.scheme == SchemeKind::kSequential && config.batch > 1);
+}
 
 // A data set and its targets, mapped.
 struct MappedRows {
@@ -61,27 +66,12 @@ using EvalFn = Evaluation (*)(const offload::Rows&, const offload::Params&, floa
 
 class OffloadLinearFamily final : public ModelFamily {
  public:
-  OffloadLinearFamily(const TrainConfig& config, const Dataset& train, const Targets& targets,
-                      ResolvedSettings& r)
-      : config_(config), train_(train), device_(ProbeDevice()) {
-    if (config.require_gpu && device_.ran_on_host) {
-      throw SettingError("`require-gpu`: the target region ran on the host: " + DescribeDevice(device_) +
-                  ". Check nvidia-smi, that libgomp-plugin-nvptx.so.1 matching this libgomp is "
-                  "on the library path, and GOMP_DEBUG=1 for why the device was dropped");
-    }
+  OffloadLinearFamily(const TrainConfig& config, const ResolvedSettings& r, LinearSetup setup,
+                      const DeviceInfo& device, const Dataset& train, const Targets& targets)
+      : config_(config), train_(train), device_(device), setup_(std::move(setup)) {
     on_host_ = device_.ran_on_host;
-    r.device = device_.name;
-    setup_ = SetUpLinear(config, train, targets, r);
     state_ = OptimizerState(config.optimizer.kind, setup_.model.weights().size());
-    minibatch_ = config.scheme == SchemeKind::kSync ||
-                 (config.scheme == SchemeKind::kSequential && r.batch > 1);
-    if (config.scheme == SchemeKind::kSequential) {
-      r.workers = 1;
-    } else if (config.threads > 0) {
-      r.workers = config.threads;
-    } else {
-      r.workers = on_host_ ? r.threads : minibatch_ ? 1 : kDeviceWorkers;
-    }
+    minibatch_ = IsMinibatch(config);
     workers_ = r.workers;
     batch_ = r.batch;
     // On the host fallback libgomp starts a fresh thread team for every target region that asks
@@ -352,10 +342,20 @@ class OffloadLinearFamily final : public ModelFamily {
 
 }  // namespace
 
-std::unique_ptr<ModelFamily> MakeOffloadLinearFamily(const TrainConfig& config, const Dataset& train,
-                                                     const Targets& targets,
-                                                     ResolvedSettings& settings) {
-  return std::make_unique<OffloadLinearFamily>(config, train, targets, settings);
+int OffloadWorkers(const TrainConfig& config, const DeviceInfo& device, int host_threads) {
+  if (config.scheme == SchemeKind::kSequential) return 1;
+  if (config.threads > 0) return config.threads;
+  return device.ran_on_host ? host_threads : IsMinibatch(config) ? 1 : kDeviceWorkers;
+}
+
+std::unique_ptr<ModelFamily> MakeOffloadLinearFamily(const TrainConfig& config,
+                                                     const ResolvedSettings& settings,
+                                                     AlignedArray<FeatureRate> rates,
+                                                     const DeviceInfo& device,
+                                                     const Dataset& train, const Targets& targets) {
+  return std::make_unique<OffloadLinearFamily>(
+      config, settings, MakeLinearSetup(config, settings, std::move(rates), targets), device,
+      train, targets);
 }
 
 }  // namespace parsgd

@@ -1,5 +1,5 @@
 // The largest eigenvalue of the rows' second-moment matrix, which bounds how far a minibatch's mean
-// gradient can be trusted (see AutoEta0 in trainer.cpp).
+// gradient can be trusted (see AutoEta0 in linear_settings.cpp).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
-// The model-specific half of training. A family (the linear models, the MLP) resolves its automatic
-// settings, owns its parameters and optimiser state, runs an epoch under the configured scheme and
-// evaluates; the Trainer does the rest (settings common to all, orders, schedule, reports).
+// The model-specific half of training. A family (the linear models, the MLP) owns its parameters and
+// optimiser state, runs an epoch under the configured scheme and evaluates; the settings come
+// resolved (run/resolve.hpp) and the Trainer does the rest (orders, schedule, reports).
 #pragma once
 
 #include <memory>
@@ -49,26 +49,25 @@ inline void LoadOptimizerState(const TrainingState& s, OptimizerState& o, const 
   if (!o.state1.empty()) s.Get(prefix + "state1", o.state1.span());
 }
 
-// The linear models' data-derived settings and initial parameters, the same for every backend:
-// the per-feature rates (empty when no feature needs one), the L2 strength, the zero model. Fills
-// settings' eta0, l2 and data statistics.
+// The linear models' parameters as every backend starts them: the zero model, its per-feature
+// rates and L2 strength (linear_settings.hpp).
 struct LinearSetup {
   LinearModel model;
   AlignedArray<FeatureRate> rates;
   double l2 = 0;
 };
-LinearSetup SetUpLinear(const TrainConfig& config, const Dataset& train, const Targets& targets,
-                        ResolvedSettings& settings);
+LinearSetup MakeLinearSetup(const TrainConfig& config, const ResolvedSettings& settings,
+                            AlignedArray<FeatureRate> rates, const Targets& targets);
 
-// `config` is resolved (optimizer, batch). `settings` arrives with the common fields (threads,
-// workers, batch, epochs) and leaves with the family's (eta0, l2, data statistics).
-std::unique_ptr<ModelFamily> MakeLinearFamily(const TrainConfig& config, const Dataset& train,
-                                              const Targets& targets, ResolvedSettings& settings);
-// The linear models on an OpenMP target device (src/offload/). Sets settings.workers and .device.
-std::unique_ptr<ModelFamily> MakeOffloadLinearFamily(const TrainConfig& config, const Dataset& train,
-                                                     const Targets& targets,
-                                                     ResolvedSettings& settings);
-std::unique_ptr<ModelFamily> MakeMlpFamily(const TrainConfig& config, const Dataset& train,
-                                           const Targets& targets, ResolvedSettings& settings);
+// The families of the cpu backend (the offload backend's: src/offload/offload_family.hpp). Each
+// takes the run's resolution (run/resolve.hpp): `config` with every automatic setting made and
+// `settings`, which it reads and never changes.
+std::unique_ptr<ModelFamily> MakeLinearFamily(const TrainConfig& config,
+                                              const ResolvedSettings& settings,
+                                              AlignedArray<FeatureRate> rates, const Dataset& train,
+                                              const Targets& targets);
+std::unique_ptr<ModelFamily> MakeMlpFamily(const TrainConfig& config,
+                                           const ResolvedSettings& settings, const Dataset& train,
+                                           const Targets& targets);
 
 }  // namespace parsgd

@@ -1,9 +1,7 @@
-// The linear models' half of training: per-feature statistics and rates, the default step size,
-// the optimiser state, the sparse epoch runners.
+// The linear models' half of training: the model with its rates, the optimiser state, the sparse
+// epoch runners.
 #include <algorithm>
-#include <cmath>
 
-#include "curvature.hpp"
 #include "epoch_runner.hpp"
 #include "family.hpp"
 #include "parsgd/util/error.hpp"
@@ -11,119 +9,11 @@
 namespace parsgd {
 namespace {
 
-// The default SGD step size is kAutoStepScale / (c * R2): R2 = mean sum_j m_j x_j^2 (the row's
-// squared norm in the preconditioned geometry, bias input included) and c the loss's curvature
-// bound, so that a typical step moves a sample's score by about half of what would overshoot the
-// loss's quadratic model. Scale-free: multiplying the features by s scales eta0 by 1/s^2, as it
-// must. A minibatch of B averages B gradients:
-//  - logistic, hinge and softmax have bounded gradients: a step too long adds noise (which the
-//    decaying schedule removes) but cannot diverge. Their minibatch step is the single-sample step
-//    times B / (1 + B / 256): the linear scaling rule (Goyal et al. 2017) damped past B = 256. On
-//    the RCV1-shaped set and Fashion-MNIST it landed within the best of a 2x grid for B = 32 and
-//    256, where sqrt(B) scaling and the curvature bound below stopped 1-10 points of accuracy short
-//    after 5 epochs (bench/README.md);
-//  - squared loss can diverge, so it keeps the bound of Ma, Bassily and Belkin (2018, "The power of
-//    interpolation"): B / (R2 + (B - 1) L) with L the largest eigenvalue of the rows' second moment.
-// Momentum's steps add up to 1/(1 - mu) of a gradient step, so its eta0 is scaled by (1 - mu).
-// RMSProp and Adam move every touched coordinate by about eta, so a row's score moves by about
-// eta * L1, L1 = mean sum_j sqrt(m_j) |x_j| (bias included): their eta0 is kAutoStepScale / L1.
-// torch.optim's 0.001 suits dense networks; on the sets of bench/README.md it stopped 3-8 points of
-// accuracy short, and this rule landed within the best of a 10x grid. AdaGrad's steps shrink as
-// each coordinate accumulates gradients, which that scaling does not capture: it starts at 0.3, the
-// best of the same grid on both the RCV1-shaped set and Fashion-MNIST.
-constexpr double kAutoStepScale = 0.5;
-constexpr double kAutoAdaGradStep = 0.3;
-
-double CurvatureOf(ModelKind kind) {
-  switch (kind) {
-    case ModelKind::kLogistic:
-      return LogisticLoss::kCurvature;
-    case ModelKind::kHinge:
-      return HingeLoss::kCurvature;
-    case ModelKind::kSquared:
-      return SquaredLoss::kCurvature;
-    case ModelKind::kSoftmax:
-    case ModelKind::kMlp:
-      break;
-  }
-  return SoftmaxLoss::kCurvature;
-}
-
-double AutoEta0(const TrainConfig& config, const ResolvedSettings& r) {
-  constexpr double kDampedBatch = 256;
-  const double b = r.batch;
-  const double curvature = CurvatureOf(config.model);
-  const double single = kAutoStepScale / (curvature * r.mean_squared_norm);
-  const double sgd =
-      config.model == ModelKind::kSquared
-          ? kAutoStepScale / curvature * b / (r.mean_squared_norm + (b - 1) * r.top_eigenvalue)
-          : single * b / (1 + b / kDampedBatch);
-  switch (config.optimizer.kind) {
-    case OptimizerKind::kMomentum:
-    case OptimizerKind::kNesterov:
-      return sgd * (1 - config.optimizer.momentum);
-    case OptimizerKind::kAdaGrad:
-      return kAutoAdaGradStep;
-    case OptimizerKind::kRmsProp:
-    case OptimizerKind::kAdam:
-      return kAutoStepScale / r.mean_l1_norm;
-    case OptimizerKind::kSgd:
-    case OptimizerKind::kAuto:
-      break;
-  }
-  return sgd;
-}
-
-// Per-feature statistics of the training rows, in one pass: d_j, max |x_j|, sum |x_j|, sum x_j^2.
-struct FeatureStats {
-  std::vector<uint64_t> rows_with;
-  std::vector<float> max_abs;
-  std::vector<double> abs_sums;
-  std::vector<double> squares;
-};
-
-FeatureStats ScanFeatures(const Dataset& train) {
-  const uint64_t f_count = train.features();
-  FeatureStats f{std::vector<uint64_t>(f_count, 0), std::vector<float>(f_count, 0.f),
-                 std::vector<double>(f_count, 0.0), std::vector<double>(f_count, 0.0)};
-  for (uint64_t e = 0; e < train.nnz(); ++e) {
-    const uint32_t j = train.indices()[e];
-    const float v = train.values()[e];
-    ++f.rows_with[j];
-    f.max_abs[j] = std::max(f.max_abs[j], std::abs(v));
-    f.abs_sums[j] += std::abs(v);
-    f.squares[j] += static_cast<double>(v) * v;
-  }
-  return f;
-}
-
-// The rates, the regulariser and the mean preconditioned norms of a row, from the feature statistics.
-AlignedArray<FeatureRate> ResolveFeatureRates(const TrainConfig& config, const Dataset& train,
-                                              const FeatureStats& f, ResolvedSettings& r) {
-  const double n = static_cast<double>(train.rows());
-  r.l2_auto = config.l2 < 0;
-  r.l2 = r.l2_auto ? 1.0 / n : config.l2;
-  const bool scaled = config.normalize == Normalization::kMaxAbs;
-  AlignedArray<FeatureRate> rates;
-  double squares = 0, l1 = 0;
-  if (scaled || r.l2 > 0) rates = AlignedArray<FeatureRate>(train.features());
-  for (uint64_t j = 0; j < train.features(); ++j) {
-    const double m = scaled && f.max_abs[j] > 0 ? 1.0 / (double(f.max_abs[j]) * f.max_abs[j]) : 1.0;
-    const double q = f.rows_with[j] > 0 ? r.l2 * n / f.rows_with[j] : 0.0;
-    squares += m * f.squares[j];
-    l1 += std::sqrt(m) * f.abs_sums[j];
-    if (!rates.empty()) rates[j] = {static_cast<float>(m), static_cast<float>(m * q)};
-  }
-  r.mean_squared_norm = squares / n + 1.0;
-  r.mean_l1_norm = l1 / n + 1.0;
-  return rates;
-}
-
 class LinearFamily final : public ModelFamily {
  public:
-  LinearFamily(const TrainConfig& config, const Dataset& train, const Targets& targets,
-               ResolvedSettings& r)
-      : config_(config), train_(train), targets_(targets), setup_(SetUpLinear(config, train, targets, r)) {
+  LinearFamily(const TrainConfig& config, const ResolvedSettings& r, LinearSetup setup,
+               const Dataset& train, const Targets& targets)
+      : config_(config), train_(train), targets_(targets), setup_(std::move(setup)) {
     state_ = OptimizerState(config.optimizer.kind, setup_.model.weights().size());
     runner_ = MakeEpochRunner(config, {train.features(), r.outputs, r.workers});
     workers_ = r.workers;
@@ -182,23 +72,21 @@ class LinearFamily final : public ModelFamily {
 
 }  // namespace
 
-LinearSetup SetUpLinear(const TrainConfig& config, const Dataset& train, const Targets& targets,
-                        ResolvedSettings& r) {
+LinearSetup MakeLinearSetup(const TrainConfig& config, const ResolvedSettings& settings,
+                            AlignedArray<FeatureRate> rates, const Targets& targets) {
   LinearSetup setup;
-  setup.rates = ResolveFeatureRates(config, train, ScanFeatures(train), r);
-  if (r.batch > 1 && config.model == ModelKind::kSquared) {
-    r.top_eigenvalue = EstimateTopEigenvalue(train, setup.rates.empty() ? nullptr : setup.rates.data());
-  }
-  r.eta0_auto = config.learning_rate == 0;
-  r.eta0 = r.eta0_auto ? AutoEta0(config, r) : config.learning_rate;
-  setup.l2 = r.l2;
-  setup.model = LinearModel(config.model, train.features(), r.outputs, targets.labels);
+  setup.rates = std::move(rates);
+  setup.l2 = settings.l2;
+  setup.model = LinearModel(config.model, settings.features, settings.outputs, targets.labels);
   return setup;
 }
 
-std::unique_ptr<ModelFamily> MakeLinearFamily(const TrainConfig& config, const Dataset& train,
-                                              const Targets& targets, ResolvedSettings& settings) {
-  return std::make_unique<LinearFamily>(config, train, targets, settings);
+std::unique_ptr<ModelFamily> MakeLinearFamily(const TrainConfig& config,
+                                              const ResolvedSettings& settings,
+                                              AlignedArray<FeatureRate> rates, const Dataset& train,
+                                              const Targets& targets) {
+  return std::make_unique<LinearFamily>(
+      config, settings, MakeLinearSetup(config, settings, std::move(rates), targets), train, targets);
 }
 
 }  // namespace parsgd

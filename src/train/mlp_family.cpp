@@ -1,5 +1,4 @@
-// The MLP's half of training: the model (its input scaling from the data), the default step size,
-// the optimiser state, the dense epoch runners, and evaluation with one engine per thread.
+// The MLP's half of training: the model (its input scaling from the data), the optimiser state, the dense epoch runners, and evaluation with one engine per thread.
 #include <algorithm>
 #include <cmath>
 
@@ -13,30 +12,10 @@ namespace {
 
 constexpr uint64_t kInitStream = 0x696e6974;  // "init"
 
-// Momentum 0.05 is the configuration measured against PyTorch (784-256-128-10, batch 64, momentum
-// 0.9). The others: the best of a 3x grid of rates on Fashion-MNIST after 3 epochs (bench/README.md)
-// or torch.optim's default where it was within 0.7 points of it (RMSProp, Adam).
-double AutoEta0(OptimizerKind kind) {
-  switch (kind) {
-    case OptimizerKind::kMomentum:
-    case OptimizerKind::kNesterov:
-      return 0.05;
-    case OptimizerKind::kAdaGrad:
-      return 0.01;
-    case OptimizerKind::kRmsProp:
-    case OptimizerKind::kAdam:
-      return 0.001;
-    case OptimizerKind::kSgd:
-    case OptimizerKind::kAuto:
-      break;
-  }
-  return 0.3;
-}
-
 class MlpFamily final : public ModelFamily {
  public:
-  MlpFamily(const TrainConfig& config, const Dataset& train, const Targets& targets,
-            ResolvedSettings& r)
+  MlpFamily(const TrainConfig& config, const ResolvedSettings& r, const Dataset& train,
+            const Targets& targets)
       : config_(config), train_(train), targets_(targets) {
     std::vector<int> sizes = {static_cast<int>(train.features())};
     sizes.insert(sizes.end(), config.hidden.begin(), config.hidden.end());
@@ -44,10 +23,6 @@ class MlpFamily final : public ModelFamily {
     model_ = MlpModel(sizes, DeriveSeed(config.seed, {kInitStream}));
     model_.set_labels(targets.labels);
     if (config.normalize == Normalization::kMaxAbs) ScaleInputs();
-    r.l2_auto = config.l2 < 0;
-    r.l2 = r.l2_auto ? 0.0 : config.l2;
-    r.eta0_auto = config.learning_rate == 0;
-    r.eta0 = r.eta0_auto ? AutoEta0(config.optimizer.kind) : config.learning_rate;
     l2_ = r.l2;
     state_ = OptimizerState(config.optimizer.kind, model_.params().size());
     runner_ = MakeDenseRunner(config, sizes, r.workers, r.batch);
@@ -123,9 +98,10 @@ class MlpFamily final : public ModelFamily {
 
 }  // namespace
 
-std::unique_ptr<ModelFamily> MakeMlpFamily(const TrainConfig& config, const Dataset& train,
-                                           const Targets& targets, ResolvedSettings& settings) {
-  return std::make_unique<MlpFamily>(config, train, targets, settings);
+std::unique_ptr<ModelFamily> MakeMlpFamily(const TrainConfig& config,
+                                           const ResolvedSettings& settings, const Dataset& train,
+                                           const Targets& targets) {
+  return std::make_unique<MlpFamily>(config, settings, train, targets);
 }
 
 }  // namespace parsgd

@@ -16,7 +16,7 @@
 
 #include "parsgd/config/train_config.hpp"
 #include "parsgd/train/epoch_report.hpp"
-#include "parsgd/train/trainer.hpp"
+#include "parsgd/run/trainer.hpp"
 #include "parsgd/train/training_state.hpp"
 
 namespace parsgd {

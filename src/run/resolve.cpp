@@ -1,0 +1,205 @@
+// Resolve (resolve.hpp): every automatic setting of a run, in one place and one order.
+#include "resolve.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <string>
+#include <vector>
+
+#include "../offload/offload_family.hpp"
+#include "../train/linear_settings.hpp"
+#include "../train/scheme_choice.hpp"
+#include "parsgd/config/settings.hpp"
+#include "parsgd/util/error.hpp"
+#include "parsgd/util/memory_limit.hpp"
+
+namespace parsgd {
+namespace {
+
+// The default run: about 10^6 updates, at least 10 epochs, at most 1000. Small sets need many passes
+// to approach the optimum (seen on scikit-learn's bundled sets: 10 epochs stop 1-4 points of test
+// accuracy short of an exact solver, 1000 match it); large sets are near it within 10.
+int AutoEpochs(uint64_t rows) {
+  constexpr uint64_t kUpdates = 1000000;
+  return static_cast<int>(std::clamp<uint64_t>((kUpdates + rows - 1) / rows, 10, 1000));
+}
+
+// Default minibatch. Linear models: sync shares one global batch of 256 among the workers per step
+// (a barrier each); the average scheme's replicas take minibatches of 32, so that the default
+// period of 10 minibatches averages every 320 samples per worker; the others update per sample. The
+// MLP: 64, whose matrix products already run near the cores' peak (bench/README.md).
+int AutoBatch(const TrainConfig& config) {
+  if (config.model == ModelKind::kMlp) return 64;
+  return config.scheme == SchemeKind::kSync ? 256 : IsReplicaScheme(config.scheme) ? 32 : 1;
+}
+
+// Default period of the replica schemes: 10 minibatches (experiment 3 of docs/experiments.md: on
+// convex models the period barely moves convergence, on the MLP a short one helps). Per-sample
+// replicas (--batch 1) would then combine every 10 samples, where the two fork-joins of each
+// combining step cost more than the training between them (0.14x the samples/s of one Hogwild!
+// worker on the RCV1-shaped set, bench/README.md): they combine 10 times per epoch instead.
+int AutoPeriod(const TrainConfig& config, uint64_t rows, int workers) {
+  if (!IsReplicaScheme(config.scheme) || config.batch != 1) return 10;
+  return static_cast<int>(std::min<uint64_t>(PerSampleReplicaPeriod(rows, workers), 1 << 30));
+}
+
+OptimizerKind AutoOptimizer(ModelKind model) {
+  return model == ModelKind::kMlp ? OptimizerKind::kMomentum : OptimizerKind::kSgd;
+}
+
+double DefaultDecay(ScheduleKind kind) { return kind == ScheduleKind::kGeometric ? 0.9 : 1.0; }
+
+// Parameters of the MLP with inputs `features`, the hidden sizes and `classes` outputs (64-bit: the
+// feature count comes from the data and is checked here before MlpModel sees it as an int).
+uint64_t MlpParams(const std::string& source, uint64_t features, const std::vector<int>& hidden,
+                   uint64_t classes) {
+  constexpr uint64_t kMaxInputs = uint64_t{1} << 24;  // LayoutMlp's bound on a layer size
+  if (features > kMaxInputs) {
+    throw Error(fmt::format("{}: {} features: an MLP takes at most 2^24 inputs", source, features));
+  }
+  std::vector<uint64_t> sizes = {features};
+  sizes.insert(sizes.end(), hidden.begin(), hidden.end());
+  sizes.push_back(classes);
+  uint64_t params = 0;
+  for (std::size_t l = 0; l + 1 < sizes.size(); ++l) params += (sizes[l] + 1) * sizes[l + 1];
+  return params;
+}
+
+// Refuses a model that cannot fit in memory before any of it is allocated. The feature and class
+// counts come from the data: one stray index (LIBSVM "1 4294967295:1") would otherwise ask for tens
+// of GiB and end in std::bad_alloc or the OOM killer. Counts two blocks the families certainly
+// allocate: the parameters with their optimiser state, and before them (freed first) the linear
+// models' per-feature statistics (28 bytes a feature, ScanFeatures). Everything else comes on
+// top, so the check never refuses a run that could have fitted.
+// `replicas`: the replica schemes' per-worker copies of the parameters and state (0 before the
+// scheme is resolved, or for the other schemes), each with its worker's buffers of the same size.
+void CheckModelFits(const TrainConfig& config, const Dataset& train, const ResolvedSettings& r,
+                    int replicas = 0) {
+  const bool linear = IsLinear(config.model);
+  const uint64_t params =
+      linear ? (train.features() + 1) * static_cast<uint64_t>(r.outputs)
+             : MlpParams(train.source(), train.features(), config.hidden, r.outputs);
+  const uint64_t copy_bytes = params * sizeof(float) * (1 + StateCount(r.optimizer));
+  const uint64_t model_bytes = copy_bytes + static_cast<uint64_t>(replicas) * (copy_bytes + params * sizeof(float));
+  const uint64_t stats_bytes = linear ? train.features() * 28 : 0;
+  const uint64_t bytes = std::max(model_bytes, stats_bytes);
+  const uint64_t usable = UsableMemoryBytes();
+  if (bytes <= usable) return;
+  constexpr double kGiB = double(uint64_t{1} << 30);
+  std::string detail =
+      replicas == 0
+          ? fmt::format("{} parameters with optimiser state: {:.1f} GiB", params, model_bytes / kGiB)
+          : fmt::format("{} parameters with optimiser state, and a copy of both and a gradient "
+                        "for each of the {} replicas: {:.1f} GiB",
+                        params, replicas, model_bytes / kGiB);
+  if (linear) detail += fmt::format("; per-feature statistics: {:.1f} GiB", stats_bytes / kGiB);
+  throw Error(fmt::format(
+      "{}: {} features and {} outputs: training needs at least {:.1f} GiB of memory ({}), more "
+      "than the {:.1f} GiB this process may use; is a feature index in the data far larger than "
+      "intended, or are there far more distinct labels (one class each) than classes?",
+      train.source(), train.features(), r.outputs, bytes / kGiB, detail, usable / kGiB));
+}
+
+// Momentum 0.05 is the configuration measured against PyTorch (784-256-128-10, batch 64, momentum
+// 0.9). The others: the best of a 3x grid of rates on Fashion-MNIST after 3 epochs (bench/README.md)
+// or torch.optim's default where it was within 0.7 points of it (RMSProp, Adam).
+double MlpAutoEta0(OptimizerKind kind) {
+  switch (kind) {
+    case OptimizerKind::kMomentum:
+    case OptimizerKind::kNesterov:
+      return 0.05;
+    case OptimizerKind::kAdaGrad:
+      return 0.01;
+    case OptimizerKind::kRmsProp:
+    case OptimizerKind::kAdam:
+      return 0.001;
+    case OptimizerKind::kSgd:
+    case OptimizerKind::kAuto:
+      break;
+  }
+  return 0.3;
+}
+
+// --scheme auto: the machine and the data are asked only where the rule needs them
+// (train/scheme_choice.hpp).
+SchemeChoice AutoScheme(const TrainConfig& config, const Dataset& train, int threads, int outputs,
+                        Executor& executor) {
+  const bool asks = NeedsRoundTrip(config, threads);
+  const double work = asks ? ReplicaWork(train, threads) : -1;
+  const bool measure = asks && work < kReplicaWork;
+  const double trip = measure ? MeasureRoundTripNs(executor) : -1;
+  const bool near = trip >= 0 && trip <= kNearRoundTripNs;
+  const double lines = measure && !near ? EffectiveWriteLines(train, outputs) : -1;
+  return ChooseScheme(config, threads, trip, lines, work);
+}
+
+}  // namespace
+
+Resolution Resolve(const TrainConfig& given, const Dataset& train, const Targets& targets,
+                   Executor& executor) {
+  Resolution out;
+  TrainConfig& config = out.config;
+  ResolvedSettings& r = out.settings;
+  config = given;
+  if (config.optimizer.kind == OptimizerKind::kAuto) config.optimizer.kind = AutoOptimizer(config.model);
+  r.optimizer = config.optimizer.kind;
+  r.threads = executor.threads();
+  r.outputs = IsBinary(config.model) ? 1 : targets.classes;
+  r.features = train.features();
+  CheckModelFits(config, train, r);
+  if (config.scheme == SchemeKind::kAuto) {
+    SchemeChoice choice = AutoScheme(config, train, r.threads, r.outputs, executor);
+    config.scheme = choice.scheme;
+    if (config.batch == 0) config.batch = choice.batch;
+    r.scheme_reason = std::move(choice.reason);
+  }
+  r.scheme = config.scheme;
+  if (config.backend == Backend::kOffload) {
+    out.device = ProbeDevice();
+    if (config.require_gpu && out.device.ran_on_host) {
+      throw SettingError("`require-gpu`: the target region ran on the host: " +
+                         DescribeDevice(out.device) +
+                         ". Check nvidia-smi, that libgomp-plugin-nvptx.so.1 matching this libgomp "
+                         "is on the library path, and GOMP_DEBUG=1 for why the device was dropped");
+    }
+    r.device = out.device.name;
+  }
+  r.batch = config.batch > 0 ? config.batch : AutoBatch(config);
+  config.batch = r.batch;
+  r.workers = config.backend == Backend::kOffload ? OffloadWorkers(config, out.device, r.threads)
+              : config.scheme == SchemeKind::kSequential ? 1
+                                                         : r.threads;
+  if (IsReplicaScheme(config.scheme) && r.workers > 1) CheckModelFits(config, train, r, r.workers);
+  if (config.scheme == SchemeKind::kSync && r.batch < r.workers) {
+    throw SettingError(fmt::format(
+        "`batch` {} is smaller than the {} workers that share each minibatch", r.batch, r.workers));
+  }
+  r.period = config.period >= 0 ? config.period : AutoPeriod(config, train.rows(), r.workers);
+  config.period = r.period;
+  r.decay = config.decay > 0 ? config.decay : DefaultDecay(config.schedule);
+  r.epochs_auto = config.epochs == 0;
+  r.epochs = r.epochs_auto ? AutoEpochs(train.rows()) : config.epochs;
+
+  // The model's own: the linear models' from the data, the MLP's from the optimiser.
+  r.l2_auto = config.l2 < 0;
+  r.eta0_auto = config.learning_rate == 0;
+  if (IsLinear(config.model)) {
+    LinearSettings linear = ResolveLinearSettings(config, train);
+    out.rates = std::move(linear.rates);
+    r.l2 = linear.l2;
+    r.eta0 = linear.eta0;
+    r.mean_squared_norm = linear.mean_squared_norm;
+    r.mean_l1_norm = linear.mean_l1_norm;
+    r.top_eigenvalue = linear.top_eigenvalue;
+  } else {
+    r.l2 = r.l2_auto ? 0.0 : config.l2;
+    r.eta0 = r.eta0_auto ? MlpAutoEta0(config.optimizer.kind) : config.learning_rate;
+  }
+  config.epochs = r.epochs;
+  config.learning_rate = r.eta0;
+  config.decay = r.decay;
+  config.l2 = r.l2;
+  return out;
+}
+
+}  // namespace parsgd

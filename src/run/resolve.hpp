@@ -1,0 +1,36 @@
+// The resolution of a run's settings: every automatic setting made, once, in one order, before the
+// model is allocated. The Trainer calls it first and hands the result to the model's family, which
+// only reads it.
+//
+// Order: the optimiser; the memory check of the model; the scheme (--scheme auto, which may also
+// choose the minibatch: train/scheme_choice.hpp); the offload device; the minibatch; the workers;
+// the memory check of the replicas; the period; decay and epochs; then the model's own: for the
+// linear models the per-feature rates, the L2 strength and the step size from the data
+// (train/linear_settings.hpp), for the MLP from the optimiser.
+#pragma once
+
+#include "parsgd/config/train_config.hpp"
+#include "parsgd/data/dataset.hpp"
+#include "parsgd/model/targets.hpp"
+#include "parsgd/offload/device.hpp"
+#include "parsgd/train/executor.hpp"
+#include "parsgd/train/linear_step.hpp"
+#include "parsgd/util/array.hpp"
+
+namespace parsgd {
+
+struct Resolution {
+  TrainConfig config;                // every automatic setting made (Trainer::config())
+  ResolvedSettings settings;         // the same, with what the data and the machine said
+  AlignedArray<FeatureRate> rates;   // linear models: the per-feature rates (empty: none needed)
+  DeviceInfo device;                 // --backend offload: where its target regions run
+};
+
+// `given` has passed ValidateConfig. Asks the machine only where --scheme auto's rule needs it (a
+// cache line's round trip on the executor's threads) and, for --backend offload, the device.
+// Throws parsgd::Error naming the training data when the model (with its replicas) cannot fit in
+// memory, SettingError when the settings cannot work on this data or device.
+Resolution Resolve(const TrainConfig& given, const Dataset& train, const Targets& targets,
+                   Executor& executor);
+
+}  // namespace parsgd
