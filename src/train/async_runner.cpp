@@ -28,14 +28,14 @@ Scheme MakeScheme(uint64_t features, int outputs) {
 }
 
 template <class Head, class Rule, class Scheme>
-class AsyncRunner final : public EpochRunner {
+class AsyncRunner final : public LinearRunner {
  public:
   explicit AsyncRunner(const RunnerShape& shape)
       : scheme_(MakeScheme<Scheme>(shape.features, shape.outputs)), workers_(shape.workers) {
     for (WorkerState& w : workers_) w.z.resize(shape.outputs);
   }
 
-  EpochTotals Run(const EpochContext& c) override {
+  EpochTotals Run(const LinearContext& c) override {
     c.executor->RunWorkers(c.workers, [&](int w) { RunWorker(c, w, workers_[w]); });
     EpochTotals totals;
     for (const WorkerState& w : workers_) {  // worker order: deterministic for one worker
@@ -46,7 +46,7 @@ class AsyncRunner final : public EpochRunner {
   }
 
  private:
-  void RunWorker(const EpochContext& c, int worker, WorkerState& state) {
+  void RunWorker(const LinearContext& c, int worker, WorkerState& state) {
     const std::span<const uint32_t> indices = c.order->Indices(c.epoch, worker, state.order_scratch);
     const std::atomic<bool>& stop = c.executor->stop_flag();
     const double rows = static_cast<double>(c.data->rows());
@@ -77,7 +77,7 @@ class AsyncRunner final : public EpochRunner {
 };
 
 template <class Head, class Rule>
-std::unique_ptr<EpochRunner> ForScheme(SchemeKind scheme, const RunnerShape& shape) {
+std::unique_ptr<LinearRunner> ForScheme(SchemeKind scheme, const RunnerShape& shape) {
   switch (scheme) {
     case SchemeKind::kHogwild:
       return std::make_unique<AsyncRunner<Head, Rule, HogwildScheme>>(shape);
@@ -94,7 +94,7 @@ std::unique_ptr<EpochRunner> ForScheme(SchemeKind scheme, const RunnerShape& sha
 
 }  // namespace
 
-std::unique_ptr<EpochRunner> MakeAsyncRunner(const TrainConfig& config, const RunnerShape& shape) {
+std::unique_ptr<LinearRunner> MakeAsyncRunner(const TrainConfig& config, const RunnerShape& shape) {
   return WithHead(config.model, [&]<class Head>(Head) {
     return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) {
       return ForScheme<Head, Rule>(config.scheme, shape);

@@ -89,8 +89,8 @@ void ApplyRange(const ParamArrays& p, const float* g, uint64_t begin, uint64_t e
 template <class Rule, class Write>
 void ApplyGradient(const DenseContext& c, const ParamArrays& p, const float* g, uint64_t begin,
                    uint64_t end, const RuleContext& rc) {
-  const float weight_reg = Rule::Prepare(rc, c.l2), bias_reg = Rule::Prepare(rc, 0.f);
-  ForEachSegment(*c.layers, begin, end, [&](uint64_t b, uint64_t e, bool bias) {
+  const float weight_reg = Rule::Prepare(rc, c.params.l2), bias_reg = Rule::Prepare(rc, 0.f);
+  ForEachSegment(*c.params.layers, begin, end, [&](uint64_t b, uint64_t e, bool bias) {
     ApplyRange<Rule, Write>(p, g, b, e, bias ? bias_reg : weight_reg, rc);
   });
 }
@@ -122,7 +122,7 @@ class DenseWorkers {
   }
 
   void Gather(const DenseContext& c, std::span<const uint32_t> rows, DenseWorker& w) {
-    GatherDense(*c.data, rows, c.input_scale, inputs_, w.x.data(), c.targets, w.labels.data());
+    GatherDense(*c.data, rows, c.params.input_scale, inputs_, w.x.data(), c.targets, w.labels.data());
   }
 
   // The workers' losses and samples, summed in worker order.
@@ -136,7 +136,7 @@ class DenseWorkers {
   }
 
   // The step size at `samples` done this epoch, and the optimiser step count t.
-  static RuleContext Context(const DenseContext& c, double samples, double t) {
+  static RuleContext RuleAt(const DenseContext& c, double samples, double t) {
     return MakeRuleContext(c.optimizer, StepAt(c.step, c.epoch, samples, c.data->rows()), t);
   }
 
@@ -177,22 +177,22 @@ class AsyncDense final : public DenseRunner, DenseWorkers {
       const auto batch = w.shard.subspan(b, std::min<uint64_t>(c.batch, w.shard.size() - b));
       Gather(c, batch, w);
       const double samples = static_cast<double>(b) * c.workers;  // this worker's progress, scaled
-      const RuleContext rc = Context(c, samples, (c.epoch * rows + samples) / c.batch + 1);
+      const RuleContext rc = RuleAt(c, samples, (c.epoch * rows + samples) / c.batch + 1);
       std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
       if constexpr (Scheme::kLock) lock.lock();
-      const float* compute_on = c.params.weights;
+      const float* compute_on = c.params.arrays.weights;
       if (Scheme::kSnapshot && !alone) {
         float* snapshot = snapshots_[index].data();
 #pragma GCC unroll 16
-        for (uint64_t i = 0; i < c.size; ++i) snapshot[i] = LoadRelaxed(c.params.weights[i]);
+        for (uint64_t i = 0; i < c.params.size; ++i) snapshot[i] = LoadRelaxed(c.params.arrays.weights[i]);
         compute_on = snapshot;
       }
       w.loss += w.engine->LossAndGradient(compute_on, w.x.data(), w.labels.data(),
                                           static_cast<int>(batch.size()), w.grad.data());
       if (alone) {
-        ApplyGradient<Rule, PlainWrite>(c, c.params, w.grad.data(), 0, c.size, rc);
+        ApplyGradient<Rule, PlainWrite>(c, c.params.arrays, w.grad.data(), 0, c.params.size, rc);
       } else {
-        ApplyGradient<Rule, typename Scheme::Write>(c, c.params, w.grad.data(), 0, c.size, rc);
+        ApplyGradient<Rule, typename Scheme::Write>(c, c.params.arrays, w.grad.data(), 0, c.params.size, rc);
       }
       w.done += batch.size();
     }
@@ -231,17 +231,17 @@ class SyncDense final : public DenseRunner, DenseWorkers {
         d.loss = 0;
         if (part.empty()) return;
         Gather(c, part, d);
-        d.loss = d.engine->LossAndGradient(c.params.weights, d.x.data(), d.labels.data(),
+        d.loss = d.engine->LossAndGradient(c.params.arrays.weights, d.x.data(), d.labels.data(),
                                            static_cast<int>(part.size()), d.grad.data());
       });
       uint64_t size = 0;
       for (int w = 0; w < workers; ++w) size += count[w];
-      const RuleContext rc = Context(c, static_cast<double>(totals.updates),
+      const RuleContext rc = RuleAt(c, static_cast<double>(totals.updates),
                                      static_cast<double>(c.epoch * steps + s + 1));
       // Phase B: the owners of each coordinate range combine the parts' mean gradients, weighted by
       // their sizes, in worker order, and apply the rule.
       c.executor->RunWorkers(workers, [&](int w) {
-        const uint64_t begin = SplitAt(c.size, w, workers), end = SplitAt(c.size, w + 1, workers);
+        const uint64_t begin = SplitAt(c.params.size, w, workers), end = SplitAt(c.params.size, w + 1, workers);
         float* g = combined_.data();
         for (uint64_t i = begin; i < end; ++i) g[i] = 0.f;
         for (int v = 0; v < workers; ++v) {
@@ -250,7 +250,7 @@ class SyncDense final : public DenseRunner, DenseWorkers {
           const float* part = workers_[v].grad.data();
           for (uint64_t i = begin; i < end; ++i) g[i] += weight * part[i];
         }
-        ApplyGradient<Rule, PlainWrite>(c, c.params, g, begin, end, rc);
+        ApplyGradient<Rule, PlainWrite>(c, c.params.arrays, g, begin, end, rc);
       });
       for (int w = 0; w < workers; ++w) totals.loss_sum += workers_[w].loss;  // worker order
       totals.updates += size;
@@ -273,7 +273,7 @@ class DenseLocal : DenseWorkers {
   DenseLocal(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
       : DenseWorkers(config, sizes, workers, batch), size_(ParamCount(LayoutMlp(sizes))) {}
 
-  static ParamArrays Trainer(const Context& c) { return c.params; }
+  static ParamArrays Trainer(const Context& c) { return c.params.arrays; }
 
   void Begin(const Context& c, int w) {
     workers_[w].shard = c.order->Indices(c.epoch, w, workers_[w].order_scratch);
@@ -293,10 +293,10 @@ class DenseLocal : DenseWorkers {
       const auto batch = w.shard.subspan(b, std::min<uint64_t>(c.batch, end - b));
       Gather(c, batch, w);
       const RuleContext rc =
-          DenseWorkers::Context(c, static_cast<double>(b) * c.workers, static_cast<double>(++steps));
+          RuleAt(c, static_cast<double>(b) * c.workers, static_cast<double>(++steps));
       w.loss += w.engine->LossAndGradient(p.weights, w.x.data(), w.labels.data(),
                                           static_cast<int>(batch.size()), w.grad.data());
-      ApplyGradient<Rule, PlainWrite>(c, p, w.grad.data(), 0, c.size, rc);
+      ApplyGradient<Rule, PlainWrite>(c, p, w.grad.data(), 0, c.params.size, rc);
       w.done += batch.size();
     }
   }

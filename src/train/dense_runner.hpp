@@ -15,45 +15,24 @@
 #include <span>
 #include <vector>
 
-#include "parsgd/data/dataset.hpp"
+#include "parsgd/config/train_config.hpp"
 #include "parsgd/model/mlp_engine.hpp"
 #include "parsgd/model/mlp_input.hpp"
 #include "parsgd/model/mlp_model.hpp"
-#include "parsgd/optim/optimizer.hpp"
-#include "parsgd/optim/step_size.hpp"
-#include "parsgd/order/sample_order.hpp"
-#include "parsgd/config/train_config.hpp"
-#include "parsgd/train/epoch_report.hpp"
-#include "parsgd/train/executor.hpp"
-#include "parsgd/train/training_state.hpp"
+#include "runner.hpp"
 
 namespace parsgd {
 
-struct DenseContext {
-  const Dataset* data;
-  const float* targets;        // class ids
-  const float* input_scale;    // per input feature
-  const std::vector<MlpLayer>* layers;
-  ParamArrays params;          // the trainer's parameters and optimiser state
+// The MLP's part of a runner's context (runner.hpp).
+struct DenseParams {
+  ParamArrays arrays;          // the trainer's parameters and optimiser state
   uint64_t size;               // parameters
   float l2;                    // on weights, not biases
-  const SampleOrder* order;
-  StepSize step;
-  OptimizerConfig optimizer;   // resolved
-  uint64_t epoch;
-  int workers;
-  int batch;                   // per update: global for sync, per worker otherwise
-  Executor* executor;
+  const float* input_scale;    // per input feature
+  const std::vector<MlpLayer>* layers;
 };
-
-class DenseRunner {
- public:
-  virtual ~DenseRunner() = default;
-  virtual EpochTotals Run(const DenseContext& context) = 0;
-  // State a runner keeps from one epoch to the next (the average scheme's replicas); none by default.
-  virtual void Save(TrainingState&) const {}
-  virtual void Load(const TrainingState&) {}
-};
+using DenseContext = RunContext<DenseParams>;
+using DenseRunner = Runner<DenseParams>;
 
 // config: resolved (optimizer, batch); sizes: the MLP's layer sizes.
 std::unique_ptr<DenseRunner> MakeDenseRunner(const TrainConfig& config, const std::vector<int>& sizes,

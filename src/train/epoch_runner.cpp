@@ -2,7 +2,7 @@
 
 namespace parsgd {
 
-std::unique_ptr<EpochRunner> MakeEpochRunner(const TrainConfig& config, const RunnerShape& shape) {
+std::unique_ptr<LinearRunner> MakeLinearRunner(const TrainConfig& config, const RunnerShape& shape) {
   if (IsReplicaScheme(config.scheme)) return MakeLinearReplicaRunner(config, shape);
   switch (config.scheme) {
     case SchemeKind::kSync:

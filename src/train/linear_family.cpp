@@ -15,7 +15,7 @@ class LinearFamily final : public ModelFamily {
                const Dataset& train, const Targets& targets)
       : config_(config), train_(train), targets_(targets), setup_(std::move(setup)) {
     state_ = OptimizerState(config.optimizer.kind, setup_.model.weights().size());
-    runner_ = MakeEpochRunner(config, {train.features(), r.outputs, r.workers});
+    runner_ = MakeLinearRunner(config, {train.features(), r.outputs, r.workers});
     workers_ = r.workers;
     batch_ = r.batch;
   }
@@ -24,7 +24,7 @@ class LinearFamily final : public ModelFamily {
                        Executor& executor) override {
     LinearModel& model = setup_.model;
     const ParamArrays arrays = state_.With(model.weights().data());
-    const EpochContext context{&train_,
+    const LinearContext context{&train_,
                                targets_.values.data(),
                                LinearParams{arrays, model.features(), model.outputs(),
                                             setup_.rates.empty() ? nullptr : setup_.rates.data()},
@@ -65,7 +65,7 @@ class LinearFamily final : public ModelFamily {
   const Targets& targets_;
   LinearSetup setup_;
   OptimizerState state_;  // in the weights' layout
-  std::unique_ptr<EpochRunner> runner_;
+  std::unique_ptr<LinearRunner> runner_;
   int workers_ = 1;
   int batch_ = 1;
 };

@@ -30,7 +30,7 @@ constexpr uint64_t kTouchedShare = 8;
 template <class Head, class Rule>
 class LinearLocal {
  public:
-  using Context = EpochContext;
+  using Context = LinearContext;
 
   explicit LinearLocal(const RunnerShape& shape)
       : features_(shape.features),
@@ -202,11 +202,11 @@ class LinearLocal {
 
 }  // namespace
 
-std::unique_ptr<EpochRunner> MakeLinearReplicaRunner(const TrainConfig& config,
+std::unique_ptr<LinearRunner> MakeLinearReplicaRunner(const TrainConfig& config,
                                                      const RunnerShape& shape) {
   return WithHead(config.model, [&]<class Head>(Head) {
     return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) {
-      return MakeReplicaRunner<EpochRunner>(config, LinearLocal<Head, Rule>(shape), shape.workers,
+      return MakeReplicaRunner<LinearRunner>(config, LinearLocal<Head, Rule>(shape), shape.workers,
                                             (shape.features + 1) * shape.outputs);
     });
   });

@@ -21,7 +21,7 @@ namespace parsgd {
 namespace {
 
 template <class Head, class Rule>
-class MinibatchRunner final : public EpochRunner {
+class MinibatchRunner final : public LinearRunner {
  public:
   explicit MinibatchRunner(const RunnerShape& shape)
       : outputs_(shape.outputs),
@@ -32,7 +32,7 @@ class MinibatchRunner final : public EpochRunner {
     for (Worker& w : workers_) w.gradient.emplace(sum_.data(), count_.data(), shape.features, shape.outputs);
   }
 
-  EpochTotals Run(const EpochContext& c) override {
+  EpochTotals Run(const LinearContext& c) override {
     const int workers = c.workers;  // the trainer checked batch >= workers
     std::vector<std::span<const uint32_t>> shards(workers);
     c.executor->RunWorkers(workers, [&](int w) {
@@ -71,7 +71,7 @@ class MinibatchRunner final : public EpochRunner {
   };
 
   // Phase A: scores, losses and derivatives of batch positions [begin, end).
-  void Derivatives(const EpochContext& c, uint64_t begin, uint64_t end) {
+  void Derivatives(const LinearContext& c, uint64_t begin, uint64_t end) {
     const std::span<const uint32_t> rows(rows_.data() + begin, end - begin);
     for (uint64_t i = 0; i < rows.size(); ++i) {
       PrefetchAhead(*c.data, c.targets, rows, i);
@@ -83,7 +83,7 @@ class MinibatchRunner final : public EpochRunner {
   }
 
   // Phase B: worker w sums the gradients of the features it owns, in batch order, and applies them.
-  void SumAndApply(const EpochContext& c, uint64_t size, int w, const RuleContext& rc) {
+  void SumAndApply(const LinearContext& c, uint64_t size, int w, const RuleContext& rc) {
     auto& g = *workers_[w].gradient;
     for (uint64_t i = 0; i < size; ++i) {
       const float* d = d_.data() + i * outputs_;
@@ -106,9 +106,9 @@ class MinibatchRunner final : public EpochRunner {
 
 }  // namespace
 
-std::unique_ptr<EpochRunner> MakeMinibatchRunner(const TrainConfig& config, const RunnerShape& shape) {
+std::unique_ptr<LinearRunner> MakeMinibatchRunner(const TrainConfig& config, const RunnerShape& shape) {
   return WithHead(config.model, [&]<class Head>(Head) {
-    return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) -> std::unique_ptr<EpochRunner> {
+    return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) -> std::unique_ptr<LinearRunner> {
       return std::make_unique<MinibatchRunner<Head, Rule>>(shape);
     });
   });

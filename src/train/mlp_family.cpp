@@ -35,11 +35,8 @@ class MlpFamily final : public ModelFamily {
     const ParamArrays arrays = state_.With(model_.params().data());
     const DenseContext context{&train_,
                                targets_.values.data(),
-                               model_.input_scale().data(),
-                               &model_.layers(),
-                               arrays,
-                               model_.params().size(),
-                               static_cast<float>(l2_),
+                               {arrays, model_.params().size(), static_cast<float>(l2_),
+                                model_.input_scale().data(), &model_.layers()},
                                &order,
                                step,
                                config_.optimizer,

@@ -1,0 +1,64 @@
+// Internal: the one shape of an epoch runner, for every model. A runner runs one epoch of one
+// scheme on the trainer's parameters; what differs between the models is only the model's part of
+// the context, `Params`: LinearParams for the linear models (epoch_runner.hpp), DenseParams for the
+// MLP (dense_runner.hpp). Each scheme is written as a template over a model's "local trainer"
+// (replica_scheme.hpp: average, gossip; sync_runner.hpp: sync) or per model where the models' inner
+// loops differ (async_runner.cpp: per-sample sparse steps; dense_runner.cpp: minibatch steps).
+#pragma once
+
+#include <cstdint>
+
+#include "parsgd/data/dataset.hpp"
+#include "parsgd/optim/optimizer.hpp"
+#include "parsgd/optim/step_size.hpp"
+#include "parsgd/order/sample_order.hpp"
+#include "parsgd/train/epoch_report.hpp"
+#include "parsgd/train/executor.hpp"
+#include "parsgd/train/training_state.hpp"
+
+namespace parsgd {
+
+// What a runner reads for one epoch. The parameters (in params) are the trainer's: the model and its
+// optimiser state, which the runner leaves holding the epoch's result.
+template <class Params>
+struct RunContext {
+  const Dataset* data;
+  const float* targets;      // per row: the label (binary models), the class id (the others)
+  Params params;
+  const SampleOrder* order;  // one shard per worker
+  StepSize step;
+  OptimizerConfig optimizer; // resolved
+  uint64_t epoch;            // 0-based
+  int workers;
+  int batch;                 // samples per update: global for sync, per worker otherwise
+  Executor* executor;
+};
+
+template <class Params>
+class Runner {
+ public:
+  using Context = RunContext<Params>;
+  virtual ~Runner() = default;
+  // Runs one epoch; returns early (with the samples actually processed) when the executor's stop
+  // flag is raised.
+  virtual EpochTotals Run(const Context& context) = 0;
+  // State a runner keeps from one epoch to the next (the replica schemes' replicas); none by
+  // default.
+  virtual void Save(TrainingState&) const {}
+  virtual void Load(const TrainingState&) {}
+};
+
+// Per-sample training recomputes the step size (and Adam's step count) every kStepBlock samples of a
+// worker, at positions that are multiples of it, and checks the stop flag as often.
+constexpr uint64_t kStepBlock = 64;
+
+// The step size after `samples_done` samples of epoch `epoch` over `rows` rows.
+inline float StepAt(const StepSize& step, uint64_t epoch, double samples_done, uint64_t rows) {
+  return step.At(epoch, samples_done / static_cast<double>(rows));
+}
+template <class Params>
+float StepAt(const RunContext<Params>& c, double samples_done) {
+  return StepAt(c.step, c.epoch, samples_done, c.data->rows());
+}
+
+}  // namespace parsgd
