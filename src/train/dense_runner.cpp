@@ -7,7 +7,7 @@
 
 #include "epoch_runner.hpp"
 #include "replica_scheme.hpp"
-#include "sync_split.hpp"
+#include "sync_runner.hpp"
 #include "parsgd/util/array.hpp"
 #include "parsgd/util/error.hpp"
 
@@ -202,60 +202,50 @@ class AsyncDense final : public DenseRunner, DenseWorkers {
   std::mutex mutex_;
 };
 
-// sync: the workers' parts of each global minibatch, combined in worker order.
+// The MLP's half of the sync scheme (sync_runner.hpp). Phase A: each worker's part, its mean
+// gradient computed on the shared parameters. Phase B: the owners of each coordinate range combine
+// the parts' mean gradients, weighted by their sizes, in worker order, and apply the rule.
 template <class Rule>
-class SyncDense final : public DenseRunner, DenseWorkers {
+class DenseSyncLocal : DenseWorkers {
  public:
-  SyncDense(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
+  using Context = DenseContext;
+
+  DenseSyncLocal(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
       : DenseWorkers(config, sizes, workers, (batch + workers - 1) / workers),
         combined_(ParamCount(LayoutMlp(sizes))) {}
 
-  EpochTotals Run(const DenseContext& c) override {
-    const int workers = c.workers;
-    c.executor->RunWorkers(workers, [&](int w) {
-      workers_[w].shard = c.order->Indices(c.epoch, w, workers_[w].order_scratch);
-    });
-    std::vector<std::span<const uint32_t>> shards(workers);
-    for (int w = 0; w < workers; ++w) shards[w] = workers_[w].shard;
-    const SyncSplit split(std::move(shards), c.batch);
-    const uint64_t steps = split.steps();
-    std::vector<uint64_t> count(workers);
-    EpochTotals totals;
-    const std::atomic<bool>& stop = c.executor->stop_flag();
-    for (uint64_t s = 0; s < steps && !stop.load(std::memory_order_relaxed); ++s) {
-      // Phase A: each worker's part, computed on the shared parameters (nobody writes them now).
-      c.executor->RunWorkers(workers, [&](int w) {
-        DenseWorker& d = workers_[w];
-        const auto part = split.Part(s, w);
-        count[w] = part.size();
-        d.loss = 0;
-        if (part.empty()) return;
-        Gather(c, part, d);
-        d.loss = d.engine->LossAndGradient(c.params.arrays.weights, d.x.data(), d.labels.data(),
-                                           static_cast<int>(part.size()), d.grad.data());
-      });
-      uint64_t size = 0;
-      for (int w = 0; w < workers; ++w) size += count[w];
-      const RuleContext rc = RuleAt(c, static_cast<double>(totals.updates),
-                                     static_cast<double>(c.epoch * steps + s + 1));
-      // Phase B: the owners of each coordinate range combine the parts' mean gradients, weighted by
-      // their sizes, in worker order, and apply the rule.
-      c.executor->RunWorkers(workers, [&](int w) {
-        const uint64_t begin = SplitAt(c.params.size, w, workers), end = SplitAt(c.params.size, w + 1, workers);
-        float* g = combined_.data();
-        for (uint64_t i = begin; i < end; ++i) g[i] = 0.f;
-        for (int v = 0; v < workers; ++v) {
-          if (count[v] == 0) continue;
-          const float weight = static_cast<float>(count[v]) / static_cast<float>(size);
-          const float* part = workers_[v].grad.data();
-          for (uint64_t i = begin; i < end; ++i) g[i] += weight * part[i];
-        }
-        ApplyGradient<Rule, PlainWrite>(c, c.params.arrays, g, begin, end, rc);
-      });
-      for (int w = 0; w < workers; ++w) totals.loss_sum += workers_[w].loss;  // worker order
-      totals.updates += size;
+  std::span<const uint32_t> Shard(const Context& c, int w) {
+    return c.order->Indices(c.epoch, w, workers_[w].order_scratch);
+  }
+
+  void Compute(const Context& c, const SyncSplit& split, uint64_t s, int w) {
+    DenseWorker& d = workers_[w];
+    const auto part = split.Part(s, w);
+    d.loss = 0;
+    if (part.empty()) return;
+    Gather(c, part, d);
+    d.loss = d.engine->LossAndGradient(c.params.arrays.weights, d.x.data(), d.labels.data(),
+                                       static_cast<int>(part.size()), d.grad.data());
+  }
+
+  void Apply(const Context& c, const SyncSplit& split, uint64_t s, int w, uint64_t size,
+             const RuleContext& rc) {
+    const int workers = split.workers();
+    const uint64_t begin = SplitAt(c.params.size, w, workers), end = SplitAt(c.params.size, w + 1, workers);
+    float* g = combined_.data();
+    for (uint64_t i = begin; i < end; ++i) g[i] = 0.f;
+    for (int v = 0; v < workers; ++v) {
+      const uint64_t count = split.Part(s, v).size();
+      if (count == 0) continue;
+      const float weight = static_cast<float>(count) / static_cast<float>(size);
+      const float* part = workers_[v].grad.data();
+      for (uint64_t i = begin; i < end; ++i) g[i] += weight * part[i];
     }
-    return totals;
+    ApplyGradient<Rule, PlainWrite>(c, c.params.arrays, g, begin, end, rc);
+  }
+
+  void AddLoss(double& sum, const SyncSplit& split, uint64_t) const {
+    for (int w = 0; w < split.workers(); ++w) sum += workers_[w].loss;  // worker order
   }
 
  private:
@@ -330,7 +320,8 @@ std::unique_ptr<DenseRunner> ForScheme(const TrainConfig& config, const std::vec
     case SchemeKind::kAtomic:
       return std::make_unique<AsyncDense<Rule, DenseAtomic>>(config, sizes, workers, batch);
     case SchemeKind::kSync:
-      return std::make_unique<SyncDense<Rule>>(config, sizes, workers, batch);
+      return std::make_unique<SyncRunner<DenseParams, DenseSyncLocal<Rule>>>(
+          DenseSyncLocal<Rule>(config, sizes, workers, batch));
     case SchemeKind::kStriped:
       throw Error("striped MLP training (ValidateConfig refuses it)");
     default:  // sequential (auto is resolved by the trainer, the replica schemes above)

@@ -5,7 +5,7 @@
 //    with relaxed atomic loads into a private snapshot, so the compute library (oneDNN) never reads
 //    memory that another thread writes; locked holds its lock from that read to the last write.
 //  - sync: one global minibatch per step split among the workers, the gradients combined in worker
-//    order by the owners of each coordinate range, one update.
+//    order by the owners of each coordinate range, one update (sync_runner.hpp).
 //  - average, gossip: per-worker replicas, combined every period (replica_scheme.hpp).
 // Striped locking is refused: an MLP minibatch touches every coordinate, so it would be `locked`.
 #pragma once

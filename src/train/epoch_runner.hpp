@@ -3,7 +3,8 @@
 //  - asynchronous (sequential, hogwild, locked, striped, atomic): each worker walks its samples and
 //    updates the shared parameters per sample (async_runner.cpp);
 //  - minibatch (sync, and sequential with --batch > 1): steps of one global minibatch, gradients
-//    combined in a fixed order, one update per step (minibatch_runner.cpp);
+//    combined in a fixed order, one update per step (sync_runner.hpp, with the linear models' half
+//    in minibatch_runner.cpp);
 //  - average, gossip: per-worker replicas, combined every period (replica_scheme.hpp, with the
 //    linear models' half in linear_replicas.cpp).
 // Each runner is a template over the loss head and the optimiser rule (and the scheme), instantiated

@@ -2,8 +2,7 @@
 // minibatches of B samples, the same on every backend so that they sum the same samples at every
 // step: step s takes worker w's next Share(w) = B / W samples of its own shard (the remainder of
 // B / W going to the first workers), placed in worker order; the epoch has as many steps as the
-// longest shard needs. Used by the linear models' minibatch runner, the MLP's sync runner and the
-// offload backend.
+// longest shard needs. Used by the sync scheme (sync_runner.hpp) and the offload backend.
 #pragma once
 
 #include <algorithm>
@@ -29,6 +28,13 @@ class SyncSplit {
   uint64_t steps() const { return steps_; }
   int workers() const { return static_cast<int>(shards_.size()); }
   uint64_t Share(int w) const { return share_[w]; }
+  // Where worker w's part of step s starts in the step's minibatch: the samples of the workers
+  // before it (Offset(s, workers()) is the step's size).
+  uint64_t Offset(uint64_t s, int w) const {
+    uint64_t at = 0;
+    for (int v = 0; v < w; ++v) at += Part(s, v).size();
+    return at;
+  }
   // Worker w's part of step s (shorter at the end of its shard, possibly empty).
   std::span<const uint32_t> Part(uint64_t s, int w) const {
     const std::span<const uint32_t> shard = shards_[w];
