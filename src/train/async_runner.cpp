@@ -1,22 +1,14 @@
-// The asynchronous schemes: every worker walks its own samples and updates the shared parameters
-// after each one, under the scheme's write policy and guard.
+// The asynchronous schemes for the linear models: the scheme is async_scheme.hpp; here each worker's
+// per-sample steps, under the scheme's write policy and guard.
 #include <type_traits>
 #include <vector>
 
+#include "async_scheme.hpp"
 #include "epoch_runner.hpp"
 #include "row_prefetch.hpp"
 
 namespace parsgd {
 namespace {
-
-// One worker's own state, on its own cache lines: scratch and the counters it flushes once per
-// epoch (no shared counter is touched per sample).
-struct alignas(kCacheLine) WorkerState {
-  std::vector<uint32_t> order_scratch;
-  std::vector<float> z;
-  double loss_sum = 0;
-  uint64_t updates = 0;
-};
 
 template <class Scheme>
 Scheme MakeScheme(uint64_t features, int outputs) {
@@ -27,68 +19,64 @@ Scheme MakeScheme(uint64_t features, int outputs) {
   }
 }
 
+// The linear models' half of the asynchronous schemes (async_scheme.hpp): one sparse SGD step per
+// sample, the step size recomputed every kStepBlock samples.
 template <class Head, class Rule, class Scheme>
-class AsyncRunner final : public LinearRunner {
+class LinearAsyncLocal {
  public:
-  explicit AsyncRunner(const RunnerShape& shape)
+  using Context = LinearContext;
+
+  explicit LinearAsyncLocal(const RunnerShape& shape)
       : scheme_(MakeScheme<Scheme>(shape.features, shape.outputs)), workers_(shape.workers) {
-    for (WorkerState& w : workers_) w.z.resize(shape.outputs);
+    for (Worker& w : workers_) w.z.resize(shape.outputs);
   }
 
-  EpochTotals Run(const LinearContext& c) override {
-    c.executor->RunWorkers(c.workers, [&](int w) { RunWorker(c, w, workers_[w]); });
-    EpochTotals totals;
-    for (const WorkerState& w : workers_) {  // worker order: deterministic for one worker
-      totals.loss_sum += w.loss_sum;
-      totals.updates += w.updates;
+  std::span<const uint32_t> Shard(const Context& c, int w) {
+    return c.order->Indices(c.epoch, w, workers_[w].order_scratch);
+  }
+  uint64_t Block(const Context&) const { return kStepBlock; }
+  double SamplesPerUpdate(const Context&) const { return 1; }
+
+  void Train(const Context& c, int w, std::span<const uint32_t> shard, uint64_t begin, uint64_t end,
+             const RuleContext& rc, double& loss) {
+    float* z = workers_[w].z.data();
+    for (uint64_t i = begin; i < end; ++i) {
+      PrefetchAhead(*c.data, c.targets, shard, i);
+      const uint32_t r = shard[i];
+      loss += LinearSgdStep<Head, Rule>(scheme_, c.params, c.data->row(r), c.targets[r], rc, z);
     }
-    return totals;
   }
 
  private:
-  void RunWorker(const LinearContext& c, int worker, WorkerState& state) {
-    const std::span<const uint32_t> indices = c.order->Indices(c.epoch, worker, state.order_scratch);
-    const std::atomic<bool>& stop = c.executor->stop_flag();
-    const double rows = static_cast<double>(c.data->rows());
-    float* z = state.z.data();
-    double loss = 0;
-    uint64_t done = 0;
-    const uint64_t n = indices.size();
-    for (uint64_t begin = 0; begin < n; begin += kStepBlock) {
-      if (stop.load(std::memory_order_relaxed)) break;
-      // This worker's samples, scaled by the worker count, estimate the whole run's progress.
-      const double samples = static_cast<double>(begin) * c.workers;
-      const RuleContext rc =
-          MakeRuleContext(c.optimizer, StepAt(c, samples), c.epoch * rows + samples + 1);
-      const uint64_t end = std::min(n, begin + kStepBlock);
-      for (uint64_t i = begin; i < end; ++i) {
-        PrefetchAhead(*c.data, c.targets, indices, i);
-        const uint32_t r = indices[i];
-        loss += LinearSgdStep<Head, Rule>(scheme_, c.params, c.data->row(r), c.targets[r], rc, z);
-      }
-      done = end;
-    }
-    state.loss_sum = loss;
-    state.updates = done;
-  }
+  // One worker's scratch, on its own cache lines.
+  struct alignas(kCacheLine) Worker {
+    std::vector<uint32_t> order_scratch;
+    std::vector<float> z;
+  };
 
   Scheme scheme_;
-  std::vector<WorkerState> workers_;
+  std::vector<Worker> workers_;
 };
+
+template <class Head, class Rule, class Scheme>
+std::unique_ptr<LinearRunner> Make(const RunnerShape& shape) {
+  return std::make_unique<AsyncRunner<LinearParams, LinearAsyncLocal<Head, Rule, Scheme>>>(
+      shape.workers, shape);
+}
 
 template <class Head, class Rule>
 std::unique_ptr<LinearRunner> ForScheme(SchemeKind scheme, const RunnerShape& shape) {
   switch (scheme) {
     case SchemeKind::kHogwild:
-      return std::make_unique<AsyncRunner<Head, Rule, HogwildScheme>>(shape);
+      return Make<Head, Rule, HogwildScheme>(shape);
     case SchemeKind::kLocked:
-      return std::make_unique<AsyncRunner<Head, Rule, LockedScheme>>(shape);
+      return Make<Head, Rule, LockedScheme>(shape);
     case SchemeKind::kStriped:
-      return std::make_unique<AsyncRunner<Head, Rule, StripedScheme>>(shape);
+      return Make<Head, Rule, StripedScheme>(shape);
     case SchemeKind::kAtomic:
-      return std::make_unique<AsyncRunner<Head, Rule, AtomicScheme>>(shape);
+      return Make<Head, Rule, AtomicScheme>(shape);
     default:
-      return std::make_unique<AsyncRunner<Head, Rule, SequentialScheme>>(shape);
+      return Make<Head, Rule, SequentialScheme>(shape);
   }
 }
 

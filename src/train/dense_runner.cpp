@@ -5,6 +5,7 @@
 #include <mutex>
 #include <type_traits>
 
+#include "async_scheme.hpp"
 #include "epoch_runner.hpp"
 #include "replica_scheme.hpp"
 #include "sync_runner.hpp"
@@ -144,63 +145,65 @@ class DenseWorkers {
   int inputs_;
 };
 
-// sequential, hogwild, locked, atomic.
+// The MLP's half of the asynchronous schemes (async_scheme.hpp): one minibatch step per block.
 template <class Rule, class Scheme>
-class AsyncDense final : public DenseRunner, DenseWorkers {
+class DenseAsyncLocal : DenseWorkers {
  public:
-  AsyncDense(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
+  using Context = DenseContext;
+
+  DenseAsyncLocal(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
       : DenseWorkers(config, sizes, workers, batch) {
     if (Scheme::kSnapshot && workers > 1) {
       for (DenseWorker& w : workers_) snapshots_.emplace_back(w.grad.size());
     }
   }
 
-  EpochTotals Run(const DenseContext& c) override {
-    c.executor->RunWorkers(c.workers, [&](int w) { RunWorker(c, w); });
-    return Totals();
+  std::span<const uint32_t> Shard(const Context& c, int w) {
+    return c.order->Indices(c.epoch, w, workers_[w].order_scratch);
   }
+  uint64_t Block(const Context& c) const { return c.batch; }
+  double SamplesPerUpdate(const Context& c) const { return c.batch; }
 
- private:
-  void RunWorker(const DenseContext& c, int index) {
+  void Train(const Context& c, int index, std::span<const uint32_t> shard, uint64_t begin,
+             uint64_t end, const RuleContext& rc, double& loss) {
     DenseWorker& w = workers_[index];
-    w.shard = c.order->Indices(c.epoch, index, w.order_scratch);
-    w.loss = 0;
-    w.done = 0;
-    const std::atomic<bool>& stop = c.executor->stop_flag();
-    const double rows = static_cast<double>(c.data->rows());
+    const auto batch = shard.subspan(begin, end - begin);
+    Gather(c, batch, w);
     // One worker: nobody else reads or writes the parameters, so the racy (hogwild) or exact
     // (atomic) discipline has nothing to guard. It computes on them in place and updates them with
     // plain vectorised arithmetic, as sequential does: the same values bit for bit, without the
     // snapshot and the scalar atomic passes (which cost 1.8x at one thread, bench/README.md).
     const bool alone = c.workers == 1;
-    for (uint64_t b = 0; b < w.shard.size() && !stop.load(std::memory_order_relaxed); b += c.batch) {
-      const auto batch = w.shard.subspan(b, std::min<uint64_t>(c.batch, w.shard.size() - b));
-      Gather(c, batch, w);
-      const double samples = static_cast<double>(b) * c.workers;  // this worker's progress, scaled
-      const RuleContext rc = RuleAt(c, samples, (c.epoch * rows + samples) / c.batch + 1);
-      std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
-      if constexpr (Scheme::kLock) lock.lock();
-      const float* compute_on = c.params.arrays.weights;
-      if (Scheme::kSnapshot && !alone) {
-        float* snapshot = snapshots_[index].data();
+    std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
+    if constexpr (Scheme::kLock) lock.lock();
+    const float* compute_on = c.params.arrays.weights;
+    if (Scheme::kSnapshot && !alone) {
+      float* snapshot = snapshots_[index].data();
 #pragma GCC unroll 16
-        for (uint64_t i = 0; i < c.params.size; ++i) snapshot[i] = LoadRelaxed(c.params.arrays.weights[i]);
-        compute_on = snapshot;
-      }
-      w.loss += w.engine->LossAndGradient(compute_on, w.x.data(), w.labels.data(),
-                                          static_cast<int>(batch.size()), w.grad.data());
-      if (alone) {
-        ApplyGradient<Rule, PlainWrite>(c, c.params.arrays, w.grad.data(), 0, c.params.size, rc);
-      } else {
-        ApplyGradient<Rule, typename Scheme::Write>(c, c.params.arrays, w.grad.data(), 0, c.params.size, rc);
-      }
-      w.done += batch.size();
+      for (uint64_t i = 0; i < c.params.size; ++i) snapshot[i] = LoadRelaxed(c.params.arrays.weights[i]);
+      compute_on = snapshot;
+    }
+    loss += w.engine->LossAndGradient(compute_on, w.x.data(), w.labels.data(),
+                                      static_cast<int>(batch.size()), w.grad.data());
+    if (alone) {
+      ApplyGradient<Rule, PlainWrite>(c, c.params.arrays, w.grad.data(), 0, c.params.size, rc);
+    } else {
+      ApplyGradient<Rule, typename Scheme::Write>(c, c.params.arrays, w.grad.data(), 0,
+                                                  c.params.size, rc);
     }
   }
 
+ private:
   std::vector<AlignedArray<float>> snapshots_;
   std::mutex mutex_;
 };
+
+template <class Rule, class Scheme>
+std::unique_ptr<DenseRunner> MakeAsync(const TrainConfig& config, const std::vector<int>& sizes,
+                                       int workers, int batch) {
+  return std::make_unique<AsyncRunner<DenseParams, DenseAsyncLocal<Rule, Scheme>>>(
+      workers, config, sizes, workers, batch);
+}
 
 // The MLP's half of the sync scheme (sync_runner.hpp). Phase A: each worker's part, its mean
 // gradient computed on the shared parameters. Phase B: the owners of each coordinate range combine
@@ -314,11 +317,11 @@ std::unique_ptr<DenseRunner> ForScheme(const TrainConfig& config, const std::vec
   }
   switch (config.scheme) {
     case SchemeKind::kHogwild:
-      return std::make_unique<AsyncDense<Rule, DenseHogwild>>(config, sizes, workers, batch);
+      return MakeAsync<Rule, DenseHogwild>(config, sizes, workers, batch);
     case SchemeKind::kLocked:
-      return std::make_unique<AsyncDense<Rule, DenseLocked>>(config, sizes, workers, batch);
+      return MakeAsync<Rule, DenseLocked>(config, sizes, workers, batch);
     case SchemeKind::kAtomic:
-      return std::make_unique<AsyncDense<Rule, DenseAtomic>>(config, sizes, workers, batch);
+      return MakeAsync<Rule, DenseAtomic>(config, sizes, workers, batch);
     case SchemeKind::kSync:
       return std::make_unique<SyncRunner<DenseParams, DenseSyncLocal<Rule>>>(
           DenseSyncLocal<Rule>(config, sizes, workers, batch));
@@ -327,7 +330,7 @@ std::unique_ptr<DenseRunner> ForScheme(const TrainConfig& config, const std::vec
     default:  // sequential (auto is resolved by the trainer, the replica schemes above)
       break;
   }
-  return std::make_unique<AsyncDense<Rule, DenseSequential>>(config, sizes, workers, batch);
+  return MakeAsync<Rule, DenseSequential>(config, sizes, workers, batch);
 }
 
 }  // namespace

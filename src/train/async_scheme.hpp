@@ -1,0 +1,81 @@
+// Internal: the asynchronous schemes (sequential, hogwild, locked, striped, atomic), written once
+// over the model. Every worker walks its own shard and updates the shared parameters as it goes,
+// under the scheme's write policy and guard; between two blocks of its samples it recomputes the
+// step size (and Adam's step count) from its progress, scaled by the workers (an estimate of the
+// whole run's), and checks the stop flag.
+//
+// A model takes part through an "async local" (async_runner.cpp: per-sample sparse steps of the
+// linear models; dense_runner.cpp: minibatch steps of the MLP):
+//   using Context;                                 the epoch's context of the model's runners
+//   std::span<const uint32_t> Shard(const Context&, int w);   worker w's rows this epoch
+//   uint64_t Block(const Context&) const;           samples between two step sizes
+//   double SamplesPerUpdate(const Context&) const;  samples an optimiser step takes (1, or --batch)
+//   void Train(const Context&, int w, std::span<const uint32_t> shard, uint64_t begin,
+//              uint64_t end, const RuleContext&, double& loss);  worker w trains on
+//                                                  shard[begin, end), adding each loss to `loss`
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "parsgd/util/array.hpp"
+#include "runner.hpp"
+
+namespace parsgd {
+
+template <class Params, class Local>
+class AsyncRunner final : public Runner<Params> {
+ public:
+  using Context = RunContext<Params>;
+
+  template <class... Args>
+  explicit AsyncRunner(int workers, Args&&... args)
+      : local_(std::forward<Args>(args)...), totals_(workers) {}
+
+  EpochTotals Run(const Context& c) override {
+    c.executor->RunWorkers(c.workers, [&](int w) { RunWorker(c, w); });
+    EpochTotals totals;
+    for (const Totals& t : totals_) {  // worker order: deterministic for one worker
+      totals.loss_sum += t.loss;
+      totals.updates += t.done;
+    }
+    return totals;
+  }
+
+ private:
+  // A worker's counters, on its own cache line, written once per epoch.
+  struct alignas(kCacheLine) Totals {
+    double loss = 0;
+    uint64_t done = 0;
+  };
+
+  void RunWorker(const Context& c, int w) {
+    const std::span<const uint32_t> shard = local_.Shard(c, w);
+    const std::atomic<bool>& stop = c.executor->stop_flag();
+    const double rows = static_cast<double>(c.data->rows());
+    const uint64_t block = local_.Block(c);
+    const double per_update = local_.SamplesPerUpdate(c);
+    double loss = 0;
+    uint64_t done = 0;
+    const uint64_t n = shard.size();
+    for (uint64_t begin = 0; begin < n; begin += block) {
+      if (stop.load(std::memory_order_relaxed)) break;
+      const double samples = static_cast<double>(begin) * c.workers;
+      const RuleContext rc = MakeRuleContext(c.optimizer, StepAt(c, samples),
+                                             (c.epoch * rows + samples) / per_update + 1);
+      const uint64_t end = std::min(n, begin + block);
+      local_.Train(c, w, shard, begin, end, rc, loss);
+      done = end;
+    }
+    totals_[w] = {loss, done};
+  }
+
+  Local local_;
+  std::vector<Totals> totals_;
+};
+
+}  // namespace parsgd
