@@ -20,7 +20,7 @@
 namespace parsgd {
 namespace {
 
-using Model = std::variant<LinearModel, MlpModel>;
+
 
 Model Trained(const Trainer& t, ModelKind kind) {
   if (kind == ModelKind::kMlp) return t.mlp_model();

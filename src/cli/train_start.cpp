@@ -96,17 +96,14 @@ std::string Resume(Trainer& trainer, const TrainConfig& config, const Checkpoint
 
 void TakeModelDefaults(const OptionParser& parser, const LoadedModel& model, RunArgs& run) {
   uint64_t features = 0;
-  ModelKind kind = ModelKind::kMlp;
   if (const auto* mlp = std::get_if<MlpModel>(&model.model)) {
     features = static_cast<uint64_t>(mlp->inputs());
     const std::vector<int>& sizes = mlp->sizes();
     if (!parser.Given("hidden")) run.config.hidden.assign(sizes.begin() + 1, sizes.end() - 1);
   } else {
-    const LinearModel& linear = std::get<LinearModel>(model.model);
-    features = linear.features();
-    kind = linear.kind();
+    features = std::get<LinearModel>(model.model).features();
   }
-  if (!parser.Given("model")) run.config.model = kind;
+  if (!parser.Given("model")) run.config.model = KindOf(model.model);
   if (!parser.Given("features")) run.features = features;
 }
 

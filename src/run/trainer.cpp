@@ -130,7 +130,7 @@ EpochReport Trainer::RunEpoch() {
   return report;
 }
 
-void Trainer::StartFrom(const std::variant<LinearModel, MlpModel>& model) {
+void Trainer::StartFrom(const Model& model) {
   State& s = *state_;
   if (s.epochs_done > 0) {
     throw Error(fmt::format("Trainer::StartFrom after {} epochs: call it before the first",

@@ -38,7 +38,7 @@ Shape ShapeOf(const MlpModel& m) {
 
 }  // namespace
 
-std::string StartModelMismatch(const std::variant<LinearModel, MlpModel>& model,
+std::string StartModelMismatch(const Model& model,
                                const TrainConfig& config, const ResolvedSettings& settings,
                                const Targets& targets) {
   const Shape from = std::visit([](const auto& m) { return ShapeOf(m); }, model);

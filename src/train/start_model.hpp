@@ -3,10 +3,8 @@
 #pragma once
 
 #include <string>
-#include <variant>
 
-#include "parsgd/model/linear_model.hpp"
-#include "parsgd/model/mlp_model.hpp"
+#include "parsgd/model/model.hpp"
 #include "parsgd/model/targets.hpp"
 #include "parsgd/config/train_config.hpp"
 
@@ -17,7 +15,7 @@ namespace parsgd {
 // (linear or mlp) and, for linear models, binary or softmax; the features (the MLP's inputs); the
 // classes (outputs) and their label values; the MLP's hidden sizes. A binary model may start another binary loss: the
 // weights have the same shape and meaning (a score whose sign is the class).
-std::string StartModelMismatch(const std::variant<LinearModel, MlpModel>& model,
+std::string StartModelMismatch(const Model& model,
                                const TrainConfig& config, const ResolvedSettings& settings,
                                const Targets& targets);
 

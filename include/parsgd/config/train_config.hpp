@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "parsgd/model/loss.hpp"
+#include "parsgd/model/model_kind.hpp"
 #include "parsgd/model/mlp_engine.hpp"
 #include "parsgd/optim/optimizer.hpp"
 #include "parsgd/optim/step_size.hpp"

@@ -32,11 +32,9 @@
 #pragma once
 
 #include <string>
-#include <variant>
 
 #include "parsgd/data/dataset.hpp"
-#include "parsgd/model/linear_model.hpp"
-#include "parsgd/model/mlp_model.hpp"
+#include "parsgd/model/model.hpp"
 
 namespace parsgd {
 
@@ -56,7 +54,7 @@ void WriteModel(const MlpModel& model, const std::string& settings, AtomicFileWr
                 ZeroBased zero_based = ZeroBased::kAuto);
 
 struct LoadedModel {
-  std::variant<LinearModel, MlpModel> model;
+  Model model;
   std::string settings;
   ZeroBased zero_based = ZeroBased::kAuto;  // as given to SaveModel
 };

@@ -12,26 +12,9 @@
 #include <cmath>
 #include <cstdint>
 
-#include "parsgd/util/named.hpp"
+#include "parsgd/model/model_kind.hpp"
 
 namespace parsgd {
-
-enum class ModelKind { kLogistic, kHinge, kSquared, kSoftmax, kMlp };
-
-inline constexpr Named<ModelKind> kModelKinds[] = {
-    {ModelKind::kLogistic, "logistic", "binary logistic regression, log(1 + exp(-y z))"},
-    {ModelKind::kHinge, "hinge", "binary linear SVM, max(0, 1 - y z)"},
-    {ModelKind::kSquared, "squared", "binary least squares on +-1 targets, (z - y)^2 / 2"},
-    {ModelKind::kSoftmax, "softmax", "K-class multinomial logistic regression"},
-    {ModelKind::kMlp, "mlp", "multi-layer perceptron: --hidden ReLU layers, softmax output"},
-};
-
-// The linear models (every kind but the MLP).
-inline bool IsLinear(ModelKind kind) { return kind != ModelKind::kMlp; }
-
-inline bool IsBinary(ModelKind kind) {
-  return kind != ModelKind::kSoftmax && kind != ModelKind::kMlp;
-}
 
 // log(1 + e) for e in [0, 1], inline and without a library call (the training loop takes one per
 // sample): log1p(e) = 2 atanh(s) with s = e / (2 + e) in [0, 1/3], summed in double as

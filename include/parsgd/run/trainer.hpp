@@ -11,11 +11,9 @@
 #pragma once
 
 #include <memory>
-#include <variant>
 
 #include "parsgd/data/dataset.hpp"
-#include "parsgd/model/linear_model.hpp"
-#include "parsgd/model/mlp_model.hpp"
+#include "parsgd/model/model.hpp"
 #include "parsgd/config/train_config.hpp"
 #include "parsgd/train/epoch_report.hpp"
 #include "parsgd/train/executor.hpp"
@@ -57,7 +55,7 @@ class Trainer {
   // Throws parsgd::Error with one line per difference (start model X, this run Y) when the model
   // does not fit this run: linear or mlp, binary or softmax, features, classes, hidden sizes.
   // Cost: one copy of the parameters.
-  void StartFrom(const std::variant<LinearModel, MlpModel>& model);
+  void StartFrom(const Model& model);
 
   // Checkpoints. Snapshot() is the whole state between two epochs (call it between RunEpoch calls,
   // after a complete epoch); Restore() puts a snapshot back into a trainer made with the same

@@ -1,0 +1,26 @@
+// The model axis (--model): which model a run trains. Four linear models, one per loss head
+// (loss.hpp: a LinearModel scores z = W^T x + b), and the multi-layer perceptron (mlp_model.hpp).
+#pragma once
+
+#include "parsgd/util/named.hpp"
+
+namespace parsgd {
+
+enum class ModelKind { kLogistic, kHinge, kSquared, kSoftmax, kMlp };
+
+inline constexpr Named<ModelKind> kModelKinds[] = {
+    {ModelKind::kLogistic, "logistic", "binary logistic regression, log(1 + exp(-y z))"},
+    {ModelKind::kHinge, "hinge", "binary linear SVM, max(0, 1 - y z)"},
+    {ModelKind::kSquared, "squared", "binary least squares on +-1 targets, (z - y)^2 / 2"},
+    {ModelKind::kSoftmax, "softmax", "K-class multinomial logistic regression"},
+    {ModelKind::kMlp, "mlp", "multi-layer perceptron: --hidden ReLU layers, softmax output"},
+};
+
+// The linear models (every kind but the MLP).
+inline bool IsLinear(ModelKind kind) { return kind != ModelKind::kMlp; }
+
+inline bool IsBinary(ModelKind kind) {
+  return kind != ModelKind::kSoftmax && kind != ModelKind::kMlp;
+}
+
+}  // namespace parsgd
