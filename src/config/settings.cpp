@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "parsgd/model/mlp_model.hpp"
+#include "parsgd/util/edit_distance.hpp"
 
 namespace parsgd {
 namespace {
@@ -176,21 +177,6 @@ std::vector<Setting> MakeTable() {
   seed.put = [](TrainConfig& c, const SettingValue& v) { c.seed = std::get<uint64_t>(v); };
   t.push_back(std::move(seed));
   return t;
-}
-
-std::size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
 }
 
 // " (or 'auto' or 'epoch')" for a setting with words; empty without.
