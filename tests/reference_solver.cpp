@@ -94,7 +94,7 @@ double ReferenceObjective(ModelKind kind, const Dataset& data, const std::vector
 }
 
 Reference SolveReference(ModelKind kind, const Dataset& data, const std::vector<float>& targets,
-                         int outputs, double l2, int iterations) {
+                         int outputs, double l2, int iterations, bool bias) {
   const std::size_t size = (data.features() + 1) * outputs;
   double mean_norm = 1;
   for (uint64_t e = 0; e < data.nnz(); ++e) mean_norm += data.values()[e] * data.values()[e] / data.rows();
@@ -108,6 +108,7 @@ Reference SolveReference(ModelKind kind, const Dataset& data, const std::vector<
   for (int t = 1; t <= iterations; ++t) {
     // Nesterov's accelerated gradient (on the smoothed hinge for hinge).
     Evaluate(kind, data, targets, outputs, l2, y, &grad);
+    if (!bias) std::fill(grad.end() - outputs, grad.end(), 0.0);  // the bias block is last
     previous.swap(w);
     for (std::size_t j = 0; j < size; ++j) w[j] = y[j] - step * grad[j];
     const double momentum = (t - 1.0) / (t + 2.0);

@@ -23,7 +23,8 @@ double ReferenceObjective(ModelKind kind, const Dataset& data, const std::vector
 // Minimises the objective; `iterations` full passes. For hinge, minimises a smoothed hinge and
 // reports the true objective at that point: an upper bound of the optimum, within 5e-3 of it once
 // the smoothed problem is solved.
+// With `bias` false the bias stays 0 (the problem without a bias, --bias off).
 Reference SolveReference(ModelKind kind, const Dataset& data, const std::vector<float>& targets,
-                         int outputs, double l2, int iterations);
+                         int outputs, double l2, int iterations, bool bias = true);
 
 }  // namespace parsgd::testing

@@ -66,7 +66,7 @@ std::string SettingsText(const Trainer& trainer, const TrainArgs& a) {
     return s.device;
   };
   const std::string init = a.init.empty() ? "" : fmt::format("init={}\n", a.init);
-  return SettingLines(kLines, trainer.config(), false, derived) + OuterSettings(trainer.config()) +
+  return SettingLines(kLines, trainer.config(), false, derived) + AddedSettings(trainer.config()) +
          init;
 }
 
@@ -93,6 +93,7 @@ void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& 
   } else if (!IsBinary(c.model)) {
     model += fmt::format(" ({} classes)", s.outputs);
   }
+  if (c.bias == Bias::kOff) model += " (bias off)";
   if (c.backend == Backend::kOffload) {
     out += fmt::format("  model {}, scheme {}, order {}, offload to {} ({} workers), seed {}\n", model,
                        scheme, NameOf<OrderKind>(kOrderKinds, c.order), s.device, s.workers, c.seed);

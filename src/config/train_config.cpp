@@ -42,6 +42,12 @@ void ValidateConfig(const TrainConfig& c) {
   } else if (c.require_gpu) {
     fail("`require-gpu` needs `backend` offload");
   }
+  if (c.bias == Bias::kOff && !IsLinear(c.model)) {
+    fail("`bias` off applies to the linear models; an mlp's layers keep their biases");
+  }
+  if (c.bias == Bias::kOff && c.backend == Backend::kOffload) {
+    fail("`bias` off runs on the cpu backend; `backend` offload trains the bias");
+  }
   const OuterConfig& outer = c.outer;
   if (!outer.plain() && c.scheme != SchemeKind::kAverage) {
     fail(fmt::format("`outer-optimizer` {} `outer-learning-rate` {}: the outer step acts on the "
@@ -52,6 +58,12 @@ void ValidateConfig(const TrainConfig& c) {
     fail(fmt::format("`decay` for the geometric schedule is a factor per epoch in (0, 1], got {}",
                      c.decay));
   }
+}
+
+std::string AddedSettings(const TrainConfig& c) {
+  std::string out;
+  if (c.bias == Bias::kOff) out += "bias=off\n";
+  return out + OuterSettings(c);
 }
 
 std::string OuterSettings(const TrainConfig& c) {

@@ -165,7 +165,7 @@ void Trainer::Restore(const TrainingState& state) {
 std::string Trainer::RunIdentity() const {
   // The order checkpoints have written since their first format: a checkpoint is compared line by
   // line, so never rename or reorder these; a new setting goes at the end, written only where it
-  // differs from the behaviour before it existed (as OuterSettings does).
+  // differs from the behaviour before it existed (AddedSettings).
   static constexpr SettingLine kLines[] = {
       {"model", "model"},   {"scheme", "scheme"},       {"order", "order"},
       {"backend", "backend"}, {"workers", nullptr},     {"epochs", "epochs"},
@@ -187,7 +187,7 @@ std::string Trainer::RunIdentity() const {
     if (c.model != ModelKind::kMlp) return "-";
     return FormatSetting(FindSetting(name == "hidden" ? "hidden" : "mlp-backend").get(c), true);
   };
-  return SettingLines(kLines, c, true, derived) + OuterSettings(c);
+  return SettingLines(kLines, c, true, derived) + AddedSettings(c);
 }
 
 std::string Trainer::DataIdentity() const {

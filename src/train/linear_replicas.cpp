@@ -81,7 +81,7 @@ class LinearLocal {
     const bool mark = !whole_;  // whether the combining step needs to know what changed
     const uint64_t begin = std::min<uint64_t>(m_begin * c.batch, r.shard.size());
     const uint64_t end = std::min<uint64_t>(m_end * c.batch, r.shard.size());
-    const LinearParams p{replica, c.params.features, c.params.outputs, c.params.rates};
+    const LinearParams p{replica, c.params.features, c.params.outputs, c.params.rates, c.params.bias};
     const double rows = static_cast<double>(c.data->rows());
     const std::atomic<bool>& stop = c.executor->stop_flag();  // checked per block or minibatch
     auto context = [&](uint64_t i) {  // this worker's progress, scaled by the worker count
@@ -115,7 +115,7 @@ class LinearLocal {
           LinearScores<Head::kOutputs>(p, x, r.z.data());
           r.loss += Head::LossAndGradient(r.z.data(), outputs_, c.targets[r.shard[i]]);
           r.gradient->Add(x, r.z.data(), p.rates, [](uint32_t) { return true; });
-          r.gradient->AddBias(r.z.data());
+          if (p.bias) r.gradient->AddBias(r.z.data());
         }
         if (mark) {
           for (uint32_t j : r.gradient->touched()) MarkTouched(r, j);

@@ -113,8 +113,9 @@ void ResolveFeatureRates(const TrainConfig& config, const Dataset& train, const 
     l1 += std::sqrt(m) * f.abs_sums[j];
     if (!rates.empty()) rates[j] = {static_cast<float>(m), static_cast<float>(m * q)};
   }
-  r.mean_squared_norm = squares / n + 1.0;
-  r.mean_l1_norm = l1 / n + 1.0;
+  const double bias_input = config.bias == Bias::kOn ? 1.0 : 0.0;  // the bias's input, when trained
+  r.mean_squared_norm = squares / n + bias_input;
+  r.mean_l1_norm = l1 / n + bias_input;
 }
 
 }  // namespace

@@ -14,8 +14,9 @@ struct LinearSettings {
   AlignedArray<FeatureRate> rates;  // empty when no feature needs one (no scaling, no L2)
   double l2 = 0;
   double eta0 = 0;
-  double mean_squared_norm = 0;  // mean over rows of sum_j m_j x_j^2 + 1 (the bias input)
-  double mean_l1_norm = 0;       // mean over rows of sum_j sqrt(m_j) |x_j| + 1
+  double mean_squared_norm = 0;  // mean over rows of sum_j m_j x_j^2, + 1 (the bias input) with
+                                 // --bias on
+  double mean_l1_norm = 0;       // mean over rows of sum_j sqrt(m_j) |x_j|, + 1 with --bias on
   double top_eigenvalue = 0;     // squared loss with minibatches: of mean x x^T (curvature.hpp)
 };
 

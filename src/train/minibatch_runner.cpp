@@ -57,7 +57,7 @@ class LinearSyncLocal {
     for (uint64_t i = 0; i < size; ++i) {
       const float* d = d_.data() + i * outputs_;
       g.Add(c.data->row(rows_[i]), d, c.params.rates, [&](uint32_t j) { return owners_.Of(j) == w; });
-      if (w == 0) g.AddBias(d);
+      if (w == 0 && c.params.bias) g.AddBias(d);
     }
     // Nothing else writes these coordinates in this phase: plain relaxed stores suffice.
     g.template ApplyAndClear<Rule, StoreWrite>(c.params, static_cast<uint32_t>(size), rc);

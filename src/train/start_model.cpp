@@ -1,8 +1,8 @@
 #include "start_model.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-
 #include <vector>
 
 namespace parsgd {
@@ -73,6 +73,13 @@ std::string StartModelMismatch(const Model& model,
   if (from.outputs == run.outputs && labels.values != targets.labels.values) {
     line("labels", fmt::format("{}", fmt::join(labels.values, ", ")),
          fmt::format("{} (the training data)", fmt::join(targets.labels.values, ", ")));
+  }
+  // --bias off holds the bias at 0: a start model with another bias would be another problem.
+  if (const auto* linear = std::get_if<LinearModel>(&model); linear && config.bias == Bias::kOff) {
+    const float* b = linear->bias();
+    if (std::any_of(b, b + linear->outputs(), [](float v) { return v != 0.f; })) {
+      line("bias", "trained (not 0)", "off (held at 0)");
+    }
   }
   return out;
 }

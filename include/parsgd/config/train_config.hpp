@@ -37,6 +37,15 @@ inline constexpr Named<Backend> kBackends[] = {
      "OpenMP target offload (GPU); falls back to the host when no device can run it"},
 };
 
+// The linear models' bias b (z = W^T x + b): trained and never regularised (on), or held at 0 (off:
+// exactly LIBLINEAR's default problem, which has no bias).
+enum class Bias { kOn, kOff };
+
+inline constexpr Named<Bias> kBiases[] = {
+    {Bias::kOn, "on", "trained, not regularised"},
+    {Bias::kOff, "off", "held at 0: the problem without a bias (LIBLINEAR's default)"},
+};
+
 // The average scheme's outer optimiser: the averaging step treats (the model before the period -
 // the replicas' mean) as a pseudo-gradient d of an outer rule on the model.
 enum class OuterKind { kSgd, kMomentum, kNesterov };
@@ -66,6 +75,7 @@ struct TrainConfig {
   double decay = 0;           // 0: the schedule's default (invtime 1 per epoch, geometric 0.9)
   double l2 = -1;             // -1: 1 / rows (LIBLINEAR's default C = 1)
   Normalization normalize = Normalization::kMaxAbs;
+  Bias bias = Bias::kOn;      // linear models
   OptimizerConfig optimizer;
   int batch = 0;              // samples per update; 0: 256 for sync (global), 32 for average, else 1
   int period = -1;            // average, gossip: minibatches between combinations; 0: once per
@@ -88,6 +98,11 @@ void ValidateConfig(const TrainConfig& config);
 // identity and the settings of runs without one read as before).
 std::string OuterSettings(const TrainConfig& config);
 
+// The lines of the settings added after the run identity's format was fixed, each written only
+// where it differs from the behaviour before it existed ("bias=off", then OuterSettings), so that
+// the identity and settings text of every earlier kind of run read as they always did.
+std::string AddedSettings(const TrainConfig& config);
+
 // The settings a run actually uses once the automatic ones are derived from the data.
 struct ResolvedSettings {
   std::string device = "cpu";  // where the workers ran: "cpu", "host-fallback" or the GPU's name
@@ -107,8 +122,9 @@ struct ResolvedSettings {
   bool l2_auto = false;
   int outputs = 1;       // K
   uint64_t features = 0;
-  double mean_squared_norm = 0;  // mean over rows of sum_j m_j x_j^2 + 1 (the bias input)
-  double mean_l1_norm = 0;       // mean over rows of sum_j sqrt(m_j) |x_j| + 1
+  double mean_squared_norm = 0;  // mean over rows of sum_j m_j x_j^2, + 1 (the bias input) with
+                                 // --bias on
+  double mean_l1_norm = 0;       // mean over rows of sum_j sqrt(m_j) |x_j|, + 1 with --bias on
   double top_eigenvalue = 0;     // largest eigenvalue of mean x x^T (squared loss, minibatches)
 };
 

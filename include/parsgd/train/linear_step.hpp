@@ -36,6 +36,7 @@ struct LinearParams {
   uint64_t features;         // the bias block starts at features * outputs
   int outputs;               // K
   const FeatureRate* rates;  // per feature; nullptr: m_j = 1 and r_j = 0 for all j
+  bool bias = true;          // whether the bias is trained (--bias on); off, it stays as it is (0)
 };
 
 // Binary head: one score, a margin loss from loss.hpp.
@@ -146,6 +147,7 @@ inline void LinearUpdate(const LinearParams& p, const SparseRow& x, const float*
       }
     }
   }
+  if (!p.bias) return;
   const uint64_t bias = p.features * k_out;
   const float no_reg = Rule::Prepare(c, 0.f);
   for (int k = 0; k < k_out; ++k)
