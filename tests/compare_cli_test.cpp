@@ -242,6 +242,17 @@ TEST_F(Compare, DataSetsAreAnAxisShownByFileName) {
   EXPECT_TRUE(Contains(ReadFile(out + "/summary.csv"), "," + train_ + ",")) << out;
 }
 
+// With and without a bias are two objectives: each gets its own target.
+TEST_F(Compare, TheBiasIsPartOfTheProblem) {
+  const std::string out = dir_.File("out");
+  const auto r = RunCli("compare" + data_ + " --bias on,off --out " + out +
+                        " --epochs 1 --repeats 1 --gnuplot none");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string report = ReadFile(out + "/report.md");
+  EXPECT_TRUE(Contains(report, "- **target** for bias=on: ")) << report;
+  EXPECT_TRUE(Contains(report, "- **target** for bias=off: ")) << report;
+}
+
 TEST_F(Compare, ExistingFolderIsRefusedUnlessEmpty) {
   const std::string out = dir_.File("out");
   fs::create_directory(out);

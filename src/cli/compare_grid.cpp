@@ -17,7 +17,8 @@ using compare::Point;
 
 // The flags that change what the objective means: configurations that share them share a target.
 constexpr const char* kProblemFlags[] = {"train",  "format",       "features", "zero-based",
-                                         "header", "label-column", "model",    "l2"};
+                                         "header", "label-column", "model",    "l2",
+                                         "bias"};
 
 bool Contains(const Block& block, const std::string& flag) {
   return std::any_of(block.begin(), block.end(), [&](const Axis& a) { return a.flag == flag; });
