@@ -101,6 +101,14 @@ void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& 
     out += fmt::format("  model {}, scheme {}, order {}, {} threads ({} workers), seed {}\n", model,
                        scheme, NameOf<OrderKind>(kOrderKinds, c.order), s.threads, s.workers, c.seed);
   }
+  if (c.solver == Solver::kDualCd) {
+    out += fmt::format("  {} epochs{}, solver dual-cd (C = 1 / (rows l2) = {:.4g}), l2 {:.3g}{}\n",
+                       s.epochs, s.epochs_auto ? " (auto)" : "",
+                       1.0 / (static_cast<double>(train.rows()) * s.l2), s.l2,
+                       s.l2_auto ? " (auto: 1/rows)" : "");
+    std::fputs(out.c_str(), stdout);
+    return;
+  }
   const bool uses_decay =
       c.schedule == ScheduleKind::kInvTime || c.schedule == ScheduleKind::kGeometric;
   out += fmt::format("  {} epochs{}, optimizer {}, eta0 {:.4g}{}, schedule {}{}, normalize {}, l2 {:.3g}{}\n",

@@ -95,6 +95,8 @@ std::vector<Setting> MakeTable() {
   std::vector<Setting> t;
   t.push_back(Choice<ModelKind>("model", "model and loss", kModelKinds,
                                 [](auto& c) -> auto& { return c.model; }));
+  t.push_back(Choice<Solver>("solver", "how the model is fitted", kSolvers,
+                             [](auto& c) -> auto& { return c.solver; }));
   Setting hidden = Entry("hidden", SettingType::kSizes, "mlp: hidden layer sizes");
   hidden.get = [](const TrainConfig& c) { return SettingValue(fmt::format("{}", fmt::join(c.hidden, ","))); };
   hidden.put = [](TrainConfig& c, const SettingValue& v) {

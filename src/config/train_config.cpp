@@ -6,6 +6,39 @@
 
 namespace parsgd {
 
+namespace {
+
+// --solver dual-cd: the settings that apply to it.
+void ValidateDualCd(const TrainConfig& c) {
+  auto fail = [](const std::string& what) { throw SettingError(what); };
+  if (c.model != ModelKind::kHinge) {
+    fail(fmt::format("`solver` dual-cd trains `model` hinge (the L1-loss SVM's dual, LIBLINEAR -s "
+                     "3); not {}",
+                     NameOf<ModelKind>(kModelKinds, c.model)));
+  }
+  if (c.bias != Bias::kOff) {
+    fail("`solver` dual-cd solves the problem without a bias (an unregularised bias adds the "
+         "constraint sum y_i a_i = 0, which coordinate descent cannot keep): give `bias` off");
+  }
+  if (c.backend != Backend::kCpu) fail("`solver` dual-cd runs on `backend` cpu");
+  if (c.l2 == 0) fail("`solver` dual-cd needs `l2` above 0: the box of the dual is [0, C], C = 1 / (rows l2)");
+  const bool async = c.scheme == SchemeKind::kAuto || c.scheme == SchemeKind::kSequential ||
+                     c.scheme == SchemeKind::kHogwild || c.scheme == SchemeKind::kLocked ||
+                     c.scheme == SchemeKind::kStriped || c.scheme == SchemeKind::kAtomic;
+  if (!async) {
+    fail(fmt::format("`solver` dual-cd shares the weights under the schemes sequential, hogwild, "
+                     "locked, striped and atomic; not {}",
+                     NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
+  }
+  if (c.batch > 1) fail(fmt::format("`solver` dual-cd steps one sample at a time; `batch` {}", c.batch));
+  if (c.optimizer.kind != OptimizerKind::kAuto && c.optimizer.kind != OptimizerKind::kSgd) {
+    fail(fmt::format("`solver` dual-cd takes exact coordinate steps: `optimizer` {} does not apply",
+                     NameOf<OptimizerKind>(kOptimizerKinds, c.optimizer.kind)));
+  }
+}
+
+}  // namespace
+
 void ValidateConfig(const TrainConfig& c) {
   // Each setting's own range (config/settings.hpp), then the rules between settings.
   for (const Setting& s : TrainSettings()) CheckSetting(s, s.get(c));
@@ -48,6 +81,7 @@ void ValidateConfig(const TrainConfig& c) {
   if (c.bias == Bias::kOff && c.backend == Backend::kOffload) {
     fail("`bias` off runs on the cpu backend; `backend` offload trains the bias");
   }
+  if (c.solver == Solver::kDualCd) ValidateDualCd(c);
   const OuterConfig& outer = c.outer;
   if (!outer.plain() && c.scheme != SchemeKind::kAverage) {
     fail(fmt::format("`outer-optimizer` {} `outer-learning-rate` {}: the outer step acts on the "
@@ -63,6 +97,7 @@ void ValidateConfig(const TrainConfig& c) {
 std::string AddedSettings(const TrainConfig& c) {
   std::string out;
   if (c.bias == Bias::kOff) out += "bias=off\n";
+  if (c.solver != Solver::kSgd) out += fmt::format("solver={}\n", NameOf<Solver>(kSolvers, c.solver));
   return out + OuterSettings(c);
 }
 

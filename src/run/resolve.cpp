@@ -133,6 +133,14 @@ SchemeChoice AutoScheme(const TrainConfig& config, const Dataset& train, int thr
   return ChooseScheme(config, threads, trip, lines, work);
 }
 
+// --solver dual-cd under --scheme auto: one worker on one thread or under --deterministic, else
+// Hogwild! (PASSCoDe-Wild: a step writes only its own sample's features).
+SchemeChoice DualCdScheme(const TrainConfig& config, int threads) {
+  if (threads <= 1) return {SchemeKind::kSequential, "dual-cd on one thread"};
+  if (config.deterministic) return {SchemeKind::kSequential, "dual-cd, --deterministic"};
+  return {SchemeKind::kHogwild, "dual-cd: PASSCoDe-Wild, each step writes its sample's features"};
+}
+
 }  // namespace
 
 Resolution Resolve(const TrainConfig& given, const Dataset& train, const Targets& targets,
@@ -148,7 +156,9 @@ Resolution Resolve(const TrainConfig& given, const Dataset& train, const Targets
   r.features = train.features();
   CheckModelFits(config, train, r);
   if (config.scheme == SchemeKind::kAuto) {
-    SchemeChoice choice = AutoScheme(config, train, r.threads, r.outputs, executor);
+    SchemeChoice choice = config.solver == Solver::kDualCd
+                              ? DualCdScheme(config, r.threads)
+                              : AutoScheme(config, train, r.threads, r.outputs, executor);
     config.scheme = choice.scheme;
     if (config.batch == 0) config.batch = choice.batch;
     r.scheme_reason = std::move(choice.reason);

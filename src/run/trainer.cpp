@@ -103,7 +103,8 @@ EpochReport Trainer::RunEpoch() {
   report.epoch = ++s.epochs_done;
   report.updates = totals.updates;
   report.progressive_loss = totals.updates > 0 ? totals.loss_sum / totals.updates : 0;
-  report.learning_rate = s.step.At(epoch, 1.0);
+  // The dual solver takes exact steps: no step size to report.
+  report.learning_rate = s.config.solver == Solver::kSgd ? s.step.At(epoch, 1.0) : 0.0;
 
   if (s.executor.stop_flag().load(std::memory_order_relaxed)) {
     report.interrupted = true;  // a partial epoch: not worth an evaluation pass

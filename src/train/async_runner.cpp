@@ -1,6 +1,5 @@
 // The asynchronous schemes for the linear models: the scheme is async_scheme.hpp; here each worker's
 // per-sample steps, under the scheme's write policy and guard.
-#include <type_traits>
 #include <vector>
 
 #include "async_scheme.hpp"
@@ -9,15 +8,6 @@
 
 namespace parsgd {
 namespace {
-
-template <class Scheme>
-Scheme MakeScheme(uint64_t features, int outputs) {
-  if constexpr (std::is_constructible_v<Scheme, uint64_t, int>) {
-    return Scheme(features, outputs);
-  } else {
-    return Scheme();
-  }
-}
 
 // The linear models' half of the asynchronous schemes (async_scheme.hpp): one sparse SGD step per
 // sample, the step size recomputed every kStepBlock samples.

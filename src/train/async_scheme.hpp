@@ -13,12 +13,15 @@
 //   void Train(const Context&, int w, std::span<const uint32_t> shard, uint64_t begin,
 //              uint64_t end, const RuleContext&, double& loss);  worker w trains on
 //                                                  shard[begin, end), adding each loss to `loss`
+// and, where the model keeps state of its own between epochs (the dual solver's dual variables),
+//   void Save(TrainingState&) const; void Load(const TrainingState&);
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -26,6 +29,16 @@
 #include "runner.hpp"
 
 namespace parsgd {
+
+// A scheme's shared object (scheme/scheme.hpp): the striped scheme's locks are sized by the model.
+template <class Scheme>
+Scheme MakeScheme(uint64_t features, int outputs) {
+  if constexpr (std::is_constructible_v<Scheme, uint64_t, int>) {
+    return Scheme(features, outputs);
+  } else {
+    return Scheme();
+  }
+}
 
 template <class Params, class Local>
 class AsyncRunner final : public Runner<Params> {
@@ -44,6 +57,13 @@ class AsyncRunner final : public Runner<Params> {
       totals.updates += t.done;
     }
     return totals;
+  }
+
+  void Save(TrainingState& s) const override {
+    if constexpr (requires { local_.Save(s); }) local_.Save(s);
+  }
+  void Load(const TrainingState& s) override {
+    if constexpr (requires { local_.Load(s); }) local_.Load(s);
   }
 
  private:

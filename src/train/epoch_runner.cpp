@@ -3,6 +3,7 @@
 namespace parsgd {
 
 std::unique_ptr<LinearRunner> MakeLinearRunner(const TrainConfig& config, const RunnerShape& shape) {
+  if (config.solver == Solver::kDualCd) return MakeDualCdRunner(config, shape);
   if (IsReplicaScheme(config.scheme)) return MakeLinearReplicaRunner(config, shape);
   switch (config.scheme) {
     case SchemeKind::kSync:

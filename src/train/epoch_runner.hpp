@@ -30,6 +30,7 @@ struct RunnerShape {
   uint64_t features;
   int outputs;
   int workers;
+  uint64_t rows = 0;  // of the training data
 };
 
 std::unique_ptr<LinearRunner> MakeLinearRunner(const TrainConfig& config, const RunnerShape& shape);
@@ -37,6 +38,8 @@ std::unique_ptr<LinearRunner> MakeLinearRunner(const TrainConfig& config, const 
 // The families (one .cpp each).
 std::unique_ptr<LinearRunner> MakeAsyncRunner(const TrainConfig& config, const RunnerShape& shape);
 std::unique_ptr<LinearRunner> MakeMinibatchRunner(const TrainConfig& config, const RunnerShape& shape);
+// --solver dual-cd (dual_cd.cpp): hinge, under the asynchronous schemes.
+std::unique_ptr<LinearRunner> MakeDualCdRunner(const TrainConfig& config, const RunnerShape& shape);
 std::unique_ptr<LinearRunner> MakeLinearReplicaRunner(const TrainConfig& config,
                                                      const RunnerShape& shape);
 

@@ -15,7 +15,7 @@ class LinearFamily final : public ModelFamily {
                const Dataset& train, const Targets& targets)
       : config_(config), train_(train), targets_(targets), setup_(std::move(setup)) {
     state_ = OptimizerState(config.optimizer.kind, setup_.model.weights().size());
-    runner_ = MakeLinearRunner(config, {train.features(), r.outputs, r.workers});
+    runner_ = MakeLinearRunner(config, {train.features(), r.outputs, r.workers, train.rows()});
     workers_ = r.workers;
     batch_ = r.batch;
   }

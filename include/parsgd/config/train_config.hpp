@@ -37,6 +37,18 @@ inline constexpr Named<Backend> kBackends[] = {
      "OpenMP target offload (GPU); falls back to the host when no device can run it"},
 };
 
+// How the model is fitted: stochastic gradient steps (the schemes and optimisers of this file), or
+// coordinate descent on the problem's dual (Hsieh et al. 2008, LIBLINEAR -s 3; in parallel
+// PASSCoDe, Hsieh, Yu and Dhillon 2015), one dual variable per sample, the primal weights shared.
+enum class Solver { kSgd, kDualCd };
+
+inline constexpr Named<Solver> kSolvers[] = {
+    {Solver::kSgd, "sgd", "stochastic gradient steps under --scheme and --optimizer"},
+    {Solver::kDualCd, "dual-cd",
+     "hinge: dual coordinate descent, one sample's dual variable per step (LIBLINEAR -s 3); "
+     "--bias off; schemes sequential, hogwild, locked, striped, atomic"},
+};
+
 // The linear models' bias b (z = W^T x + b): trained and never regularised (on), or held at 0 (off:
 // exactly LIBLINEAR's default problem, which has no bias).
 enum class Bias { kOn, kOff };
@@ -66,6 +78,7 @@ struct OuterConfig {
 
 struct TrainConfig {
   ModelKind model = ModelKind::kLogistic;
+  Solver solver = Solver::kSgd;
   SchemeKind scheme = SchemeKind::kAuto;  // resolved by the trainer (train/scheme_choice.hpp)
   OrderKind order = OrderKind::kGlobal;
   int threads = 0;            // 0: every core this process may use
