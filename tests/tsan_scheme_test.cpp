@@ -47,6 +47,40 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(ModelKind::kLogistic, ModelKind::kSoftmax)),
     testing::ParamName());
 
+// The dual solver's shared weights and dual variables, and --bias off, under real concurrency (the
+// random order lets two workers draw the same sample, so they meet on its dual variable too).
+class DualCdScheme : public ::testing::TestWithParam<std::tuple<SchemeKind, OrderKind>> {};
+
+TEST_P(DualCdScheme, TrainsWithConcurrentThreads) {
+  auto [scheme, order] = GetParam();
+  const Dataset data = testing::MakeProblem(1500, 20, 6, 2, 0.05, 8);
+  TrainConfig config;
+  config.model = ModelKind::kHinge;
+  config.solver = Solver::kDualCd;
+  config.bias = Bias::kOff;
+  config.scheme = scheme;
+  config.order = order;
+  config.threads = 4;
+  config.epochs = 6;
+  config.l2 = 0.01;
+  auto executor = MakeThreadExecutor(4);
+  Trainer trainer(config, data, nullptr, *executor);
+  const EpochReport first = trainer.RunEpoch();
+  EpochReport last = first;
+  for (int e = 1; e < config.epochs; ++e) last = trainer.RunEpoch();
+  EXPECT_EQ(last.updates, data.rows());
+  EXPECT_LT(last.objective, first.objective);
+  EXPECT_GT(last.train_accuracy, 0.75);
+  EXPECT_EQ(trainer.model().bias()[0], 0.f);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Tsan, DualCdScheme,
+    ::testing::Combine(::testing::Values(SchemeKind::kHogwild, SchemeKind::kLocked,
+                                         SchemeKind::kStriped, SchemeKind::kAtomic),
+                       ::testing::Values(OrderKind::kGlobal, OrderKind::kRandom)),
+    testing::ParamName());
+
 // Optimiser state is shared like the weights (hogwild, atomic) or kept per replica (average).
 class SchemeAndOptimizer
     : public ::testing::TestWithParam<std::tuple<SchemeKind, OptimizerKind>> {};
