@@ -75,32 +75,6 @@ void OptionParser::Int(std::string name, int* field, std::string help, int min, 
        }});
 }
 
-void OptionParser::IntOrWords(std::string name, int* field, std::string help, int min, int max,
-                              std::vector<std::pair<std::string, int>> words) {
-  std::string shown = std::to_string(*field), meta = "N", expected = "an integer";
-  for (const auto& [word, value] : words) {
-    if (*field == value) shown = word;
-    meta += "|" + word;
-    expected += fmt::format(" or '{}'", word);
-  }
-  help += fmt::format(" [default: {}]", shown);
-  Add({std::move(name), meta, std::move(help), false,
-       [field, min, max, words, expected](const std::string& flag, std::string_view v) {
-         for (const auto& [word, value] : words) {
-           if (v == word) {
-             *field = value;
-             return;
-           }
-         }
-         const long long value = ParseNumber<long long>(flag, v, expected.c_str());
-         if (value < min || value > max) {
-           throw UsageError(fmt::format("{}: must be between {} and {} (or {}), got {}", flag, min,
-                                        max, expected.substr(std::string("an integer or ").size()), v));
-         }
-         *field = static_cast<int>(value);
-       }});
-}
-
 void OptionParser::UInt64(std::string name, uint64_t* field, std::string help) {
   help += fmt::format(" [default: {}]", *field);
   Add({std::move(name), "N", std::move(help), false,

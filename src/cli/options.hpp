@@ -45,9 +45,6 @@ class OptionParser {
   // stores *automatic (a value outside [min, max] that tells the library to choose).
   void Int(std::string name, int* field, std::string help, int min, int max,
            std::optional<int> automatic = std::nullopt, std::string word = "auto");
-  // An integer in [min, max] or one of `words`, each standing for a value outside that range.
-  void IntOrWords(std::string name, int* field, std::string help, int min, int max,
-                  std::vector<std::pair<std::string, int>> words);
   void UInt64(std::string name, uint64_t* field, std::string help);
   // A finite real in [min, max] (or above min only, when min_exclusive); "auto" as for Int.
   void Double(std::string name, double* field, std::string help, double min, double max,

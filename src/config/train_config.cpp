@@ -37,6 +37,15 @@ void ValidateDualCd(const TrainConfig& c) {
   }
 }
 
+// The outer optimiser's lines; none for the plain average.
+std::string OuterSettings(const TrainConfig& c) {
+  if (c.outer.plain()) return "";
+  static constexpr SettingLine kLines[] = {{"outer_optimizer", "outer-optimizer"},
+                                           {"outer_learning_rate", "outer-learning-rate"},
+                                           {"outer_momentum", "outer-momentum"}};
+  return SettingLines(kLines, c, true, nullptr);
+}
+
 }  // namespace
 
 void ValidateConfig(const TrainConfig& c) {
@@ -99,14 +108,6 @@ std::string AddedSettings(const TrainConfig& c) {
   if (c.bias == Bias::kOff) out += "bias=off\n";
   if (c.solver != Solver::kSgd) out += fmt::format("solver={}\n", NameOf<Solver>(kSolvers, c.solver));
   return out + OuterSettings(c);
-}
-
-std::string OuterSettings(const TrainConfig& c) {
-  if (c.outer.plain()) return "";
-  static constexpr SettingLine kLines[] = {{"outer_optimizer", "outer-optimizer"},
-                                           {"outer_learning_rate", "outer-learning-rate"},
-                                           {"outer_momentum", "outer-momentum"}};
-  return SettingLines(kLines, c, true, nullptr);
 }
 
 }  // namespace parsgd

@@ -107,13 +107,10 @@ struct TrainConfig {
 // setting's range or settings that cannot work together (no data needed).
 void ValidateConfig(const TrainConfig& config);
 
-// The outer optimiser's settings as "name=value" lines; empty for the plain average (so the run
-// identity and the settings of runs without one read as before).
-std::string OuterSettings(const TrainConfig& config);
-
 // The lines of the settings added after the run identity's format was fixed, each written only
-// where it differs from the behaviour before it existed ("bias=off", then OuterSettings), so that
-// the identity and settings text of every earlier kind of run read as they always did.
+// where it differs from the behaviour before it existed ("bias=off", "solver=...", the outer
+// optimiser's three lines), so that the identity and settings text of every earlier kind of run
+// read as they always did.
 std::string AddedSettings(const TrainConfig& config);
 
 // The settings a run actually uses once the automatic ones are derived from the data.
