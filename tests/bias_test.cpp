@@ -99,22 +99,15 @@ TEST(Bias, OnIsTheRunAsBefore) {
 }
 
 TEST(Bias, OffIsRefusedWhereItDoesNotApply) {
-  auto refusal = [](TrainConfig c) -> std::string {
-    try {
-      ValidateConfig(c);
-    } catch (const SettingError& e) {
-      return e.what();
-    }
-    return "";
-  };
+  using testing::Refusal;
   TrainConfig mlp;
   mlp.model = ModelKind::kMlp;
   mlp.bias = Bias::kOff;
-  EXPECT_TRUE(testing::Contains(refusal(mlp), "bias off applies to the linear models")) << refusal(mlp);
+  EXPECT_TRUE(testing::Contains(Refusal(mlp), "bias off applies to the linear models")) << Refusal(mlp);
   TrainConfig offload;
   offload.backend = Backend::kOffload;
   offload.bias = Bias::kOff;
-  EXPECT_TRUE(testing::Contains(refusal(offload), "bias off runs on the cpu backend")) << refusal(offload);
+  EXPECT_TRUE(testing::Contains(Refusal(offload), "bias off runs on the cpu backend")) << Refusal(offload);
 }
 
 TEST(Bias, AStartModelWithABiasDoesNotFitARunWithout) {

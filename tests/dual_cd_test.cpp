@@ -138,34 +138,27 @@ TEST(DualCd, AResumedRunIsTheStraightRun) {
 }
 
 TEST(DualCd, RefusesWhatItDoesNotSolve) {
-  auto refusal = [](TrainConfig c) -> std::string {
-    try {
-      ValidateConfig(c);
-    } catch (const SettingError& e) {
-      return e.what();
-    }
-    return "";
-  };
+  using testing::Refusal;
   TrainConfig c = DualCd(SchemeKind::kAuto, 0, 0);
-  EXPECT_EQ(refusal(c), "");
+  EXPECT_EQ(Refusal(c), "");
   TrainConfig softmax = c;
   softmax.model = ModelKind::kSoftmax;
-  EXPECT_TRUE(testing::Contains(refusal(softmax), "solver dual-cd trains model hinge")) << refusal(softmax);
+  EXPECT_TRUE(testing::Contains(Refusal(softmax), "solver dual-cd trains model hinge")) << Refusal(softmax);
   TrainConfig bias = c;
   bias.bias = Bias::kOn;
-  EXPECT_TRUE(testing::Contains(refusal(bias), "give bias off")) << refusal(bias);
+  EXPECT_TRUE(testing::Contains(Refusal(bias), "give bias off")) << Refusal(bias);
   TrainConfig sync = c;
   sync.scheme = SchemeKind::kSync;
-  EXPECT_TRUE(testing::Contains(refusal(sync), "not sync")) << refusal(sync);
+  EXPECT_TRUE(testing::Contains(Refusal(sync), "not sync")) << Refusal(sync);
   TrainConfig adam = c;
   adam.optimizer.kind = OptimizerKind::kAdam;
-  EXPECT_TRUE(testing::Contains(refusal(adam), "optimizer adam does not apply")) << refusal(adam);
+  EXPECT_TRUE(testing::Contains(Refusal(adam), "optimizer adam does not apply")) << Refusal(adam);
   TrainConfig batch = c;
   batch.batch = 8;
-  EXPECT_TRUE(testing::Contains(refusal(batch), "one sample at a time")) << refusal(batch);
+  EXPECT_TRUE(testing::Contains(Refusal(batch), "one sample at a time")) << Refusal(batch);
   TrainConfig hard = c;
   hard.l2 = 0;
-  EXPECT_TRUE(testing::Contains(refusal(hard), "l2 above 0")) << refusal(hard);
+  EXPECT_TRUE(testing::Contains(Refusal(hard), "l2 above 0")) << Refusal(hard);
 }
 
 }  // namespace

@@ -19,8 +19,8 @@ namespace {
 
 std::string Dashed(std::string_view key) { return "--" + std::string(key); }
 
-// The message a config built in code gets from ValidateConfig, with its keys as flags.
-std::string Refusal(const TrainConfig& c) {
+// The message a config built in code gets from ValidateConfig, with its keys as flags, then bare.
+std::string RefusalBothWays(const TrainConfig& c) {
   try {
     ValidateConfig(c);
   } catch (const SettingError& e) {
@@ -100,29 +100,29 @@ TEST(Settings, BadValuesNameTheKey) {
 TEST(Settings, ConfigsBuiltInCodeGetTheSameRanges) {
   TrainConfig c;
   c.threads = -1;
-  EXPECT_TRUE(testing::Contains(Refusal(c), "--threads: must be between 1 and 4096 (or 0 for 'auto'), got -1"))
-      << Refusal(c);
+  EXPECT_TRUE(testing::Contains(RefusalBothWays(c), "--threads: must be between 1 and 4096 (or 0 for 'auto'), got -1"))
+      << RefusalBothWays(c);
   c = {};
   c.l2 = -0.5;  // only -1 means auto
-  EXPECT_TRUE(testing::Contains(Refusal(c), "--l2: must be a number in [0, 1000000000] (or -1 for 'auto')"))
-      << Refusal(c);
+  EXPECT_TRUE(testing::Contains(RefusalBothWays(c), "--l2: must be a number in [0, 1000000000] (or -1 for 'auto')"))
+      << RefusalBothWays(c);
   c = {};
   c.optimizer.momentum = 1;
-  EXPECT_TRUE(testing::Contains(Refusal(c), "--momentum: must be a number in [0, 0.999999], got 1"))
-      << Refusal(c);
+  EXPECT_TRUE(testing::Contains(RefusalBothWays(c), "--momentum: must be a number in [0, 0.999999], got 1"))
+      << RefusalBothWays(c);
   c = {};
   c.hidden = {256, 0};
-  EXPECT_TRUE(testing::Contains(Refusal(c), "--hidden: expected layer sizes")) << Refusal(c);
+  EXPECT_TRUE(testing::Contains(RefusalBothWays(c), "--hidden: expected layer sizes")) << RefusalBothWays(c);
   c = {};
   c.scheme = static_cast<SchemeKind>(99);  // not an enum value the table names
-  EXPECT_TRUE(testing::Contains(Refusal(c), "--scheme: expected one of")) << Refusal(c);
+  EXPECT_TRUE(testing::Contains(RefusalBothWays(c), "--scheme: expected one of")) << RefusalBothWays(c);
 }
 
 TEST(Settings, RulesBetweenSettingsNameBothKeys) {
   TrainConfig c;
   c.scheme = SchemeKind::kHogwild;
   c.batch = 4;
-  const std::string refusal = Refusal(c);
+  const std::string refusal = RefusalBothWays(c);
   // Spelled as flags for the command line, bare in what() (the Python module spells its own).
   EXPECT_TRUE(testing::Contains(refusal, "--batch 4 with --scheme hogwild: ")) << refusal;
   EXPECT_TRUE(testing::Contains(refusal, "\nbatch 4 with scheme hogwild: ")) << refusal;

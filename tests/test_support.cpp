@@ -12,6 +12,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "parsgd/config/settings.hpp"
 #include "parsgd/util/rng.hpp"
 
 namespace parsgd::testing {
@@ -106,6 +107,15 @@ Dataset MakeProblem(uint64_t rows, uint32_t features, uint32_t nnz, int classes,
     labels[i] = classes == 2 ? (label == 1 ? 1.f : -1.f) : static_cast<float>(label);
   }
   return MakeDataset(data, labels, features, "problem");
+}
+
+std::string Refusal(const TrainConfig& config) {
+  try {
+    ValidateConfig(config);
+  } catch (const SettingError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 LinearModel TrainModel(const TrainConfig& config, const Dataset& data, Executor& executor) {

@@ -53,6 +53,9 @@ Dataset MakeDataset(const std::vector<Entries>& rows, const std::vector<float>& 
 Dataset MakeProblem(uint64_t rows, uint32_t features, uint32_t nnz, int classes, double noise,
                     uint64_t seed);
 
+// ValidateConfig's refusal of `config` (SettingError::what(), keys bare); empty if it is accepted.
+std::string Refusal(const TrainConfig& config);
+
 // Trains config.epochs epochs and returns the model.
 LinearModel TrainModel(const TrainConfig& config, const Dataset& data, Executor& executor);
 // Whether two models hold the same weights, bit for bit.
