@@ -18,11 +18,11 @@ std::string HumanCount(double value) {
   return fmt::format("{:.3g}", value);
 }
 
-std::string EpochHeader(bool has_test) {
+std::string EpochHeader(bool has_test, bool dual) {
   return fmt::format("{:>7}  {:>10}  {:>10}  {:>9}{}  {:>9}  {:>9}  {:>8}", "epoch", "objective",
                      "train-loss", "train-acc",
                      has_test ? fmt::format("  {:>9}  {:>8}", "test-loss", "test-acc") : "",
-                     "samples/s", "lr", "elapsed");
+                     "samples/s", dual ? "rel-gap" : "lr", "elapsed");
 }
 
 std::string EpochLine(const EpochReport& r, int epochs, double elapsed, bool has_test) {
@@ -34,7 +34,7 @@ std::string EpochLine(const EpochReport& r, int epochs, double elapsed, bool has
   return fmt::format("{:>7}  {:>10.6f}  {:>10.6f}  {:>8.2f}%{}  {:>9}  {:>9.3g}  {:>7.2f}s",
                      fmt::format("{}/{}", r.epoch, epochs), r.objective, r.progressive_loss,
                      100 * r.train_accuracy, test, HumanCount(r.samples_per_second()),
-                     r.learning_rate, elapsed);
+                     r.relative_gap().value_or(r.learning_rate), elapsed);
 }
 
 std::string EpochJson(const EpochReport& r, const TrainConfig& c, const ResolvedSettings& s,
@@ -49,13 +49,14 @@ std::string EpochJson(const EpochReport& r, const TrainConfig& c, const Resolved
       R"("backend":"{}","device":"{}",)"
       R"("threads":{},"workers":{},"seed":{},"updates":{},"train_seconds":{},"eval_seconds":{},)"
       R"("elapsed_seconds":{},"samples_per_second":{},"learning_rate":{},"objective":{},)"
-      R"("progressive_loss":{},"train_accuracy":{},"test_loss":{},"test_accuracy":{}}})",
+      R"("progressive_loss":{},"train_accuracy":{},"test_loss":{},"test_accuracy":{}{}}})",
       r.epoch, NameOf<ModelKind>(kModelKinds, c.model), NameOf<SchemeKind>(kSchemeKinds, s.scheme),
       c.scheme == SchemeKind::kAuto, NameOf<OrderKind>(kOrderKinds, c.order), NameOf<OptimizerKind>(kOptimizerKinds, s.optimizer),
       s.batch, NameOf<Backend>(kBackends, c.backend), s.device, s.threads, s.workers, c.seed, r.updates, clock(r.train_seconds),
       clock(r.eval_seconds), clock(elapsed), clock(r.samples_per_second()),
       JsonNumber(r.learning_rate), JsonNumber(r.objective), JsonNumber(r.progressive_loss),
-      JsonNumber(r.train_accuracy), JsonOptional(r.test_loss), JsonOptional(r.test_accuracy));
+      JsonNumber(r.train_accuracy), JsonOptional(r.test_loss), JsonOptional(r.test_accuracy),
+      r.dual_objective ? fmt::format(R"(,"dual_objective":{})", JsonNumber(*r.dual_objective)) : "");
 }
 
 }  // namespace parsgd::cli

@@ -9,12 +9,13 @@
 
 namespace parsgd::cli {
 
-// The columns' titles, matching EpochLine.
-std::string EpochHeader(bool has_test);
+// The columns' titles, matching EpochLine. A dual solver's runs (`dual`) show the relative duality
+// gap where the others show the step size.
+std::string EpochHeader(bool has_test, bool dual = false);
 std::string EpochLine(const EpochReport& r, int epochs, double elapsed_seconds, bool has_test);
 
 // One JSON object (no newline): the run's identity (model, scheme, order, threads, seed) and every
-// field of the report; absent test values are null.
+// field of the report; absent test values are null. A dual solver's objects add "dual_objective".
 std::string EpochJson(const EpochReport& r, const TrainConfig& config,
                       const ResolvedSettings& settings, double elapsed_seconds);
 

@@ -102,10 +102,13 @@ void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& 
                        scheme, NameOf<OrderKind>(kOrderKinds, c.order), s.threads, s.workers, c.seed);
   }
   if (c.solver == Solver::kDualCd) {
-    out += fmt::format("  {} epochs{}, solver dual-cd (C = 1 / (rows l2) = {:.4g}), l2 {:.3g}{}\n",
-                       s.epochs, s.epochs_auto ? " (auto)" : "",
-                       1.0 / (static_cast<double>(train.rows()) * s.l2), s.l2,
-                       s.l2_auto ? " (auto: 1/rows)" : "");
+    out += fmt::format(
+        "  at most {} epochs{}, solver dual-cd (C = 1 / (rows l2) = {:.4g}), l2 {:.3g}{}, {}\n",
+        s.epochs, s.epochs_auto ? " (auto)" : "", 1.0 / (static_cast<double>(train.rows()) * s.l2),
+        s.l2, s.l2_auto ? " (auto: 1/rows)" : "",
+        s.tol > 0 ? fmt::format("stops at a relative duality gap of {:.3g}{}", s.tol,
+                                s.tol_auto ? " (auto)" : "")
+                  : std::string("--tol none"));
     std::fputs(out.c_str(), stdout);
     return;
   }
@@ -119,7 +122,23 @@ void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& 
                      uses_decay ? fmt::format(" (decay {})", s.decay) : "",
                      NameOf<Normalization>(kNormalizations, c.normalize), s.l2,
                      !s.l2_auto ? "" : IsLinear(c.model) ? " (auto: 1/rows)" : " (auto)");
+  if (s.tol > 0) {
+    out += fmt::format("  stops once 5 epochs in a row do not lower the best objective by more than "
+                       "{:.3g} of it\n",
+                       s.tol);
+  }
   std::fputs(out.c_str(), stdout);
+}
+
+// Why the run stopped before its last epoch.
+std::string ConvergedLine(const EpochReport& r, const ResolvedSettings& s) {
+  if (const std::optional<double> gap = r.relative_gap()) {
+    return fmt::format("converged after {} epochs: relative duality gap {:.3g} <= --tol {:.3g}",
+                       r.epoch, *gap, s.tol);
+  }
+  return fmt::format("converged after {} epochs: 5 epochs in a row did not lower the best objective "
+                     "by more than --tol {:.3g} of it",
+                     r.epoch, s.tol);
 }
 
 // Where an interrupt writes the state when no --checkpoint was given.
@@ -223,7 +242,7 @@ int Train(std::span<const std::string> args) {
   if (!a.quiet) {
     PrintSetup(run.config, s, train);
     std::fputs(start_lines.c_str(), stdout);
-    std::printf("%s\n", EpochHeader(test.has_value()).c_str());
+    std::printf("%s\n", EpochHeader(test.has_value(), run.config.solver == Solver::kDualCd).c_str());
   }
   RunLoopOptions loop;
   loop.checkpoint = a.checkpoint;
@@ -243,6 +262,7 @@ int Train(std::span<const std::string> args) {
   });
   if (result.interrupted) return Interrupted(interrupts.signal(), result.consistent, trainer, a, args);
   const EpochReport& last = result.last;
+  if (last.converged && !a.quiet) std::printf("%s\n", ConvergedLine(last, s).c_str());
   if (last.epoch == 0) {
     std::printf("nothing to do: the checkpoint is already after the last of the %d epochs\n", s.epochs);
   } else if (test) {

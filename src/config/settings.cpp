@@ -121,8 +121,15 @@ std::vector<Setting> MakeTable() {
                   "atomic, 1 for sync; elsewhere every core this process may use)",
                   [](auto& c) -> auto& { return c.threads; }, 1, 4096, automatic));
   t.push_back(Int("epochs",
-                  "passes over the training data (auto: enough for about 10^6 updates, 10 to 1000)",
+                  "passes over the training data (auto: enough for about 10^6 updates, 10 to "
+                  "1000; dual-cd: 1000, a cap for --tol)",
                   [](auto& c) -> auto& { return c.epochs; }, 1, 1000000, automatic));
+  t.push_back(Real("tol",
+                   "stop once the relative duality gap is at most this (dual-cd), or once 5 epochs "
+                   "in a row do not lower the best objective by more than this of it (sgd) (auto: "
+                   "1e-4 for dual-cd, none for sgd)",
+                   [](auto& c) -> auto& { return c.tol; }, 0, 1, true,
+                   {{"auto", -1}, {"none", 0}}));
   t.push_back(Real("learning-rate",
                    "initial step size eta0 (auto: 0.5 / (curvature * mean squared row norm))",
                    [](auto& c) -> auto& { return c.learning_rate; }, 0, 1e9, true, automatic));

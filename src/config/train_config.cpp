@@ -11,9 +11,9 @@ namespace {
 // --solver dual-cd: the settings that apply to it.
 void ValidateDualCd(const TrainConfig& c) {
   auto fail = [](const std::string& what) { throw SettingError(what); };
-  if (c.model != ModelKind::kHinge) {
+  if (c.model != ModelKind::kHinge && c.model != ModelKind::kLogistic) {
     fail(fmt::format("`solver` dual-cd trains `model` hinge (the L1-loss SVM's dual, LIBLINEAR -s "
-                     "3); not {}",
+                     "3) and logistic (LIBLINEAR -s 7); not {}",
                      NameOf<ModelKind>(kModelKinds, c.model)));
   }
   if (c.bias != Bias::kOff) {

@@ -43,6 +43,12 @@ int AutoPeriod(const TrainConfig& config, uint64_t rows, int workers) {
   return static_cast<int>(std::min<uint64_t>(PerSampleReplicaPeriod(rows, workers), 1 << 30));
 }
 
+// The dual solver's default stopping rule and cap: a relative duality gap of 1e-4 (it bounds the
+// primal's own distance to the optimum, measured in bench/README.md), and at most 1000 passes
+// (LIBLINEAR's cap too).
+constexpr double kDualGapTol = 1e-4;
+constexpr int kDualEpochs = 1000;
+
 OptimizerKind AutoOptimizer(ModelKind model) {
   return model == ModelKind::kMlp ? OptimizerKind::kMomentum : OptimizerKind::kSgd;
 }
@@ -188,7 +194,10 @@ Resolution Resolve(const TrainConfig& given, const Dataset& train, const Targets
   config.period = r.period;
   r.decay = config.decay > 0 ? config.decay : DefaultDecay(config.schedule);
   r.epochs_auto = config.epochs == 0;
-  r.epochs = r.epochs_auto ? AutoEpochs(train.rows()) : config.epochs;
+  const bool dual = config.solver == Solver::kDualCd;
+  r.epochs = !r.epochs_auto ? config.epochs : dual ? kDualEpochs : AutoEpochs(train.rows());
+  r.tol_auto = config.tol < 0;
+  r.tol = !r.tol_auto ? config.tol : dual ? kDualGapTol : 0.0;
 
   // The model's own: the linear models' from the data, the MLP's from the optimiser.
   r.l2_auto = config.l2 < 0;
@@ -206,6 +215,7 @@ Resolution Resolve(const TrainConfig& given, const Dataset& train, const Targets
     r.eta0 = r.eta0_auto ? MlpAutoEta0(config.optimizer.kind) : config.learning_rate;
   }
   config.epochs = r.epochs;
+  config.tol = r.tol;
   config.learning_rate = r.eta0;
   config.decay = r.decay;
   config.l2 = r.l2;

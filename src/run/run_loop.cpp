@@ -32,8 +32,9 @@ RunLoopResult RunEpochs(Trainer& trainer, const RunLoopOptions& options,
     result.last = report;
     on_epoch(report, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     const int done = trainer.epochs_done();
-    const bool checkpoint_now = !options.checkpoint.empty() &&
-                                (done % options.checkpoint_every == 0 || done == epochs);
+    const bool last = done == epochs || report.converged;
+    const bool checkpoint_now =
+        !options.checkpoint.empty() && (done % options.checkpoint_every == 0 || last);
     if (options.snapshots == Snapshots::kEveryEpoch || checkpoint_now) {
       result.consistent = trainer.Snapshot();
     }
@@ -42,6 +43,7 @@ RunLoopResult RunEpochs(Trainer& trainer, const RunLoopOptions& options,
                      options.checkpoint);
       last_checkpoint = done;
     }
+    if (report.converged) break;
   }
   return result;
 }

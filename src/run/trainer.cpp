@@ -27,6 +27,34 @@ double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
+// The stopping rule without a dual (ResolvedSettings::tol): the objective has not fallen below the
+// best so far by more than tol of it for kPatience epochs in a row (scikit-learn's SGD rule and its
+// n_iter_no_change = 5: a stochastic objective rises now and then). Counted within this process: a
+// resumed run starts counting afresh.
+struct Progress {
+  static constexpr int kPatience = 5;
+  std::optional<double> best;
+  int stale = 0;
+
+  bool Stalled(double objective, double tol) {
+    if (best && objective > *best - tol * std::abs(*best)) {
+      ++stale;
+    } else {
+      stale = 0;
+    }
+    if (!best || objective < *best) best = objective;
+    return stale >= kPatience;
+  }
+};
+
+// The stopping rule after an epoch: the relative duality gap where the solver has a dual, else
+// Progress.
+bool Converged(const EpochReport& r, Progress& progress, double tol) {
+  if (tol <= 0) return false;
+  if (const std::optional<double> gap = r.relative_gap()) return *gap <= tol;
+  return progress.Stalled(r.objective, tol);
+}
+
 }  // namespace
 
 struct Trainer::State {
@@ -41,6 +69,7 @@ struct Trainer::State {
   StepSize step;
   TrainConfig config;  // resolved
   int epochs_done = 0;
+  Progress progress;
 
   State(const Dataset& tr, const Dataset* te, Executor& ex) : train(tr), test(te), executor(ex) {}
 };
@@ -120,6 +149,7 @@ EpochReport Trainer::RunEpoch() {
     report.test_loss = on_test.mean_loss;
     report.test_accuracy = on_test.accuracy;
   }
+  report.dual_objective = s.family->DualObjective();
   report.eval_seconds = Seconds(eval_start);
 
   if (!std::isfinite(report.objective) || !std::isfinite(report.progressive_loss)) {
@@ -128,6 +158,7 @@ EpochReport Trainer::RunEpoch() {
         "`learning-rate` than {:.4g}",
         report.epoch, report.objective, report.progressive_loss, s.settings.eta0));
   }
+  report.converged = Converged(report, s.progress, s.settings.tol);
   return report;
 }
 
@@ -136,6 +167,11 @@ void Trainer::StartFrom(const Model& model) {
   if (s.epochs_done > 0) {
     throw Error(fmt::format("Trainer::StartFrom after {} epochs: call it before the first",
                             s.epochs_done));
+  }
+  if (s.config.solver == Solver::kDualCd) {
+    // Its steps need the weights to be w(a) = sum_i a_i y_i x_i, and no a gives a trained model's.
+    throw SettingError("`solver` dual-cd starts from its dual variables at 0 (the weights are their "
+                       "combination); it cannot start from a trained model");
   }
   const std::string mismatch = StartModelMismatch(model, s.config, s.settings, s.train_targets);
   if (!mismatch.empty()) {

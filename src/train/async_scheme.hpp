@@ -15,6 +15,10 @@
 //                                                  shard[begin, end), adding each loss to `loss`
 // and, where the model keeps state of its own between epochs (the dual solver's dual variables),
 //   void Save(TrainingState&) const; void Load(const TrainingState&);
+// and where it has work to do after the workers' epoch (the dual solver's resync),
+//   void EndEpoch(const Context&);
+// and where it solves a dual, its objective (Runner::DualObjective):
+//   double DualObjective(const Dataset&, const float* targets, const Params&) const;
 #pragma once
 
 #include <algorithm>
@@ -51,6 +55,9 @@ class AsyncRunner final : public Runner<Params> {
 
   EpochTotals Run(const Context& c) override {
     c.executor->RunWorkers(c.workers, [&](int w) { RunWorker(c, w); });
+    if constexpr (requires { local_.EndEpoch(c); }) {
+      if (!c.executor->stop_flag().load(std::memory_order_relaxed)) local_.EndEpoch(c);
+    }
     EpochTotals totals;
     for (const Totals& t : totals_) {  // worker order: deterministic for one worker
       totals.loss_sum += t.loss;
@@ -64,6 +71,14 @@ class AsyncRunner final : public Runner<Params> {
   }
   void Load(const TrainingState& s) override {
     if constexpr (requires { local_.Load(s); }) local_.Load(s);
+  }
+  std::optional<double> DualObjective(const Dataset& data, const float* targets,
+                                      const Params& params) const override {
+    if constexpr (requires { local_.DualObjective(data, targets, params); }) {
+      return local_.DualObjective(data, targets, params);
+    } else {
+      return std::nullopt;
+    }
   }
 
  private:

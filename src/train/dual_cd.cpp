@@ -1,38 +1,164 @@
 // --solver dual-cd: dual coordinate descent for the L1-loss SVM (`--model hinge`; Hsieh, Chang, Lin,
-// Keerthi and Sundararajan, ICML 2008; LIBLINEAR -s 3), run by the asynchronous schemes
-// (async_scheme.hpp): each worker walks its shard and, for each sample i, takes the exact step on
-// its dual variable a_i, then moves the shared weights by (a_i' - a_i) y_i x_i under the scheme's
-// write policy. Hogwild! is PASSCoDe-Wild (Hsieh, Yu and Dhillon, ICML 2015), atomic
+// Keerthi and Sundararajan, ICML 2008; LIBLINEAR -s 3) and logistic regression (`--model logistic`;
+// Yu, Huang and Lin, Machine Learning 2011; LIBLINEAR -s 7), run by the asynchronous schemes
+// (async_scheme.hpp): each worker walks its shard and, for each sample i, takes the step of the
+// dual's subproblem in a_i, then moves the shared weights by (a_i' - a_i) y_i x_i under the
+// scheme's write policy. Hogwild! is PASSCoDe-Wild (Hsieh, Yu and Dhillon, ICML 2015), atomic
 // PASSCoDe-Atomic, locked and striped PASSCoDe-Lock.
 //
-// The problem is parsgd's objective mean_i hinge(y_i w.x_i) + l2 / 2 ||w||^2 without a bias, which
-// is 1 / (C n) times LIBLINEAR's 1/2 ||w||^2 + C sum_i hinge(y_i w.x_i) with C = 1 / (n l2). Its dual:
-//     max_a  sum_i a_i - 1/2 ||sum_i a_i y_i x_i||^2,  0 <= a_i <= C,  w = sum_i a_i y_i x_i.
-// The step on a_i: G = y_i w.x_i - 1, a_i' = min(max(a_i - G / Q_ii, 0), C), Q_ii = ||x_i||^2
-// (summed with the dot product); nothing moves where the projected gradient is 0. The progressive
-// loss is each sample's hinge loss before its step. The dual variables are part of the run's state
-// (checkpoints); a worker reads and writes a_i with relaxed atomics (with --order random two
-// workers may draw the same sample).
+// The problem is parsgd's objective mean_i loss(y_i w.x_i) + l2 / 2 ||w||^2 without a bias, which
+// is 1 / (C n) times LIBLINEAR's 1/2 ||w||^2 + C sum_i loss(y_i w.x_i) with C = 1 / (n l2). Its dual,
+// with w(a) = sum_i a_i y_i x_i and 0 <= a_i <= C:
+//     max_a  sum_i t(a_i) - 1/2 ||w(a)||^2,
+// t(a) = a for the hinge, t(a) = C log C - a log a - (C - a) log(C - a) for the logistic loss (C
+// times the entropy of a / C). The subproblem in a_i, with b = y_i w.x_i and Q_ii = ||x_i||^2
+// (summed with the dot product), has the derivative -t'(a_i') + b + Q_ii (a_i' - a_i):
+//   - hinge: linear in a_i', solved exactly and projected onto the box; nothing moves where the
+//     projected derivative is 0 (HingeDual);
+//   - logistic: the root of Q_ii (a' - a) + b + log(a' / (C - a')), by Newton's method (LogisticDual).
+// The progressive loss is each sample's loss before its step. The dual variables are part of the
+// run's state (checkpoints); a worker reads and writes them with relaxed atomics (with --order
+// random two workers may draw the same sample).
+//
+// The steps need the weights to be w(a). Where every step's write lands (one worker, locked,
+// striped, atomic on disjoint shards) they are, to rounding. Under Hogwild! a lost write leaves them
+// off by its step for good: PASSCoDe-Wild then converges to the optimum of a perturbed problem (on a
+// small dense set, 1.5e-4 above the true optimum and no closer after 1000 passes). So there, and
+// under atomic with --order random, the weights are summed afresh from the dual variables after
+// every epoch (Resync: one more pass over the data, in parallel): within an epoch the lost writes
+// only delay steps, and the run converges to the true optimum.
+//
+// The dual objective (Runner::DualObjective) is reported on the objective's scale, D(a) / (C n),
+// from the weights, which are w(a) after every epoch. D(a) is at most the optimum: the gap
+// objective - D bounds the weights' distance to it.
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <vector>
 
 #include "async_scheme.hpp"
 #include "epoch_runner.hpp"
+#include "parsgd/model/loss.hpp"
 #include "row_prefetch.hpp"
 
 namespace parsgd {
 namespace {
 
-template <class Scheme>
+float LoadRelaxed(float& v) { return std::atomic_ref<float>(v).load(std::memory_order_relaxed); }
+void StoreRelaxed(float& v, float x) { std::atomic_ref<float>(v).store(x, std::memory_order_relaxed); }
+
+// The L1-loss SVM's dual: a_i in [0, C], t(a) = a.
+class HingeDual {
+ public:
+  HingeDual(uint64_t rows, double c) : a_(AlignedArray<float>::Zeroed(rows)), c_(static_cast<float>(c)) {}
+
+  static float Loss(float margin) { return std::max(1.f - margin, 0.f); }
+
+  // The step on sample r's variable given its margin b = y w.x and q = ||x||^2: the change of a_r.
+  float Step(uint32_t r, float b, float q) {
+    const float g = b - 1.f;
+    const float a = LoadRelaxed(a_[r]);
+    const float projected = a <= 0.f ? std::min(g, 0.f) : a >= c_ ? std::max(g, 0.f) : g;
+    if (projected == 0.f || q == 0.f) return 0.f;
+    const float next = std::min(std::max(a - g / q, 0.f), c_);
+    StoreRelaxed(a_[r], next);
+    return next - a;
+  }
+
+  double Term(uint64_t r) const { return a_[r]; }
+  double Weight(uint64_t r) const { return a_[r]; }
+
+  void Save(TrainingState& s) const { s.Put("dual", a_.span()); }
+  void Load(const TrainingState& s) { s.Get("dual", a_.span()); }
+
+ private:
+  AlignedArray<float> a_;
+  float c_;
+};
+
+// Logistic regression's dual: a_i in (0, C), t(a) = C log C - a log a - (C - a) log(C - a). Each
+// sample keeps a_i and C - a_i both, so that the smaller of the two, which the logarithms need
+// precisely, never comes from a difference.
+//
+// The subproblem's derivative in u = a_i' is f(u) = q (u - a_i) + b + log(u / (C - u)), increasing.
+// Its root lies at or below C/2 when f(C/2) >= 0; otherwise the root in v = C - u of the mirrored
+// f(v) = q (v - (C - a_i)) - b + log(v / (C - v)) does. So the step solves for whichever of the two
+// is the smaller at the root, on (0, C/2], where f is concave (f''' < 0): a Newton step from the
+// right of the root lands left of it (or at or below 0: then the point is divided by 10 instead),
+// and from the left the iterates rise to it. It starts at min(old value, C/2) and stops once a step
+// moves the point by at most 1e-6 of itself (past float's resolution after the quadratic step) or
+// after kNewtonSteps.
+class LogisticDual {
+ public:
+  LogisticDual(uint64_t rows, double c)
+      : a_(AlignedArray<float>::Zeroed(rows)), rest_(Filled(rows, static_cast<float>(c))), c_(c) {}
+
+  static float Loss(float margin) { return LogisticLoss::Value(margin, 1.f); }
+
+  float Step(uint32_t r, float b, float q) {
+    const double a = LoadRelaxed(a_[r]), rest = LoadRelaxed(rest_[r]);
+    const double half = 0.5 * c_;
+    const bool lower = q * (half - a) + b >= 0;  // the root in a is at or below C/2
+    const double old = lower ? a : rest;
+    const double slope = lower ? b : -b;
+    double u = old > 0 ? std::min(old, half) : half;
+    for (int step = 0; step < kNewtonSteps; ++step) {
+      const double f = q * (u - old) + slope + std::log(u / (c_ - u));
+      const double move = f / (q + c_ / (u * (c_ - u)));
+      if (move >= u) {
+        u *= 0.1;
+        continue;
+      }
+      u -= move;
+      if (std::abs(move) <= 1e-6 * u) break;
+    }
+    const float small = static_cast<float>(u), large = static_cast<float>(c_ - u);
+    StoreRelaxed(a_[r], lower ? small : large);
+    StoreRelaxed(rest_[r], lower ? large : small);
+    return static_cast<float>(lower ? u - old : old - u);
+  }
+
+  double Term(uint64_t r) const {
+    return c_ * std::log(c_) - XLogX(a_[r]) - XLogX(rest_[r]);
+  }
+  double Weight(uint64_t r) const { return a_[r]; }
+
+  void Save(TrainingState& s) const {
+    s.Put("dual", a_.span());
+    s.Put("dual_rest", rest_.span());
+  }
+  void Load(const TrainingState& s) {
+    s.Get("dual", a_.span());
+    s.Get("dual_rest", rest_.span());
+  }
+
+ private:
+  static constexpr int kNewtonSteps = 30;
+
+  static AlignedArray<float> Filled(uint64_t n, float v) {
+    AlignedArray<float> out(n);
+    std::fill(out.begin(), out.end(), v);
+    return out;
+  }
+  static double XLogX(double x) { return x > 0 ? x * std::log(x) : 0.0; }
+
+  AlignedArray<float> a_;     // a_i
+  AlignedArray<float> rest_;  // C - a_i
+  double c_;
+};
+
+template <class Scheme, class Dual>
 class DualCdLocal {
  public:
   using Context = LinearContext;
 
-  DualCdLocal(const RunnerShape& shape, double c)
+  // `consistent`: every step's write lands, so that the shared weights stay w(a).
+  DualCdLocal(const RunnerShape& shape, double c, bool consistent)
       : scheme_(MakeScheme<Scheme>(shape.features, shape.outputs)),
         workers_(shape.workers),
-        dual_(AlignedArray<float>::Zeroed(shape.rows)),
-        c_(static_cast<float>(c)) {}
+        dual_(shape.rows, c),
+        c_(c),
+        consistent_(consistent) {}
 
   std::span<const uint32_t> Shard(const Context& c, int w) {
     return c.order->Indices(c.epoch, w, workers_[w].order_scratch);
@@ -56,15 +182,10 @@ class DualCdLocal {
         dot += v * Write::Load(w[x.index[e]]);
         q += v * v;
       }
-      const float g = y * dot - 1.f;
-      loss += std::max(-g, 0.f);
-      std::atomic_ref<float> dual(dual_[r]);
-      const float a = dual.load(std::memory_order_relaxed);
-      const float projected = a <= 0.f ? std::min(g, 0.f) : a >= c_ ? std::max(g, 0.f) : g;
-      if (projected == 0.f || q == 0.f) continue;
-      const float next = std::min(std::max(a - g / q, 0.f), c_);
-      dual.store(next, std::memory_order_relaxed);
-      const float delta = (next - a) * y;
+      const float margin = y * dot;
+      loss += Dual::Loss(margin);
+      const float delta = dual_.Step(r, margin, q) * y;
+      if (delta == 0.f) continue;
       for (uint32_t e = 0; e < x.nnz; ++e) {
         const float step = delta * x.value[e];
         Write::Modify(w[x.index[e]], [step](float old) { return old + step; });
@@ -72,41 +193,94 @@ class DualCdLocal {
     }
   }
 
-  void Save(TrainingState& s) const { s.Put("dual", dual_.span()); }
-  void Load(const TrainingState& s) { s.Get("dual", dual_.span()); }
+  // Where writes may have been lost, the weights are set back to w(a) (see the top of the file).
+  void EndEpoch(const Context& c) {
+    if (!consistent_) Resync(c);
+  }
+
+  double DualObjective(const Dataset& data, const float*, const LinearParams& p) const {
+    const uint64_t n = data.rows();
+    double terms = 0;
+    for (uint64_t r = 0; r < n; ++r) terms += dual_.Term(r);
+    double norm = 0;  // ||w(a)||^2: the weights are w(a) after every epoch
+    for (uint64_t j = 0; j < p.features; ++j) norm += double(p.arrays.weights[j]) * p.arrays.weights[j];
+    return (terms - 0.5 * norm) / (c_ * static_cast<double>(n));
+  }
+
+  void Save(TrainingState& s) const { dual_.Save(s); }
+  void Load(const TrainingState& s) { dual_.Load(s); }
 
  private:
   struct alignas(kCacheLine) Worker {
     std::vector<uint32_t> order_scratch;
   };
 
+  // w = w(a): each of up to `workers` parts of the rows summed into its own array in double (as
+  // many as kResyncBytes allow), then the parts added in their order, feature block by block.
+  void Resync(const Context& c) {
+    constexpr uint64_t kResyncBytes = uint64_t{64} << 20;
+    const uint64_t d = c.params.features, n = c.data->rows();
+    const int parts = static_cast<int>(std::clamp<uint64_t>(kResyncBytes / (8 * std::max<uint64_t>(d, 1)),
+                                                            1, static_cast<uint64_t>(c.workers)));
+    partial_.assign(static_cast<std::size_t>(parts) * d, 0.0);
+    c.executor->RunWorkers(parts, [&](int p) {
+      double* const sum = partial_.data() + static_cast<std::size_t>(p) * d;
+      for (uint64_t r = n * p / parts, end = n * (p + 1) / parts; r < end; ++r) {
+        const double a = dual_.Weight(r) * c.targets[r];
+        if (a == 0) continue;
+        const SparseRow x = c.data->row(r);
+        for (uint32_t e = 0; e < x.nnz; ++e) sum[x.index[e]] += a * x.value[e];
+      }
+    });
+    constexpr uint64_t kBlock = 4096;
+    float* const w = c.params.arrays.weights;
+    c.executor->ParallelFor((d + kBlock - 1) / kBlock, [&](uint64_t b) {
+      for (uint64_t j = b * kBlock, end = std::min(d, j + kBlock); j < end; ++j) {
+        double v = 0;
+        for (int p = 0; p < parts; ++p) v += partial_[static_cast<std::size_t>(p) * d + j];
+        w[j] = static_cast<float>(v);
+      }
+    });
+  }
+
   Scheme scheme_;
   std::vector<Worker> workers_;
-  AlignedArray<float> dual_;  // a_i per training row, in [0, C]
-  float c_;
+  Dual dual_;
+  double c_;
+  bool consistent_;
+  std::vector<double> partial_;  // Resync's sums
 };
 
-template <class Scheme>
-std::unique_ptr<LinearRunner> Make(const RunnerShape& shape, double c) {
-  return std::make_unique<AsyncRunner<LinearParams, DualCdLocal<Scheme>>>(shape.workers, shape, c);
+template <class Scheme, class Dual>
+std::unique_ptr<LinearRunner> Make(const RunnerShape& shape, double c, bool consistent) {
+  return std::make_unique<AsyncRunner<LinearParams, DualCdLocal<Scheme, Dual>>>(shape.workers, shape,
+                                                                                c, consistent);
+}
+
+template <class Dual>
+std::unique_ptr<LinearRunner> MakeFor(const TrainConfig& config, const RunnerShape& shape, double c) {
+  // Atomic writes all land; two workers may still step one sample at once under --order random.
+  const bool disjoint = config.order != OrderKind::kRandom;
+  switch (config.scheme) {
+    case SchemeKind::kHogwild:
+      return Make<HogwildScheme, Dual>(shape, c, shape.workers == 1);
+    case SchemeKind::kLocked:
+      return Make<LockedScheme, Dual>(shape, c, true);
+    case SchemeKind::kStriped:
+      return Make<StripedScheme, Dual>(shape, c, true);
+    case SchemeKind::kAtomic:
+      return Make<AtomicScheme, Dual>(shape, c, disjoint || shape.workers == 1);
+    default:  // sequential (ValidateConfig refuses the others)
+      return Make<SequentialScheme, Dual>(shape, c, true);
+  }
 }
 
 }  // namespace
 
 std::unique_ptr<LinearRunner> MakeDualCdRunner(const TrainConfig& config, const RunnerShape& shape) {
   const double c = 1.0 / (static_cast<double>(shape.rows) * config.l2);  // l2 resolved, > 0
-  switch (config.scheme) {
-    case SchemeKind::kHogwild:
-      return Make<HogwildScheme>(shape, c);
-    case SchemeKind::kLocked:
-      return Make<LockedScheme>(shape, c);
-    case SchemeKind::kStriped:
-      return Make<StripedScheme>(shape, c);
-    case SchemeKind::kAtomic:
-      return Make<AtomicScheme>(shape, c);
-    default:  // sequential (ValidateConfig refuses the others)
-      return Make<SequentialScheme>(shape, c);
-  }
+  if (config.model == ModelKind::kLogistic) return MakeFor<LogisticDual>(config, shape, c);
+  return MakeFor<HingeDual>(config, shape, c);  // hinge (ValidateConfig refuses the others)
 }
 
 }  // namespace parsgd

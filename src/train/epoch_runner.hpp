@@ -38,7 +38,7 @@ std::unique_ptr<LinearRunner> MakeLinearRunner(const TrainConfig& config, const 
 // The families (one .cpp each).
 std::unique_ptr<LinearRunner> MakeAsyncRunner(const TrainConfig& config, const RunnerShape& shape);
 std::unique_ptr<LinearRunner> MakeMinibatchRunner(const TrainConfig& config, const RunnerShape& shape);
-// --solver dual-cd (dual_cd.cpp): hinge, under the asynchronous schemes.
+// --solver dual-cd (dual_cd.cpp): hinge and logistic, under the asynchronous schemes.
 std::unique_ptr<LinearRunner> MakeDualCdRunner(const TrainConfig& config, const RunnerShape& shape);
 std::unique_ptr<LinearRunner> MakeLinearReplicaRunner(const TrainConfig& config,
                                                      const RunnerShape& shape);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/model/linear_model.hpp"
@@ -28,6 +29,8 @@ class ModelFamily {
   virtual Evaluation Evaluate(const Dataset& data, const Targets& targets, Executor& executor) = 0;
   // (l2 / 2) * ||w||^2 of the current parameters, biases excluded.
   virtual double Regularizer() const = 0;
+  // A dual solver's dual objective (EpochReport::dual_objective); none for the others.
+  virtual std::optional<double> DualObjective() { return std::nullopt; }
   // The parameters, optimiser state and runner state between two epochs (training_state.hpp).
   virtual void Save(TrainingState& state) const = 0;
   virtual void Load(const TrainingState& state) = 0;

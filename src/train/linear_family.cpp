@@ -22,13 +22,9 @@ class LinearFamily final : public ModelFamily {
 
   EpochTotals RunEpoch(uint64_t epoch, const SampleOrder& order, const StepSize& step,
                        Executor& executor) override {
-    LinearModel& model = setup_.model;
-    const ParamArrays arrays = state_.With(model.weights().data());
     const LinearContext context{&train_,
                                targets_.values.data(),
-                               LinearParams{arrays, model.features(), model.outputs(),
-                                            setup_.rates.empty() ? nullptr : setup_.rates.data(),
-                                            config_.bias == Bias::kOn},
+                               Params(),
                                &order,
                                step,
                                config_.optimizer,
@@ -43,6 +39,9 @@ class LinearFamily final : public ModelFamily {
     return parsgd::Evaluate(setup_.model, data, targets, executor);
   }
   double Regularizer() const override { return 0.5 * setup_.l2 * setup_.model.SquaredNorm(); }
+  std::optional<double> DualObjective() override {
+    return runner_->DualObjective(train_, targets_.values.data(), Params());
+  }
   const LinearModel* linear() const override { return &setup_.model; }
 
   void Save(TrainingState& s) const override {
@@ -61,6 +60,14 @@ class LinearFamily final : public ModelFamily {
   void StartFrom(const MlpModel&) override { throw Error("a linear run cannot start from an mlp"); }
 
  private:
+  // The model and its optimiser state as the runners see them.
+  LinearParams Params() {
+    LinearModel& model = setup_.model;
+    return LinearParams{state_.With(model.weights().data()), model.features(), model.outputs(),
+                        setup_.rates.empty() ? nullptr : setup_.rates.data(),
+                        config_.bias == Bias::kOn};
+  }
+
   TrainConfig config_;
   const Dataset& train_;
   const Targets& targets_;

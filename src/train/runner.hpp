@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/optim/optimizer.hpp"
@@ -46,6 +47,12 @@ class Runner {
   // default.
   virtual void Save(TrainingState&) const {}
   virtual void Load(const TrainingState&) {}
+  // A dual solver's dual objective for the parameters after an epoch, on the objective's scale
+  // (EpochReport::dual_objective); none for the primal solvers.
+  virtual std::optional<double> DualObjective(const Dataset&, const float* /*targets*/,
+                                              const Params&) const {
+    return std::nullopt;
+  }
 };
 
 // Per-sample training recomputes the step size (and Adam's step count) every kStepBlock samples of a

@@ -38,15 +38,16 @@ inline constexpr Named<Backend> kBackends[] = {
 };
 
 // How the model is fitted: stochastic gradient steps (the schemes and optimisers of this file), or
-// coordinate descent on the problem's dual (Hsieh et al. 2008, LIBLINEAR -s 3; in parallel
-// PASSCoDe, Hsieh, Yu and Dhillon 2015), one dual variable per sample, the primal weights shared.
+// coordinate descent on the problem's dual (hinge: Hsieh et al. 2008, LIBLINEAR -s 3; logistic:
+// Yu, Huang and Lin 2011, LIBLINEAR -s 7; in parallel PASSCoDe, Hsieh, Yu and Dhillon 2015), one
+// dual variable per sample, the primal weights shared.
 enum class Solver { kSgd, kDualCd };
 
 inline constexpr Named<Solver> kSolvers[] = {
     {Solver::kSgd, "sgd", "stochastic gradient steps under --scheme and --optimizer"},
     {Solver::kDualCd, "dual-cd",
-     "hinge: dual coordinate descent, one sample's dual variable per step (LIBLINEAR -s 3); "
-     "--bias off; schemes sequential, hogwild, locked, striped, atomic"},
+     "hinge, logistic: dual coordinate descent, one sample's dual variable per step (LIBLINEAR "
+     "-s 3, -s 7); --bias off; schemes sequential, hogwild, locked, striped, atomic"},
 };
 
 // The linear models' bias b (z = W^T x + b): trained and never regularised (on), or held at 0 (off:
@@ -82,7 +83,10 @@ struct TrainConfig {
   SchemeKind scheme = SchemeKind::kAuto;  // resolved by the trainer (train/scheme_choice.hpp)
   OrderKind order = OrderKind::kGlobal;
   int threads = 0;            // 0: every core this process may use
-  int epochs = 0;             // 0: enough for about 10^6 updates, at least 10, at most 1000
+  int epochs = 0;             // 0: enough for about 10^6 updates, at least 10, at most 1000;
+                              // the dual solver: 1000, a cap (tol stops it)
+  double tol = -1;            // stopping rule; -1: the solver's default; 0: none (see
+                              // ResolvedSettings::tol)
   double learning_rate = 0;   // eta0; 0: derived from the data (see ResolvedSettings)
   ScheduleKind schedule = ScheduleKind::kLinear;
   double decay = 0;           // 0: the schedule's default (invtime 1 per epoch, geometric 0.9)
@@ -123,6 +127,12 @@ struct ResolvedSettings {
   int workers = 1;       // workers that update the model (1 for the sequential scheme)
   int epochs = 1;
   bool epochs_auto = false;
+  // The stopping rule: the dual solver stops once its relative duality gap (P(w) - D(a)) / |P(w)| is
+  // at most tol, the others once 5 epochs in a row end above the best objective so far minus tol of
+  // it (scikit-learn's rule for SGD); 0 never stops before the last epoch (the SGD solver's
+  // default).
+  double tol = 0;
+  bool tol_auto = false;
   int batch = 1;
   int period = 10;       // resolved: >= 1, or 0 for once per epoch
   double eta0 = 0;

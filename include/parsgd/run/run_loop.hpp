@@ -38,9 +38,10 @@ struct RunLoopResult {
   TrainingState consistent;  // the state after the last complete epoch (empty with kNone)
 };
 
-// Runs epochs until the trainer's last one or an interrupt, calling on_epoch(report, seconds since
-// the loop began) after each complete epoch. A training error after a checkpoint was written is
-// rethrown as parsgd::Error with the checkpoint's epoch and path added.
+// Runs epochs until the trainer's last one, the stopping rule (EpochReport::converged) or an
+// interrupt, calling on_epoch(report, seconds since the loop began) after each complete epoch; the
+// last epoch run writes a checkpoint (with options.checkpoint). A training error after a checkpoint
+// was written is rethrown as parsgd::Error with the checkpoint's epoch and path added.
 RunLoopResult RunEpochs(Trainer& trainer, const RunLoopOptions& options,
                         const std::function<void(const EpochReport&, double)>& on_epoch);
 

@@ -1,6 +1,8 @@
 // What a training epoch reports: the workers' totals and the trainer's report after evaluation.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 
@@ -24,8 +26,17 @@ struct EpochReport {
   double train_accuracy = 0;
   std::optional<double> test_loss;
   std::optional<double> test_accuracy;
+  // The dual solver's dual objective D(a) on the objective's scale (D <= the optimum <= objective):
+  // the duality gap objective - D bounds how far the weights are from the optimum.
+  std::optional<double> dual_objective;
+  bool converged = false;          // the stopping rule (--tol) holds after this epoch
   bool interrupted = false;        // the stop flag ended the epoch early: no evaluation
   double samples_per_second() const { return train_seconds > 0 ? updates / train_seconds : 0; }
+  // (objective - D) / |objective|; none without a dual.
+  std::optional<double> relative_gap() const {
+    if (!dual_objective) return std::nullopt;
+    return (objective - *dual_objective) / std::max(std::abs(objective), 1e-300);
+  }
 };
 
 }  // namespace parsgd
