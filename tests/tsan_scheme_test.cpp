@@ -85,6 +85,39 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(OrderKind::kGlobal, OrderKind::kRandom)),
     testing::ParamName());
 
+// Primal cd's shared scores (hogwild: relaxed stores, atomic: compare-and-swap; average: a copy
+// per worker) under real concurrency, the weights each written by their block's worker only.
+class PrimalCdScheme : public ::testing::TestWithParam<std::tuple<ModelKind, SchemeKind>> {};
+
+TEST_P(PrimalCdScheme, TrainsWithConcurrentThreads) {
+  auto [model, scheme] = GetParam();
+  const Dataset data = testing::MakeProblem(1500, 20, 6, 2, 0.05, 8);
+  TrainConfig config;
+  config.model = model;
+  config.solver = Solver::kCd;
+  config.bias = Bias::kOff;
+  config.scheme = scheme;
+  config.threads = 4;
+  config.epochs = 6;
+  config.l2 = 0.01;
+  config.tol = 0;
+  auto executor = MakeThreadExecutor(4);
+  Trainer trainer(config, data, nullptr, *executor);
+  const EpochReport first = trainer.RunEpoch();
+  EpochReport last = first;
+  for (int e = 1; e < config.epochs; ++e) last = trainer.RunEpoch();
+  EXPECT_EQ(last.updates, data.rows());
+  EXPECT_LT(last.objective, first.objective);
+  EXPECT_GT(last.train_accuracy, 0.75);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Tsan, PrimalCdScheme,
+    ::testing::Combine(::testing::Values(ModelKind::kSquared, ModelKind::kLogistic),
+                       ::testing::Values(SchemeKind::kHogwild, SchemeKind::kAtomic,
+                                         SchemeKind::kAverage)),
+    testing::ParamName());
+
 // Optimiser state is shared like the weights (hogwild, atomic) or kept per replica (average).
 class SchemeAndOptimizer
     : public ::testing::TestWithParam<std::tuple<SchemeKind, OptimizerKind>> {};

@@ -101,14 +101,18 @@ void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& 
     out += fmt::format("  model {}, scheme {}, order {}, {} threads ({} workers), seed {}\n", model,
                        scheme, NameOf<OrderKind>(kOrderKinds, c.order), s.threads, s.workers, c.seed);
   }
-  if (c.solver == Solver::kDualCd) {
+  if (c.solver != Solver::kSgd) {
+    const bool dual = c.solver == Solver::kDualCd;
     out += fmt::format(
-        "  at most {} epochs{}, solver dual-cd (C = 1 / (rows l2) = {:.4g}), l2 {:.3g}{}, {}\n",
-        s.epochs, s.epochs_auto ? " (auto)" : "", 1.0 / (static_cast<double>(train.rows()) * s.l2),
-        s.l2, s.l2_auto ? " (auto: 1/rows)" : "",
-        s.tol > 0 ? fmt::format("stops at a relative duality gap of {:.3g}{}", s.tol,
-                                s.tol_auto ? " (auto)" : "")
-                  : std::string("--tol none"));
+        "  at most {} epochs{}, solver {} (C = 1 / (rows l2) = {:.4g}), l2 {:.3g}{}, {}\n",
+        s.epochs, s.epochs_auto ? " (auto)" : "", NameOf<Solver>(kSolvers, c.solver),
+        1.0 / (static_cast<double>(train.rows()) * s.l2), s.l2, s.l2_auto ? " (auto: 1/rows)" : "",
+        s.tol <= 0 ? std::string("--tol none")
+        : dual     ? fmt::format("stops at a relative duality gap of {:.3g}{}", s.tol,
+                                 s.tol_auto ? " (auto)" : "")
+                   : fmt::format("stops once an epoch lowers the objective by at most {:.3g} of "
+                                 "it{}",
+                                 s.tol, s.tol_auto ? " (auto)" : ""));
     std::fputs(out.c_str(), stdout);
     return;
   }
@@ -131,14 +135,15 @@ void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& 
 }
 
 // Why the run stopped before its last epoch.
-std::string ConvergedLine(const EpochReport& r, const ResolvedSettings& s) {
+std::string ConvergedLine(const EpochReport& r, const ResolvedSettings& s, Solver solver) {
   if (const std::optional<double> gap = r.relative_gap()) {
     return fmt::format("converged after {} epochs: relative duality gap {:.3g} <= --tol {:.3g}",
                        r.epoch, *gap, s.tol);
   }
-  return fmt::format("converged after {} epochs: 5 epochs in a row did not lower the best objective "
-                     "by more than --tol {:.3g} of it",
-                     r.epoch, s.tol);
+  const bool sgd = solver == Solver::kSgd;
+  return fmt::format("converged after {} epochs: {} did not lower the best objective by more than "
+                     "--tol {:.3g} of it",
+                     r.epoch, sgd ? "5 epochs in a row" : "the last epoch", s.tol);
 }
 
 // Where an interrupt writes the state when no --checkpoint was given.
@@ -262,7 +267,7 @@ int Train(std::span<const std::string> args) {
   });
   if (result.interrupted) return Interrupted(interrupts.signal(), result.consistent, trainer, a, args);
   const EpochReport& last = result.last;
-  if (last.converged && !a.quiet) std::printf("%s\n", ConvergedLine(last, s).c_str());
+  if (last.converged && !a.quiet) std::printf("%s\n", ConvergedLine(last, s, run.config.solver).c_str());
   if (last.epoch == 0) {
     std::printf("nothing to do: the checkpoint is already after the last of the %d epochs\n", s.epochs);
   } else if (test) {

@@ -125,9 +125,10 @@ std::vector<Setting> MakeTable() {
                   "1000; dual-cd: 1000, a cap for --tol)",
                   [](auto& c) -> auto& { return c.epochs; }, 1, 1000000, automatic));
   t.push_back(Real("tol",
-                   "stop once the relative duality gap is at most this (dual-cd), or once 5 epochs "
-                   "in a row do not lower the best objective by more than this of it (sgd) (auto: "
-                   "1e-4 for dual-cd, none for sgd)",
+                   "stop once the relative duality gap is at most this (dual-cd), an epoch lowers "
+                   "the objective by at most this of it (cd), or 5 epochs in a row do not lower the "
+                   "best objective by more than this of it (sgd) (auto: dual-cd 1e-4 for hinge, "
+                   "1e-5 for logistic; cd 1e-6; sgd none)",
                    [](auto& c) -> auto& { return c.tol; }, 0, 1, true,
                    {{"auto", -1}, {"none", 0}}));
   t.push_back(Real("learning-rate",

@@ -8,32 +8,49 @@ namespace parsgd {
 
 namespace {
 
-// --solver dual-cd: the settings that apply to it.
-void ValidateDualCd(const TrainConfig& c) {
+// The coordinate-descent solvers (--solver dual-cd, cd): the settings that apply to them.
+void ValidateCoordinateSolver(const TrainConfig& c) {
   auto fail = [](const std::string& what) { throw SettingError(what); };
-  if (c.model != ModelKind::kHinge && c.model != ModelKind::kLogistic) {
-    fail(fmt::format("`solver` dual-cd trains `model` hinge (the L1-loss SVM's dual, LIBLINEAR -s "
-                     "3) and logistic (LIBLINEAR -s 7); not {}",
+  const bool dual = c.solver == Solver::kDualCd;
+  const std::string solver = std::string(NameOf<Solver>(kSolvers, c.solver));
+  const bool model_ok = dual ? c.model == ModelKind::kHinge || c.model == ModelKind::kLogistic
+                             : c.model == ModelKind::kSquared || c.model == ModelKind::kLogistic;
+  if (!model_ok) {
+    fail(fmt::format("`solver` {} trains `model` {}; not {}", solver,
+                     dual ? "hinge (the L1-loss SVM's dual, LIBLINEAR -s 3) and logistic (LIBLINEAR "
+                            "-s 7)"
+                          : "squared and logistic",
                      NameOf<ModelKind>(kModelKinds, c.model)));
   }
   if (c.bias != Bias::kOff) {
-    fail("`solver` dual-cd solves the problem without a bias (an unregularised bias adds the "
-         "constraint sum y_i a_i = 0, which coordinate descent cannot keep): give `bias` off");
+    fail(dual ? "`solver` dual-cd solves the problem without a bias (an unregularised bias adds the "
+                "constraint sum y_i a_i = 0, which coordinate descent cannot keep): give `bias` off"
+              : "`solver` cd solves the problem without a bias (LIBLINEAR's default): give `bias` "
+                "off");
   }
-  if (c.backend != Backend::kCpu) fail("`solver` dual-cd runs on `backend` cpu");
-  if (c.l2 == 0) fail("`solver` dual-cd needs `l2` above 0: the box of the dual is [0, C], C = 1 / (rows l2)");
-  const bool async = c.scheme == SchemeKind::kAuto || c.scheme == SchemeKind::kSequential ||
-                     c.scheme == SchemeKind::kHogwild || c.scheme == SchemeKind::kLocked ||
-                     c.scheme == SchemeKind::kStriped || c.scheme == SchemeKind::kAtomic;
-  if (!async) {
-    fail(fmt::format("`solver` dual-cd shares the weights under the schemes sequential, hogwild, "
-                     "locked, striped and atomic; not {}",
-                     NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
+  if (c.backend != Backend::kCpu) fail(fmt::format("`solver` {} runs on `backend` cpu", solver));
+  if (dual && c.l2 == 0) {
+    fail("`solver` dual-cd needs `l2` above 0: the box of the dual is [0, C], C = 1 / (rows l2)");
   }
-  if (c.batch > 1) fail(fmt::format("`solver` dual-cd steps one sample at a time; `batch` {}", c.batch));
+  const SchemeKind s = c.scheme;
+  const bool scheme_ok =
+      s == SchemeKind::kAuto || s == SchemeKind::kSequential || s == SchemeKind::kHogwild ||
+      s == SchemeKind::kAtomic ||
+      (dual ? s == SchemeKind::kLocked || s == SchemeKind::kStriped : s == SchemeKind::kAverage);
+  if (!scheme_ok) {
+    fail(fmt::format("`solver` {} shares the {} under the schemes {}; not {}", solver,
+                     dual ? "weights" : "scores X w",
+                     dual ? "sequential, hogwild, locked, striped and atomic"
+                          : "sequential, hogwild, atomic and average",
+                     NameOf<SchemeKind>(kSchemeKinds, s)));
+  }
+  if (c.batch > 1) {
+    fail(fmt::format("`solver` {} steps one {} at a time; `batch` {}", solver,
+                     dual ? "sample" : "coordinate", c.batch));
+  }
   if (c.optimizer.kind != OptimizerKind::kAuto && c.optimizer.kind != OptimizerKind::kSgd) {
-    fail(fmt::format("`solver` dual-cd takes exact coordinate steps: `optimizer` {} does not apply",
-                     NameOf<OptimizerKind>(kOptimizerKinds, c.optimizer.kind)));
+    fail(fmt::format("`solver` {} takes exact coordinate steps: `optimizer` {} does not apply",
+                     solver, NameOf<OptimizerKind>(kOptimizerKinds, c.optimizer.kind)));
   }
 }
 
@@ -90,7 +107,7 @@ void ValidateConfig(const TrainConfig& c) {
   if (c.bias == Bias::kOff && c.backend == Backend::kOffload) {
     fail("`bias` off runs on the cpu backend; `backend` offload trains the bias");
   }
-  if (c.solver == Solver::kDualCd) ValidateDualCd(c);
+  if (c.solver != Solver::kSgd) ValidateCoordinateSolver(c);
   const OuterConfig& outer = c.outer;
   if (!outer.plain() && c.scheme != SchemeKind::kAverage) {
     fail(fmt::format("`outer-optimizer` {} `outer-learning-rate` {}: the outer step acts on the "

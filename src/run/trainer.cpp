@@ -28,31 +28,30 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 }
 
 // The stopping rule without a dual (ResolvedSettings::tol): the objective has not fallen below the
-// best so far by more than tol of it for kPatience epochs in a row (scikit-learn's SGD rule and its
-// n_iter_no_change = 5: a stochastic objective rises now and then). Counted within this process: a
-// resumed run starts counting afresh.
+// best so far by more than tol of it for `patience` epochs in a row: 5 for SGD (scikit-learn's rule
+// and its n_iter_no_change = 5: a stochastic objective rises now and then), 1 for primal cd (whose
+// epochs lower it every time). Counted within this process: a resumed run starts counting afresh.
 struct Progress {
-  static constexpr int kPatience = 5;
   std::optional<double> best;
   int stale = 0;
 
-  bool Stalled(double objective, double tol) {
+  bool Stalled(double objective, double tol, int patience) {
     if (best && objective > *best - tol * std::abs(*best)) {
       ++stale;
     } else {
       stale = 0;
     }
     if (!best || objective < *best) best = objective;
-    return stale >= kPatience;
+    return stale >= patience;
   }
 };
 
 // The stopping rule after an epoch: the relative duality gap where the solver has a dual, else
 // Progress.
-bool Converged(const EpochReport& r, Progress& progress, double tol) {
+bool Converged(const EpochReport& r, Progress& progress, double tol, Solver solver) {
   if (tol <= 0) return false;
   if (const std::optional<double> gap = r.relative_gap()) return *gap <= tol;
-  return progress.Stalled(r.objective, tol);
+  return progress.Stalled(r.objective, tol, solver == Solver::kSgd ? 5 : 1);
 }
 
 }  // namespace
@@ -158,7 +157,7 @@ EpochReport Trainer::RunEpoch() {
         "`learning-rate` than {:.4g}",
         report.epoch, report.objective, report.progressive_loss, s.settings.eta0));
   }
-  report.converged = Converged(report, s.progress, s.settings.tol);
+  report.converged = Converged(report, s.progress, s.settings.tol, s.config.solver);
   return report;
 }
 

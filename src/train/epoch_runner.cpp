@@ -4,6 +4,7 @@ namespace parsgd {
 
 std::unique_ptr<LinearRunner> MakeLinearRunner(const TrainConfig& config, const RunnerShape& shape) {
   if (config.solver == Solver::kDualCd) return MakeDualCdRunner(config, shape);
+  if (config.solver == Solver::kCd) return MakePrimalCdRunner(config, shape);
   if (IsReplicaScheme(config.scheme)) return MakeLinearReplicaRunner(config, shape);
   switch (config.scheme) {
     case SchemeKind::kSync:

@@ -40,6 +40,8 @@ std::unique_ptr<LinearRunner> MakeAsyncRunner(const TrainConfig& config, const R
 std::unique_ptr<LinearRunner> MakeMinibatchRunner(const TrainConfig& config, const RunnerShape& shape);
 // --solver dual-cd (dual_cd.cpp): hinge and logistic, under the asynchronous schemes.
 std::unique_ptr<LinearRunner> MakeDualCdRunner(const TrainConfig& config, const RunnerShape& shape);
+// --solver cd (primal_cd.cpp): squared and logistic, over a partition of the features.
+std::unique_ptr<LinearRunner> MakePrimalCdRunner(const TrainConfig& config, const RunnerShape& shape);
 std::unique_ptr<LinearRunner> MakeLinearReplicaRunner(const TrainConfig& config,
                                                      const RunnerShape& shape);
 

@@ -37,17 +37,21 @@ inline constexpr Named<Backend> kBackends[] = {
      "OpenMP target offload (GPU); falls back to the host when no device can run it"},
 };
 
-// How the model is fitted: stochastic gradient steps (the schemes and optimisers of this file), or
-// coordinate descent on the problem's dual (hinge: Hsieh et al. 2008, LIBLINEAR -s 3; logistic:
+// How the model is fitted: stochastic gradient steps (the schemes and optimisers of this file),
+// coordinate descent on the primal over a partition of the features (Shotgun, Bradley et al. 2011;
+// the workers share the rows' scores X w), or coordinate descent on the problem's dual (hinge: Hsieh et al. 2008, LIBLINEAR -s 3; logistic:
 // Yu, Huang and Lin 2011, LIBLINEAR -s 7; in parallel PASSCoDe, Hsieh, Yu and Dhillon 2015), one
 // dual variable per sample, the primal weights shared.
-enum class Solver { kSgd, kDualCd };
+enum class Solver { kSgd, kDualCd, kCd };
 
 inline constexpr Named<Solver> kSolvers[] = {
     {Solver::kSgd, "sgd", "stochastic gradient steps under --scheme and --optimizer"},
     {Solver::kDualCd, "dual-cd",
      "hinge, logistic: dual coordinate descent, one sample's dual variable per step (LIBLINEAR "
      "-s 3, -s 7); --bias off; schemes sequential, hogwild, locked, striped, atomic"},
+    {Solver::kCd, "cd",
+     "squared, logistic: primal coordinate descent, each worker on its block of the features; "
+     "--bias off; schemes sequential, hogwild, atomic, average"},
 };
 
 // The linear models' bias b (z = W^T x + b): trained and never regularised (on), or held at 0 (off:
@@ -84,7 +88,7 @@ struct TrainConfig {
   OrderKind order = OrderKind::kGlobal;
   int threads = 0;            // 0: every core this process may use
   int epochs = 0;             // 0: enough for about 10^6 updates, at least 10, at most 1000;
-                              // the dual solver: 1000, a cap (tol stops it)
+                              // the coordinate-descent solvers: 1000, a cap (tol stops them)
   double tol = -1;            // stopping rule; -1: the solver's default; 0: none (see
                               // ResolvedSettings::tol)
   double learning_rate = 0;   // eta0; 0: derived from the data (see ResolvedSettings)
@@ -128,9 +132,9 @@ struct ResolvedSettings {
   int epochs = 1;
   bool epochs_auto = false;
   // The stopping rule: the dual solver stops once its relative duality gap (P(w) - D(a)) / |P(w)| is
-  // at most tol, the others once 5 epochs in a row end above the best objective so far minus tol of
-  // it (scikit-learn's rule for SGD); 0 never stops before the last epoch (the SGD solver's
-  // default).
+  // at most tol; primal cd once an epoch lowers the objective by at most tol of it; sgd once 5
+  // epochs in a row end above the best objective so far minus tol of it (scikit-learn's rule); 0
+  // never stops before the last epoch (the SGD solver's default).
   double tol = 0;
   bool tol_auto = false;
   int batch = 1;

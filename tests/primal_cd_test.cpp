@@ -1,0 +1,261 @@
+// --solver cd: primal coordinate descent over a partition of the features. The column layout is the
+// rows' transpose; the squared loss reaches the closed-form optimum and the logistic loss the
+// reference's (and the dual solver's) under every scheme; one worker of every scheme is the
+// sequential solver bit for bit; the deterministic schemes lower the objective every epoch and the
+// average scheme gives the same bits run to run; a resumed run is the straight one; a run can start
+// from a model; it stops by --tol; and it refuses what it does not solve.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "parsgd/config/settings.hpp"
+#include "parsgd/model/targets.hpp"
+#include "parsgd/run/run_loop.hpp"
+#include "parsgd/run/trainer.hpp"
+#include "reference_solver.hpp"
+#include "test_support.hpp"
+#include "train/columns.hpp"
+
+namespace parsgd {
+namespace {
+
+constexpr double kL2 = 0.01;
+
+TrainConfig Cd(SchemeKind scheme, int threads, int epochs, ModelKind model) {
+  TrainConfig c;
+  c.model = model;
+  c.solver = Solver::kCd;
+  c.bias = Bias::kOff;
+  c.scheme = scheme;
+  c.threads = threads;
+  c.epochs = epochs;
+  c.l2 = kL2;
+  c.tol = 0;  // every epoch
+  return c;
+}
+
+const Dataset& Problem() {
+  static const Dataset data = testing::MakeProblem(1200, 30, 8, 2, 0.05, 17);
+  return data;
+}
+
+std::vector<float> Labels(const Dataset& data) {
+  const Targets t = MakeTargets(ModelKind::kSquared, data);
+  return {t.values.begin(), t.values.end()};
+}
+
+TEST(Columns, AreTheRowsTransposedWhateverTheThreads) {
+  const Dataset& data = Problem();
+  for (int threads : {1, 2, 3}) {
+    auto executor = MakeTbbExecutor(threads);
+    const Columns c = ColumnsOf(data, *executor);
+    ASSERT_EQ(c.features(), data.features());
+    ASSERT_EQ(c.offsets[data.features()], data.nnz());
+    // Every entry of every row, found in its column at the place the rows before it leave.
+    std::vector<uint64_t> next(c.offsets.begin(), c.offsets.end() - 1);
+    for (uint64_t i = 0; i < data.rows(); ++i) {
+      const SparseRow x = data.row(i);
+      for (uint32_t e = 0; e < x.nnz; ++e) {
+        const uint64_t at = next[x.index[e]]++;
+        ASSERT_EQ(c.rows[at], i) << threads << " threads";
+        ASSERT_EQ(c.values[at], x.value[e]) << threads << " threads";
+      }
+    }
+    for (uint64_t j = 0; j < data.features(); ++j) EXPECT_EQ(next[j], c.offsets[j + 1]);
+  }
+}
+
+TEST(Columns, CutsBalanceTheNonzeros) {
+  auto executor = MakeTbbExecutor(1);
+  const Columns c = ColumnsOf(Problem(), *executor);
+  const std::vector<uint64_t> cuts = BalancedCuts(c, 3);
+  ASSERT_EQ(cuts.size(), 4u);
+  EXPECT_EQ(cuts.front(), 0u);
+  EXPECT_EQ(cuts.back(), c.features());
+  uint64_t largest = 0;  // no block holds more than a third of the nonzeros plus one column
+  for (uint64_t j = 0; j < c.features(); ++j) largest = std::max(largest, c.nnz(j));
+  for (int b = 0; b < 3; ++b) {
+    ASSERT_LE(cuts[b], cuts[b + 1]);
+    EXPECT_LE(c.offsets[cuts[b + 1]] - c.offsets[cuts[b]], c.offsets[c.features()] / 3 + largest);
+  }
+}
+
+// The squared loss's optimum in closed form: (X^T X / n + l2 I) w = X^T y / n, by Gaussian
+// elimination in double.
+std::vector<double> SquaredOptimum(const Dataset& data, const std::vector<float>& y, double l2) {
+  const uint64_t d = data.features();
+  const double n = static_cast<double>(data.rows());
+  std::vector<std::vector<double>> a(d, std::vector<double>(d + 1, 0.0));
+  for (uint64_t i = 0; i < data.rows(); ++i) {
+    const SparseRow x = data.row(i);
+    for (uint32_t p = 0; p < x.nnz; ++p) {
+      for (uint32_t q = 0; q < x.nnz; ++q) a[x.index[p]][x.index[q]] += double(x.value[p]) * x.value[q] / n;
+      a[x.index[p]][d] += double(x.value[p]) * y[i] / n;
+    }
+  }
+  for (uint64_t j = 0; j < d; ++j) a[j][j] += l2;
+  for (uint64_t k = 0; k < d; ++k) {
+    for (uint64_t r = k + 1; r < d; ++r) {
+      const double f = a[r][k] / a[k][k];
+      for (uint64_t col = k; col <= d; ++col) a[r][col] -= f * a[k][col];
+    }
+  }
+  std::vector<double> w(d);
+  for (uint64_t k = d; k-- > 0;) {
+    double v = a[k][d];
+    for (uint64_t col = k + 1; col < d; ++col) v -= a[k][col] * w[col];
+    w[k] = v / a[k][k];
+  }
+  return w;
+}
+
+struct SchemeThreads {
+  SchemeKind scheme;
+  int threads;
+};
+constexpr SchemeThreads kRuns[] = {{SchemeKind::kSequential, 1},
+                                   {SchemeKind::kHogwild, 2},
+                                   {SchemeKind::kAtomic, 2},
+                                   {SchemeKind::kAverage, 2}};
+
+TEST(PrimalCd, SquaredLossReachesTheClosedFormOptimumUnderEveryScheme) {
+  const Dataset& data = Problem();
+  const std::vector<double> best = SquaredOptimum(data, Labels(data), kL2);
+  for (const SchemeThreads& r : kRuns) {
+    auto executor = MakeTbbExecutor(r.threads);
+    // average's safe steps are about 1/K of the others': it takes more epochs.
+    const int epochs = r.scheme == SchemeKind::kAverage ? 240 : 60;
+    const LinearModel m =
+        testing::TrainModel(Cd(r.scheme, r.threads, epochs, ModelKind::kSquared), data, *executor);
+    for (uint64_t j = 0; j < data.features(); ++j) {
+      EXPECT_NEAR(m.weights()[j], best[j], 1e-4 * (1 + std::abs(best[j])))
+          << testing::Name(r.scheme) << ", feature " << j;
+    }
+    EXPECT_EQ(m.bias()[0], 0.f);
+  }
+}
+
+TEST(PrimalCd, LogisticLossReachesTheOptimumOfTheReferenceAndOfTheDualSolver) {
+  const Dataset& data = Problem();
+  const auto reference =
+      testing::SolveReference(ModelKind::kLogistic, data, Labels(data), 1, kL2, 3000, false);
+  auto one = MakeTbbExecutor(1);
+  TrainConfig dual = Cd(SchemeKind::kSequential, 1, 100, ModelKind::kLogistic);
+  dual.solver = Solver::kDualCd;
+  dual.tol = 1e-9;
+  Trainer dual_run(dual, data, nullptr, *one);
+  const double dual_objective = RunEpochs(dual_run, {}, [](const EpochReport&, double) {}).last.objective;
+  EXPECT_NEAR(dual_objective, reference.objective, 1e-6 * reference.objective);
+  for (const SchemeThreads& r : kRuns) {
+    auto executor = MakeTbbExecutor(r.threads);
+    const int epochs = r.scheme == SchemeKind::kAverage ? 160 : 40;
+    Trainer trainer(Cd(r.scheme, r.threads, epochs, ModelKind::kLogistic), data, nullptr, *executor);
+    EpochReport last;
+    for (int e = 0; e < epochs; ++e) last = trainer.RunEpoch();
+    EXPECT_NEAR(last.objective, reference.objective, 1e-6 * reference.objective)
+        << testing::Name(r.scheme);
+    EXPECT_EQ(last.updates, data.rows());
+  }
+}
+
+TEST(PrimalCd, EverySchemeWithOneWorkerIsTheSequentialSolver) {
+  const Dataset& data = Problem();
+  auto executor = MakeTbbExecutor(1);
+  for (ModelKind model : {ModelKind::kSquared, ModelKind::kLogistic}) {
+    const LinearModel reference =
+        testing::TrainModel(Cd(SchemeKind::kSequential, 1, 3, model), data, *executor);
+    for (SchemeKind s : {SchemeKind::kHogwild, SchemeKind::kAtomic, SchemeKind::kAverage}) {
+      EXPECT_TRUE(testing::SameBits(testing::TrainModel(Cd(s, 1, 3, model), data, *executor),
+                                    reference))
+          << testing::Name(model) << ", " << testing::Name(s);
+    }
+  }
+}
+
+// Sequential and average lower the objective every epoch (average by its safe surrogate), and
+// average gives the same bits with the same workers, run to run.
+TEST(PrimalCd, TheDeterministicSchemesLowerTheObjectiveEveryEpoch) {
+  const Dataset& data = Problem();
+  for (ModelKind model : {ModelKind::kSquared, ModelKind::kLogistic}) {
+    for (const SchemeThreads& r : {kRuns[0], kRuns[3]}) {
+      auto executor = MakeTbbExecutor(r.threads);
+      Trainer trainer(Cd(r.scheme, r.threads, 15, model), data, nullptr, *executor);
+      double previous = trainer.RunEpoch().objective;
+      for (int e = 1; e < 15; ++e) {
+        const double now = trainer.RunEpoch().objective;
+        EXPECT_LE(now, previous * (1 + 1e-7)) << testing::Name(model) << ", " << testing::Name(r.scheme)
+                                              << ", epoch " << e + 1;
+        previous = now;
+      }
+    }
+    auto two = MakeTbbExecutor(2);
+    const TrainConfig c = Cd(SchemeKind::kAverage, 2, 4, model);
+    EXPECT_TRUE(testing::SameBits(testing::TrainModel(c, data, *two), testing::TrainModel(c, data, *two)))
+        << testing::Name(model);
+  }
+}
+
+TEST(PrimalCd, AResumedRunIsTheStraightRunAndARunCanStartFromAModel) {
+  const Dataset& data = Problem();
+  auto executor = MakeTbbExecutor(1);
+  const TrainConfig c = Cd(SchemeKind::kSequential, 1, 4, ModelKind::kLogistic);
+  Trainer straight(c, data, nullptr, *executor);
+  for (int e = 0; e < 4; ++e) straight.RunEpoch();
+  Trainer first(c, data, nullptr, *executor);
+  for (int e = 0; e < 2; ++e) first.RunEpoch();
+  Trainer resumed(c, data, nullptr, *executor);
+  resumed.Restore(first.Snapshot());
+  for (int e = 0; e < 2; ++e) resumed.RunEpoch();
+  EXPECT_TRUE(testing::SameBits(resumed.model(), straight.model()));
+  EXPECT_TRUE(testing::Contains(straight.RunIdentity(), "\nbias=off\nsolver=cd\n"));
+  // From a trained model the scores are its own: the objective goes on from where it was.
+  const double before = straight.RunEpoch().objective;
+  Trainer started(c, data, nullptr, *executor);
+  started.StartFrom(straight.model());
+  EXPECT_LE(started.RunEpoch().objective, before * (1 + 1e-7));
+}
+
+TEST(PrimalCd, StopsAtTheFirstEpochThatLowersTheObjectiveByAtMostTheTolerance) {
+  const Dataset& data = Problem();
+  auto executor = MakeTbbExecutor(1);
+  TrainConfig c = Cd(SchemeKind::kSequential, 1, 500, ModelKind::kLogistic);
+  c.tol = 1e-7;
+  Trainer trainer(c, data, nullptr, *executor);
+  std::vector<double> o;
+  const RunLoopResult r = RunEpochs(trainer, {}, [&](const EpochReport& e, double) {
+    o.push_back(e.objective);
+  });
+  ASSERT_GE(o.size(), 2u);
+  ASSERT_LT(o.size(), 500u);
+  EXPECT_TRUE(r.last.converged);
+  EXPECT_LE(o[o.size() - 2] - o.back(), c.tol * o.back());
+  for (std::size_t e = 1; e + 1 < o.size(); ++e) EXPECT_GT(o[e - 1] - o[e], c.tol * o[e]);
+  Trainer automatic(Cd(SchemeKind::kSequential, 1, 0, ModelKind::kLogistic), data, nullptr, *executor);
+  EXPECT_EQ(automatic.settings().epochs, 1000);
+}
+
+TEST(PrimalCd, RefusesWhatItDoesNotSolve) {
+  using testing::Refusal;
+  const TrainConfig c = Cd(SchemeKind::kAuto, 0, 0, ModelKind::kSquared);
+  EXPECT_EQ(Refusal(c), "");
+  TrainConfig hinge = c;
+  hinge.model = ModelKind::kHinge;
+  EXPECT_TRUE(testing::Contains(Refusal(hinge), "solver cd trains model squared and logistic; not hinge"))
+      << Refusal(hinge);
+  TrainConfig bias = c;
+  bias.bias = Bias::kOn;
+  EXPECT_TRUE(testing::Contains(Refusal(bias), "give bias off")) << Refusal(bias);
+  TrainConfig locked = c;
+  locked.scheme = SchemeKind::kLocked;
+  EXPECT_TRUE(testing::Contains(Refusal(locked), "average; not locked")) << Refusal(locked);
+  TrainConfig batch = c;
+  batch.batch = 8;
+  EXPECT_TRUE(testing::Contains(Refusal(batch), "one coordinate at a time")) << Refusal(batch);
+  TrainConfig adam = c;
+  adam.optimizer.kind = OptimizerKind::kAdam;
+  EXPECT_TRUE(testing::Contains(Refusal(adam), "optimizer adam does not apply")) << Refusal(adam);
+}
+
+}  // namespace
+}  // namespace parsgd
