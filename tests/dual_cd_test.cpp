@@ -242,6 +242,35 @@ TEST(DualCd, TheDefaultsStopByTheGapWithinAThousandEpochs) {
   EXPECT_LT(result.last.epoch, 1000);
 }
 
+// Shrinking sets rows aside (the snapshot marks them) and reaches the same optimum as visiting
+// every row; off, nothing is set aside.
+TEST(DualCd, ShrinkingSetsRowsAsideAndReachesTheSameOptimum) {
+  const Dataset& data = Problem();
+  auto executor = MakeTbbExecutor(1);
+  double gap_objective[2];
+  for (Shrinking shrinking : {Shrinking::kOn, Shrinking::kOff}) {
+    TrainConfig c = DualCd(SchemeKind::kSequential, 1, 500);
+    c.shrinking = shrinking;
+    c.tol = 1e-5;
+    Trainer trainer(c, data, nullptr, *executor);
+    uint64_t most_aside = 0;
+    const RunLoopResult r = RunEpochs(trainer, {}, [&](const EpochReport&, double) {
+      uint64_t aside = 0;
+      const TrainingState state = trainer.Snapshot();
+      for (float v : state.arrays().at("dual_aside")) aside += v != 0.f;
+      most_aside = std::max(most_aside, aside);
+    });
+    ASSERT_TRUE(r.last.converged);
+    if (shrinking == Shrinking::kOn) {
+      EXPECT_GT(most_aside, data.rows() / 10);
+    } else {
+      EXPECT_EQ(most_aside, 0u);
+    }
+    gap_objective[shrinking == Shrinking::kOn ? 0 : 1] = r.last.objective;
+  }
+  EXPECT_NEAR(gap_objective[0], gap_objective[1], 2e-6 * gap_objective[1]);
+}
+
 TEST(DualCd, CannotStartFromATrainedModel) {
   const Dataset& data = Problem();
   auto executor = MakeTbbExecutor(1);

@@ -142,6 +142,8 @@ std::vector<Setting> MakeTable() {
                    [](auto& c) -> auto& { return c.decay; }, 0, 1e9, true, automatic));
   t.push_back(Real("l2", "L2 regularisation strength (auto: 1/rows, LIBLINEAR's C = 1)",
                    [](auto& c) -> auto& { return c.l2; }, 0, 1e9, false, {{"auto", -1}}));
+  t.push_back(Choice<Shrinking>("shrinking", "dual-cd, hinge: set aside the variables at a bound",
+                                kShrinkings, [](auto& c) -> auto& { return c.shrinking; }));
   t.push_back(Choice<Bias>("bias", "linear models: the bias b of z = W^T x + b", kBiases,
                            [](auto& c) -> auto& { return c.bias; }));
   t.push_back(Choice<Normalization>("normalize", "per-feature step scaling", kNormalizations,

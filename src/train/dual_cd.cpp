@@ -34,6 +34,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "async_scheme.hpp"
@@ -44,36 +47,102 @@
 namespace parsgd {
 namespace {
 
-float LoadRelaxed(float& v) { return std::atomic_ref<float>(v).load(std::memory_order_relaxed); }
 void StoreRelaxed(float& v, float x) { std::atomic_ref<float>(v).store(x, std::memory_order_relaxed); }
 
+constexpr float kHuge = std::numeric_limits<float>::max();
+
+// A worker's largest and smallest projected derivative of its epoch (the hinge dual's shrinking).
+struct Spread {
+  float max = -kHuge, min = kHuge;
+};
+
 // The L1-loss SVM's dual: a_i in [0, C], t(a) = a.
+//
+// Shrinking (Hsieh et al. 2008, section 3.2; LIBLINEAR's): a variable at a bound whose derivative
+// points out of the box by more than the largest (at 0) or smallest (at C) projected derivative of
+// the epoch before is set aside, its row skipped from then on. All are brought back at once when an
+// epoch's projected derivatives span at most `reactivate` (0.1 at first, LIBLINEAR's stopping
+// tolerance, then a tenth of it each time), so that one set aside wrongly cannot hold the gap open
+// for long. With `--shrinking off` every row is visited every epoch.
 class HingeDual {
  public:
-  HingeDual(uint64_t rows, double c) : a_(AlignedArray<float>::Zeroed(rows)), c_(static_cast<float>(c)) {}
+  HingeDual(uint64_t rows, double c, bool shrinking)
+      : a_(AlignedArray<float>::Zeroed(rows)),
+        aside_(AlignedArray<float>::Zeroed(rows)),
+        c_(static_cast<float>(c)),
+        shrinking_(shrinking) {}
 
   static float Loss(float margin) { return std::max(1.f - margin, 0.f); }
 
+  bool Skip(uint32_t r) const { return LoadRelaxed(aside_[r]) != 0.f; }
+
   // The step on sample r's variable given its margin b = y w.x and q = ||x||^2: the change of a_r.
-  float Step(uint32_t r, float b, float q) {
+  float Step(uint32_t r, float b, float q, Spread& spread) {
     const float g = b - 1.f;
     const float a = LoadRelaxed(a_[r]);
-    const float projected = a <= 0.f ? std::min(g, 0.f) : a >= c_ ? std::max(g, 0.f) : g;
+    float projected = g;
+    if (a <= 0.f) {
+      if (shrinking_ && g > limits_.max) return SetAside(r);
+      projected = std::min(g, 0.f);
+    } else if (a >= c_) {
+      if (shrinking_ && g < limits_.min) return SetAside(r);
+      projected = std::max(g, 0.f);
+    }
+    spread.max = std::max(spread.max, projected);
+    spread.min = std::min(spread.min, projected);
     if (projected == 0.f || q == 0.f) return 0.f;
     const float next = std::min(std::max(a - g / q, 0.f), c_);
     StoreRelaxed(a_[r], next);
     return next - a;
   }
 
+  // After the epoch: the limits for the next one from the workers' spreads, or everything back.
+  void EndEpoch(std::span<const Spread> spreads) {
+    if (!shrinking_) return;
+    Spread all;
+    for (const Spread& s : spreads) {
+      all.max = std::max(all.max, s.max);
+      all.min = std::min(all.min, s.min);
+    }
+    if (all.max - all.min <= reactivate_) {
+      std::fill(aside_.begin(), aside_.end(), 0.f);
+      limits_ = {kHuge, -kHuge};
+      reactivate_ *= 0.1f;
+      return;
+    }
+    limits_ = {all.max > 0 ? all.max : kHuge, all.min < 0 ? all.min : -kHuge};
+  }
+
   double Term(uint64_t r) const { return a_[r]; }
   double Weight(uint64_t r) const { return a_[r]; }
 
-  void Save(TrainingState& s) const { s.Put("dual", a_.span()); }
-  void Load(const TrainingState& s) { s.Get("dual", a_.span()); }
+  void Save(TrainingState& s) const {
+    s.Put("dual", a_.span());
+    s.Put("dual_aside", aside_.span());
+    const float shrink[] = {limits_.max, limits_.min, reactivate_};
+    s.Put("dual_shrink", std::span<const float>(shrink));
+  }
+  void Load(const TrainingState& s) {
+    s.Get("dual", a_.span());
+    s.Get("dual_aside", aside_.span());
+    float shrink[3];
+    s.Get("dual_shrink", std::span<float>(shrink));
+    limits_ = {shrink[0], shrink[1]};
+    reactivate_ = shrink[2];
+  }
 
  private:
+  float SetAside(uint32_t r) {
+    StoreRelaxed(aside_[r], 1.f);
+    return 0.f;
+  }
+
   AlignedArray<float> a_;
+  AlignedArray<float> aside_;        // 1 for a variable set aside (a float: checkpoints hold floats)
+  Spread limits_{kHuge, -kHuge};     // set aside beyond these (max at 0, min at C)
+  float reactivate_ = 0.1f;
   float c_;
+  bool shrinking_;
 };
 
 // Logistic regression's dual: a_i in (0, C), t(a) = C log C - a log a - (C - a) log(C - a). Each
@@ -90,12 +159,16 @@ class HingeDual {
 // after kNewtonSteps.
 class LogisticDual {
  public:
-  LogisticDual(uint64_t rows, double c)
+  LogisticDual(uint64_t rows, double c, bool)
       : a_(AlignedArray<float>::Zeroed(rows)), rest_(Filled(rows, static_cast<float>(c))), c_(c) {}
 
   static float Loss(float margin) { return LogisticLoss::Value(margin, 1.f); }
 
-  float Step(uint32_t r, float b, float q) {
+  // No variable reaches a bound: nothing to set aside.
+  static bool Skip(uint32_t) { return false; }
+  static void EndEpoch(std::span<const Spread>) {}
+
+  float Step(uint32_t r, float b, float q, Spread&) {
     const double a = LoadRelaxed(a_[r]), rest = LoadRelaxed(rest_[r]);
     const double half = 0.5 * c_;
     const bool lower = q * (half - a) + b >= 0;  // the root in a is at or below C/2
@@ -153,10 +226,10 @@ class DualCdLocal {
   using Context = LinearContext;
 
   // `consistent`: every step's write lands, so that the shared weights stay w(a).
-  DualCdLocal(const RunnerShape& shape, double c, bool consistent)
+  DualCdLocal(const RunnerShape& shape, double c, bool consistent, bool shrinking)
       : scheme_(MakeScheme<Scheme>(shape.features, shape.outputs)),
         workers_(shape.workers),
-        dual_(shape.rows, c),
+        dual_(shape.rows, c, shrinking),
         c_(c),
         consistent_(consistent) {}
 
@@ -166,13 +239,15 @@ class DualCdLocal {
   uint64_t Block(const Context&) const { return kStepBlock; }
   double SamplesPerUpdate(const Context&) const { return 1; }
 
-  void Train(const Context& c, int, std::span<const uint32_t> shard, uint64_t begin, uint64_t end,
-             const RuleContext&, double& loss) {
+  void Train(const Context& c, int worker, std::span<const uint32_t> shard, uint64_t begin,
+             uint64_t end, const RuleContext&, double& loss) {
     using Write = typename Scheme::Write;
     float* const w = c.params.arrays.weights;
+    Spread spread = workers_[worker].spread;
     for (uint64_t i = begin; i < end; ++i) {
       PrefetchAhead(*c.data, c.targets, shard, i);
       const uint32_t r = shard[i];
+      if (dual_.Skip(r)) continue;
       const SparseRow x = c.data->row(r);
       const float y = c.targets[r];
       typename Scheme::Guard guard(scheme_, x);
@@ -184,17 +259,21 @@ class DualCdLocal {
       }
       const float margin = y * dot;
       loss += Dual::Loss(margin);
-      const float delta = dual_.Step(r, margin, q) * y;
+      const float delta = dual_.Step(r, margin, q, spread) * y;
       if (delta == 0.f) continue;
       for (uint32_t e = 0; e < x.nnz; ++e) {
         const float step = delta * x.value[e];
         Write::Modify(w[x.index[e]], [step](float old) { return old + step; });
       }
     }
+    workers_[worker].spread = spread;
   }
 
   // Where writes may have been lost, the weights are set back to w(a) (see the top of the file).
   void EndEpoch(const Context& c) {
+    std::vector<Spread> spreads;
+    for (Worker& me : workers_) spreads.push_back(std::exchange(me.spread, Spread{}));
+    dual_.EndEpoch(spreads);
     if (!consistent_) Resync(c);
   }
 
@@ -213,6 +292,7 @@ class DualCdLocal {
  private:
   struct alignas(kCacheLine) Worker {
     std::vector<uint32_t> order_scratch;
+    Spread spread;  // this epoch's so far
   };
 
   // w = w(a): each of up to `workers` parts of the rows summed into its own array in double (as
@@ -252,26 +332,28 @@ class DualCdLocal {
 };
 
 template <class Scheme, class Dual>
-std::unique_ptr<LinearRunner> Make(const RunnerShape& shape, double c, bool consistent) {
-  return std::make_unique<AsyncRunner<LinearParams, DualCdLocal<Scheme, Dual>>>(shape.workers, shape,
-                                                                                c, consistent);
+std::unique_ptr<LinearRunner> Make(const RunnerShape& shape, double c, bool consistent,
+                                   bool shrinking) {
+  return std::make_unique<AsyncRunner<LinearParams, DualCdLocal<Scheme, Dual>>>(
+      shape.workers, shape, c, consistent, shrinking);
 }
 
 template <class Dual>
 std::unique_ptr<LinearRunner> MakeFor(const TrainConfig& config, const RunnerShape& shape, double c) {
   // Atomic writes all land; two workers may still step one sample at once under --order random.
   const bool disjoint = config.order != OrderKind::kRandom;
+  const bool shrink = config.shrinking == Shrinking::kOn;
   switch (config.scheme) {
     case SchemeKind::kHogwild:
-      return Make<HogwildScheme, Dual>(shape, c, shape.workers == 1);
+      return Make<HogwildScheme, Dual>(shape, c, shape.workers == 1, shrink);
     case SchemeKind::kLocked:
-      return Make<LockedScheme, Dual>(shape, c, true);
+      return Make<LockedScheme, Dual>(shape, c, true, shrink);
     case SchemeKind::kStriped:
-      return Make<StripedScheme, Dual>(shape, c, true);
+      return Make<StripedScheme, Dual>(shape, c, true, shrink);
     case SchemeKind::kAtomic:
-      return Make<AtomicScheme, Dual>(shape, c, disjoint || shape.workers == 1);
+      return Make<AtomicScheme, Dual>(shape, c, disjoint || shape.workers == 1, shrink);
     default:  // sequential (ValidateConfig refuses the others)
-      return Make<SequentialScheme, Dual>(shape, c, true);
+      return Make<SequentialScheme, Dual>(shape, c, true, shrink);
   }
 }
 

@@ -63,6 +63,15 @@ inline constexpr Named<Bias> kBiases[] = {
     {Bias::kOff, "off", "held at 0: the problem without a bias (LIBLINEAR's default)"},
 };
 
+// The hinge dual's shrinking (--solver dual-cd): variables at a bound set aside (their rows skipped)
+// while their derivative keeps them there, as LIBLINEAR does.
+enum class Shrinking { kOn, kOff };
+
+inline constexpr Named<Shrinking> kShrinkings[] = {
+    {Shrinking::kOn, "on", "skip the rows whose dual variable stays at a bound"},
+    {Shrinking::kOff, "off", "visit every row every epoch"},
+};
+
 // The average scheme's outer optimiser: the averaging step treats (the model before the period -
 // the replicas' mean) as a pseudo-gradient d of an outer rule on the model.
 enum class OuterKind { kSgd, kMomentum, kNesterov };
@@ -97,6 +106,7 @@ struct TrainConfig {
   double l2 = -1;             // -1: 1 / rows (LIBLINEAR's default C = 1)
   Normalization normalize = Normalization::kMaxAbs;
   Bias bias = Bias::kOn;      // linear models
+  Shrinking shrinking = Shrinking::kOn;  // dual-cd, hinge
   OptimizerConfig optimizer;
   int batch = 0;              // samples per update; 0: 256 for sync (global), 32 for average, else 1
   int period = -1;            // average, gossip: minibatches between combinations; 0: once per
