@@ -49,8 +49,8 @@ double CBox(const Dataset& data) { return 1.0 / (static_cast<double>(data.rows()
 double XLogX(double x) { return x > 0 ? x * std::log(x) : 0.0; }
 
 // LIBLINEAR's dual objective sum_i t(a_i) - 1/2 ||w(a)||^2 with w(a) = sum a_i y_i x_i, and w(a)
-// itself: t(a) = a for the hinge, C log C - a log a - (C - a) log(C - a) for the logistic loss
-// (written in the test from the snapshot's a and C - a).
+// itself: t(a) = a for the hinge, a - a^2 / (4C) for the squared hinge, C log C - a log a - (C - a)
+// log(C - a) for the logistic loss (written in the test from the snapshot's a and C - a).
 struct Dual {
   double objective;
   std::vector<double> w;
@@ -64,6 +64,8 @@ Dual DualOf(ModelKind model, const TrainingState& state, const Dataset& data,
     if (model == ModelKind::kLogistic) {
       const float rest = state.arrays().at("dual_rest")[i];
       d.objective += c * std::log(c) - XLogX(a[i]) - XLogX(rest);
+    } else if (model == ModelKind::kSquaredHinge) {
+      d.objective += a[i] - double(a[i]) * a[i] / (4 * c);
     } else {
       d.objective += a[i];
     }
@@ -95,7 +97,9 @@ TEST_P(DualCdModel, KeepsTheBoxAndTheWeightsOfTheDualAndRaisesTheDualEveryPass) 
     ASSERT_EQ(a.size(), data.rows());
     for (uint64_t i = 0; i < data.rows(); ++i) {
       ASSERT_GE(a[i], 0.f);
-      ASSERT_LE(a[i], static_cast<float>(c_box));
+      if (model != ModelKind::kSquaredHinge) {  // the squared hinge's has no upper bound
+        ASSERT_LE(a[i], static_cast<float>(c_box));
+      }
       if (model == ModelKind::kLogistic) {  // strictly inside, its complement kept beside it
         const float rest = state.arrays().at("dual_rest")[i];
         ASSERT_GT(a[i], 0.f);
@@ -205,7 +209,8 @@ TEST_P(DualCdModel, AResumedRunIsTheStraightRun) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Losses, DualCdModel,
-                         ::testing::Values(ModelKind::kHinge, ModelKind::kLogistic),
+                         ::testing::Values(ModelKind::kHinge, ModelKind::kSquaredHinge,
+                                           ModelKind::kLogistic),
                          [](const auto& info) { return testing::Name(info.param); });
 
 // The stopping rule: a run stops at the first epoch whose relative duality gap is within --tol, and

@@ -2,6 +2,7 @@
 // `parsgd gen --rows 400 --features 300 --nnz 12 --seed 7`, LIBSVM text). The reference values are
 // LIBLINEAR 2.3.0's (Debian's liblinear-tools) at a tight tolerance, C = 1, no bias:
 //     liblinear-train -s 3 -c 1 -e 1e-9 anchor.svm   (L1-loss SVM, dual)
+//     liblinear-train -s 1 -c 1 -e 1e-9 anchor.svm   (L2-loss SVM, dual; -s 2, primal, agrees to 1e-14)
 //     liblinear-train -s 7 -c 1 -e 1e-9 anchor.svm   (logistic, dual; -s 0, primal, agrees to 1e-13)
 // their primal 1/2 ||w||^2 + C sum loss(y_i w.x_i) computed from the model files in double with
 // numpy (data/README.md). parsgd's objective is that primal divided by C n, with --l2 auto (C = 1).
@@ -17,6 +18,7 @@ namespace {
 
 constexpr double kHingePrimal = 208.29522288003633;
 constexpr double kLogisticPrimal = 226.84915703696876;
+constexpr double kSquaredHingePrimal = 165.39520595056328;
 
 double PrimalOf(Solver solver, ModelKind model, SchemeKind scheme, int threads) {
   auto executor = MakeTbbExecutor(threads);
@@ -34,20 +36,24 @@ double PrimalOf(Solver solver, ModelKind model, SchemeKind scheme, int threads) 
   return r.last.objective * static_cast<double>(data.rows());  // C n, C = 1
 }
 
-TEST(LiblinearAnchor, DualCdReachesLiblinearsHingeAndLogisticOptima) {
+TEST(LiblinearAnchor, DualCdReachesLiblinearsSvmAndLogisticOptima) {
   for (auto [scheme, threads] : {std::pair{SchemeKind::kSequential, 1}, std::pair{SchemeKind::kHogwild, 2}}) {
     EXPECT_NEAR(PrimalOf(Solver::kDualCd, ModelKind::kHinge, scheme, threads), kHingePrimal,
                 1e-6 * kHingePrimal);
+    EXPECT_NEAR(PrimalOf(Solver::kDualCd, ModelKind::kSquaredHinge, scheme, threads),
+                kSquaredHingePrimal, 1e-6 * kSquaredHingePrimal);
     EXPECT_NEAR(PrimalOf(Solver::kDualCd, ModelKind::kLogistic, scheme, threads), kLogisticPrimal,
                 1e-6 * kLogisticPrimal);
   }
 }
 
-TEST(LiblinearAnchor, PrimalCdReachesLiblinearsLogisticOptimum) {
+TEST(LiblinearAnchor, PrimalCdReachesLiblinearsLogisticAndSvmOptima) {
   for (auto [scheme, threads] : {std::pair{SchemeKind::kSequential, 1}, std::pair{SchemeKind::kHogwild, 2},
                                  std::pair{SchemeKind::kAverage, 2}}) {
     EXPECT_NEAR(PrimalOf(Solver::kCd, ModelKind::kLogistic, scheme, threads), kLogisticPrimal,
                 1e-6 * kLogisticPrimal);
+    EXPECT_NEAR(PrimalOf(Solver::kCd, ModelKind::kSquaredHinge, scheme, threads),
+                kSquaredHingePrimal, 1e-6 * kSquaredHingePrimal);
   }
 }
 

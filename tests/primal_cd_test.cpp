@@ -136,12 +136,14 @@ TEST(PrimalCd, SquaredLossReachesTheClosedFormOptimumUnderEveryScheme) {
   }
 }
 
-TEST(PrimalCd, LogisticLossReachesTheOptimumOfTheReferenceAndOfTheDualSolver) {
+class PrimalCdSmooth : public ::testing::TestWithParam<ModelKind> {};
+
+TEST_P(PrimalCdSmooth, ReachesTheOptimumOfTheReferenceAndOfTheDualSolver) {
+  const ModelKind model = GetParam();
   const Dataset& data = Problem();
-  const auto reference =
-      testing::SolveReference(ModelKind::kLogistic, data, Labels(data), 1, kL2, 3000, false);
+  const auto reference = testing::SolveReference(model, data, Labels(data), 1, kL2, 3000, false);
   auto one = MakeTbbExecutor(1);
-  TrainConfig dual = Cd(SchemeKind::kSequential, 1, 100, ModelKind::kLogistic);
+  TrainConfig dual = Cd(SchemeKind::kSequential, 1, 100, model);
   dual.solver = Solver::kDualCd;
   dual.tol = 1e-9;
   Trainer dual_run(dual, data, nullptr, *one);
@@ -150,7 +152,7 @@ TEST(PrimalCd, LogisticLossReachesTheOptimumOfTheReferenceAndOfTheDualSolver) {
   for (const SchemeThreads& r : kRuns) {
     auto executor = MakeTbbExecutor(r.threads);
     const int epochs = r.scheme == SchemeKind::kAverage ? 160 : 40;
-    Trainer trainer(Cd(r.scheme, r.threads, epochs, ModelKind::kLogistic), data, nullptr, *executor);
+    Trainer trainer(Cd(r.scheme, r.threads, epochs, model), data, nullptr, *executor);
     EpochReport last;
     for (int e = 0; e < epochs; ++e) last = trainer.RunEpoch();
     EXPECT_NEAR(last.objective, reference.objective, 1e-6 * reference.objective)
@@ -159,10 +161,14 @@ TEST(PrimalCd, LogisticLossReachesTheOptimumOfTheReferenceAndOfTheDualSolver) {
   }
 }
 
+INSTANTIATE_TEST_SUITE_P(Losses, PrimalCdSmooth,
+                         ::testing::Values(ModelKind::kLogistic, ModelKind::kSquaredHinge),
+                         [](const auto& info) { return testing::Name(info.param); });
+
 TEST(PrimalCd, EverySchemeWithOneWorkerIsTheSequentialSolver) {
   const Dataset& data = Problem();
   auto executor = MakeTbbExecutor(1);
-  for (ModelKind model : {ModelKind::kSquared, ModelKind::kLogistic}) {
+  for (ModelKind model : {ModelKind::kSquared, ModelKind::kSquaredHinge, ModelKind::kLogistic}) {
     const LinearModel reference =
         testing::TrainModel(Cd(SchemeKind::kSequential, 1, 3, model), data, *executor);
     for (SchemeKind s : {SchemeKind::kHogwild, SchemeKind::kAtomic, SchemeKind::kAverage}) {
@@ -177,7 +183,7 @@ TEST(PrimalCd, EverySchemeWithOneWorkerIsTheSequentialSolver) {
 // average gives the same bits with the same workers, run to run.
 TEST(PrimalCd, TheDeterministicSchemesLowerTheObjectiveEveryEpoch) {
   const Dataset& data = Problem();
-  for (ModelKind model : {ModelKind::kSquared, ModelKind::kLogistic}) {
+  for (ModelKind model : {ModelKind::kSquared, ModelKind::kSquaredHinge, ModelKind::kLogistic}) {
     for (const SchemeThreads& r : {kRuns[0], kRuns[3]}) {
       auto executor = MakeTbbExecutor(r.threads);
       Trainer trainer(Cd(r.scheme, r.threads, 15, model), data, nullptr, *executor);
@@ -241,7 +247,7 @@ TEST(PrimalCd, RefusesWhatItDoesNotSolve) {
   EXPECT_EQ(Refusal(c), "");
   TrainConfig hinge = c;
   hinge.model = ModelKind::kHinge;
-  EXPECT_TRUE(testing::Contains(Refusal(hinge), "solver cd trains model squared and logistic; not hinge"))
+  EXPECT_TRUE(testing::Contains(Refusal(hinge), "solver cd trains model squared, squared-hinge and logistic; not hinge"))
       << Refusal(hinge);
   TrainConfig bias = c;
   bias.bias = Bias::kOn;

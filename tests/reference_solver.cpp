@@ -41,6 +41,11 @@ double RowLoss(ModelKind kind, const std::vector<double>& z, float y, std::vecto
     case ModelKind::kSquared:
       if (grad) (*grad)[0] = z[0] - y;
       return 0.5 * (z[0] - y) * (z[0] - y);
+    case ModelKind::kSquaredHinge: {
+      const double slack = std::max(0.0, 1 - y * z[0]);
+      if (grad) (*grad)[0] = -2 * y * slack;
+      return slack * slack;
+    }
     case ModelKind::kSoftmax:
     case ModelKind::kMlp: {
       const double top = *std::max_element(z.begin(), z.end());
@@ -101,6 +106,7 @@ Reference SolveReference(ModelKind kind, const Dataset& data, const std::vector<
   const double curvature = kind == ModelKind::kLogistic  ? 0.25
                            : kind == ModelKind::kSoftmax ? 0.5
                            : kind == ModelKind::kHinge   ? 1 / kHingeSmoothing
+                           : kind == ModelKind::kSquaredHinge ? 2
                                                          : 1;
   const double step = 1.0 / (curvature * mean_norm + l2);  // 1 / (bound on the Hessian's norm)
   std::vector<double> w(size, 0.0), previous = w, y = w, grad;

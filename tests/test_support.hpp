@@ -1,6 +1,8 @@
 // Helpers shared by the tests: scratch folders, small datasets built in memory, running the CLI.
 #pragma once
 
+#include <algorithm>
+
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -70,7 +72,12 @@ struct CliResult {
 CliResult RunCli(const std::string& args);
 
 // Readable names for parameterised tests ("hogwild", "global", ...).
-inline std::string Name(ModelKind v) { return NameOf<ModelKind>(kModelKinds, v); }
+// gtest names take no '-' ("squared-hinge" reads "squared_hinge").
+inline std::string Name(ModelKind v) {
+  std::string name(NameOf<ModelKind>(kModelKinds, v));
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
 inline std::string Name(SchemeKind v) { return NameOf<SchemeKind>(kSchemeKinds, v); }
 inline std::string Name(OrderKind v) { return NameOf<OrderKind>(kOrderKinds, v); }
 inline std::string Name(OptimizerKind v) { return NameOf<OptimizerKind>(kOptimizerKinds, v); }

@@ -161,7 +161,8 @@ TEST_P(EveryModel, HogwildReachesTheKnownOptimum) {
 
 INSTANTIATE_TEST_SUITE_P(Trainer, EveryModel,
                          ::testing::Values(ModelKind::kLogistic, ModelKind::kHinge,
-                                           ModelKind::kSquared, ModelKind::kSoftmax),
+                                           ModelKind::kSquaredHinge, ModelKind::kSquared,
+                                           ModelKind::kSoftmax),
     testing::ParamName());
 
 TEST(Trainer, SequentialRunsRepeatExactly) {

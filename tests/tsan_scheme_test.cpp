@@ -79,7 +79,8 @@ TEST_P(DualCdScheme, TrainsWithConcurrentThreads) {
 
 INSTANTIATE_TEST_SUITE_P(
     Tsan, DualCdScheme,
-    ::testing::Combine(::testing::Values(ModelKind::kHinge, ModelKind::kLogistic),
+    ::testing::Combine(::testing::Values(ModelKind::kHinge, ModelKind::kSquaredHinge,
+                                         ModelKind::kLogistic),
                        ::testing::Values(SchemeKind::kHogwild, SchemeKind::kLocked,
                                          SchemeKind::kStriped, SchemeKind::kAtomic),
                        ::testing::Values(OrderKind::kGlobal, OrderKind::kRandom)),
@@ -113,7 +114,8 @@ TEST_P(PrimalCdScheme, TrainsWithConcurrentThreads) {
 
 INSTANTIATE_TEST_SUITE_P(
     Tsan, PrimalCdScheme,
-    ::testing::Combine(::testing::Values(ModelKind::kSquared, ModelKind::kLogistic),
+    ::testing::Combine(::testing::Values(ModelKind::kSquared, ModelKind::kSquaredHinge,
+                                         ModelKind::kLogistic),
                        ::testing::Values(SchemeKind::kHogwild, SchemeKind::kAtomic,
                                          SchemeKind::kAverage)),
     testing::ParamName());

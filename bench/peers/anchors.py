@@ -2,7 +2,7 @@
 """parsgd's coordinate-descent solvers against LIBLINEAR on the same problem (issue 15's anchors).
 
 For each problem (C = 1, no bias): LIBLINEAR's solvers for it (Debian's liblinear-tools, default
-tolerances) and `parsgd train --solver S --bias off` (dual-cd; for the logistic loss cd too) with
+tolerances) and `parsgd train --solver S --bias off` (dual-cd; cd too but for the hinge) with
 their default stopping rules, at each thread count, file to model:
 the wall time of the whole command, which reads the LIBSVM text and writes the model. Rounds are
 interleaved (every command once per round, in turn); times are medians over rounds, with min-max.
@@ -12,7 +12,7 @@ in double) times C n. scikit-learn's LogisticRegression(solver=
 "liblinear") is timed on the loaded matrices (fit only) for the logistic problem.
 
 usage: /usr/bin/python3 bench/peers/anchors.py TRAIN [--rounds 3] [--threads 1,2]
-           [--problems hinge,logistic] [--solvers dual-cd,cd] [--parsgd build/parsgd] [--no-sklearn]
+           [--problems hinge,squared-hinge,logistic] [--solvers dual-cd,cd] [--parsgd build/parsgd] [--no-sklearn]
 """
 import argparse
 import json
@@ -27,11 +27,12 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # LIBLINEAR's solvers per problem, and the loss of y w.x for the primal.
-LIBLINEAR = {"hinge": ["3"], "logistic": ["0", "7"]}
+LIBLINEAR = {"hinge": ["3"], "squared-hinge": ["2", "1"], "logistic": ["0", "7"]}
 # parsgd's solvers per problem.
-SOLVERS = {"hinge": ["dual-cd"], "logistic": ["dual-cd", "cd"]}
+SOLVERS = {"hinge": ["dual-cd"], "squared-hinge": ["dual-cd", "cd"], "logistic": ["dual-cd", "cd"]}
 LOSS = {
     "hinge": lambda m: np.maximum(1 - m, 0),
+    "squared-hinge": lambda m: np.maximum(1 - m, 0) ** 2,
     "logistic": lambda m: np.logaddexp(0, -m),
 }
 
@@ -58,7 +59,7 @@ def main():
     p.add_argument("train")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--threads", default="1,2")
-    p.add_argument("--problems", default="hinge,logistic")
+    p.add_argument("--problems", default="hinge,squared-hinge,logistic")
     p.add_argument("--parsgd", default=os.path.join(HERE, "..", "..", "build", "parsgd"))
     p.add_argument("--solvers", default="dual-cd,cd", help="parsgd's solvers to run")
     p.add_argument("--no-sklearn", action="store_true")

@@ -128,7 +128,7 @@ std::vector<Setting> MakeTable() {
                    "stop once the relative duality gap is at most this (dual-cd), an epoch lowers "
                    "the objective by at most this of it (cd), or 5 epochs in a row do not lower the "
                    "best objective by more than this of it (sgd) (auto: dual-cd 1e-4 for hinge, "
-                   "1e-5 for logistic; cd 1e-6; sgd none)",
+                   "1e-5 for squared-hinge and logistic; cd 1e-6; sgd none)",
                    [](auto& c) -> auto& { return c.tol; }, 0, 1, true,
                    {{"auto", -1}, {"none", 0}}));
   t.push_back(Real("learning-rate",
@@ -142,7 +142,7 @@ std::vector<Setting> MakeTable() {
                    [](auto& c) -> auto& { return c.decay; }, 0, 1e9, true, automatic));
   t.push_back(Real("l2", "L2 regularisation strength (auto: 1/rows, LIBLINEAR's C = 1)",
                    [](auto& c) -> auto& { return c.l2; }, 0, 1e9, false, {{"auto", -1}}));
-  t.push_back(Choice<Shrinking>("shrinking", "dual-cd, hinge: set aside the variables at a bound",
+  t.push_back(Choice<Shrinking>("shrinking", "dual-cd, the SVMs: set aside the variables at a bound",
                                 kShrinkings, [](auto& c) -> auto& { return c.shrinking; }));
   t.push_back(Choice<Bias>("bias", "linear models: the bias b of z = W^T x + b", kBiases,
                            [](auto& c) -> auto& { return c.bias; }));

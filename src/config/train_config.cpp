@@ -13,13 +13,14 @@ void ValidateCoordinateSolver(const TrainConfig& c) {
   auto fail = [](const std::string& what) { throw SettingError(what); };
   const bool dual = c.solver == Solver::kDualCd;
   const std::string solver = std::string(NameOf<Solver>(kSolvers, c.solver));
-  const bool model_ok = dual ? c.model == ModelKind::kHinge || c.model == ModelKind::kLogistic
-                             : c.model == ModelKind::kSquared || c.model == ModelKind::kLogistic;
+  const ModelKind m = c.model;
+  const bool model_ok = m == ModelKind::kLogistic || m == ModelKind::kSquaredHinge ||
+                        (dual ? m == ModelKind::kHinge : m == ModelKind::kSquared);
   if (!model_ok) {
     fail(fmt::format("`solver` {} trains `model` {}; not {}", solver,
-                     dual ? "hinge (the L1-loss SVM's dual, LIBLINEAR -s 3) and logistic (LIBLINEAR "
-                            "-s 7)"
-                          : "squared and logistic",
+                     dual ? "hinge, squared-hinge (the SVMs' duals, LIBLINEAR -s 3, -s 1) and "
+                            "logistic (LIBLINEAR -s 7)"
+                          : "squared, squared-hinge and logistic",
                      NameOf<ModelKind>(kModelKinds, c.model)));
   }
   if (c.bias != Bias::kOff) {

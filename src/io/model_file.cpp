@@ -233,7 +233,7 @@ LoadedModel LoadModel(const std::string& path) {
                           version, kFirstVersion, kVersion));
   }
   const auto kind = in.Get<uint32_t>("model kind");
-  if (kind > static_cast<uint32_t>(ModelKind::kMlp)) throw bad(fmt::format("unknown model kind {}", kind));
+  if (kind > static_cast<uint32_t>(kLastModelKind)) throw bad(fmt::format("unknown model kind {}", kind));
   // Version 1 read only one-based LIBSVM text.
   const auto zero_based = version == kFirstVersion ? static_cast<uint32_t>(ZeroBased::kNo)
                                                    : in.Get<uint32_t>("index base");

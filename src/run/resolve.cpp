@@ -46,12 +46,13 @@ int AutoPeriod(const TrainConfig& config, uint64_t rows, int workers) {
 
 // The coordinate-descent solvers' default stopping rules and cap. The dual solver stops at a
 // relative duality gap (which bounds the primal's own distance to the optimum) of 1e-5 for the
-// logistic loss, whose dual closes it in a few passes, and 1e-4 for the hinge loss, whose gap closes
-// slowly: on the RCV1-shaped set of bench/README.md, 4 to 5 passes and 45 passes; both leave the
-// primal below or within 1e-5 of LIBLINEAR's at its defaults. Primal cd stops at an epoch that
+// smooth losses (logistic, squared hinge), whose duals close it in a few passes, and 1e-4 for the
+// hinge loss, whose gap closes slowly: on the RCV1-shaped set of bench/README.md, 5 to 6 passes
+// (logistic) and 45 passes; both leave the primal below or within 1e-5 of LIBLINEAR's at its
+// defaults. Primal cd stops at an epoch that
 // lowers the objective by at most 1e-6 of it. At most 1000 passes (LIBLINEAR's cap too).
 constexpr double kDualGapTol = 1e-4;
-constexpr double kLogisticDualGapTol = 1e-5;
+constexpr double kSmoothDualGapTol = 1e-5;
 constexpr double kPrimalCdTol = 1e-6;
 constexpr int kCoordinateEpochs = 1000;
 
@@ -213,7 +214,7 @@ Resolution Resolve(const TrainConfig& given, const Dataset& train, const Targets
   r.tol_auto = config.tol < 0;
   r.tol = !r.tol_auto                          ? config.tol
           : config.solver == Solver::kDualCd
-              ? (config.model == ModelKind::kLogistic ? kLogisticDualGapTol : kDualGapTol)
+              ? (config.model == ModelKind::kHinge ? kDualGapTol : kSmoothDualGapTol)
           : config.solver == Solver::kCd     ? kPrimalCdTol
                                               : 0.0;
 

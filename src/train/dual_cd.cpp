@@ -1,5 +1,6 @@
-// --solver dual-cd: dual coordinate descent for the L1-loss SVM (`--model hinge`; Hsieh, Chang, Lin,
-// Keerthi and Sundararajan, ICML 2008; LIBLINEAR -s 3) and logistic regression (`--model logistic`;
+// --solver dual-cd: dual coordinate descent for the L1-loss and L2-loss SVMs (`--model hinge`,
+// `squared-hinge`; Hsieh, Chang, Lin, Keerthi and Sundararajan, ICML 2008; LIBLINEAR -s 3, -s 1)
+// and logistic regression (`--model logistic`;
 // Yu, Huang and Lin, Machine Learning 2011; LIBLINEAR -s 7), run by the asynchronous schemes
 // (async_scheme.hpp): each worker walks its shard and, for each sample i, takes the step of the
 // dual's subproblem in a_i, then moves the shared weights by (a_i' - a_i) y_i x_i under the
@@ -10,11 +11,12 @@
 // is 1 / (C n) times LIBLINEAR's 1/2 ||w||^2 + C sum_i loss(y_i w.x_i) with C = 1 / (n l2). Its dual,
 // with w(a) = sum_i a_i y_i x_i and 0 <= a_i <= C:
 //     max_a  sum_i t(a_i) - 1/2 ||w(a)||^2,
-// t(a) = a for the hinge, t(a) = C log C - a log a - (C - a) log(C - a) for the logistic loss (C
+// t(a) = a for the hinge, a - a^2 / (4C) for the squared hinge (a_i without an upper bound),
+// t(a) = C log C - a log a - (C - a) log(C - a) for the logistic loss (C
 // times the entropy of a / C). The subproblem in a_i, with b = y_i w.x_i and Q_ii = ||x_i||^2
 // (summed with the dot product), has the derivative -t'(a_i') + b + Q_ii (a_i' - a_i):
-//   - hinge: linear in a_i', solved exactly and projected onto the box; nothing moves where the
-//     projected derivative is 0 (HingeDual);
+//   - hinge, squared hinge: linear in a_i', solved exactly and projected onto the box; nothing
+//     moves where the projected derivative is 0 (BoxDual);
 //   - logistic: the root of Q_ii (a' - a) + b + log(a' / (C - a')), by Newton's method (LogisticDual).
 // The progressive loss is each sample's loss before its step. The dual variables are part of the
 // run's state (checkpoints); a worker reads and writes them with relaxed atomics (with --order
@@ -51,12 +53,15 @@ void StoreRelaxed(float& v, float x) { std::atomic_ref<float>(v).store(x, std::m
 
 constexpr float kHuge = std::numeric_limits<float>::max();
 
-// A worker's largest and smallest projected derivative of its epoch (the hinge dual's shrinking).
+// A worker's largest and smallest projected derivative of its epoch (the SVM duals' shrinking).
 struct Spread {
   float max = -kHuge, min = kHuge;
 };
 
-// The L1-loss SVM's dual: a_i in [0, C], t(a) = a.
+// The SVMs' duals, box-constrained with a closed-form step: the L1-loss SVM's (hinge; `kL2` false),
+// a_i in [0, C], t(a) = a; the L2-loss SVM's (squared hinge; Hsieh et al. 2008, LIBLINEAR -s 1),
+// a_i >= 0 without an upper bound, t(a) = a - a^2 / (4C). Both steps: with D = 1 / (2C) for the
+// L2 loss and 0 for the L1 loss, G = b - 1 + D a_i, a_i' = clip(a_i - G / (Q_ii + D)) to the box.
 //
 // Shrinking (Hsieh et al. 2008, section 3.2; LIBLINEAR's): a variable at a bound whose derivative
 // points out of the box by more than the largest (at 0) or smallest (at C) projected derivative of
@@ -64,34 +69,40 @@ struct Spread {
 // epoch's projected derivatives span at most `reactivate` (0.1 at first, LIBLINEAR's stopping
 // tolerance, then a tenth of it each time), so that one set aside wrongly cannot hold the gap open
 // for long. With `--shrinking off` every row is visited every epoch.
-class HingeDual {
+template <bool kL2>
+class BoxDual {
  public:
-  HingeDual(uint64_t rows, double c, bool shrinking)
+  BoxDual(uint64_t rows, double c, bool shrinking)
       : a_(AlignedArray<float>::Zeroed(rows)),
         aside_(AlignedArray<float>::Zeroed(rows)),
-        c_(static_cast<float>(c)),
+        upper_(kL2 ? kHuge : static_cast<float>(c)),
+        diagonal_(kL2 ? static_cast<float>(0.5 / c) : 0.f),
         shrinking_(shrinking) {}
 
-  static float Loss(float margin) { return std::max(1.f - margin, 0.f); }
+  static float Loss(float margin) {
+    const float slack = std::max(1.f - margin, 0.f);
+    return kL2 ? slack * slack : slack;
+  }
 
   bool Skip(uint32_t r) const { return LoadRelaxed(aside_[r]) != 0.f; }
 
   // The step on sample r's variable given its margin b = y w.x and q = ||x||^2: the change of a_r.
   float Step(uint32_t r, float b, float q, Spread& spread) {
-    const float g = b - 1.f;
     const float a = LoadRelaxed(a_[r]);
+    const float g = b - 1.f + diagonal_ * a;
     float projected = g;
     if (a <= 0.f) {
       if (shrinking_ && g > limits_.max) return SetAside(r);
       projected = std::min(g, 0.f);
-    } else if (a >= c_) {
+    } else if (a >= upper_) {
       if (shrinking_ && g < limits_.min) return SetAside(r);
       projected = std::max(g, 0.f);
     }
     spread.max = std::max(spread.max, projected);
     spread.min = std::min(spread.min, projected);
-    if (projected == 0.f || q == 0.f) return 0.f;
-    const float next = std::min(std::max(a - g / q, 0.f), c_);
+    const float curvature = q + diagonal_;
+    if (projected == 0.f || curvature == 0.f) return 0.f;
+    const float next = std::min(std::max(a - g / curvature, 0.f), upper_);
     StoreRelaxed(a_[r], next);
     return next - a;
   }
@@ -113,7 +124,7 @@ class HingeDual {
     limits_ = {all.max > 0 ? all.max : kHuge, all.min < 0 ? all.min : -kHuge};
   }
 
-  double Term(uint64_t r) const { return a_[r]; }
+  double Term(uint64_t r) const { return a_[r] - 0.5 * double(diagonal_) * a_[r] * a_[r]; }
   double Weight(uint64_t r) const { return a_[r]; }
 
   void Save(TrainingState& s) const {
@@ -141,7 +152,8 @@ class HingeDual {
   AlignedArray<float> aside_;        // 1 for a variable set aside (a float: checkpoints hold floats)
   Spread limits_{kHuge, -kHuge};     // set aside beyond these (max at 0, min at C)
   float reactivate_ = 0.1f;
-  float c_;
+  float upper_;     // C, or no bound (kHuge) for the L2 loss
+  float diagonal_;  // D: 1 / (2C) for the L2 loss, 0 for the L1 loss
   bool shrinking_;
 };
 
@@ -362,7 +374,8 @@ std::unique_ptr<LinearRunner> MakeFor(const TrainConfig& config, const RunnerSha
 std::unique_ptr<LinearRunner> MakeDualCdRunner(const TrainConfig& config, const RunnerShape& shape) {
   const double c = 1.0 / (static_cast<double>(shape.rows) * config.l2);  // l2 resolved, > 0
   if (config.model == ModelKind::kLogistic) return MakeFor<LogisticDual>(config, shape, c);
-  return MakeFor<HingeDual>(config, shape, c);  // hinge (ValidateConfig refuses the others)
+  if (config.model == ModelKind::kSquaredHinge) return MakeFor<BoxDual<true>>(config, shape, c);
+  return MakeFor<BoxDual<false>>(config, shape, c);  // hinge (ValidateConfig refuses the others)
 }
 
 }  // namespace parsgd

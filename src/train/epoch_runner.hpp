@@ -53,6 +53,8 @@ decltype(auto) WithHead(ModelKind model, Fn&& fn) {
       return fn(BinaryHead<HingeLoss>{});
     case ModelKind::kSquared:
       return fn(BinaryHead<SquaredLoss>{});
+    case ModelKind::kSquaredHinge:
+      return fn(BinaryHead<SquaredHingeLoss>{});
     case ModelKind::kSoftmax:
     case ModelKind::kMlp:
       return fn(SoftmaxHead{});

@@ -21,6 +21,8 @@ double SampleLoss(const LinearModel& model, const float* z, float target) {
       return HingeLoss::Value(z[0], target);
     case ModelKind::kSquared:
       return SquaredLoss::Value(z[0], target);
+    case ModelKind::kSquaredHinge:
+      return SquaredHingeLoss::Value(z[0], target);
     case ModelKind::kSoftmax:
     case ModelKind::kMlp:  // a LinearModel is never an MLP
       return SoftmaxLoss::Value(z, model.outputs(), static_cast<int>(target));

@@ -42,6 +42,8 @@ double CurvatureOf(ModelKind kind) {
       return HingeLoss::kCurvature;
     case ModelKind::kSquared:
       return SquaredLoss::kCurvature;
+    case ModelKind::kSquaredHinge:
+      return SquaredHingeLoss::kCurvature;
     case ModelKind::kSoftmax:
     case ModelKind::kMlp:
       break;

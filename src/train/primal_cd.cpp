@@ -18,7 +18,7 @@
 //
 // The step on coordinate j, with z the worker's scores and s the surrogate's scale (K for average,
 // else 1): g = 1/n sum_i loss'(z_i) x_ij + l2 w_j, h = s/n sum_i loss''(z_i) x_ij^2 + l2, d = -g/h,
-// exact for the squared loss; for the logistic loss a Newton step with a backtracking line search
+// exact for the squared loss; for the logistic and squared-hinge losses a Newton step with a backtracking line search
 // (as LIBLINEAR's primal coordinate descent): d is halved until
 //     1/n sum_i [loss(z_i + s d x_ij) - loss(z_i)] / s + l2 (w_j d + d^2/2) <= 0.01 g d,
 // at most kHalvings times (then no step). The full step needs no test where the bound on loss''
@@ -67,6 +67,22 @@ struct LogisticCd {
     const float s = m >= 0 ? e / (1 + e) : 1 / (1 + e);  // sigmoid(-m)
     d1 = -y * s;
     d2 = s * (1 - s);
+  }
+};
+
+// The L2-loss SVM's, max(0, 1 - y z)^2: piecewise quadratic, its second derivative 2 or 0 (the
+// generalised Hessian of Chang, Hsieh and Lin 2008), so a Newton step with the line search.
+struct SquaredHingeCd {
+  static constexpr bool kExact = false;
+  static constexpr double kMaxD2 = 2;
+  static double Value(double z, double y) {
+    const double slack = std::max(1 - y * z, 0.0);
+    return slack * slack;
+  }
+  static void Derivatives(float z, float y, double& d1, double& d2) {
+    const double slack = std::max(1 - double(y) * z, 0.0);
+    d1 = -2 * double(y) * slack;
+    d2 = slack > 0 ? 2 : 0;
   }
 };
 
@@ -223,6 +239,9 @@ std::unique_ptr<LinearRunner> MakeFor(const TrainConfig& config, const RunnerSha
 
 std::unique_ptr<LinearRunner> MakePrimalCdRunner(const TrainConfig& config, const RunnerShape& shape) {
   if (config.model == ModelKind::kSquared) return MakeFor<SquaredCd>(config, shape, config.seed);
+  if (config.model == ModelKind::kSquaredHinge) {
+    return MakeFor<SquaredHingeCd>(config, shape, config.seed);
+  }
   return MakeFor<LogisticCd>(config, shape, config.seed);  // logistic (ValidateConfig refuses others)
 }
 

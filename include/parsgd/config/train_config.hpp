@@ -47,11 +47,12 @@ enum class Solver { kSgd, kDualCd, kCd };
 inline constexpr Named<Solver> kSolvers[] = {
     {Solver::kSgd, "sgd", "stochastic gradient steps under --scheme and --optimizer"},
     {Solver::kDualCd, "dual-cd",
-     "hinge, logistic: dual coordinate descent, one sample's dual variable per step (LIBLINEAR "
-     "-s 3, -s 7); --bias off; schemes sequential, hogwild, locked, striped, atomic"},
+     "hinge, squared-hinge, logistic: dual coordinate descent, one sample's dual variable per "
+     "step (LIBLINEAR -s 3, -s 1, -s 7); --bias off; schemes sequential, hogwild, locked, "
+     "striped, atomic"},
     {Solver::kCd, "cd",
-     "squared, logistic: primal coordinate descent, each worker on its block of the features; "
-     "--bias off; schemes sequential, hogwild, atomic, average"},
+     "squared, squared-hinge, logistic: primal coordinate descent, each worker on its block of "
+     "the features; --bias off; schemes sequential, hogwild, atomic, average"},
 };
 
 // The linear models' bias b (z = W^T x + b): trained and never regularised (on), or held at 0 (off:
@@ -63,7 +64,7 @@ inline constexpr Named<Bias> kBiases[] = {
     {Bias::kOff, "off", "held at 0: the problem without a bias (LIBLINEAR's default)"},
 };
 
-// The hinge dual's shrinking (--solver dual-cd): variables at a bound set aside (their rows skipped)
+// The SVM duals' shrinking (--solver dual-cd, hinge and squared-hinge): variables at a bound set aside (their rows skipped)
 // while their derivative keeps them there, as LIBLINEAR does.
 enum class Shrinking { kOn, kOff };
 
@@ -106,7 +107,7 @@ struct TrainConfig {
   double l2 = -1;             // -1: 1 / rows (LIBLINEAR's default C = 1)
   Normalization normalize = Normalization::kMaxAbs;
   Bias bias = Bias::kOn;      // linear models
-  Shrinking shrinking = Shrinking::kOn;  // dual-cd, hinge
+  Shrinking shrinking = Shrinking::kOn;  // dual-cd, hinge and squared-hinge
   OptimizerConfig optimizer;
   int batch = 0;              // samples per update; 0: 256 for sync (global), 32 for average, else 1
   int period = -1;            // average, gossip: minibatches between combinations; 0: once per

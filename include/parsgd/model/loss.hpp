@@ -67,6 +67,21 @@ struct HingeLoss {
   static float Value(float z, float y) { return std::max(1.f - y * z, 0.f); }
 };
 
+// The L2-loss SVM's: smooth, with a kink in its second derivative at y z = 1.
+struct SquaredHingeLoss {
+  static constexpr ModelKind kKind = ModelKind::kSquaredHinge;
+  static constexpr double kCurvature = 2.0;
+  static float ValueAndDerivative(float z, float y, float* derivative) {
+    const float slack = std::max(1.f - y * z, 0.f);
+    *derivative = -2.f * y * slack;
+    return slack * slack;
+  }
+  static float Value(float z, float y) {
+    const float slack = std::max(1.f - y * z, 0.f);
+    return slack * slack;
+  }
+};
+
 struct SquaredLoss {
   static constexpr ModelKind kKind = ModelKind::kSquared;
   static constexpr double kCurvature = 1.0;

@@ -1,4 +1,4 @@
-// The model axis (--model): which model a run trains. Four linear models, one per loss head
+// The model axis (--model): which model a run trains. Five linear models, one per loss head
 // (loss.hpp: a LinearModel scores z = W^T x + b), and the multi-layer perceptron (mlp_model.hpp).
 #pragma once
 
@@ -6,11 +6,14 @@
 
 namespace parsgd {
 
-enum class ModelKind { kLogistic, kHinge, kSquared, kSoftmax, kMlp };
+// The values are stored in model files: a new kind goes at the end.
+enum class ModelKind { kLogistic, kHinge, kSquared, kSoftmax, kMlp, kSquaredHinge };
+inline constexpr ModelKind kLastModelKind = ModelKind::kSquaredHinge;
 
 inline constexpr Named<ModelKind> kModelKinds[] = {
     {ModelKind::kLogistic, "logistic", "binary logistic regression, log(1 + exp(-y z))"},
     {ModelKind::kHinge, "hinge", "binary linear SVM, max(0, 1 - y z)"},
+    {ModelKind::kSquaredHinge, "squared-hinge", "binary L2-loss linear SVM, max(0, 1 - y z)^2"},
     {ModelKind::kSquared, "squared", "binary least squares on +-1 targets, (z - y)^2 / 2"},
     {ModelKind::kSoftmax, "softmax", "K-class multinomial logistic regression"},
     {ModelKind::kMlp, "mlp", "multi-layer perceptron: --hidden ReLU layers, softmax output"},
