@@ -37,8 +37,7 @@ Dataset OffsetProblem() {
 }
 
 std::vector<float> Targets(const Dataset& data) {
-  const parsgd::Targets t = MakeTargets(ModelKind::kLogistic, data);
-  return {t.values.begin(), t.values.end()};
+  return testing::TargetValues(ModelKind::kLogistic, data);
 }
 
 constexpr double kL2 = 0.01;

@@ -39,10 +39,7 @@ const Dataset& Problem() {
   return data;
 }
 
-std::vector<float> Labels(const Dataset& data) {
-  const Targets t = MakeTargets(ModelKind::kHinge, data);
-  return {t.values.begin(), t.values.end()};
-}
+std::vector<float> Labels(const Dataset& data) { return testing::TargetValues(ModelKind::kHinge, data); }
 
 double CBox(const Dataset& data) { return 1.0 / (static_cast<double>(data.rows()) * kL2); }
 

@@ -40,10 +40,7 @@ const Dataset& Problem() {
   return data;
 }
 
-std::vector<float> Labels(const Dataset& data) {
-  const Targets t = MakeTargets(ModelKind::kSquared, data);
-  return {t.values.begin(), t.values.end()};
-}
+std::vector<float> Labels(const Dataset& data) { return testing::TargetValues(ModelKind::kSquared, data); }
 
 TEST(Columns, AreTheRowsTransposedWhateverTheThreads) {
   const Dataset& data = Problem();

@@ -1,5 +1,7 @@
 #include "test_support.hpp"
 
+#include "parsgd/model/targets.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -122,6 +124,11 @@ LinearModel TrainModel(const TrainConfig& config, const Dataset& data, Executor&
   Trainer trainer(config, data, nullptr, executor);
   for (int e = 0; e < config.epochs; ++e) trainer.RunEpoch();
   return trainer.model();
+}
+
+std::vector<float> TargetValues(ModelKind kind, const Dataset& data) {
+  const Targets t = MakeTargets(kind, data);
+  return {t.values.begin(), t.values.end()};
 }
 
 bool SameBits(const LinearModel& a, const LinearModel& b) {

@@ -55,6 +55,9 @@ Dataset MakeDataset(const std::vector<Entries>& rows, const std::vector<float>& 
 Dataset MakeProblem(uint64_t rows, uint32_t features, uint32_t nnz, int classes, double noise,
                     uint64_t seed);
 
+// MakeTargets(kind, data)'s values, as the reference solvers take them (binary kinds: -1/+1).
+std::vector<float> TargetValues(ModelKind kind, const Dataset& data);
+
 // ValidateConfig's refusal of `config` (SettingError::what(), keys bare); empty if it is accepted.
 std::string Refusal(const TrainConfig& config);
 

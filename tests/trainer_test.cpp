@@ -17,11 +17,6 @@
 namespace parsgd {
 namespace {
 
-std::vector<float> TargetsOf(ModelKind kind, const Dataset& d) {
-  Targets t = MakeTargets(kind, d);
-  return {t.values.begin(), t.values.end()};
-}
-
 // With one worker every scheme is sequential SGD: same reads, same arithmetic, same writes.
 class OneWorker : public ::testing::TestWithParam<std::tuple<ModelKind, OrderKind>> {};
 
@@ -69,7 +64,7 @@ TEST_P(Converges, LogisticReachesTheKnownOptimum) {
   auto [scheme, order, threads] = GetParam();
   static const Dataset data = testing::MakeProblem(2000, 60, 8, 2, 0.05, 3);
   static const auto reference = testing::SolveReference(
-      ModelKind::kLogistic, data, TargetsOf(ModelKind::kLogistic, data), 1, kConvergenceL2, 2000);
+      ModelKind::kLogistic, data, testing::TargetValues(ModelKind::kLogistic, data), 1, kConvergenceL2, 2000);
   TrainConfig config;
   config.scheme = scheme;
   config.order = order;
@@ -104,7 +99,7 @@ TEST_P(EveryOptimizer, ReachesTheKnownOptimum) {
   auto [optimizer, scheme] = GetParam();
   static const Dataset data = testing::MakeProblem(2000, 60, 8, 2, 0.05, 3);
   static const auto reference = testing::SolveReference(
-      ModelKind::kLogistic, data, TargetsOf(ModelKind::kLogistic, data), 1, kConvergenceL2, 2000);
+      ModelKind::kLogistic, data, testing::TargetValues(ModelKind::kLogistic, data), 1, kConvergenceL2, 2000);
   TrainConfig config;
   config.optimizer.kind = optimizer;
   config.scheme = scheme;
@@ -136,7 +131,7 @@ TEST_P(EveryModel, HogwildReachesTheKnownOptimum) {
   const int classes = model == ModelKind::kSoftmax ? 4 : 2;
   const Dataset data = testing::MakeProblem(2000, 60, 8, classes, 0.05, 5);
   const int outputs = model == ModelKind::kSoftmax ? classes : 1;
-  const auto reference = testing::SolveReference(model, data, TargetsOf(model, data), outputs,
+  const auto reference = testing::SolveReference(model, data, testing::TargetValues(model, data), outputs,
                                                  kConvergenceL2, 3000);
   TrainConfig config;
   config.model = model;
@@ -154,7 +149,7 @@ TEST_P(EveryModel, HogwildReachesTheKnownOptimum) {
   // The trainer's objective is the reference objective of its own weights.
   std::vector<double> weights(trainer.model().weights().begin(), trainer.model().weights().end());
   EXPECT_NEAR(last.objective,
-              testing::ReferenceObjective(model, data, TargetsOf(model, data), outputs,
+              testing::ReferenceObjective(model, data, testing::TargetValues(model, data), outputs,
                                           kConvergenceL2, weights),
               1e-5);
 }
