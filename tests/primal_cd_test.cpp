@@ -258,6 +258,17 @@ TEST(PrimalCd, RefusesWhatItDoesNotSolve) {
   TrainConfig adam = c;
   adam.optimizer.kind = OptimizerKind::kAdam;
   EXPECT_TRUE(testing::Contains(Refusal(adam), "optimizer adam does not apply")) << Refusal(adam);
+  // The average of SGD's replicas has a period, a state and an outer step; cd's has none.
+  TrainConfig average = c;
+  average.scheme = SchemeKind::kAverage;
+  EXPECT_EQ(Refusal(average), "");
+  for (auto set : {+[](TrainConfig& x) { x.period = 5; }, +[](TrainConfig& x) { x.average_state = true; },
+                   +[](TrainConfig& x) { x.outer.kind = OuterKind::kNesterov; }}) {
+    TrainConfig extra = average;
+    set(extra);
+    EXPECT_TRUE(testing::Contains(Refusal(extra), "period, average-state and outer-optimizer are for solver sgd"))
+        << Refusal(extra);
+  }
 }
 
 }  // namespace

@@ -45,6 +45,13 @@ void ValidateCoordinateSolver(const TrainConfig& c) {
                           : "sequential, hogwild, atomic and average",
                      NameOf<SchemeKind>(kSchemeKinds, s)));
   }
+  // cd's average merges the workers' scores once per epoch (CoCoA+): it has no period, optimiser
+  // state or outer step, and the other schemes none either.
+  if (c.period != -1 || c.average_state || !c.outer.plain()) {
+    fail(fmt::format("`solver` {} combines the workers' work once per epoch: `period`, "
+                     "`average-state` and `outer-optimizer` are for `solver` sgd",
+                     solver));
+  }
   if (c.batch > 1) {
     fail(fmt::format("`solver` {} steps one {} at a time; `batch` {}", solver,
                      dual ? "sample" : "coordinate", c.batch));
