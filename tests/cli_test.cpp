@@ -85,7 +85,8 @@ TEST_F(Cli, MetricsHaveOneJsonObjectPerEpochWithEveryField) {
   for (std::size_t i = 0; i < lines.size(); ++i) {
     EXPECT_TRUE(Contains(lines[i], "\"epoch\":" + std::to_string(i + 1))) << lines[i];
     for (const char* key : {"train_seconds", "eval_seconds", "objective", "test_loss",
-                            "test_accuracy", "updates\":1000", "samples_per_second", "scheme"}) {
+                            "test_accuracy", "updates\":1000", "samples_per_second", "scheme",
+                            "\"solver\":\"sgd\""}) {
       EXPECT_TRUE(Contains(lines[i], key)) << key << " missing in " << lines[i];
     }
     EXPECT_EQ(lines[i].front(), '{');

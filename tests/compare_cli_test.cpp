@@ -253,6 +253,33 @@ TEST_F(Compare, TheBiasIsPartOfTheProblem) {
   EXPECT_TRUE(Contains(report, "- **target** for bias=off: ")) << report;
 }
 
+// The solver is an axis of the same problem: SGD, primal and dual coordinate descent get one target
+// and each run's metrics name its solver (the dual's with its dual objective).
+TEST_F(Compare, SolversAreAnAxisOfOneProblem) {
+  const std::string out = dir_.File("out");
+  const auto r = RunCli("compare" + data_ + " --model logistic --bias off --solver sgd,cd,dual-cd --out " +
+                        out + " --epochs 3 --repeats 1 --gnuplot none");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string report = ReadFile(out + "/report.md");
+  for (const char* solver : {"solver=sgd", "solver=cd", "solver=dual-cd"}) {
+    EXPECT_TRUE(Contains(report, solver)) << solver << " missing in " << report;
+  }
+  std::size_t targets = 0;
+  for (const std::string& line : Lines(report)) targets += Contains(line, "- **target**");
+  EXPECT_EQ(targets, 1u) << report;
+  int runs[3] = {0, 0, 0};
+  for (const std::string& line : Lines(ReadFile(out + "/runs.jsonl"))) {
+    const bool dual = Contains(line, R"("solver":"dual-cd")");
+    runs[0] += Contains(line, R"("solver":"sgd")");
+    runs[1] += Contains(line, R"("solver":"cd")");
+    runs[2] += dual;
+    EXPECT_EQ(Contains(line, "\"dual_objective\":"), dual) << line;
+  }
+  EXPECT_EQ(runs[0], 3);
+  EXPECT_EQ(runs[1], 3);
+  EXPECT_EQ(runs[2], 3);
+}
+
 TEST_F(Compare, ExistingFolderIsRefusedUnlessEmpty) {
   const std::string out = dir_.File("out");
   fs::create_directory(out);

@@ -9,10 +9,15 @@ interleaved (every command once per round, in turn); times are medians over roun
 The primal objective 1/2 ||w||^2 + C sum loss(y_i w.x_i) is computed here, with numpy in double,
 for LIBLINEAR from its model file; parsgd's is its own reported objective (mean loss + l2/2 ||w||^2,
 in double) times C n. scikit-learn's LogisticRegression(solver=
-"liblinear") is timed on the loaded matrices (fit only) for the logistic problem.
+"liblinear") is timed on the loaded matrices (fit only) for the logistic problem, and with
+--xgboost, xgboost's gblinear with the shotgun updater (Debian's python3-xgboost; eta 1, lambda
+1/n: xgboost multiplies it by the rows, so C = 1) after 10, 30 and 100 rounds (one coordinate pass
+each) at each thread count, fit only. gblinear always trains an unregularised bias, so its problem
+is not quite the others': its primal (with its bias) is printed beside, and can end below theirs.
 
 usage: /usr/bin/python3 bench/peers/anchors.py TRAIN [--rounds 3] [--threads 1,2]
            [--problems hinge,squared-hinge,logistic] [--solvers dual-cd,cd] [--parsgd build/parsgd] [--no-sklearn]
+           [--xgboost]
 """
 import argparse
 import json
@@ -63,6 +68,7 @@ def main():
     p.add_argument("--parsgd", default=os.path.join(HERE, "..", "..", "build", "parsgd"))
     p.add_argument("--solvers", default="dual-cd,cd", help="parsgd's solvers to run")
     p.add_argument("--no-sklearn", action="store_true")
+    p.add_argument("--xgboost", action="store_true", help="also xgboost's gblinear (logistic)")
     a = p.parse_args()
     threads = [int(t) for t in a.threads.split(",")]
     problems = a.problems.split(",")
@@ -129,6 +135,33 @@ def main():
         primal = 0.5 * w @ w + LOSS["logistic"](y * (x @ w)).sum()
         print(f"| logistic | scikit-learn LogisticRegression(solver='liblinear', fit_intercept=False), fit only "
               f"| {st.median(times):.2f} s ({min(times):.2f}-{max(times):.2f}) | {clf.n_iter_[0]} | {primal:,.3f} |")
+
+    if "logistic" in problems and a.xgboost:
+        xgboost_rows(x, y, threads, 1)  # slow: once each
+
+
+def xgboost_rows(x, y, threads, repeats):
+    import xgboost as xgb
+    n = x.shape[0]
+    x32 = x.astype(np.float32)
+    for t in threads:
+        dm = xgb.DMatrix(x32, label=(y > 0).astype(np.float32), nthread=t)
+        params = {"booster": "gblinear", "updater": "shotgun", "objective": "binary:logistic",
+                  "eta": 1.0, "lambda": 1.0 / n, "alpha": 0.0, "nthread": t, "base_score": 0.5,
+                  "feature_selector": "cyclic"}
+        for rounds in (10, 30, 100):
+            times = []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                booster = xgb.train(params, dm, num_boost_round=rounds)
+                times.append(time.perf_counter() - start)
+            model = json.loads(booster.save_raw("json"))
+            weights = np.array(model["learner"]["gradient_booster"]["model"]["weights"], dtype=np.float64)
+            w, bias = weights[:-1], weights[-1]
+            primal = 0.5 * w @ w + LOSS["logistic"](y * (x @ w + bias)).sum()
+            print(f"| logistic | xgboost gblinear shotgun, {rounds} rounds, nthread {t}, fit only (with a bias "
+                  f"{bias:.3f}) | {st.median(times):.2f} s ({min(times):.2f}-{max(times):.2f}) | {rounds} "
+                  f"| {primal:,.3f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -44,13 +44,14 @@ std::string EpochJson(const EpochReport& r, const TrainConfig& c, const Resolved
     return c.deterministic ? std::string("null") : JsonNumber(seconds);
   };
   return fmt::format(
-      R"({{"epoch":{},"model":"{}","scheme":"{}","scheme_auto":{},"order":"{}","optimizer":"{}",)"
+      R"({{"epoch":{},"model":"{}","solver":"{}","scheme":"{}","scheme_auto":{},"order":"{}","optimizer":"{}",)"
       R"("batch":{},)"
       R"("backend":"{}","device":"{}",)"
       R"("threads":{},"workers":{},"seed":{},"updates":{},"train_seconds":{},"eval_seconds":{},)"
       R"("elapsed_seconds":{},"samples_per_second":{},"learning_rate":{},"objective":{},)"
       R"("progressive_loss":{},"train_accuracy":{},"test_loss":{},"test_accuracy":{}{}}})",
-      r.epoch, NameOf<ModelKind>(kModelKinds, c.model), NameOf<SchemeKind>(kSchemeKinds, s.scheme),
+      r.epoch, NameOf<ModelKind>(kModelKinds, c.model), NameOf<Solver>(kSolvers, c.solver),
+      NameOf<SchemeKind>(kSchemeKinds, s.scheme),
       c.scheme == SchemeKind::kAuto, NameOf<OrderKind>(kOrderKinds, c.order), NameOf<OptimizerKind>(kOptimizerKinds, s.optimizer),
       s.batch, NameOf<Backend>(kBackends, c.backend), s.device, s.threads, s.workers, c.seed, r.updates, clock(r.train_seconds),
       clock(r.eval_seconds), clock(elapsed), clock(r.samples_per_second()),

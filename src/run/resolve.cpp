@@ -78,6 +78,17 @@ uint64_t MlpParams(const std::string& source, uint64_t features, const std::vect
   return params;
 }
 
+// What a coordinate solver allocates beside the model, at least. cd: the column copy of the rows
+// (an index and a value a nonzero, an offset a column) with the rows themselves (in memory
+// already: the copy sits beside them) and the scores X w. dual-cd: a dual variable a row (the
+// logistic dual two), its flag and its place in a shard, and w(a) in double.
+uint64_t SolverBytes(const TrainConfig& config, const Dataset& train) {
+  const uint64_t n = train.rows(), d = train.features(), entries = 8 * train.nnz();
+  if (config.solver == Solver::kCd) return (entries + 8 * (n + 1)) + (entries + 8 * (d + 1)) + 4 * n;
+  if (config.solver == Solver::kDualCd) return n * (config.model == ModelKind::kLogistic ? 12 : 9) + 8 * d;
+  return 0;
+}
+
 // Refuses a model that cannot fit in memory before any of it is allocated. The feature and class
 // counts come from the data: one stray index (LIBSVM "1 4294967295:1") would otherwise ask for tens
 // of GiB and end in std::bad_alloc or the OOM killer. Counts two blocks the families certainly
@@ -86,6 +97,8 @@ uint64_t MlpParams(const std::string& source, uint64_t features, const std::vect
 // top, so the check never refuses a run that could have fitted.
 // `replicas`: the replica schemes' per-worker copies of the parameters and state (0 before the
 // scheme is resolved, or for the other schemes), each with its worker's buffers of the same size.
+// The coordinate solvers' own arrays come on top of the model (SolverBytes); cd's column copy of
+// the data is checked with the rows it copies, which are in memory already.
 void CheckModelFits(const TrainConfig& config, const Dataset& train, const ResolvedSettings& r,
                     int replicas = 0) {
   const bool linear = IsLinear(config.model);
@@ -95,7 +108,8 @@ void CheckModelFits(const TrainConfig& config, const Dataset& train, const Resol
   const uint64_t copy_bytes = params * sizeof(float) * (1 + StateCount(r.optimizer));
   const uint64_t model_bytes = copy_bytes + static_cast<uint64_t>(replicas) * (copy_bytes + params * sizeof(float));
   const uint64_t stats_bytes = linear ? train.features() * 28 : 0;
-  const uint64_t bytes = std::max(model_bytes, stats_bytes);
+  const uint64_t solver_bytes = SolverBytes(config, train);
+  const uint64_t bytes = std::max(model_bytes + solver_bytes, stats_bytes);
   const uint64_t usable = UsableMemoryBytes();
   if (bytes <= usable) return;
   constexpr double kGiB = double(uint64_t{1} << 30);
@@ -106,6 +120,11 @@ void CheckModelFits(const TrainConfig& config, const Dataset& train, const Resol
                         "for each of the {} replicas: {:.1f} GiB",
                         params, replicas, model_bytes / kGiB);
   if (linear) detail += fmt::format("; per-feature statistics: {:.1f} GiB", stats_bytes / kGiB);
+  if (config.solver == Solver::kCd) {
+    detail += fmt::format("; the rows and cd's column copy of them: {:.1f} GiB", solver_bytes / kGiB);
+  } else if (config.solver == Solver::kDualCd) {
+    detail += fmt::format("; dual-cd's dual variables: {:.1f} GiB", solver_bytes / kGiB);
+  }
   throw Error(fmt::format(
       "{}: {} features and {} outputs: training needs at least {:.1f} GiB of memory ({}), more "
       "than the {:.1f} GiB this process may use; is a feature index in the data far larger than "
