@@ -80,12 +80,13 @@ uint64_t MlpParams(const std::string& source, uint64_t features, const std::vect
 
 // What a coordinate solver allocates beside the model, at least. cd: the column copy of the rows
 // (an index and a value a nonzero, an offset a column) with the rows themselves (in memory
-// already: the copy sits beside them) and the scores X w. dual-cd: a dual variable a row (the
-// logistic dual two), its flag and its place in a shard, and w(a) in double.
+// already: the copy sits beside them) and the scores X w. dual-cd: a dual variable a row and w(a)
+// in double; for the logistic dual the variable's complement, for the SVMs' the row's flag and its
+// place in a shard.
 uint64_t SolverBytes(const TrainConfig& config, const Dataset& train) {
   const uint64_t n = train.rows(), d = train.features(), entries = 8 * train.nnz();
   if (config.solver == Solver::kCd) return (entries + 8 * (n + 1)) + (entries + 8 * (d + 1)) + 4 * n;
-  if (config.solver == Solver::kDualCd) return n * (config.model == ModelKind::kLogistic ? 12 : 9) + 8 * d;
+  if (config.solver == Solver::kDualCd) return n * (config.model == ModelKind::kLogistic ? 8 : 9) + 8 * d;
   return 0;
 }
 
