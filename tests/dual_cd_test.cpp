@@ -224,18 +224,13 @@ TEST_P(DualCdModel, AResumedRunIsTheStraightRun) {
   EXPECT_TRUE(testing::Contains(straight.RunIdentity(), "\nbias=off\nsolver=dual-cd\n"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Losses, DualCdModel,
-                         ::testing::Values(ModelKind::kHinge, ModelKind::kSquaredHinge,
-                                           ModelKind::kLogistic),
-                         [](const auto& info) { return testing::Name(info.param); });
-
 // The stopping rule: a run stops at the first epoch whose relative duality gap is within --tol, and
-// the gap keeps falling (for the deterministic scheme) on the way there.
-TEST(DualCd, StopsAtTheFirstEpochWithinTheTolerance) {
+// the gap falls on the way there (one worker): every epoch for the smooth losses.
+TEST_P(DualCdModel, StopsAtTheFirstEpochWithinTheTolerance) {
   const Dataset& data = Problem();
   auto executor = MakeTbbExecutor(1);
-  TrainConfig c = DualCd(SchemeKind::kSequential, 1, 200, ModelKind::kLogistic);
-  c.tol = 1e-6;
+  TrainConfig c = DualCd(SchemeKind::kSequential, 1, 200, GetParam());
+  c.tol = GetParam() == ModelKind::kHinge ? 1e-4 : 1e-6;
   Trainer trainer(c, data, nullptr, *executor);
   std::vector<double> gaps;
   const RunLoopResult result = RunEpochs(trainer, {}, [&](const EpochReport& r, double) {
@@ -246,8 +241,19 @@ TEST(DualCd, StopsAtTheFirstEpochWithinTheTolerance) {
   EXPECT_LT(gaps.size(), 200u);
   EXPECT_TRUE(result.last.converged);
   EXPECT_EQ(trainer.epochs_done(), static_cast<int>(gaps.size()));
+  if (GetParam() == ModelKind::kHinge) {
+    // The hinge's primal is not smooth and rises now and then (the dual never falls): its gap
+    // falls over the run, not every epoch.
+    EXPECT_LT(gaps.back(), 0.01 * gaps.front());
+    return;
+  }
   for (std::size_t e = 1; e < gaps.size(); ++e) EXPECT_LT(gaps[e], gaps[e - 1]) << "epoch " << e + 1;
 }
+
+INSTANTIATE_TEST_SUITE_P(Losses, DualCdModel,
+                         ::testing::Values(ModelKind::kHinge, ModelKind::kSquaredHinge,
+                                           ModelKind::kLogistic),
+                         [](const auto& info) { return testing::Name(info.param); });
 
 TEST(DualCd, TheDefaultsStopByTheGapWithinAThousandEpochs) {
   const Dataset& data = Problem();
