@@ -141,6 +141,17 @@ compare() {
   "$PARSGD" compare --out "$OUT/$name" --repeats "$repeats" "$@"
 }
 
+# tall_and_wide NAME GRID TALL_TARGET WIDE_TARGET: experiment 4's grid on the tall and the wide set,
+# each with its target (none in a smoke run).
+tall_and_wide() {
+  local tall=() wide=()
+  ((smoke)) || { tall=(--target "$3"); wide=(--target "$4"); }
+  compare "4-$1-tall" --experiment "$here/$2" --epochs "$solver_epochs" \
+    --train "$DATA/rcv1.train.bin" --test "$DATA/rcv1.test.bin" "${tall[@]}"
+  compare "4-$1-wide" --experiment "$here/$2" --epochs "$solver_epochs" \
+    --train "$DATA/wide.train.bin" --test "$DATA/wide.test.bin" "${wide[@]}"
+}
+
 for e in "${experiments[@]}"; do
   case "$e" in
     1)  # Sample orders: random sampling vs global vs local shuffle-partition.
@@ -205,24 +216,11 @@ for e in "${experiments[@]}"; do
       # in one or two epochs and tells them apart from nothing.
       sparse_sets
       wide_sets
-      tall_target=() wide_target=()
-      ((smoke)) || { tall_target=(--target 0.452929); wide_target=(--target 0.586111); }
-      compare 4-solvers-tall --experiment $here/solvers.json --epochs "$solver_epochs" \
-        --train "$DATA/rcv1.train.bin" --test "$DATA/rcv1.test.bin" "${tall_target[@]}"
-      compare 4-solvers-wide --experiment $here/solvers.json --epochs "$solver_epochs" \
-        --train "$DATA/wide.train.bin" --test "$DATA/wide.test.bin" "${wide_target[@]}"
+      tall_and_wide solvers solvers.json 0.452929 0.586111
       # The L2-loss SVM (squared hinge), where cd's step takes no exponential: targets 1e-4 above
       # the optimum (dual-cd at --tol 1e-8: 0.4298685 tall, 0.3376823 wide).
-      svm_tall=() svm_wide=()
-      ((smoke)) || { svm_tall=(--target 0.429912); svm_wide=(--target 0.337716); }
-      compare 4-svm-tall --experiment $here/solvers_svm.json --epochs "$solver_epochs" \
-        --train "$DATA/rcv1.train.bin" --test "$DATA/rcv1.test.bin" "${svm_tall[@]}"
-      compare 4-svm-wide --experiment $here/solvers_svm.json --epochs "$solver_epochs" \
-        --train "$DATA/wide.train.bin" --test "$DATA/wide.test.bin" "${svm_wide[@]}"
-      compare 4-cd-schemes-tall --experiment $here/cd_schemes.json --epochs "$solver_epochs" \
-        --train "$DATA/rcv1.train.bin" --test "$DATA/rcv1.test.bin" "${tall_target[@]}"
-      compare 4-cd-schemes-wide --experiment $here/cd_schemes.json --epochs "$solver_epochs" \
-        --train "$DATA/wide.train.bin" --test "$DATA/wide.test.bin" "${wide_target[@]}"
+      tall_and_wide svm solvers_svm.json 0.429912 0.337716
+      tall_and_wide cd-schemes cd_schemes.json 0.452929 0.586111
       ;;
   esac
 done
