@@ -9,7 +9,8 @@
 #   DIR/gpu_check.sh run              (on the GPU machine) checks that target regions run on the
 #       GPU, compares the offload backend with the CPU backend, times hogwild/atomic/sync on the
 #       generated 500,000 x 50,000 set and on Fashion-MNIST softmax, times the CPU backend there
-#       at 1-16 threads (hogwild) and 1-2 (locked), and prints a table and the targets' ratios last.
+#       at 1-16 threads (hogwild) and 1-2 (locked), the coordinate solvers (cd's schemes, dual-cd's
+#       Hogwild!) at 1-16, and prints a table and the targets' ratios last.
 #       Under 5 minutes on an H200 host (every command has its own time limit).
 #
 # ALLOW_HOST=1 runs the 'run' half without --require-gpu, to try the script where there is no GPU.
@@ -124,6 +125,13 @@ run() {
   time_one gen "$work/gen.bin" "" logistic offload sync --batch 16384
   time_one fm "$fm_train" "$fm_test" softmax cpu hogwild --threads 2
   for s in hogwild atomic sync; do time_one fm "$fm_train" "$fm_test" softmax offload "$s"; done
+  # The coordinate solvers' scaling (issue 15), logistic without a bias, every epoch made: primal
+  # cd under each way of sharing the scores, dual-cd under Hogwild! (PASSCoDe-Wild; its automatic
+  # scheme is one worker, from the 2-vCPU machine's measurements, which this row tests).
+  local cd=(--solver cd --bias off --tol none) dual=(--solver dual-cd --bias off --tol none)
+  for t in 1 4 16; do time_one gen_cd "$work/gen.bin" "" logistic cpu hogwild "${cd[@]}" --threads "$t"; done
+  for s in atomic average; do time_one gen_cd "$work/gen.bin" "" logistic cpu "$s" "${cd[@]}" --threads 16; done
+  for t in 1 4 16; do time_one gen_dual "$work/gen.bin" "" logistic cpu hogwild "${dual[@]}" --threads "$t"; done
 
   echo
   echo "== offload check: $(head -1 < <(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || echo host)), $(date -u +%F)"
@@ -142,6 +150,12 @@ run() {
     awk -v a="$h1" -v b="${!v:-nan}" -v t="$t" 'BEGIN{if (b+0 > 0) printf "hogwild, CPU, generated set: %d threads %.2fx one thread%s\n", t, a/b, (t == 2 ? " (target >= 1.8x)" : "")}'
   done
   awk -v a="$h1" -v l="$l2" -v h="${E_gen_cpu_hogwild_2_1:-nan}" 'BEGIN{if (a+0 > 0) printf "hogwild, CPU, 1 thread: %.0f M nonzeros/s (70 per row: the generator'"'"'s mean; target >= 250 M); locked at 2 threads: %.2fx slower than hogwild at 2\n", 500000*70/a/1e6, l/h}'
+  local c1=${E_gen_cd_cpu_hogwild_1_1:-nan} d1=${E_gen_dual_cpu_hogwild_1_1:-nan}
+  for t in 4 16; do
+    local vc="E_gen_cd_cpu_hogwild_${t}_1" vd="E_gen_dual_cpu_hogwild_${t}_1"
+    awk -v a="$c1" -v b="${!vc:-nan}" -v c="$d1" -v d="${!vd:-nan}" -v t="$t" 'BEGIN{if (b+0 > 0 && d+0 > 0)
+      printf "coordinate solvers, generated set: %d threads: cd hogwild %.2fx one thread, dual-cd hogwild %.2fx\n", t, a/b, c/d}'
+  done
   echo "agreement failures: $fails"
   [ "$fails" -eq 0 ]
 }
