@@ -30,6 +30,7 @@
 #   git checkout NEW && cmake --build build
 #   bench/equivalence.sh build/parsgd /tmp/eq-new
 #   bench/equivalence.sh --compare /tmp/eq-old /tmp/eq-new
+# The metrics gained a field at e72b5fc ("solver"): compare two binaries on the same side of it.
 # Run both on the same machine: the MLP's oneDNN kernels (and the compiler's vector code) depend
 # on the CPU, so the bytes are only comparable between runs on one machine (and one build
 # configuration: -march=native, PARSGD_OFFLOAD).
