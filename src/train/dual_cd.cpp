@@ -294,13 +294,7 @@ class DualCdLocal {
     float* const w = c.params.arrays.weights;
     Spread spread = workers_[worker].spread;
     for (uint64_t i = begin; i < end; ++i) {
-      PrefetchAhead(*c.data, c.targets, shard, i);
-      if (i % kPrefetchBatch == 0) {
-        for (uint64_t k = i + kPrefetchBatch, last = std::min<uint64_t>(shard.size(), k + kPrefetchBatch);
-             k < last; ++k) {
-          dual_.Prefetch(shard[k]);
-        }
-      }
+      PrefetchAhead(*c.data, c.targets, shard, i, [this](uint32_t r) { dual_.Prefetch(r); });
       const uint32_t r = shard[i];
       if (dual_.Skip(r)) continue;
       const SparseRow x = c.data->row(r);

@@ -38,9 +38,16 @@ inline void PrefetchRow(const Dataset& data, const float* targets, uint32_t r) {
   Prefetch(targets + r);
 }
 
-// Prefetches for visiting indices[i] now (call it for every i, in order).
-inline void PrefetchAhead(const Dataset& data, const float* targets,
-                          std::span<const uint32_t> indices, uint64_t i) {
+// Nothing more to prefetch for a row than its entries and target.
+struct NoRowState {
+  void operator()(uint32_t) const {}
+};
+
+// Prefetches for visiting indices[i] now (call it for every i, in order). `also(r)` prefetches
+// what else a visit to row r reads (the dual solver's variables), with the row's entries.
+template <class Also = NoRowState>
+void PrefetchAhead(const Dataset& data, const float* targets, std::span<const uint32_t> indices,
+                   uint64_t i, const Also& also = {}) {
   if (i % kPrefetchBatch != 0) return;
   const uint64_t n = indices.size();
   const uint64_t* offsets = data.offsets().data();
@@ -49,6 +56,7 @@ inline void PrefetchAhead(const Dataset& data, const float* targets,
   }
   for (uint64_t k = i + kPrefetchBatch; k < std::min(n, i + 2 * kPrefetchBatch); ++k) {
     PrefetchRow(data, targets, indices[k]);
+    also(indices[k]);
   }
 }
 
