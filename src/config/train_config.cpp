@@ -23,11 +23,9 @@ void ValidateCoordinateSolver(const TrainConfig& c) {
                           : "squared, squared-hinge and logistic",
                      NameOf<ModelKind>(kModelKinds, c.model)));
   }
-  if (c.bias != Bias::kOff) {
-    fail(dual ? "`solver` dual-cd solves the problem without a bias (an unregularised bias adds the "
-                "constraint sum y_i a_i = 0, which coordinate descent cannot keep): give `bias` off"
-              : "`solver` cd solves the problem without a bias (LIBLINEAR's default): give `bias` "
-                "off");
+  if (dual && c.bias != Bias::kOff) {
+    fail("`solver` dual-cd solves the problem without a bias (an unregularised bias adds the "
+         "constraint sum y_i a_i = 0, which coordinate descent cannot keep): give `bias` off");
   }
   if (c.backend != Backend::kCpu) fail(fmt::format("`solver` {} runs on `backend` cpu", solver));
   if (dual && c.l2 == 0) {
