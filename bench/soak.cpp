@@ -91,7 +91,7 @@ Dataset WithClassIds(const Dataset& data) {
   AlignedArray<float> labels(data.rows());
   for (uint64_t i = 0; i < data.rows(); ++i) labels[i] = data.label(i) > 0 ? 1.f : 0.f;
   Dataset::Parts parts{data.offsets(), data.indices(), data.values(),
-                       SharedArray<float>(std::move(labels)), data.features(), "classes", false};
+                       SharedArray<float>(std::move(labels)), data.features(), "classes", nullptr};
   return Dataset(std::move(parts));
 }
 

@@ -110,7 +110,7 @@ Dataset ReadBinaryCache(const std::string& path) {
   parts.labels = View<float>(file, h.labels_at, h.rows);
   parts.features = h.features;
   parts.source = path;
-  parts.mapped = true;
+  parts.mapping = file;
   parts.zero_based = static_cast<ZeroBased>(h.zero_based);
   return Dataset(std::move(parts));
 }

@@ -135,9 +135,9 @@ uint64_t LabelColumn(const std::string& column, const std::vector<std::string>& 
   return *found;
 }
 
-}  // namespace
-
-Dataset ParseCsv(std::string_view text, const std::string& name, const CsvOptions& options) {
+// ParseCsv, with the mapping `text` lies in when it is a file's (its pages given back as parsed).
+Dataset Parse(std::string_view text, const std::string& name, const CsvOptions& options,
+              const MappedFile* file) {
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 byte order mark
   const std::optional<FirstLine> first = FindFirstLine(text);
   if (!first) throw DataError(name, 0, 0, "empty file: expected rows of comma-separated numbers");
@@ -149,19 +149,25 @@ Dataset ParseCsv(std::string_view text, const std::string& name, const CsvOption
       header ? names.size() : csv_internal::CountFields(line.data(), line.data() + line.size());
   const RowShape shape{fields, LabelColumn(options.label_column, names, fields, name)};
   const std::string_view data = header ? text.substr(first->next) : text;
-  const std::vector<Chunk> chunks = data_internal::ParseChunks(
+  std::vector<Chunk> chunks = data_internal::ParseChunks(
       data, options.chunk_bytes,
-      [&](std::string_view piece, Chunk* c) { csv_internal::ParseChunk(piece, shape, c); });
+      [&](std::string_view piece, Chunk* c) { csv_internal::ParseChunk(piece, shape, c); }, file);
   data_internal::ThrowFirstError(chunks, name, header ? first->line + 1 : 1);
   bool any_row = false;
   for (const Chunk& chunk : chunks) any_row |= !chunk.labels.empty();
   if (!any_row) throw DataError(name, 0, 0, "no data rows: the file has only a header line");
-  return data_internal::Assemble(chunks, fields - 1, name, 0, ZeroBased::kAuto);
+  return data_internal::Assemble(std::move(chunks), fields - 1, name, 0, ZeroBased::kAuto);
+}
+
+}  // namespace
+
+Dataset ParseCsv(std::string_view text, const std::string& name, const CsvOptions& options) {
+  return Parse(text, name, options, nullptr);
 }
 
 Dataset ReadCsv(const std::string& path, const CsvOptions& options) {
   std::shared_ptr<const MappedFile> file = MappedFile::Open(path);
-  return ParseCsv(std::string_view(file->chars(), file->size()), path, options);
+  return Parse(std::string_view(file->chars(), file->size()), path, options, file.get());
 }
 
 }  // namespace parsgd

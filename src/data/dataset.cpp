@@ -38,14 +38,17 @@ Dataset Dataset::FromArrays(AlignedArray<uint64_t> offsets, AlignedArray<uint32_
 namespace parsgd {
 namespace {
 
+// Copies `from` (in `file`) block by block, giving each block's pages of the mapping back once
+// copied: the process holds the data about once, not the mapping beside the copy.
 template <class T>
-AlignedArray<T> Copy(const SharedArray<T>& from) {
+AlignedArray<T> Copy(const SharedArray<T>& from, const MappedFile& file) {
   AlignedArray<T> to(from.size());
   constexpr std::size_t kBlock = std::size_t{1} << 20;  // elements per parallel copy
   tbb::parallel_for(std::size_t{0}, (from.size() + kBlock - 1) / kBlock, [&](std::size_t b) {
     const std::size_t begin = b * kBlock;
     const std::size_t n = std::min(kBlock, from.size() - begin);
     std::memcpy(to.data() + begin, from.data() + begin, n * sizeof(T));
+    file.Release(from.data() + begin, n * sizeof(T));
   });
   return to;
 }
@@ -54,9 +57,10 @@ AlignedArray<T> Copy(const SharedArray<T>& from) {
 
 Dataset ResidentCopy(const Dataset& data) {
   if (!data.mapped()) return data;
-  return Dataset::FromArrays(Copy(data.offsets()), Copy(data.indices()), Copy(data.values()),
-                             Copy(data.labels()), data.features(), data.source(),
-                             data.zero_based());
+  const MappedFile& file = *data.mapping();
+  return Dataset::FromArrays(Copy(data.offsets(), file), Copy(data.indices(), file),
+                             Copy(data.values(), file), Copy(data.labels(), file), data.features(),
+                             data.source(), data.zero_based());
 }
 
 }  // namespace parsgd

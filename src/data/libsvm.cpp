@@ -32,9 +32,9 @@ IndexRules RulesFor(const LibsvmOptions& options) {
   return rules;
 }
 
-}  // namespace
-
-Dataset ParseLibsvm(std::string_view text, const std::string& name, const LibsvmOptions& options) {
+// ParseLibsvm, with the mapping `text` lies in when it is a file's (its pages given back as parsed).
+Dataset Parse(std::string_view text, const std::string& name, const LibsvmOptions& options,
+              const MappedFile* file) {
   if (options.max_features >= kIndexLimit) {
     throw Error(name + ": max_features " + std::to_string(options.max_features) +
                 " is too large: expected at most 2^32 - 1");
@@ -43,10 +43,9 @@ Dataset ParseLibsvm(std::string_view text, const std::string& name, const Libsvm
     throw DataError(name, 0, 0, "empty file: expected rows of 'label index:value ...'");
   }
   const IndexRules rules = RulesFor(options);
-  const std::vector<Chunk> chunks =
-      data_internal::ParseChunks(text, options.chunk_bytes, [&](std::string_view piece, Chunk* c) {
-        libsvm_internal::ParseChunk(piece, rules, c);
-      });
+  std::vector<Chunk> chunks = data_internal::ParseChunks(
+      text, options.chunk_bytes,
+      [&](std::string_view piece, Chunk* c) { libsvm_internal::ParseChunk(piece, rules, c); }, file);
   data_internal::ThrowFirstError(chunks, name);
   bool zero_based = options.zero_based == ZeroBased::kYes;
   bool any_entry = false;
@@ -62,17 +61,23 @@ Dataset ParseLibsvm(std::string_view text, const std::string& name, const Libsvm
       largest > RulesFor(as_zero_based).largest) {
     // Decided zero-based, and some index was accepted only under the one-based bound: read the
     // text again as zero-based, which reports the first such index exactly.
-    return ParseLibsvm(text, name, as_zero_based);
+    return Parse(text, name, as_zero_based, file);
   }
   uint64_t features = options.max_features;
   if (features == 0 && any_entry) features = largest + (zero_based ? 1 : 0);
-  return data_internal::Assemble(chunks, features, name, zero_based ? 0 : 1,
+  return data_internal::Assemble(std::move(chunks), features, name, zero_based ? 0 : 1,
                                  zero_based ? ZeroBased::kYes : ZeroBased::kNo);
+}
+
+}  // namespace
+
+Dataset ParseLibsvm(std::string_view text, const std::string& name, const LibsvmOptions& options) {
+  return Parse(text, name, options, nullptr);
 }
 
 Dataset ReadLibsvm(const std::string& path, const LibsvmOptions& options) {
   std::shared_ptr<const MappedFile> file = MappedFile::Open(path);
-  return ParseLibsvm(std::string_view(file->chars(), file->size()), path, options);
+  return Parse(std::string_view(file->chars(), file->size()), path, options, file.get());
 }
 
 }  // namespace parsgd

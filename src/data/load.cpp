@@ -45,7 +45,7 @@ std::pair<std::string, std::string> IdxPaths(const std::string& path) {
 // Same arrays, `features` columns (>= the dataset's).
 Dataset WithFeatures(const Dataset& d, uint64_t features) {
   Dataset::Parts parts{d.offsets(), d.indices(), d.values(), d.labels(),
-                      features,    d.source(),  d.mapped(), d.zero_based()};
+                      features,    d.source(),  d.mapping(), d.zero_based()};
   return Dataset(std::move(parts));
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "parsgd/data/dataset.hpp"
+#include "parsgd/util/mapped_file.hpp"
 
 namespace parsgd::data_internal {
 
@@ -41,9 +42,11 @@ struct Chunk {
 
 // Parses `text` in pieces of about `chunk_bytes` (0: chosen from the text size), each a run of
 // whole lines, with parse(piece, chunk) in parallel (oneTBB, the caller's arena). `parse` stops at
-// a piece's first malformed line and records it in chunk->error.
+// a piece's first malformed line and records it in chunk->error. With `file` (the mapping `text`
+// lies in), each piece's pages are given back once parsed: the text is not held beside the rows.
 std::vector<Chunk> ParseChunks(std::string_view text, uint64_t chunk_bytes,
-                               const std::function<void(std::string_view, Chunk*)>& parse);
+                               const std::function<void(std::string_view, Chunk*)>& parse,
+                               const MappedFile* file = nullptr);
 
 // Throws DataError for the first chunk error in text order; `first_line` is the 1-based line the
 // text starts at in its file. Chunks before the bad one parsed completely, so their line counts
@@ -51,9 +54,10 @@ std::vector<Chunk> ParseChunks(std::string_view text, uint64_t chunk_bytes,
 void ThrowFirstError(const std::vector<Chunk>& chunks, const std::string& name,
                      uint64_t first_line = 1);
 
-// Copies the chunks' rows into one CSR dataset (chunks in parallel), each stored index minus
-// `index_offset`. Throws DataError "name: no data rows" if there are none.
-Dataset Assemble(const std::vector<Chunk>& chunks, uint64_t features, const std::string& name,
+// Moves the chunks' rows into one CSR dataset (chunks in parallel), each stored index minus
+// `index_offset`, freeing each chunk once copied (the rows are not held twice). Throws DataError
+// "name: no data rows" if there are none.
+Dataset Assemble(std::vector<Chunk> chunks, uint64_t features, const std::string& name,
                  uint32_t index_offset, ZeroBased zero_based);
 
 // Calls parse_line(begin, end) for each line of `text` (whole lines; the last may lack '\n'), end

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include "parsgd/util/error.hpp"
@@ -39,6 +40,19 @@ std::shared_ptr<const MappedFile> MappedFile::Open(const std::string& path) {
   }
   ::close(fd);  // the mapping stays valid after close
   return file;
+}
+
+void MappedFile::Release(const void* at, std::size_t bytes) const {
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto start = reinterpret_cast<uintptr_t>(data_);
+  uintptr_t begin = reinterpret_cast<uintptr_t>(at);
+  uintptr_t end = begin + bytes;
+  if (data_ == nullptr || begin < start || end > start + size_) return;  // not this mapping's
+  begin = (begin + page - 1) / page * page;
+  end = end / page * page;
+  // MADV_DONTNEED on a read-only file mapping only unmaps: the file's bytes are read again if
+  // touched. (On anonymous memory it would discard the contents: hence the range check.)
+  if (begin < end) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile() {

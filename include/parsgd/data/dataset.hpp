@@ -9,6 +9,7 @@
 #include <string>
 
 #include "parsgd/util/array.hpp"
+#include "parsgd/util/mapped_file.hpp"
 
 namespace parsgd {
 
@@ -36,7 +37,8 @@ class Dataset {
     SharedArray<float> labels;      // rows entries, finite; meaning depends on the model
     uint64_t features = 0;          // number of columns: every index < features
     std::string source;             // where the data came from, for messages
-    bool mapped = false;            // the arrays point into a memory-mapped file
+    // The memory-mapped file the arrays point into; null when they are this process's own.
+    std::shared_ptr<const MappedFile> mapping;
     ZeroBased zero_based = ZeroBased::kAuto;  // how LIBSVM text indices were read (see above)
   };
 
@@ -54,7 +56,8 @@ class Dataset {
   uint64_t features() const { return parts_.features; }
   uint64_t nnz() const { return parts_.indices.size(); }
   const std::string& source() const { return parts_.source; }
-  bool mapped() const { return parts_.mapped; }
+  bool mapped() const { return parts_.mapping != nullptr; }
+  const std::shared_ptr<const MappedFile>& mapping() const { return parts_.mapping; }
   // kYes / kNo: the LIBSVM text this came from (directly or through a binary cache) was read
   // zero-based / one-based; kAuto: it did not come from LIBSVM text.
   ZeroBased zero_based() const { return parts_.zero_based; }
@@ -79,7 +82,9 @@ class Dataset {
 // memory-mapped binary cache, training reads rows in random order from the page cache's 4 KiB
 // mappings, which measured 45% slower per epoch than the same arrays in anonymous memory (see
 // bench/README.md); the copy costs one pass over the data (parallel, in the caller's oneTBB arena).
-// A dataset that is not mapped is returned as it is (its arrays shared, not copied).
+// The mapping's pages are given back as they are copied, so that the data is held once (`data`
+// itself still reads correctly, from the file again). A dataset that is not mapped is returned as
+// it is (its arrays shared, not copied).
 Dataset ResidentCopy(const Dataset& data);
 
 }  // namespace parsgd

@@ -24,6 +24,11 @@ class MappedFile {
   std::size_t size() const { return size_; }
   const std::string& path() const { return path_; }
 
+  // Gives back this process's pages of the mapped bytes [at, at + bytes) (the whole pages inside
+  // them; a range outside the mapping is ignored): resident memory falls by them, and a later read
+  // maps them again from the file. For a reader done with a part of the file.
+  void Release(const void* at, std::size_t bytes) const;
+
  private:
   MappedFile() = default;
   const std::byte* data_ = nullptr;

@@ -1,0 +1,124 @@
+// Reading data holds it once: MappedFile::Release gives a mapping's pages back (and the bytes read
+// the same after), and nothing else's; ResidentCopy of a binary cache gives its mapping's pages back
+// as it copies; the text readers give their text's pages back as they parse, with the same rows.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "parsgd/data/binary_cache.hpp"
+#include "parsgd/data/dataset.hpp"
+#include "parsgd/data/libsvm.hpp"
+#include "parsgd/util/mapped_file.hpp"
+#include "test_support.hpp"
+
+namespace parsgd {
+namespace {
+
+// This process's resident pages of files (RssFile of /proc/self/status), in KiB.
+uint64_t ResidentFileKib() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  uint64_t kib = 0;
+  while (status >> key) {
+    if (key == "RssFile:") {
+      status >> kib;
+      return kib;
+    }
+    status.ignore(1 << 20, '\n');
+  }
+  ADD_FAILURE() << "no RssFile in /proc/self/status";
+  return 0;
+}
+
+uint64_t Sum(const MappedFile& file) {
+  uint64_t sum = 0;
+  for (std::byte b : file.bytes()) sum += static_cast<uint8_t>(b);
+  return sum;
+}
+
+TEST(MappedFile, ReleaseGivesThePagesBackAndTheBytesReadTheSame) {
+  testing::TempDir dir;
+  std::string text(16 << 20, '\0');
+  for (std::size_t i = 0; i < text.size(); ++i) text[i] = static_cast<char>(i * 7 + i / 4096);
+  const auto file = MappedFile::Open(dir.Write("data", text));
+  const uint64_t before = ResidentFileKib();
+  const uint64_t sum = Sum(*file);  // every page touched
+  const uint64_t touched = ResidentFileKib();
+  ASSERT_GE(touched, before + 12 * 1024) << "reading 16 MiB mapped fewer pages than expected";
+  file->Release(file->chars(), file->size());
+  EXPECT_LE(ResidentFileKib(), touched - 12 * 1024);
+  EXPECT_EQ(Sum(*file), sum);  // read again from the file
+  // Part of a page is kept: only the whole pages inside the range go.
+  file->Release(file->chars() + 1, 100);
+  EXPECT_EQ(Sum(*file), sum);
+}
+
+TEST(MappedFile, ReleaseLeavesMemoryOutsideTheMappingAlone) {
+  testing::TempDir dir;
+  const auto file = MappedFile::Open(dir.Write("small", std::string(8192, 'x')));
+  std::vector<char> own(1 << 20, 'y');  // anonymous memory: MADV_DONTNEED would zero it
+  file->Release(own.data(), own.size());
+  for (char c : own) ASSERT_EQ(c, 'y');
+}
+
+TEST(ResidentCopy, IsTheCacheInOwnMemoryAndTheMappedOriginalStillReads) {
+  testing::TempDir dir;
+  const Dataset made = testing::MakeProblem(20000, 500, 30, 2, 0.0, 5);
+  const std::string path = dir.File("d.bin");
+  WriteBinaryCache(made, path);
+  const Dataset mapped = ReadBinaryCache(path);
+  ASSERT_TRUE(mapped.mapped());
+  const Dataset own = ResidentCopy(mapped);
+  EXPECT_FALSE(own.mapped());
+  for (const Dataset* d : {&own, &mapped}) {  // the original's pages given back, read again
+    ASSERT_EQ(d->rows(), made.rows());
+    ASSERT_EQ(d->nnz(), made.nnz());
+    for (uint64_t i = 0; i < made.rows(); ++i) {
+      ASSERT_EQ(d->label(i), made.label(i));
+      const SparseRow a = d->row(i), b = made.row(i);
+      ASSERT_EQ(a.nnz, b.nnz);
+      for (uint32_t e = 0; e < a.nnz; ++e) {
+        ASSERT_EQ(a.index[e], b.index[e]);
+        ASSERT_EQ(a.value[e], b.value[e]);
+      }
+    }
+  }
+}
+
+// A file read in small chunks (each chunk's text given back once parsed, and the pages around
+// each chunk bound once found) gives the rows the same text parsed from memory gives.
+TEST(ReadLibsvm, GivingTheTextBackAsItParsesKeepsEveryRow) {
+  testing::TempDir dir;
+  std::string text;
+  for (int i = 0; i < 30000; ++i) {
+    text += (i % 3 == 0 ? "+1" : "-1");
+    for (int j = 1; j <= 1 + i % 9; ++j) {
+      text.append(" ").append(std::to_string(j * 13 + i % 7));
+      text.append(":0.").append(std::to_string(i % 97 + 1));
+    }
+    text += "\n";
+  }
+  const std::string path = dir.Write("d.svm", text);
+  for (uint64_t chunk : {uint64_t{4096}, uint64_t{100000}}) {
+    const Dataset read = ReadLibsvm(path, {.chunk_bytes = chunk});
+    const Dataset parsed = ParseLibsvm(text, path, {.chunk_bytes = chunk});
+    ASSERT_EQ(read.rows(), 30000u);
+    ASSERT_EQ(read.nnz(), parsed.nnz());
+    EXPECT_EQ(read.features(), parsed.features());
+    for (uint64_t i = 0; i < read.rows(); ++i) {
+      ASSERT_EQ(read.label(i), parsed.label(i));
+      const SparseRow a = read.row(i), b = parsed.row(i);
+      ASSERT_EQ(a.nnz, b.nnz);
+      for (uint32_t e = 0; e < a.nnz; ++e) {
+        ASSERT_EQ(a.index[e], b.index[e]) << "row " << i;
+        ASSERT_EQ(a.value[e], b.value[e]) << "row " << i;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace parsgd
