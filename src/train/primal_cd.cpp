@@ -36,17 +36,17 @@
 // its intercept). To first order such a step leaves the bias's gradient G = sum_i loss'_i where it
 // was (exactly, for the squared loss). Along it the gradient is g - xbar_j G / n and the curvature
 // s/n (sum_i loss''_i x_ij^2 - xbar_j sum_i loss''_i x_ij) + l2: the column's sums and the totals G
-// and H, computed over every row at the epoch's start and held for the epoch. The rows outside the
-// column move by u = -s d xbar_j; the line search counts them by the second-order bound,
-// (G - the column's sum of loss') u + (rows outside) kMaxD2 u^2 / 2. Every epoch starts with up to
-// kBiasSteps Newton steps on b alone over every row (exact for the squared loss; with the line
-// search otherwise). At a fixed point those give G = 0 and the coordinate steps g = 0: the optimum
-// with the bias. The workers' moves of b are summed in double: under sequential, hogwild and atomic
-// into one total, added to by every step (fetch_add: a lost move of b would outlast the epoch) and
-// read before every step (a worker that sees the others' moves of the scores but not their moves of
-// b sees every score shifted: two workers reading it every 64 steps diverged on the fixture); under
-// average each worker into its own, which only it sees (scaled by s, as its moves of the scores
-// are). The epoch ends with b plus the moves.
+// and H, taken over every row at the epoch's start, after b's own step (below), and held for the
+// epoch. The rows outside the column move by u = -s d xbar_j; the line search counts them by the
+// second-order bound, (G - the column's sum of loss') u + (rows outside) kMaxD2 u^2 / 2. Every
+// epoch starts with a Newton step on b alone over every row (exact for the squared loss; with the
+// line search otherwise). At a fixed point those give G = 0 and the coordinate steps g = 0: the
+// optimum with the bias. The workers' moves of b are summed in double: under sequential, hogwild
+// and atomic into one total, added to by every step (fetch_add: a lost move of b would outlast the
+// epoch) and read before every step (a worker that sees the others' moves of the scores but not
+// their moves of b sees every score shifted: two workers reading it every 64 steps diverged on the
+// fixture); under average each worker into its own, which only it sees (scaled by s, as its moves
+// of the scores are). The epoch ends with b plus the moves.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -206,7 +206,6 @@ class CdRunner final : public LinearRunner {
   static constexpr int kHalvings = 20;
   static constexpr double kArmijo = 0.01;
 
-  static constexpr int kBiasSteps = 3;
 
   struct alignas(kCacheLine) Worker {
     std::vector<uint64_t> order;
@@ -265,28 +264,34 @@ class CdRunner final : public LinearRunner {
     });
   }
 
-  // Up to kBiasSteps Newton steps on b alone from `b` (with the sums `at` it); returns the new b
-  // and leaves in `at` the sums at it.
+  // One Newton step on b alone from `b` (with the sums `at` it); returns the new b and leaves in
+  // `at` the sums there. Where the bound on loss'' grants the full step (as for w_j; always for
+  // the squared loss) it is taken without a pass over the rows, and the sums there are those of
+  // the local quadratic (G = 0, H as it was): the next epoch starts from exact ones. Else the line
+  // search passes over the rows, and its last pass gives the sums.
   double StepBias(const LinearContext& c, float b, RowSums& at) {
-    for (int s = 0; s < kBiasSteps && at.h > 0 && at.g != 0; ++s) {
-      double d = -at.g / at.h;
-      bool taken = false;
-      for (int t = 0; t < kHalvings && !taken; ++t, d *= 0.5) {
-        const float next = static_cast<float>(b + d);
-        if (next == b) break;
-        const RowSums there = OverRows(c, [&](uint64_t i, RowSums& sums) {
-          Add(scores_[i] + next, c.targets[i], sums);
-        });
-        // The squared loss's step is its minimiser; the others' pass the same Armijo test as w's.
-        if (Loss::kExact || there.loss - at.loss <= kArmijo * at.g * d) {
-          b = next;
-          at = there;
-          taken = true;
-        }
-      }
-      if (!taken) break;
+    if (!(at.h > 0) || at.g == 0) return b;
+    double d = -at.g / at.h;
+    bool granted = Loss::kExact;
+    if constexpr (!Loss::kExact) {
+      granted = at.h >= Loss::kMaxD2 * double(rows_) / (2 * (1 - kArmijo));
     }
-    return b;
+    if (granted) {
+      at.g = 0;
+      return static_cast<float>(b + d);
+    }
+    for (int t = 0; t < kHalvings; ++t, d *= 0.5) {
+      const float next = static_cast<float>(b + d);
+      if (next == b) break;
+      const RowSums there = OverRows(c, [&](uint64_t i, RowSums& sums) {
+        Add(scores_[i] + next, c.targets[i], sums);
+      });
+      if (there.loss - at.loss <= kArmijo * at.g * d) {
+        at = there;
+        return next;
+      }
+    }
+    return b;  // no step found
   }
 
   // One step on coordinate j (with the bias: along the centred feature); returns the step's move
