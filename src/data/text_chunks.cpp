@@ -20,7 +20,7 @@ uint64_t ChooseChunkBytes(std::size_t text_size, uint64_t requested) {
 // Chunk boundaries: 0, then the end of the line that crosses each chunk_bytes step, ..., size.
 // With `file`, the pages each search touched are given back at once: the kernel maps the whole
 // large page-cache folio around a touch (up to 2 MB on the Xeon VM's kernel 6.18), and the
-// searches had mapped 530 MB of the 599 MB RCV1-shaped text before the first chunk was parsed.
+// searches had mapped 518 MiB of the 571 MiB RCV1-shaped text before the first chunk was parsed.
 std::vector<std::size_t> ChunkBounds(std::string_view text, uint64_t chunk_bytes,
                                      const MappedFile* file) {
   std::vector<std::size_t> bounds{0};
