@@ -1,6 +1,9 @@
 // Reading data holds it once: MappedFile::Release gives a mapping's pages back (and the bytes read
-// the same after), and nothing else's; ResidentCopy of a binary cache gives its mapping's pages back
-// as it copies; the text readers give their text's pages back as they parse, with the same rows.
+// the same after), and nothing else's; ResidentCopy of a binary cache gives its mapping's pages
+// back as it copies; the text readers give their text's pages back as they parse, with the same
+// rows.
+#include "parsgd/util/mapped_file.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -11,7 +14,6 @@
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/data/libsvm.hpp"
-#include "parsgd/util/mapped_file.hpp"
 #include "test_support.hpp"
 
 namespace parsgd {

@@ -13,6 +13,8 @@
 
 #include "cache_format.hpp"
 #include "cache_verify.hpp"
+#include "parsgd/comm/communicator.hpp"
+#include "parsgd/data/shard.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/mapped_file.hpp"
 
@@ -108,6 +110,52 @@ Dataset ReadBinaryCache(const std::string& path) {
   parts.indices = View<uint32_t>(file, h.indices_at, h.nnz);
   parts.values = View<float>(file, h.values_at, h.nnz);
   parts.labels = View<float>(file, h.labels_at, h.rows);
+  parts.features = h.features;
+  parts.source = path;
+  parts.mapping = file;
+  parts.zero_based = static_cast<ZeroBased>(h.zero_based);
+  return Dataset(std::move(parts));
+}
+
+Dataset ReadBinaryCacheShard(const std::string& path, Communicator& comm) {
+  std::shared_ptr<const MappedFile> file;
+  Header h{};
+  comm.AgreeOn([&] {  // a file missing or foreign on one host ends every rank
+    file = MappedFile::Open(path);
+    h = ReadHeader(*file);
+  });
+  const CacheView view{reinterpret_cast<const std::byte*>(file->chars()),
+                       h.file_size,
+                       *CanonicalLayout(h.rows, h.nnz),
+                       h.rows,
+                       h.features,
+                       h.nnz};
+  // Each rank verifies a share of the blocks; the hashes are summed (each slot has one writer).
+  const uint64_t blocks = BlockCount(h.file_size - kHeaderSize);
+  const auto [first_block, last_block] = ShardRange(blocks, comm.rank(), comm.size());
+  std::vector<uint64_t> hashes(blocks, 0);
+  const PartCheck check = VerifyBlocks(view, first_block, last_block, hashes);
+  const uint64_t from = kHeaderSize + first_block * kBlockSize;
+  const uint64_t to = std::min(h.file_size, kHeaderSize + last_block * kBlockSize);
+  file->Release(file->chars() + from, to - from);  // the rows it keeps are copied later
+  comm.SumAll(hashes);
+  const uint64_t actual = CombineBlockHashes(hashes);
+  // The same on every rank, as VerifyPayload orders them: the checksum, the offsets, the entries.
+  if (actual != h.payload_checksum) Refuse(path, ChecksumMismatch(h.payload_checksum, actual));
+  if (check.offsets) Refuse(path, *check.offsets);
+  comm.AgreeOn([&] {
+    if (check.blocks) Refuse(path, *check.blocks);
+  });
+  const auto [first, last] = ShardRange(h.rows, comm.rank(), comm.size());
+  const SharedArray<uint64_t> offsets = View<uint64_t>(file, h.offsets_at, h.rows + 1);
+  AlignedArray<uint64_t> own(last - first + 1);
+  for (uint64_t r = first; r <= last; ++r) own[r - first] = offsets[r] - offsets[first];
+  const uint64_t entries = offsets[last] - offsets[first];
+  Dataset::Parts parts;
+  parts.offsets = SharedArray<uint64_t>(std::move(own));
+  parts.indices = View<uint32_t>(file, h.indices_at, h.nnz).Slice(offsets[first], entries);
+  parts.values = View<float>(file, h.values_at, h.nnz).Slice(offsets[first], entries);
+  parts.labels = View<float>(file, h.labels_at, h.rows).Slice(first, last - first);
   parts.features = h.features;
   parts.source = path;
   parts.mapping = file;

@@ -153,27 +153,38 @@ class Verifier {
 
 }  // namespace
 
-std::optional<std::string> VerifyPayload(const CacheView& view, uint64_t expected_checksum) {
+PartCheck VerifyBlocks(const CacheView& view, uint64_t first, uint64_t last,
+                       std::vector<uint64_t>& hashes) {
   const Verifier verifier(view);
-  const std::optional<std::string> offsets_problem = verifier.CheckOffsets();
+  PartCheck out;
+  out.offsets = verifier.CheckOffsets();
+  std::vector<std::optional<std::string>> problems(last - first);
+  tbb::parallel_for(first, last, [&](uint64_t b) {
+    hashes[b] = verifier.CheckBlock(b, !out.offsets, &problems[b - first]);
+  });
+  for (std::optional<std::string>& problem : problems) {
+    if (problem) {
+      out.blocks = std::move(problem);
+      break;
+    }
+  }
+  return out;
+}
+
+std::string ChecksumMismatch(uint64_t expected, uint64_t actual) {
+  return fmt::format(
+      "corrupted: the payload checksum does not match (stored {:016x}, computed {:016x})",
+      expected, actual);
+}
+
+std::optional<std::string> VerifyPayload(const CacheView& view, uint64_t expected_checksum) {
   const uint64_t blocks = BlockCount(view.file_size - kHeaderSize);
   std::vector<uint64_t> hashes(blocks);
-  std::vector<std::optional<std::string>> problems(blocks);
-  tbb::parallel_for(uint64_t{0}, blocks, [&](uint64_t b) {
-    hashes[b] = verifier.CheckBlock(b, !offsets_problem, &problems[b]);
-  });
+  PartCheck check = VerifyBlocks(view, 0, blocks, hashes);
   const uint64_t actual = CombineBlockHashes(hashes);
-  if (actual != expected_checksum) {
-    return fmt::format(
-        "corrupted: the payload checksum does not match (stored {:016x}, computed "
-        "{:016x})",
-        expected_checksum, actual);
-  }
-  if (offsets_problem) return offsets_problem;
-  for (std::optional<std::string>& problem : problems) {
-    if (problem) return std::move(problem);
-  }
-  return std::nullopt;
+  if (actual != expected_checksum) return ChecksumMismatch(expected_checksum, actual);
+  if (check.offsets) return check.offsets;
+  return check.blocks;
 }
 
 }  // namespace parsgd::cache_internal

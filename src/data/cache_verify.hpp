@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cache_format.hpp"
 
@@ -24,5 +25,17 @@ struct CacheView {
 // checksum differs from `expected_checksum`, else "invalid: ..." for the first structural problem
 // in file order. Parallel (oneTBB, caller's arena); the answer does not depend on the threads.
 std::optional<std::string> VerifyPayload(const CacheView& view, uint64_t expected_checksum);
+
+// VerifyPayload in parts, for ranks that each read a part of the file: the row offsets in full,
+// then payload blocks [first, last) of BlockCount(payload bytes): their hashes into
+// hashes[first, last) (hashes has a slot per block) and the first problem among them.
+struct PartCheck {
+  std::optional<std::string> offsets;  // the row offsets' problem (the same for every part)
+  std::optional<std::string> blocks;   // the first problem of the part's blocks, in file order
+};
+PartCheck VerifyBlocks(const CacheView& view, uint64_t first, uint64_t last,
+                       std::vector<uint64_t>& hashes);
+// The message for a payload whose block hashes combine to `actual`, not `expected`.
+std::string ChecksumMismatch(uint64_t expected, uint64_t actual);
 
 }  // namespace parsgd::cache_internal

@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "libsvm_chunk.hpp"
+#include "parsgd/comm/communicator.hpp"
+#include "parsgd/data/shard.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/mapped_file.hpp"
 
@@ -32,52 +34,88 @@ IndexRules RulesFor(const LibsvmOptions& options) {
   return rules;
 }
 
-// ParseLibsvm, with the mapping `text` lies in when it is a file's (its pages given back as parsed).
+// ParseLibsvm over the ranks of `comm`: rank r's `text` is its share of the file's lines, the
+// shares in rank order (one rank: the whole text); with `file`, the mapping `text` lies in (its
+// pages given back as parsed). The first error, the zero-based decision and the feature count are the
+// whole file's, agreed by every rank.
 Dataset Parse(std::string_view text, const std::string& name, const LibsvmOptions& options,
-              const MappedFile* file) {
+              const MappedFile* file, Communicator& comm) {
   if (options.max_features >= kIndexLimit) {
     throw Error(name + ": max_features " + std::to_string(options.max_features) +
                 " is too large: expected at most 2^32 - 1");
   }
-  if (text.empty()) {
+  const bool solo = comm.size() == 1;
+  if (comm.Sum(text.size()) == 0) {
     throw DataError(name, 0, 0, "empty file: expected rows of 'label index:value ...'");
   }
   const IndexRules rules = RulesFor(options);
   std::vector<Chunk> chunks = data_internal::ParseChunks(
       text, options.chunk_bytes,
-      [&](std::string_view piece, Chunk* c) { libsvm_internal::ParseChunk(piece, rules, c); }, file);
-  data_internal::ThrowFirstError(chunks, name);
-  bool zero_based = options.zero_based == ZeroBased::kYes;
+      [&](std::string_view piece, Chunk* c) { libsvm_internal::ParseChunk(piece, rules, c); },
+      file);
+  if (solo) {
+    data_internal::ThrowFirstError(chunks, name);
+  } else {  // numbered from the whole file's first line: the lines of the ranks before
+    uint64_t lines = 0;
+    for (const Chunk& chunk : chunks) lines += chunk.lines;
+    const std::vector<uint64_t> all = comm.Gather(lines);
+    uint64_t before = 0;
+    for (int r = 0; r < comm.rank(); ++r) before += all[r];
+    comm.AgreeOn([&] { data_internal::ThrowFirstError(chunks, name, before + 1); });
+  }
+  bool zero_based = false;
   bool any_entry = false;
   uint64_t largest = 0;
+  uint64_t rows = 0;
   for (const Chunk& chunk : chunks) {
     zero_based |= chunk.has_zero;
     any_entry |= !chunk.indices.empty();
     largest = std::max(largest, chunk.max_index);
+    rows += chunk.labels.size();
   }
+  zero_based = options.zero_based == ZeroBased::kYes || comm.Max(zero_based) != 0;
+  any_entry = comm.Max(any_entry) != 0;
+  largest = comm.Max(largest);
   LibsvmOptions as_zero_based = options;
   as_zero_based.zero_based = ZeroBased::kYes;
   if (options.zero_based == ZeroBased::kAuto && zero_based &&
       largest > RulesFor(as_zero_based).largest) {
     // Decided zero-based, and some index was accepted only under the one-based bound: read the
     // text again as zero-based, which reports the first such index exactly.
-    return Parse(text, name, as_zero_based, file);
+    return Parse(text, name, as_zero_based, file, comm);
   }
   uint64_t features = options.max_features;
   if (features == 0 && any_entry) features = largest + (zero_based ? 1 : 0);
+  if (!solo && comm.Sum(rows) == 0) {
+    throw DataError(name, 0, 0, "no data rows: every line is blank or a comment");
+  }
   return data_internal::Assemble(std::move(chunks), features, name, zero_based ? 0 : 1,
-                                 zero_based ? ZeroBased::kYes : ZeroBased::kNo);
+                                 zero_based ? ZeroBased::kYes : ZeroBased::kNo, /*empty_ok=*/!solo);
 }
 
 }  // namespace
 
 Dataset ParseLibsvm(std::string_view text, const std::string& name, const LibsvmOptions& options) {
-  return Parse(text, name, options, nullptr);
+  SoloCommunicator solo;
+  return Parse(text, name, options, nullptr, solo);
 }
 
 Dataset ReadLibsvm(const std::string& path, const LibsvmOptions& options) {
   std::shared_ptr<const MappedFile> file = MappedFile::Open(path);
-  return Parse(std::string_view(file->chars(), file->size()), path, options, file.get());
+  SoloCommunicator solo;
+  return Parse(std::string_view(file->chars(), file->size()), path, options, file.get(), solo);
+}
+
+Dataset ReadLibsvmShard(const std::string& path, const LibsvmOptions& options, Communicator& comm) {
+  std::shared_ptr<const MappedFile> file;
+  comm.AgreeOn([&] { file = MappedFile::Open(path); });  // a file missing on one host ends all
+  const std::string_view text(file->chars(), file->size());
+  // Each rank's byte range, moved on to the next line start: a line is read by the rank whose
+  // range holds its first byte.
+  const auto [from, to] = ShardRange(text.size(), comm.rank(), comm.size());
+  const std::size_t begin = data_internal::LineStartFrom(text, from, file.get());
+  const std::size_t end = data_internal::LineStartFrom(text, to, file.get());
+  return Parse(text.substr(begin, end - begin), path, options, file.get(), comm);
 }
 
 }  // namespace parsgd

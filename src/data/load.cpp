@@ -9,6 +9,7 @@
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/idx.hpp"
 #include "parsgd/data/libsvm.hpp"
+#include "parsgd/data/shard.hpp"
 #include "parsgd/util/error.hpp"
 
 namespace parsgd {
@@ -107,6 +108,49 @@ Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
       break;
   }
   throw Error(path + ": no data format");  // not reached: kAuto was resolved above
+}
+
+Dataset RowRange(const Dataset& data, uint64_t first, uint64_t last) {
+  AlignedArray<uint64_t> offsets(last - first + 1);
+  const uint64_t base = data.offsets()[first];
+  for (uint64_t r = first; r <= last; ++r) offsets[r - first] = data.offsets()[r] - base;
+  const uint64_t entries = data.offsets()[last] - base;
+  Dataset::Parts parts{SharedArray<uint64_t>(std::move(offsets)),
+                       data.indices().Slice(base, entries),
+                       data.values().Slice(base, entries),
+                       data.labels().Slice(first, last - first),
+                       data.features(),
+                       data.source(),
+                       data.mapping(),
+                       data.zero_based()};
+  return Dataset(std::move(parts));
+}
+
+Dataset LoadShard(const std::string& path, const LoadOptions& options, Communicator& comm) {
+  if (comm.size() == 1) return LoadDataset(path, options);
+  DataFormat format = options.format;
+  comm.AgreeOn([&] {
+    if (format == DataFormat::kAuto) format = DetectDataFormat(path);
+  });
+  if (format == DataFormat::kLibsvm) {
+    return ReadLibsvmShard(path,
+                           {.max_features = options.max_features,
+                            .zero_based = options.zero_based,
+                            .zero_based_note = options.zero_based_note},
+                           comm);
+  }
+  if (format == DataFormat::kBinary) {
+    const Dataset share = ReadBinaryCacheShard(path, comm);
+    Dataset out;
+    comm.AgreeOn([&] { out = ApplyMaxFeatures(share, options.max_features); });
+    return out;
+  }
+  LoadOptions whole = options;
+  whole.format = format;
+  Dataset all;
+  comm.AgreeOn([&] { all = LoadDataset(path, whole); });
+  const auto [first, last] = ShardRange(all.rows(), comm.rank(), comm.size());
+  return RowRange(all, first, last);
 }
 
 void SaveDataset(const Dataset& data, const std::string& path) {

@@ -18,32 +18,32 @@ uint64_t ChooseChunkBytes(std::size_t text_size, uint64_t requested) {
 }
 
 // Chunk boundaries: 0, then the end of the line that crosses each chunk_bytes step, ..., size.
-// With `file`, the pages each search touched are given back at once: the kernel maps the whole
-// large page-cache folio around a touch (up to 2 MB on the Xeon VM's kernel 6.18), and the
-// searches had mapped 518 MiB of the 571 MiB RCV1-shaped text before the first chunk was parsed.
 std::vector<std::size_t> ChunkBounds(std::string_view text, uint64_t chunk_bytes,
                                      const MappedFile* file) {
   std::vector<std::size_t> bounds{0};
   std::size_t pos = 0;
   while (pos < text.size()) {
-    if (chunk_bytes >= text.size() - pos) {
-      pos = text.size();
-    } else {
-      const std::size_t from = pos + chunk_bytes;
-      const std::size_t newline = text.find('\n', from);
-      pos = newline == std::string_view::npos ? text.size() : newline + 1;
-      if (file != nullptr) {  // the search's folios: 2 MB on either side covers them
-        constexpr std::size_t kFolio = std::size_t{2} << 20;
-        const std::size_t lo = from > kFolio ? from - kFolio : 0;
-        file->Release(text.data() + lo, std::min(text.size(), pos + kFolio) - lo);
-      }
-    }
+    pos = chunk_bytes >= text.size() - pos ? text.size()
+                                           : LineStartFrom(text, pos + chunk_bytes + 1, file);
     bounds.push_back(pos);
   }
   return bounds;
 }
 
 }  // namespace
+
+std::size_t LineStartFrom(std::string_view text, std::size_t pos, const MappedFile* file) {
+  if (pos == 0) return 0;
+  if (pos >= text.size()) return text.size();
+  const std::size_t newline = text.find('\n', pos - 1);
+  const std::size_t start = newline == std::string_view::npos ? text.size() : newline + 1;
+  if (file != nullptr) {  // the search's folios: 2 MB on either side covers them
+    constexpr std::size_t kFolio = std::size_t{2} << 20;
+    const std::size_t lo = pos > kFolio ? pos - kFolio : 0;
+    file->Release(text.data() + lo, std::min(text.size(), start + kFolio) - lo);
+  }
+  return start;
+}
 
 std::vector<Chunk> ParseChunks(std::string_view text, uint64_t chunk_bytes,
                                const std::function<void(std::string_view, Chunk*)>& parse,
@@ -76,7 +76,7 @@ void ThrowFirstError(const std::vector<Chunk>& chunks, const std::string& name,
 }
 
 Dataset Assemble(std::vector<Chunk> chunks, uint64_t features, const std::string& name,
-                 uint32_t index_offset, ZeroBased zero_based) {
+                 uint32_t index_offset, ZeroBased zero_based, bool empty_ok) {
   std::vector<uint64_t> row_base(chunks.size() + 1, 0);
   std::vector<uint64_t> entry_base(chunks.size() + 1, 0);
   for (std::size_t c = 0; c < chunks.size(); ++c) {
@@ -84,7 +84,7 @@ Dataset Assemble(std::vector<Chunk> chunks, uint64_t features, const std::string
     entry_base[c + 1] = entry_base[c] + chunks[c].indices.size();
   }
   const uint64_t rows = row_base.back();
-  if (rows == 0) {
+  if (rows == 0 && !empty_ok) {
     throw DataError(name, 0, 0, "no data rows: every line is blank or a comment");
   }
   AlignedArray<uint64_t> offsets(rows + 1);

@@ -43,6 +43,8 @@
 
 namespace parsgd {
 
+class Communicator;
+
 // Writes `data` through AtomicFileWriter (complete file or none). Writes what it is given: the
 // per-entry invariants are the producer's job and ReadBinaryCache checks them. Two passes over the
 // arrays (checksum in parallel with oneTBB, then the write). Throws parsgd::Error on I/O failure.
@@ -63,6 +65,12 @@ void WriteBinaryCache(const Dataset& data, const std::string& path);
 // over the payload that computes the checksum and checks every entry and label; the first problem
 // in file order is reported, the same at any thread count. Cost: reading the file once.
 Dataset ReadBinaryCache(const std::string& path);
+
+// Rank comm.rank()'s share of the cache's rows (ShardRange of them), for a run over several
+// processes: views into the mapping, as ReadBinaryCache's. Collective: each rank verifies a share
+// of the payload's blocks and the checksum is of them all; the same refusals as ReadBinaryCache,
+// on every rank (a problem found by one rank is thrown by all, with its message).
+Dataset ReadBinaryCacheShard(const std::string& path, Communicator& comm);
 
 // True if the file at `path` starts with the binary cache magic (reads 8 bytes; false if the file
 // cannot be read).

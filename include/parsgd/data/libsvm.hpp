@@ -22,6 +22,8 @@
 
 namespace parsgd {
 
+class Communicator;
+
 struct LibsvmOptions {
   // 0: no limit, features() is the largest index seen (+ 1 if zero-based). Otherwise an index
   // above it (at or above it, zero-based) is an error and features() == max_features (at most
@@ -42,6 +44,15 @@ struct LibsvmOptions {
 
 // Maps `path` and parses it (see ParseLibsvm). Throws parsgd::Error if the file cannot be read.
 Dataset ReadLibsvm(const std::string& path, const LibsvmOptions& options = {});
+
+// Rank comm.rank()'s share of the LIBSVM file `path`, for a run over several processes: the file's
+// bytes cut into comm.size() equal ranges, each moved on to the next line start, a line read by
+// the rank whose range holds its first byte; so the shares in rank order are the file's rows in
+// order, each once (a share may be empty). Collective: every rank of `comm` calls it. The index
+// base (zero-based auto: an index 0 on any rank), the feature count and the first malformed line
+// (numbered in the whole file) are the whole file's; an error on one rank (a bad line, a missing
+// file) is thrown on every rank with that rank's message. Reads only its share of the text.
+Dataset ReadLibsvmShard(const std::string& path, const LibsvmOptions& options, Communicator& comm);
 
 // Parses LIBSVM text; `name` is used as the source and in messages. Parallel over chunks of the
 // text with oneTBB, in the caller's task arena; the result is the same at any thread count.

@@ -91,6 +91,10 @@ class SharedArray {
   const T* data() const { return data_; }
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
+  // Elements [begin, begin + count), sharing this array's owner.
+  SharedArray Slice(std::size_t begin, std::size_t count) const {
+    return SharedArray(data_ + begin, count, owner_);
+  }
   const T& operator[](std::size_t i) const { return data_[i]; }
   std::span<const T> span() const { return {data_, size_}; }
   const T* begin() const { return data_; }

@@ -1,0 +1,72 @@
+// The processes of one run and what they exchange (the ranks of `mpirun`): the small interface the
+// library's collective steps are written against, with three implementations: one process alone
+// (SoloCommunicator), threads of one process standing in for ranks (MakeThreadGroup, for tests),
+// and MPI (mpi_communicator.hpp, built when CMake finds MPI). Every call is collective: each rank
+// of the group makes the same calls in the same order, from one thread (MPI_THREAD_FUNNELED).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace parsgd {
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+
+  // Elementwise sums over the ranks, in place on every rank. The sum is taken in rank order, so
+  // every rank gets the same bits (the MPI implementation: as its reduction gives them).
+  virtual void SumAll(std::span<uint64_t> values) = 0;
+  virtual void SumAll(std::span<double> values) = 0;
+  // Elementwise maxima over the ranks, in place on every rank.
+  virtual void MaxAll(std::span<uint64_t> values) = 0;
+  // `bytes` of rank `root` into `bytes` of every rank (the same length on every rank).
+  virtual void Broadcast(std::span<std::byte> bytes, int root) = 0;
+
+  // Built on the above.
+  uint64_t Sum(uint64_t value);
+  uint64_t Max(uint64_t value);
+  // value of every rank, in rank order.
+  std::vector<uint64_t> Gather(uint64_t value);
+  // If any rank has an error, every rank throws parsgd::Error with the message of the lowest such
+  // rank (the first in the data's order, where ranks hold it in order); else returns. A rank that
+  // failed must still call this, so that no rank waits for it forever.
+  void Agree(const std::optional<std::string>& error);
+  // Runs fn and agrees on its outcome: a parsgd::Error (or std::exception) fn throws on one rank
+  // ends every rank with its message.
+  template <class Fn>
+  void AgreeOn(Fn&& fn) {
+    std::optional<std::string> error;
+    try {
+      fn();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    Agree(error);
+  }
+};
+
+// One process: every collective is the identity.
+class SoloCommunicator final : public Communicator {
+ public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  void SumAll(std::span<uint64_t>) override {}
+  void SumAll(std::span<double>) override {}
+  void MaxAll(std::span<uint64_t>) override {}
+  void Broadcast(std::span<std::byte>, int) override {}
+};
+
+// `ranks` communicators whose collectives meet in this process: rank r's to be used by one thread
+// (each rank's thread making the same calls in the same order, as ranks of MPI do).
+std::vector<std::unique_ptr<Communicator>> MakeThreadGroup(int ranks);
+
+}  // namespace parsgd

@@ -1,0 +1,219 @@
+// The data of a run over several ranks (threads standing in for them, MakeThreadGroup): the
+// collectives; every row in exactly one rank's share, the shares in order being the file, for any
+// rank count and any file; the whole file's feature count, index base and first error on every
+// rank, a failure on one rank ending all of them.
+#include "parsgd/data/shard.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "parsgd/comm/communicator.hpp"
+#include "parsgd/data/binary_cache.hpp"
+#include "parsgd/data/libsvm.hpp"
+#include "parsgd/data/load.hpp"
+#include "parsgd/util/error.hpp"
+#include "test_support.hpp"
+
+namespace parsgd {
+namespace {
+
+// Runs fn(comm) on `ranks` threads, one rank each; returns each rank's error message (empty: none).
+std::vector<std::string> RunRanks(int ranks, const std::function<void(Communicator&)>& fn) {
+  auto group = MakeThreadGroup(ranks);
+  std::vector<std::string> errors(ranks);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < ranks; ++r) {
+    threads.emplace_back([&, r] {
+      try {
+        fn(*group[r]);
+      } catch (const std::exception& e) {
+        errors[r] = e.what();
+        if (errors[r].empty()) errors[r] = "?";
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  return errors;
+}
+
+TEST(ShardRange, CoversEveryElementOnceInOrder) {
+  for (uint64_t count :
+       {uint64_t{0}, uint64_t{1}, uint64_t{7}, uint64_t{100}, (uint64_t{1} << 62) + 3}) {
+    for (int parts = 1; parts <= 9; ++parts) {
+      uint64_t next = 0;
+      for (int p = 0; p < parts; ++p) {
+        const auto [first, last] = ShardRange(count, p, parts);
+        ASSERT_EQ(first, next) << count << " in " << parts;
+        ASSERT_LE(first, last);
+        ASSERT_LE(last - first, count / parts + 1);
+        ASSERT_GE(last - first, count / parts);
+        next = last;
+      }
+      EXPECT_EQ(next, count);
+    }
+  }
+}
+
+TEST(ThreadGroup, SumsMaximaBroadcastsAndAgreesOnTheFirstError) {
+  std::vector<std::vector<uint64_t>> gathered(4);
+  const std::vector<std::string> errors = RunRanks(4, [&](Communicator& comm) {
+    const int r = comm.rank();
+    std::vector<double> d = {1.0 * r, 0.5};
+    comm.SumAll(d);
+    EXPECT_EQ(d[0], 6.0);
+    EXPECT_EQ(d[1], 2.0);
+    EXPECT_EQ(comm.Max(static_cast<uint64_t>(10 - r)), 10u);
+    EXPECT_EQ(comm.Sum(1), 4u);
+    std::string word = r == 2 ? "from two" : "        ";
+    comm.Broadcast(std::as_writable_bytes(std::span<char>(word.data(), word.size())), 2);
+    EXPECT_EQ(word, "from two");
+    gathered[r] = comm.Gather(static_cast<uint64_t>(r * r));
+    comm.Agree(std::nullopt);  // no error: returns
+    // Ranks 1 and 3 fail: every rank throws rank 1's message.
+    comm.AgreeOn([&] {
+      if (r % 2 == 1) throw Error("rank " + std::to_string(r) + " failed");
+    });
+    ADD_FAILURE() << "rank " << r << " did not throw";
+  });
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_EQ(gathered[r], (std::vector<uint64_t>{0, 1, 4, 9}));
+    EXPECT_EQ(errors[r], "rank 1 failed") << r;
+  }
+}
+
+// The shares of `path` over `ranks`, in rank order, concatenated into one list of rows.
+struct Rows {
+  std::vector<float> labels;
+  std::vector<std::vector<std::pair<uint32_t, float>>> entries;
+  uint64_t features = 0;
+  ZeroBased zero_based = ZeroBased::kAuto;
+};
+
+void Append(const Dataset& d, Rows& out) {
+  for (uint64_t i = 0; i < d.rows(); ++i) {
+    out.labels.push_back(d.label(i));
+    const SparseRow x = d.row(i);
+    out.entries.emplace_back();
+    for (uint32_t e = 0; e < x.nnz; ++e) out.entries.back().emplace_back(x.index[e], x.value[e]);
+  }
+}
+
+Rows Whole(const Dataset& d) {
+  Rows out;
+  Append(d, out);
+  out.features = d.features();
+  out.zero_based = d.zero_based();
+  return out;
+}
+
+Rows Shards(const std::string& path, int ranks, const LoadOptions& options = {}) {
+  std::vector<Dataset> shares(ranks);
+  const std::vector<std::string> errors = RunRanks(
+      ranks, [&](Communicator& comm) { shares[comm.rank()] = LoadShard(path, options, comm); });
+  for (const std::string& e : errors) EXPECT_EQ(e, "");
+  Rows out;
+  for (const Dataset& d : shares) {
+    Append(d, out);
+    EXPECT_EQ(d.features(), shares[0].features());
+    EXPECT_EQ(d.zero_based(), shares[0].zero_based());
+  }
+  out.features = shares[0].features();
+  out.zero_based = shares[0].zero_based();
+  return out;
+}
+
+void ExpectSame(const Rows& a, const Rows& b, const std::string& what) {
+  EXPECT_EQ(a.labels, b.labels) << what;
+  EXPECT_EQ(a.entries, b.entries) << what;
+  EXPECT_EQ(a.features, b.features) << what;
+  EXPECT_EQ(a.zero_based, b.zero_based) << what;
+}
+
+TEST(LoadShard, LibsvmSharesAreTheFileForAnyRankCount) {
+  testing::TempDir dir;
+  std::string many;
+  for (int i = 0; i < 500; ++i) {
+    many += (i % 2 ? "+1" : "-1");
+    for (int j = 0; j < i % 5; ++j)
+      many.append(" ").append(std::to_string(1 + j * 8 + i % 7)).append(":1");
+    many += (i % 50 == 7) ? "\n# a comment\n\n" : "\n";
+  }
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"many", many},
+      {"crlf", "1 1:0.5 3:2\r\n-1 2:1\r\n1 4:1\r\n"},
+      {"no-final-newline", "1 1:1\n-1 2:2\n1 3:3"},
+      {"fewer-lines-than-ranks", "1 1:1\n-1 2:1\n"},
+      {"one-line", "1 5:1 9:2"},
+      {"zero-last",
+       "1 1:1\n-1 2:1\n1 3:1\n-1 4:1\n1 5:1\n-1 0:1\n"},  // zero-based by its last line
+  };
+  for (const auto& [name, text] : files) {
+    const std::string path = dir.Write(name + ".svm", text);
+    const Rows whole = Whole(ReadLibsvm(path));
+    for (int ranks = 1; ranks <= 5; ++ranks) {
+      ExpectSame(Shards(path, ranks), whole, name + ", " + std::to_string(ranks) + " ranks");
+    }
+  }
+}
+
+TEST(LoadShard, ABadLineOnOneRankEndsEveryRankWithItsWholeFileLineNumber) {
+  testing::TempDir dir;
+  std::string text;
+  for (int i = 0; i < 300; ++i) text += i == 250 ? "1 3:x\n" : "1 1:1 2:2\n";
+  const std::string path = dir.Write("bad.svm", text);
+  std::string expected;
+  try {
+    ReadLibsvm(path);
+  } catch (const DataError& e) {
+    expected = e.what();
+  }
+  ASSERT_TRUE(testing::Contains(expected, ":251:")) << expected;
+  for (int ranks : {2, 3, 4}) {
+    const std::vector<std::string> errors =
+        RunRanks(ranks, [&](Communicator& comm) { LoadShard(path, {}, comm); });
+    for (const std::string& e : errors) EXPECT_EQ(e, expected) << ranks << " ranks";
+  }
+  // A file missing (on one host: here, for all) ends every rank with the reader's message.
+  const std::vector<std::string> missing =
+      RunRanks(3, [&](Communicator& comm) { LoadShard(dir.File("none.svm"), {}, comm); });
+  for (const std::string& e : missing)
+    EXPECT_TRUE(testing::Contains(e, "none.svm: cannot open")) << e;
+}
+
+TEST(LoadShard, BinaryCacheSharesAreItsRowsAndADamagedOneIsRefusedByEveryRank) {
+  testing::TempDir dir;
+  const Dataset made = testing::MakeProblem(3001, 60, 7, 2, 0.0, 3);
+  const std::string path = dir.File("d.bin");
+  WriteBinaryCache(made, path);
+  const Rows whole = Whole(ReadBinaryCache(path));
+  for (int ranks = 1; ranks <= 5; ++ranks)
+    ExpectSame(Shards(path, ranks), whole, std::to_string(ranks));
+  // One byte of the last rank's blocks changed: every rank reports the checksum.
+  std::string bytes = testing::ReadFile(path);
+  bytes[bytes.size() - 5] ^= 0x40;
+  const std::string damaged = dir.Write("damaged.bin", bytes);
+  const std::vector<std::string> errors =
+      RunRanks(3, [&](Communicator& comm) { LoadShard(damaged, {}, comm); });
+  for (const std::string& e : errors)
+    EXPECT_TRUE(testing::Contains(e, "corrupted: the payload checksum")) << e;
+}
+
+TEST(LoadShard, CsvIsCutByRows) {
+  testing::TempDir dir;
+  std::string text = "label,a,b\n";
+  for (int i = 0; i < 11; ++i)
+    text.append(std::to_string(i % 2)).append(",").append(std::to_string(i)).append(",1\n");
+  const std::string path = dir.Write("t.csv", text);
+  const Rows whole = Whole(LoadDataset(path));
+  for (int ranks = 1; ranks <= 4; ++ranks)
+    ExpectSame(Shards(path, ranks), whole, std::to_string(ranks));
+}
+
+}  // namespace
+}  // namespace parsgd
