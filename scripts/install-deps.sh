@@ -14,6 +14,7 @@ packages=(
   clang-14 libclang-rt-14-dev libomp-14-dev  # fuzz targets: clang, libFuzzer + sanitizer runtimes
   dataset-fashion-mnist                # the default data set (IDX, gzip)
   liblinear-tools                      # heart_scale, a small real LIBSVM file used by the tests
+  libopenmpi-dev openmpi-bin           # ranks across processes and machines (MPI), and its tests
 )
 missing=()
 for p in "${packages[@]}"; do

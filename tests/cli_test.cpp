@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <variant>
 #include <sstream>
@@ -400,6 +401,23 @@ TEST(CliRealData, HeartScaleTrainsToAReasonableAccuracy) {
   const auto at = r.output.find("train accuracy ");
   ASSERT_NE(at, std::string::npos) << r.output;
   EXPECT_GT(std::stod(r.output.substr(at + 15)), 80.0) << r.output;
+}
+
+}  // namespace
+}  // namespace parsgd
+
+namespace parsgd {
+namespace {
+
+// Under mpirun (its environment says so) every command refuses, rather than each rank running the
+// whole job alone and writing the same files at once.
+TEST(CliRanks, StartedAmongSeveralRanksRefusesToRunEachRankAlone) {
+  ::setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
+  const testing::CliResult r = testing::RunCli("train --train nowhere.svm");
+  ::unsetenv("OMPI_COMM_WORLD_SIZE");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(testing::Contains(r.output, "started as one of 2 ranks (mpirun)")) << r.output;
+  EXPECT_EQ(testing::RunCli("train --train nowhere.svm").status, 1);  // alone: the file's error
 }
 
 }  // namespace

@@ -54,7 +54,12 @@ class DualCdScheme
 
 TEST_P(DualCdScheme, TrainsWithConcurrentThreads) {
   auto [model, scheme, order] = GetParam();
-  const Dataset data = testing::MakeProblem(1500, 20, 6, 2, 0.05, 8);
+  // 400 features: on 20, where four Hogwild! workers write the same few weights all the time and
+  // lose many of those writes (hogwild's relaxed stores), the dual steps taken from such weights
+  // made the squared hinge's primal rise over six epochs in 2 to 3 runs of 300 (the weights are
+  // w(a) again at each epoch's end, but a was already off); atomic and locked, which lose no
+  // write, never did. The test is of the races, not of so contended a problem.
+  const Dataset data = testing::MakeProblem(1500, 400, 6, 2, 0.05, 8);
   TrainConfig config;
   config.model = model;
   config.solver = Solver::kDualCd;
@@ -93,7 +98,11 @@ class PrimalCdScheme : public ::testing::TestWithParam<std::tuple<ModelKind, Sch
 
 TEST_P(PrimalCdScheme, TrainsWithConcurrentThreads) {
   auto [model, scheme] = GetParam();
-  const Dataset data = testing::MakeProblem(1500, 20, 6, 2, 0.05, 8);
+  // 400 features: on 20 (correlated, of one sign), four workers stepping coordinates at once
+  // overshoot together (Shotgun converges while the workers are few against the features over
+  // the data's spectral radius, Bradley et al. 2011) and the squared hinge's objective rose over
+  // six epochs under hogwild or atomic in about 3 runs of 400 (each time without the bias).
+  const Dataset data = testing::MakeProblem(1500, 400, 6, 2, 0.05, 8);
   for (Bias bias : {Bias::kOff, Bias::kOn}) {  // on: the workers' moves of b shared too
     TrainConfig config;
     config.model = model;
@@ -191,7 +200,8 @@ INSTANTIATE_TEST_SUITE_P(Tsan, MlpScheme,
 
 // All threads add to the same coordinates: compare-and-swap loses nothing; the racy store may lose
 // updates but never produces a value no thread wrote: every value a thread reads is 0 or a value
-// some Modify returned as stored, and so is the final one.
+// some Modify returned as stored, and so is the final one. (It asserted the final value was at
+// least one thread's adds, which a store that sets the value back breaks: 19928 of 20000 once.)
 TEST(Tsan, AtomicWritesLoseNothingAndRacyWritesStayInRange) {
   constexpr int kThreads = 4, kAdds = 20000;
   float exact = 0, racy = 0;
@@ -210,7 +220,10 @@ TEST(Tsan, AtomicWritesLoseNothingAndRacyWritesStayInRange) {
   }
   for (auto& t : pool) t.join();
   EXPECT_EQ(exact, kThreads * kAdds);
-  EXPECT_GE(racy, kAdds);  // at least one thread's adds all landed in sequence
+  // A racing store can set the value back (a thread that read 5 stores 6 after the others added
+  // more), so the final value is only some thread's store: at least 1, at most every add.
+  EXPECT_GE(racy, 1.f);
+  EXPECT_LE(racy, float{kThreads * kAdds});
   std::set<float> written = {0.f};
   for (const auto& s : stored) written.insert(s.begin(), s.end());
   EXPECT_TRUE(written.contains(racy)) << racy;

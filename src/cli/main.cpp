@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "options.hpp"
+#include "parsgd/comm/process.hpp"
 
 namespace {
 
@@ -51,6 +52,15 @@ int main(int argc, char** argv) {
     return 0;
   }
   const std::vector<std::string> args(argv + 2, argv + argc);
+  if (const int ranks = parsgd::LaunchedRanks(); ranks > 1) {
+    // Each rank would run the whole command alone and write the same files at once.
+    std::fprintf(stderr,
+                 "parsgd: error: started as one of %d ranks (mpirun): the commands run as one "
+                 "process for now; the library reads the ranks' shares of the data, training "
+                 "across ranks is not written yet\n",
+                 ranks);
+    return 2;
+  }
   for (const Command& c : kCommands) {
     if (name != c.name) continue;
     try {
