@@ -3,6 +3,7 @@
 // rank count and any file; the whole file's feature count, index base and first error on every
 // rank, a failure on one rank ending all of them.
 #include "parsgd/data/shard.hpp"
+#include "parsgd/model/targets.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "parsgd/comm/communicator.hpp"
@@ -213,6 +215,51 @@ TEST(LoadShard, CsvIsCutByRows) {
   const Rows whole = Whole(LoadDataset(path));
   for (int ranks = 1; ranks <= 4; ++ranks)
     ExpectSame(Shards(path, ranks), whole, std::to_string(ranks));
+}
+
+// A share that lacks a class (here rank 1's: only +1, and only class 3 of the softmax file's
+// four) still maps every label as the whole file does.
+TEST(MakeShareTargets, EveryRankMapsTheLabelsAsTheWholeFileDoes) {
+  testing::TempDir dir;
+  std::string binary, four;
+  for (int i = 0; i < 90; ++i) {
+    const bool middle = i >= 30 && i < 60;  // rank 1's share of 3
+    binary.append(middle || i % 2 ? "+1" : "-1").append(" 1:1\n");
+    four.append(std::to_string(middle ? 3 : i % 3)).append(" 1:1\n");
+  }
+  for (const auto& [name, text, kind] :
+       {std::tuple{"binary.svm", binary, ModelKind::kLogistic},
+        std::tuple{"four.svm", four, ModelKind::kSoftmax}}) {
+    const std::string path = dir.Write(name, text);
+    const Dataset whole = ReadLibsvm(path);
+    const Targets expected = MakeTargets(kind, whole);
+    std::vector<Targets> got(3);
+    std::vector<uint64_t> first(3);
+    const std::vector<std::string> errors = RunRanks(3, [&](Communicator& comm) {
+      const Dataset share = LoadShard(path, {}, comm);
+      got[comm.rank()] = MakeShareTargets(kind, share, comm);
+      std::vector<uint64_t> rows = comm.Gather(share.rows());
+      for (int r = 0; r < comm.rank(); ++r) first[comm.rank()] += rows[r];
+    });
+    for (int r = 0; r < 3; ++r) {
+      EXPECT_EQ(errors[r], "") << name;
+      EXPECT_EQ(got[r].labels.values, expected.labels.values) << name << ", rank " << r;
+      EXPECT_EQ(got[r].classes, expected.classes) << name;
+      for (uint64_t i = 0; i < got[r].values.size(); ++i) {
+        EXPECT_EQ(got[r].values[i], expected.values[first[r] + i]) << name << ", rank " << r;
+      }
+    }
+    // Alone, rank 1's share would have had other classes: the agreement is what makes them equal.
+    if (kind == ModelKind::kSoftmax) {
+      EXPECT_THROW(MakeTargets(kind, RowRange(whole, 30, 60)), Error);
+    }
+  }
+  // Three labels for a binary model: refused by every rank.
+  const std::string three = dir.Write("three.svm", "1 1:1\n2 1:1\n3 1:1\n");
+  const std::vector<std::string> errors = RunRanks(3, [&](Communicator& comm) {
+    MakeShareTargets(ModelKind::kLogistic, LoadShard(three, {}, comm), comm);
+  });
+  for (const std::string& e : errors) EXPECT_TRUE(testing::Contains(e, "needs two label values")) << e;
 }
 
 }  // namespace

@@ -36,8 +36,8 @@ IndexRules RulesFor(const LibsvmOptions& options) {
 
 // ParseLibsvm over the ranks of `comm`: rank r's `text` is its share of the file's lines, the
 // shares in rank order (one rank: the whole text); with `file`, the mapping `text` lies in (its
-// pages given back as parsed). The first error, the zero-based decision and the feature count are the
-// whole file's, agreed by every rank.
+// pages given back as parsed). The first error, the zero-based decision and the feature count
+// are the whole file's, agreed by every rank.
 Dataset Parse(std::string_view text, const std::string& name, const LibsvmOptions& options,
               const MappedFile* file, Communicator& comm) {
   if (options.max_features >= kIndexLimit) {

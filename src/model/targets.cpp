@@ -4,9 +4,11 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <span>
 #include <unordered_set>
 #include <vector>
 
+#include "parsgd/comm/communicator.hpp"
 #include "parsgd/util/error.hpp"
 
 namespace parsgd {
@@ -81,6 +83,23 @@ Targets MakeTargets(ModelKind kind, const Dataset& data) {
   const ClassLabels labels = IsBinary(kind) ? TwoLabels(kind, data, std::move(found))
                                             : MultiClassLabels(kind, data, std::move(found));
   return MakeTargets(kind, data, labels);
+}
+
+Targets MakeShareTargets(ModelKind kind, const Dataset& share, Communicator& comm) {
+  const std::vector<float> mine = DistinctLabels(share);  // at most kMaxClasses + 1
+  const std::vector<uint64_t> counts = comm.Gather(mine.size());
+  std::vector<float> found;
+  for (int r = 0; r < comm.size(); ++r) {
+    std::vector<float> theirs = r == comm.rank() ? mine : std::vector<float>(counts[r]);
+    comm.Broadcast(std::as_writable_bytes(std::span<float>(theirs)), r);
+    found.insert(found.end(), theirs.begin(), theirs.end());
+  }
+  std::sort(found.begin(), found.end());
+  found.erase(std::unique(found.begin(), found.end()), found.end());
+  if (found.empty()) throw Error(share.source() + ": no rows, so no labels");
+  const ClassLabels labels = IsBinary(kind) ? TwoLabels(kind, share, std::move(found))
+                                            : MultiClassLabels(kind, share, std::move(found));
+  return MakeTargets(kind, share, labels);
 }
 
 Targets MakeTargets(ModelKind kind, const Dataset& data, const ClassLabels& labels) {

@@ -206,7 +206,6 @@ class CdRunner final : public LinearRunner {
   static constexpr int kHalvings = 20;
   static constexpr double kArmijo = 0.01;
 
-
   struct alignas(kCacheLine) Worker {
     std::vector<uint64_t> order;
     std::vector<float> copy;  // average: this worker's scores for the epoch

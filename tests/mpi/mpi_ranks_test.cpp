@@ -118,7 +118,8 @@ int main(int argc, char** argv) {
   std::shared_ptr<parsgd::Communicator> comm = parsgd::ProcessCommunicator();
   parsgd::world = comm.get();
   if (comm->size() < 2) {
-    std::fprintf(stderr, "parsgd_mpi_tests: run it on 2 or more ranks (mpirun -np 2 %s)\n", argv[0]);
+    std::fprintf(stderr, "parsgd_mpi_tests: run it on 2 or more ranks (mpirun -np 2 %s)\n",
+                 argv[0]);
     return 2;
   }
   if (comm->rank() != 0) {  // one report: rank 0's (a failure elsewhere still fails the run)

@@ -16,6 +16,8 @@
 
 namespace parsgd {
 
+class Communicator;
+
 struct Targets {
   AlignedArray<float> values;  // one per row: -1/+1, or a class index 0..classes-1
   int classes = 2;             // 2 for binary models, K for softmax and the MLP
@@ -28,6 +30,12 @@ struct Targets {
 // naming the source (and the values found) otherwise. Cost: one pass over the labels with a hash
 // set, one with a binary search per row.
 Targets MakeTargets(ModelKind kind, const Dataset& data);
+
+// Targets of rank comm.rank()'s share of the training data (LoadShard), for a run over several
+// ranks: the classes are those MakeTargets(kind, whole data) would give (the distinct labels of
+// every share, agreed by all ranks), so that every rank maps a label to the same class even where
+// its share lacks some. Collective; the same refusals as MakeTargets, on every rank.
+Targets MakeShareTargets(ModelKind kind, const Dataset& share, Communicator& comm);
 
 // Targets of other data for a model trained with `labels` (test data, eval): every label must be
 // one of them; throws parsgd::Error naming the source, the 1-based row and the label otherwise.
