@@ -1,9 +1,8 @@
 // The data of a run over several ranks (threads standing in for them, MakeThreadGroup): the
 // collectives; every row in exactly one rank's share, the shares in order being the file, for any
 // rank count and any file; the whole file's feature count, index base and first error on every
-// rank, a failure on one rank ending all of them.
+// rank, a failure on one rank ending all of them; the labels mapped as the whole file maps them.
 #include "parsgd/data/shard.hpp"
-#include "parsgd/model/targets.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,6 +18,7 @@
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/libsvm.hpp"
 #include "parsgd/data/load.hpp"
+#include "parsgd/model/targets.hpp"
 #include "parsgd/util/error.hpp"
 #include "test_support.hpp"
 
@@ -227,9 +227,8 @@ TEST(MakeShareTargets, EveryRankMapsTheLabelsAsTheWholeFileDoes) {
     binary.append(middle || i % 2 ? "+1" : "-1").append(" 1:1\n");
     four.append(std::to_string(middle ? 3 : i % 3)).append(" 1:1\n");
   }
-  for (const auto& [name, text, kind] :
-       {std::tuple{"binary.svm", binary, ModelKind::kLogistic},
-        std::tuple{"four.svm", four, ModelKind::kSoftmax}}) {
+  for (const auto& [name, text, kind] : {std::tuple{"binary.svm", binary, ModelKind::kLogistic},
+                                         std::tuple{"four.svm", four, ModelKind::kSoftmax}}) {
     const std::string path = dir.Write(name, text);
     const Dataset whole = ReadLibsvm(path);
     const Targets expected = MakeTargets(kind, whole);
@@ -259,7 +258,8 @@ TEST(MakeShareTargets, EveryRankMapsTheLabelsAsTheWholeFileDoes) {
   const std::vector<std::string> errors = RunRanks(3, [&](Communicator& comm) {
     MakeShareTargets(ModelKind::kLogistic, LoadShard(three, {}, comm), comm);
   });
-  for (const std::string& e : errors) EXPECT_TRUE(testing::Contains(e, "needs two label values")) << e;
+  for (const std::string& e : errors)
+    EXPECT_TRUE(testing::Contains(e, "needs two label values")) << e;
 }
 
 }  // namespace
