@@ -21,6 +21,7 @@
 #include "parsgd/model/targets.hpp"
 #include "parsgd/util/error.hpp"
 #include "test_support.hpp"
+#include "train/linear_settings.hpp"
 
 namespace parsgd {
 namespace {
@@ -260,6 +261,40 @@ TEST(MakeShareTargets, EveryRankMapsTheLabelsAsTheWholeFileDoes) {
   });
   for (const std::string& e : errors)
     EXPECT_TRUE(testing::Contains(e, "needs two label values")) << e;
+}
+
+// The linear models' data-derived settings (rates, L2, the automatic step) from the shares are
+// those of the whole data: the counts and maxima exactly, the sums to their rounding.
+TEST(ResolveLinearSettings, FromTheSharesAreThoseOfTheWholeData) {
+  testing::TempDir dir;
+  const Dataset made = testing::MakeProblem(2000, 300, 9, 2, 0.05, 21);
+  const std::string path = dir.File("d.bin");
+  WriteBinaryCache(made, path);
+  const Dataset whole = ReadBinaryCache(path);
+  for (OptimizerKind optimizer : {OptimizerKind::kSgd, OptimizerKind::kAdam}) {
+    TrainConfig c;
+    c.model = ModelKind::kLogistic;
+    c.scheme = SchemeKind::kHogwild;
+    c.optimizer.kind = optimizer;
+    c.batch = 1;
+    const LinearSettings expected = ResolveLinearSettings(c, whole);
+    std::vector<LinearSettings> got(3);
+    const std::vector<std::string> errors = RunRanks(3, [&](Communicator& comm) {
+      got[comm.rank()] = ResolveLinearSettings(c, LoadShard(path, {}, comm), comm);
+    });
+    for (int r = 0; r < 3; ++r) {
+      EXPECT_EQ(errors[r], "");
+      EXPECT_EQ(got[r].l2, expected.l2);
+      EXPECT_NEAR(got[r].eta0, expected.eta0, 1e-12 * expected.eta0);
+      EXPECT_NEAR(got[r].mean_squared_norm, expected.mean_squared_norm, 1e-12);
+      EXPECT_NEAR(got[r].mean_l1_norm, expected.mean_l1_norm, 1e-12 * expected.mean_l1_norm);
+      EXPECT_EQ(got[r].rates.size(), expected.rates.size());
+      for (std::size_t j = 0; j < std::min(got[r].rates.size(), expected.rates.size()); ++j) {
+        EXPECT_EQ(got[r].rates[j].step_scale, expected.rates[j].step_scale) << j;
+        EXPECT_EQ(got[r].rates[j].shrink_rate, expected.rates[j].shrink_rate) << j;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -2,11 +2,15 @@
 #include "linear_settings.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <vector>
 
 #include "curvature.hpp"
+#include "parsgd/comm/communicator.hpp"
 #include "parsgd/model/loss.hpp"
+#include "parsgd/util/error.hpp"
 
 namespace parsgd {
 namespace {
@@ -99,16 +103,32 @@ FeatureStats ScanFeatures(const Dataset& train) {
   return f;
 }
 
-// The rates, the regulariser and the mean preconditioned norms of a row, from the feature statistics.
-void ResolveFeatureRates(const TrainConfig& config, const Dataset& train, const FeatureStats& f,
-                         LinearSettings& r) {
-  const double n = static_cast<double>(train.rows());
+// Every rank's statistics together: counts and sums added, the largest |x_j| the largest of any
+// (compared as their bits: for floats >= 0 the bits order as the values). Rows: returned.
+uint64_t AgreeFeatureStats(FeatureStats& f, uint64_t rows, Communicator& comm) {
+  comm.SumAll(f.rows_with);
+  comm.SumAll(f.abs_sums);
+  comm.SumAll(f.squares);
+  std::vector<uint64_t> bits(f.max_abs.size());
+  for (std::size_t j = 0; j < bits.size(); ++j) bits[j] = std::bit_cast<uint32_t>(f.max_abs[j]);
+  comm.MaxAll(bits);
+  for (std::size_t j = 0; j < bits.size(); ++j) {
+    f.max_abs[j] = std::bit_cast<float>(static_cast<uint32_t>(bits[j]));
+  }
+  return comm.Sum(rows);
+}
+
+// The rates, the regulariser and the mean preconditioned norms of a row, from the feature
+// statistics of `rows` rows.
+void ResolveFeatureRates(const TrainConfig& config, uint64_t features, uint64_t rows,
+                         const FeatureStats& f, LinearSettings& r) {
+  const double n = static_cast<double>(rows);
   r.l2 = config.l2 < 0 ? 1.0 / n : config.l2;  // auto: LIBLINEAR's C = 1
   const bool scaled = config.normalize == Normalization::kMaxAbs;
   AlignedArray<FeatureRate>& rates = r.rates;
   double squares = 0, l1 = 0;
-  if (scaled || r.l2 > 0) rates = AlignedArray<FeatureRate>(train.features());
-  for (uint64_t j = 0; j < train.features(); ++j) {
+  if (scaled || r.l2 > 0) rates = AlignedArray<FeatureRate>(features);
+  for (uint64_t j = 0; j < features; ++j) {
     const double m = scaled && f.max_abs[j] > 0 ? 1.0 / (double(f.max_abs[j]) * f.max_abs[j]) : 1.0;
     const double q = f.rows_with[j] > 0 ? r.l2 * n / f.rows_with[j] : 0.0;
     squares += m * f.squares[j];
@@ -124,10 +144,24 @@ void ResolveFeatureRates(const TrainConfig& config, const Dataset& train, const 
 
 LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& train) {
   LinearSettings r;
-  ResolveFeatureRates(config, train, ScanFeatures(train), r);
+  ResolveFeatureRates(config, train.features(), train.rows(), ScanFeatures(train), r);
   if (config.batch > 1 && config.model == ModelKind::kSquared) {
     r.top_eigenvalue = EstimateTopEigenvalue(train, r.rates.empty() ? nullptr : r.rates.data());
   }
+  r.eta0 = config.learning_rate == 0 ? AutoEta0(config, r) : config.learning_rate;
+  return r;
+}
+
+LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& train,
+                                     Communicator& comm) {
+  if (config.batch > 1 && config.model == ModelKind::kSquared) {
+    throw Error("the squared loss with minibatches over several ranks: not yet (its automatic "
+                "step size estimates the data's top eigenvalue on one rank's rows)");
+  }
+  LinearSettings r;
+  FeatureStats f = ScanFeatures(train);
+  const uint64_t rows = AgreeFeatureStats(f, train.rows(), comm);
+  ResolveFeatureRates(config, train.features(), rows, f, r);
   r.eta0 = config.learning_rate == 0 ? AutoEta0(config, r) : config.learning_rate;
   return r;
 }

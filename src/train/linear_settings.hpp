@@ -10,6 +10,8 @@
 
 namespace parsgd {
 
+class Communicator;
+
 struct LinearSettings {
   AlignedArray<FeatureRate> rates;  // empty when no feature needs one (no scaling, no L2)
   double l2 = 0;
@@ -23,5 +25,13 @@ struct LinearSettings {
 // `config` has its scheme, optimizer and batch resolved. One pass over the training rows (and, for
 // the squared loss with minibatches, a power iteration on a sample of them).
 LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& train);
+
+// The same for a run over several ranks, `train` being this rank's share (LoadShard): the
+// per-feature statistics and the row count are those of every share together (summed, and the
+// largest |x_j| the largest of any), so every rank gets the settings one process would derive
+// from the whole data (to the rounding of sums taken in another order). Collective. The squared
+// loss with minibatches (its power iteration on the rows) is refused for now.
+LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& train,
+                                     Communicator& comm);
 
 }  // namespace parsgd
