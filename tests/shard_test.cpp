@@ -19,6 +19,7 @@
 #include "parsgd/data/libsvm.hpp"
 #include "parsgd/data/load.hpp"
 #include "parsgd/model/targets.hpp"
+#include "parsgd/train/evaluate.hpp"
 #include "parsgd/util/error.hpp"
 #include "test_support.hpp"
 #include "train/linear_settings.hpp"
@@ -294,6 +295,39 @@ TEST(ResolveLinearSettings, FromTheSharesAreThoseOfTheWholeData) {
         EXPECT_EQ(got[r].rates[j].shrink_rate, expected.rates[j].shrink_rate) << j;
       }
     }
+  }
+}
+
+// The models' average and the evaluation of every rank's share together.
+TEST(Ranks, AverageTheModelsAndEvaluateEveryShareTogether) {
+  testing::TempDir dir;
+  const Dataset made = testing::MakeProblem(999, 50, 6, 2, 0.05, 4);
+  const std::string path = dir.File("d.bin");
+  WriteBinaryCache(made, path);
+  const Dataset whole = ReadBinaryCache(path);
+  const Targets targets = MakeTargets(ModelKind::kLogistic, whole);
+  LinearModel model(ModelKind::kLogistic, whole.features(), targets.classes);
+  for (uint64_t j = 0; j < whole.features(); ++j)
+    model.weights()[j] = 0.01f * static_cast<float>(j % 7) - 0.02f;
+  auto executor = MakeTbbExecutor(1);
+  const Evaluation expected = Evaluate(model, whole, targets, *executor);
+  std::vector<Evaluation> got(3);
+  std::vector<std::vector<float>> means(3);
+  const std::vector<std::string> errors = RunRanks(3, [&](Communicator& comm) {
+    const Dataset share = LoadShard(path, {}, comm);
+    auto mine = MakeTbbExecutor(1);
+    got[comm.rank()] = CombineEvaluations(
+        Evaluate(model, share, MakeShareTargets(ModelKind::kLogistic, share, comm), *mine), comm);
+    std::vector<float> v = {1.f * comm.rank(), 0.1f, -3.f + comm.rank()};
+    comm.MeanAll(v);
+    means[comm.rank()] = v;
+  });
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(errors[r], "");
+    EXPECT_EQ(got[r].rows, expected.rows);
+    EXPECT_NEAR(got[r].mean_loss, expected.mean_loss, 1e-12);
+    EXPECT_NEAR(got[r].accuracy, expected.accuracy, 1e-12);
+    EXPECT_EQ(means[r], (std::vector<float>{1.f, 0.1f, -2.f}));
   }
 }
 

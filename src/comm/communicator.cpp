@@ -24,6 +24,13 @@ std::vector<uint64_t> Communicator::Gather(uint64_t value) {
   return all;
 }
 
+void Communicator::MeanAll(std::span<float> values) {
+  std::vector<double> sums(values.begin(), values.end());
+  SumAll(sums);
+  const double ranks = size();
+  for (std::size_t k = 0; k < values.size(); ++k) values[k] = static_cast<float>(sums[k] / ranks);
+}
+
 void Communicator::Agree(const std::optional<std::string>& error) {
   const std::vector<uint64_t> lengths = Gather(error ? error->size() + 1 : 0);
   int first = -1;

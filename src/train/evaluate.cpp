@@ -5,6 +5,7 @@
 #include <numeric>
 #include <vector>
 
+#include "parsgd/comm/communicator.hpp"
 #include "parsgd/model/mlp_input.hpp"
 
 namespace parsgd {
@@ -76,6 +77,19 @@ int PredictedClass(const LinearModel& model, const float* z) {
     if (z[k] > z[best]) best = k;
   }
   return best;
+}
+
+Evaluation CombineEvaluations(const Evaluation& mine, Communicator& comm) {
+  const double rows = static_cast<double>(mine.rows);
+  std::vector<double> sums = {mine.mean_loss * rows, std::round(mine.accuracy * rows)};
+  comm.SumAll(sums);
+  Evaluation all;
+  all.rows = comm.Sum(mine.rows);
+  if (all.rows > 0) {
+    all.mean_loss = sums[0] / static_cast<double>(all.rows);
+    all.accuracy = sums[1] / static_cast<double>(all.rows);
+  }
+  return all;
 }
 
 Evaluation Evaluate(const LinearModel& model, const Dataset& data, const Targets& targets,

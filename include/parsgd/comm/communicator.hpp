@@ -36,6 +36,9 @@ class Communicator {
   uint64_t Max(uint64_t value);
   // value of every rank, in rank order.
   std::vector<uint64_t> Gather(uint64_t value);
+  // Every rank's `values` replaced by the ranks' elementwise mean, taken in double (the models'
+  // average: every rank then holds the same bits).
+  void MeanAll(std::span<float> values);
   // If any rank has an error, every rank throws parsgd::Error with the message of the lowest such
   // rank (the first in the data's order, where ranks hold it in order); else returns. A rank that
   // failed must still call this, so that no rank waits for it forever.

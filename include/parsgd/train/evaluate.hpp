@@ -14,6 +14,8 @@
 
 namespace parsgd {
 
+class Communicator;
+
 struct Evaluation {
   double mean_loss = 0;
   double accuracy = 0;  // fraction of rows whose predicted class is the target
@@ -24,6 +26,10 @@ struct Evaluation {
 // data, spread over the executor's threads.
 Evaluation Evaluate(const LinearModel& model, const Dataset& data, const Targets& targets,
                     Executor& executor);
+
+// The evaluation of the rows of every rank together, from each rank's of its share: the losses and
+// the correct rows summed, divided by the rows of all. Collective.
+Evaluation CombineEvaluations(const Evaluation& mine, Communicator& comm);
 
 // The same for an MLP (deterministic: blocks of 256 rows, each through one engine of one thread,
 // summed in block order). Creates one engine per executor thread.
