@@ -19,20 +19,24 @@
 namespace parsgd {
 namespace {
 
-// This process's resident pages of files (RssFile of /proc/self/status), in KiB.
+// This process's resident pages of mapped files, in KiB: RssFile and RssShmem of /proc/self/status
+// (a file on tmpfs, where a temporary folder may be, counts as shared memory).
 uint64_t ResidentFileKib() {
   std::ifstream status("/proc/self/status");
   std::string key;
-  uint64_t kib = 0;
+  uint64_t total = 0;
+  int found = 0;
   while (status >> key) {
-    if (key == "RssFile:") {
+    if (key == "RssFile:" || key == "RssShmem:") {
+      uint64_t kib = 0;
       status >> kib;
-      return kib;
+      total += kib;
+      ++found;
     }
     status.ignore(1 << 20, '\n');
   }
-  ADD_FAILURE() << "no RssFile in /proc/self/status";
-  return 0;
+  if (found != 2) ADD_FAILURE() << "no RssFile or RssShmem in /proc/self/status";
+  return total;
 }
 
 uint64_t Sum(const MappedFile& file) {
