@@ -22,8 +22,9 @@ class Communicator {
   virtual int rank() const = 0;
   virtual int size() const = 0;
 
-  // Elementwise sums over the ranks, in place on every rank. The sum is taken in rank order, so
-  // every rank gets the same bits (the MPI implementation: as its reduction gives them).
+  // Elementwise sums over the ranks, in place on every rank, every rank getting the same bits
+  // (threads: summed in rank order; MPI: the floating sums reduced on rank 0 in MPI's order and
+  // broadcast).
   virtual void SumAll(std::span<uint64_t> values) = 0;
   virtual void SumAll(std::span<double> values) = 0;
   // Elementwise maxima over the ranks, in place on every rank.
