@@ -411,13 +411,16 @@ namespace {
 
 // Under mpirun (its environment says so) every command refuses, rather than each rank running the
 // whole job alone and writing the same files at once.
-TEST(CliRanks, StartedAmongSeveralRanksRefusesToRunEachRankAlone) {
+// Only train runs across ranks: every other command, started by mpirun, would run once per rank
+// and write the same files at once.
+TEST(CliRanks, CommandsOtherThanTrainRefuseToRunOncePerRank) {
   ::setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
-  const testing::CliResult r = testing::RunCli("train --train nowhere.svm");
+  const testing::CliResult r = testing::RunCli("convert nowhere.svm nowhere.bin");
   ::unsetenv("OMPI_COMM_WORLD_SIZE");
   EXPECT_EQ(r.status, 2) << r.output;
-  EXPECT_TRUE(testing::Contains(r.output, "started as one of 2 ranks (mpirun)")) << r.output;
-  EXPECT_EQ(testing::RunCli("train --train nowhere.svm").status, 1);  // alone: the file's error
+  EXPECT_TRUE(testing::Contains(r.output, "started as one of 2 ranks (mpirun): only `parsgd train`"))
+      << r.output;
+  EXPECT_EQ(testing::RunCli("convert nowhere.svm nowhere.bin").status, 1);  // alone: the file's error
 }
 
 }  // namespace

@@ -27,24 +27,7 @@
 namespace parsgd {
 namespace {
 
-// Runs fn(comm) on `ranks` threads, one rank each; returns each rank's error message (empty: none).
-std::vector<std::string> RunRanks(int ranks, const std::function<void(Communicator&)>& fn) {
-  auto group = MakeThreadGroup(ranks);
-  std::vector<std::string> errors(ranks);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < ranks; ++r) {
-    threads.emplace_back([&, r] {
-      try {
-        fn(*group[r]);
-      } catch (const std::exception& e) {
-        errors[r] = e.what();
-        if (errors[r].empty()) errors[r] = "?";
-      }
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  return errors;
-}
+using testing::RunRanks;
 
 TEST(ShardRange, CoversEveryElementOnceInOrder) {
   for (uint64_t count :

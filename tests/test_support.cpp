@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <thread>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -136,8 +137,10 @@ bool SameBits(const LinearModel& a, const LinearModel& b) {
          std::memcmp(a.weights().data(), b.weights().data(), a.weights().size_bytes()) == 0;
 }
 
-CliResult RunCli(const std::string& args) {
-  std::string command = std::string(PARSGD_CLI_PATH) + " " + args + " 2>&1";
+CliResult RunCli(const std::string& args) { return RunShell(std::string(PARSGD_CLI_PATH) + " " + args); }
+
+CliResult RunShell(const std::string& line) {
+  const std::string command = "(" + line + ") 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) throw std::runtime_error("popen failed");
   std::string output;
@@ -147,6 +150,24 @@ CliResult RunCli(const std::string& args) {
   int status = ::pclose(pipe);
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return {code, output};
+}
+
+std::vector<std::string> RunRanks(int ranks, const std::function<void(Communicator&)>& fn) {
+  auto group = MakeThreadGroup(ranks);
+  std::vector<std::string> errors(ranks);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < ranks; ++r) {
+    threads.emplace_back([&, r] {
+      try {
+        fn(*group[r]);
+      } catch (const std::exception& e) {
+        errors[r] = e.what();
+        if (errors[r].empty()) errors[r] = "?";
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  return errors;
 }
 
 std::string SourcePath(const std::string& relative) {

@@ -5,11 +5,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "parsgd/comm/communicator.hpp"
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/model/loss.hpp"
 #include "parsgd/optim/optimizer.hpp"
@@ -73,6 +75,8 @@ struct CliResult {
   std::string output;
 };
 CliResult RunCli(const std::string& args);
+// The same for a whole shell command line.
+CliResult RunShell(const std::string& command);
 
 // Readable names for parameterised tests ("hogwild", "global", ...).
 // gtest names take no '-' ("squared-hinge" reads "squared_hinge").
@@ -103,6 +107,10 @@ struct ParamName {
     return Name(v);
   }
 };
+
+// Runs fn(comm) on `ranks` threads, one rank of a MakeThreadGroup each (comm/communicator.hpp);
+// returns each rank's error message (empty: none).
+std::vector<std::string> RunRanks(int ranks, const std::function<void(Communicator&)>& fn);
 
 // The repository's source folder (for fixtures under data/).
 std::string SourcePath(const std::string& relative);

@@ -52,13 +52,12 @@ int main(int argc, char** argv) {
     return 0;
   }
   const std::vector<std::string> args(argv + 2, argv + argc);
-  if (const int ranks = parsgd::LaunchedRanks(); ranks > 1) {
+  if (const int ranks = parsgd::LaunchedRanks(); ranks > 1 && name != "train") {
     // Each rank would run the whole command alone and write the same files at once.
     std::fprintf(stderr,
-                 "parsgd: error: started as one of %d ranks (mpirun): the commands run as one "
-                 "process for now; the library reads the ranks' shares of the data, training "
-                 "across ranks is not written yet\n",
-                 ranks);
+                 "parsgd: error: started as one of %d ranks (mpirun): only `parsgd train` runs "
+                 "across ranks; run `parsgd %s` as one process\n",
+                 ranks, argv[1]);
     return 2;
   }
   for (const Command& c : kCommands) {

@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "options.hpp"
+#include "parsgd/comm/process.hpp"
 #include "parsgd/io/model_file.hpp"
 #include "parsgd/model/mlp_model.hpp"
 #include "parsgd/run/trainer.hpp"
@@ -70,10 +71,21 @@ std::string SettingsText(const Trainer& trainer, const TrainArgs& a) {
          init;
 }
 
-void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& train) {
+// `rows` and `nonzeros`: every rank's together.
+void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& train, uint64_t rows,
+                uint64_t nonzeros) {
   std::string out = fmt::format("parsgd train: {} rows x {} features ({} nonzeros) from {}{}\n",
-                                train.rows(), train.features(), train.nnz(), train.source(),
+                                rows, train.features(), nonzeros, train.source(),
                                 train.zero_based() == ZeroBased::kYes ? " (zero-based indices)" : "");
+  if (s.ranks > 1) {
+    out += fmt::format("  across {} ranks, each training its share of the rows: {} of the models{}{}\n",
+                       s.ranks, NameOf<RanksScheme>(kRanksSchemes, c.ranks_scheme),
+                       s.ranks_period > 0
+                           ? fmt::format(" every {} updates of each rank ({} times an epoch)",
+                                         s.ranks_period, s.rank_parts)
+                           : std::string(" once an epoch"),
+                       c.average_state ? ", optimiser state too" : "");
+  }
   std::string scheme = NameOf<SchemeKind>(kSchemeKinds, s.scheme);
   if (!s.scheme_reason.empty()) scheme += fmt::format(" (auto: {})", s.scheme_reason);
   if (s.batch > 1) scheme += fmt::format(" (batch {})", s.batch);
@@ -193,13 +205,17 @@ int Interrupted(int signal, const TrainingState& consistent, const Trainer& trai
 
 }  // namespace
 
-int Train(std::span<const std::string> args) {
+namespace {
+
+int TrainRun(std::span<const std::string> args, Communicator& ranks) {
+  // Across ranks rank 0 prints and writes for the whole run; every rank reads, trains and agrees.
+  const bool lead = ranks.rank() == 0;
   TrainArgs a;
   OptionParser parser("train",
                       "Train a linear model or an MLP with parallel SGD; one line per epoch.");
   Declare(parser, a);
   if (!parser.Parse(args)) {
-    std::printf("%s", parser.Help().c_str());
+    if (lead) std::printf("%s", parser.Help().c_str());
     return 0;
   }
   RunArgs& run = a.run;
@@ -208,7 +224,7 @@ int Train(std::span<const std::string> args) {
     if (!a.resume.empty()) {
       throw UsageError("--init and --resume: a checkpoint holds its own weights; give one of them");
     }
-    init = LoadModel(a.init);
+    ranks.AgreeOn([&] { init = LoadModel(a.init); });
     TakeModelDefaults(parser, *init, run);
   }
   try {
@@ -219,33 +235,43 @@ int Train(std::span<const std::string> args) {
   // Open the outputs first: an unwritable path fails before any work, and nothing appears under
   // the final names unless the run succeeds.
   std::optional<AtomicFileWriter> metrics, model_out;
-  if (!a.metrics.empty()) metrics.emplace(a.metrics);
-  if (!a.save.empty()) model_out.emplace(a.save);
-  if (!a.checkpoint.empty()) AtomicFileWriter probe(a.checkpoint);  // writable? (probe left unused)
+  ranks.AgreeOn([&] {
+    if (!lead) return;
+    if (!a.metrics.empty()) metrics.emplace(a.metrics);
+    if (!a.save.empty()) model_out.emplace(a.save);
+    if (!a.checkpoint.empty()) AtomicFileWriter probe(a.checkpoint);  // writable? (probe left unused)
+  });
 
   // A resumed run with --scheme auto continues with the scheme its checkpoint's run chose.
   const TrainConfig given = run.config;
   std::optional<Checkpoint> checkpoint;
   if (!a.resume.empty()) {
-    checkpoint = LoadCheckpoint(a.resume);
-    if (run.config.scheme == SchemeKind::kAuto) {
-      run.config.scheme = CheckpointScheme(*checkpoint, a.resume);
-      // auto may choose a minibatch with the scheme (per-sample replicas): the checkpoint's then.
-      if (run.config.batch == 0) run.config.batch = CheckpointBatch(*checkpoint, a.resume);
-    }
+    // Every rank reads it (from a file system they share, as the data).
+    ranks.AgreeOn([&] {
+      checkpoint = LoadCheckpoint(a.resume);
+      if (run.config.scheme == SchemeKind::kAuto) {
+        run.config.scheme = CheckpointScheme(*checkpoint, a.resume);
+        // auto may choose a minibatch with the scheme (per-sample replicas): the checkpoint's then.
+        if (run.config.batch == 0) run.config.batch = CheckpointBatch(*checkpoint, a.resume);
+      }
+    });
   }
   auto executor = MakeRunExecutor(run.config);
-  const Dataset train = LoadRunData(run.train, run, *executor);
+  const Dataset train = LoadRunData(run.train, run, *executor, nullptr, &ranks);
   std::optional<Dataset> test;
-  if (!run.test.empty()) test = LoadRunData(run.test, run, *executor, &train);
+  if (!run.test.empty()) test = LoadRunData(run.test, run, *executor, &train, &ranks);
 
-  Trainer trainer(run.config, train, test ? &*test : nullptr, *executor);
+  Trainer trainer(run.config, train, test ? &*test : nullptr, *executor, &ranks);
   const ResolvedSettings& s = trainer.settings();
   std::string start_lines;
-  if (checkpoint) start_lines = Resume(trainer, run.config, *checkpoint, a.resume);
-  if (init) start_lines = StartFromModel(trainer, *init, a.init);
-  if (!a.quiet) {
-    PrintSetup(run.config, s, train);
+  ranks.AgreeOn([&] {
+    if (checkpoint) start_lines = Resume(trainer, run.config, *checkpoint, a.resume);
+    if (init) start_lines = StartFromModel(trainer, *init, a.init);
+  });
+  const uint64_t rows = ranks.Sum(train.rows()), nonzeros = ranks.Sum(train.nnz());
+  const bool quiet = a.quiet || !lead;
+  if (!quiet) {
+    PrintSetup(run.config, s, train, rows, nonzeros);
     std::fputs(start_lines.c_str(), stdout);
     std::printf("%s\n", EpochHeader(test.has_value(), run.config.solver == Solver::kDualCd).c_str());
   }
@@ -256,7 +282,7 @@ int Train(std::span<const std::string> args) {
   if (run.config.backend == Backend::kOffload) loop.snapshots = RunLoopOptions::Snapshots::kAtCheckpoints;
   InterruptGuard interrupts(executor->stop_flag());
   const RunLoopResult result = RunEpochs(trainer, loop, [&](const EpochReport& r, double elapsed) {
-    if (!a.quiet) {
+    if (!quiet) {
       std::printf("%s\n", EpochLine(r, s.epochs, elapsed, test.has_value()).c_str());
       std::fflush(stdout);
     }
@@ -265,8 +291,15 @@ int Train(std::span<const std::string> args) {
       metrics->Flush();
     }
   });
-  if (result.interrupted) return Interrupted(interrupts.signal(), result.consistent, trainer, a, args);
+  if (result.interrupted) {
+    int code = 128 + SIGINT;
+    ranks.AgreeOn([&] {
+      if (lead) code = Interrupted(interrupts.signal(), result.consistent, trainer, a, args);
+    });
+    return code;
+  }
   const EpochReport& last = result.last;
+  if (!lead) return 0;
   if (last.converged && !a.quiet) std::printf("%s\n", ConvergedLine(last, s, run.config.solver).c_str());
   if (last.epoch == 0) {
     std::printf("nothing to do: the checkpoint is already after the last of the %d epochs\n", s.epochs);
@@ -286,6 +319,32 @@ int Train(std::span<const std::string> args) {
   }
   if (metrics) metrics->Commit();
   return 0;
+}
+
+}  // namespace
+
+int Train(std::span<const std::string> args) {
+  const std::shared_ptr<Communicator> ranks = ProcessCommunicator();
+  if (ranks->size() == 1) return TrainRun(args, *ranks);
+  // Across ranks: an error every rank agreed on is reported once, by rank 0; any other error ends
+  // every rank at once (MPI_Abort) with this rank's message, since the others may be waiting for
+  // it in a collective step.
+  const bool lead = ranks->rank() == 0;
+  try {
+    return TrainRun(args, *ranks);
+  } catch (const UsageError&) {
+    if (lead) throw;  // the same command line on every rank: the same error
+    return 2;
+  } catch (const AgreedError&) {
+    if (lead) throw;
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "parsgd: error (rank %d of %d): %s\n", ranks->rank(), ranks->size(),
+                 ErrorText(e).c_str());
+    std::fflush(stderr);
+    ranks->Abort(1);
+    throw;
+  }
 }
 
 }  // namespace parsgd::cli

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "parsgd/data/shard.hpp"
 #include "shared_options.hpp"
 
 namespace parsgd::cli {
@@ -30,7 +31,7 @@ ZeroBased RunZeroBased(const RunArgs& a, const Dataset& train) {
 }
 
 Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executor,
-                    const Dataset* train) {
+                    const Dataset* train, Communicator* ranks) {
   LoadOptions options;
   options.format = a.format;
   options.max_features = a.features;
@@ -47,7 +48,10 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
     }
   }
   Dataset data;
-  executor.Execute([&] { data = ResidentCopy(LoadDataset(path, options)); });
+  executor.Execute([&] {
+    data = ranks != nullptr && ranks->size() > 1 ? ResidentCopy(LoadShard(path, options, *ranks))
+                                                 : ResidentCopy(LoadDataset(path, options));
+  });
   return data;
 }
 

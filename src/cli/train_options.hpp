@@ -7,6 +7,7 @@
 #include <string>
 
 #include "options.hpp"
+#include "parsgd/comm/communicator.hpp"
 #include "parsgd/data/load.hpp"
 #include "parsgd/config/train_config.hpp"
 #include "parsgd/train/executor.hpp"
@@ -36,9 +37,10 @@ std::unique_ptr<Executor> MakeRunExecutor(const TrainConfig& config);
 
 // Loads one data set as the run's flags say, copied into process memory (training reads rows in
 // random order), on the executor's threads. A test set is read with the index base decided for
-// `train` (see RunZeroBased). Throws the readers' errors.
+// `train` (see RunZeroBased). Throws the readers' errors. Across ranks (`ranks` of more than
+// one), this rank's share (LoadShard, data/shard.hpp); collective.
 Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executor,
-                    const Dataset* train = nullptr);
+                    const Dataset* train = nullptr, Communicator* ranks = nullptr);
 
 // The index base of the run's LIBSVM text: the one the training data was read with where it
 // came from LIBSVM text (or a cache of it), else --zero-based. Test data and the saved model

@@ -41,7 +41,7 @@ void Communicator::Agree(const std::optional<std::string>& error) {
   std::string message(lengths[first] - 1, '\0');
   if (rank() == first) message = *error;
   Broadcast(std::as_writable_bytes(std::span<char>(message.data(), message.size())), first);
-  throw Error(message);
+  throw AgreedError(message);
 }
 
 namespace {

@@ -75,6 +75,8 @@ class MpiCommunicator final : public Communicator {
     }
   }
 
+  void Abort(int code) override { MPI_Abort(MPI_COMM_WORLD, code); }
+
   void Broadcast(std::span<std::byte> bytes, int root) override {
     for (std::size_t at = 0; at < bytes.size(); at += kPiece) {
       const int n = static_cast<int>(std::min(kPiece, bytes.size() - at));

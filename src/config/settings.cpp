@@ -182,6 +182,14 @@ std::vector<Setting> MakeTable() {
                    [](auto& c) -> auto& { return c.outer.learning_rate; }, 0, 1e9, true));
   t.push_back(Real("outer-momentum", "average: the outer momentum mu",
                    [](auto& c) -> auto& { return c.outer.momentum; }, 0, kBelowOne));
+  t.push_back(Choice<RanksScheme>("ranks-scheme",
+                                  "across ranks (mpirun): how the ranks' models meet",
+                                  kRanksSchemes, [](auto& c) -> auto& { return c.ranks_scheme; }));
+  t.push_back(Int("ranks-period",
+                  "across ranks: each rank's updates (samples) between two combinations (auto: "
+                  "10 per epoch, at a tenth of the largest rank's share)",
+                  [](auto& c) -> auto& { return c.ranks_period; }, 1, 1 << 30,
+                  {{"auto", -1}, {"epoch", 0}}));
   t.push_back(Switch("deterministic",
                      "require bit-identical results run to run (sequential, sync, average, gossip "
                      "only); the metrics then leave out wall-clock times",

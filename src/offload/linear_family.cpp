@@ -113,7 +113,7 @@ class OffloadLinearFamily final : public ModelFamily {
   }
 
   EpochTotals RunEpoch(uint64_t epoch, const SampleOrder& order, const StepSize& step,
-                       Executor& executor) override {
+                       Executor& executor, EpochPart /*part: always whole*/) override {
     if (order.workers() != workers_) throw Error("offload: the sample order has the wrong workers");
     return minibatch_ ? RunSyncEpoch(epoch, order, step, executor)
                       : RunAsync(epoch, order, step, executor.stop_flag());

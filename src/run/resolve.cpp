@@ -185,11 +185,54 @@ SchemeChoice CoordinateScheme(const TrainConfig& config, int threads) {
   return {SchemeKind::kHogwild, "cd: Shotgun, each step writes its column's scores"};
 }
 
-}  // namespace
+// Across ranks the scheme inside each rank is one of the asynchronous ones, which train on the
+// rank's model in place and can stop at any sample (a combination every --ranks-period); the
+// replica schemes and sync keep their own copies and steps between epochs, and the coordinate
+// solvers their scores or dual variables, which an average of the ranks' weights would not match.
+void CheckRanks(const TrainConfig& c) {
+  if (c.ranks_scheme != RanksScheme::kAverage) {
+    throw SettingError(fmt::format("`ranks-scheme` {} is not written yet: use average",
+                                   NameOf<RanksScheme>(kRanksSchemes, c.ranks_scheme)));
+  }
+  if (c.solver != Solver::kSgd) {
+    throw SettingError(fmt::format(
+        "`solver` {} across ranks: the ranks' weights averaged would not match its scores or "
+        "dual variables; across ranks the solver is sgd (for now)",
+        NameOf<Solver>(kSolvers, c.solver)));
+  }
+  if (!IsLinear(c.model)) {
+    throw SettingError("`model` mlp across ranks is not written yet: the linear models train "
+                       "across ranks");
+  }
+  if (c.backend == Backend::kOffload) {
+    throw SettingError("`backend` offload across ranks is not written yet: use the cpu backend");
+  }
+  const bool async = c.scheme == SchemeKind::kAuto || c.scheme == SchemeKind::kHogwild ||
+                     c.scheme == SchemeKind::kLocked || c.scheme == SchemeKind::kStriped ||
+                     c.scheme == SchemeKind::kAtomic ||
+                     (c.scheme == SchemeKind::kSequential && c.batch <= 1);
+  if (!async) {
+    throw SettingError(fmt::format(
+        "`scheme` {}{} inside each rank: across ranks the scheme inside a rank is one of "
+        "sequential (per sample), hogwild, locked, striped, atomic (for now)",
+        NameOf<SchemeKind>(kSchemeKinds, c.scheme),
+        c.scheme == SchemeKind::kSequential ? fmt::format(" with `batch` {}", c.batch) : ""));
+  }
+  if (c.outer.kind != OuterKind::kSgd || c.outer.learning_rate != 1) {
+    throw SettingError("`outer-optimizer` across ranks is not written yet");
+  }
+}
 
-Resolution Resolve(const TrainConfig& given, const Dataset& train, const Targets& targets,
-                   Executor& executor) {
-  Resolution out;
+// --scheme auto across ranks: the rank's threads as one asynchronous scheme.
+SchemeChoice RanksAutoScheme(int threads) {
+  if (threads <= 1) return {SchemeKind::kSequential, "across ranks, one thread a rank"};
+  return {SchemeKind::kHogwild, "across ranks, the rank's threads share its model"};
+}
+
+// The settings each rank resolves alone (`rows`: every rank's together): the optimiser, the memory
+// checks, the scheme, the device, the minibatch, the workers, the period, decay and epochs.
+void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets& targets,
+                  Executor& executor, uint64_t rows, bool ranks, Resolution& out) {
   TrainConfig& config = out.config;
   ResolvedSettings& r = out.settings;
   config = given;
@@ -198,9 +241,11 @@ Resolution Resolve(const TrainConfig& given, const Dataset& train, const Targets
   r.threads = executor.threads();
   r.outputs = IsBinary(config.model) ? 1 : targets.classes;
   r.features = train.features();
+  if (ranks) CheckRanks(config);
   CheckModelFits(config, train, r);
   if (config.scheme == SchemeKind::kAuto) {
-    SchemeChoice choice = config.solver != Solver::kSgd
+    SchemeChoice choice = ranks ? RanksAutoScheme(r.threads)
+                          : config.solver != Solver::kSgd
                               ? CoordinateScheme(config, r.threads)
                               : AutoScheme(config, train, r.threads, r.outputs, executor);
     config.scheme = choice.scheme;
@@ -233,19 +278,24 @@ Resolution Resolve(const TrainConfig& given, const Dataset& train, const Targets
   r.decay = config.decay > 0 ? config.decay : DefaultDecay(config.schedule);
   r.epochs_auto = config.epochs == 0;
   const bool coordinate = config.solver != Solver::kSgd;
-  r.epochs = !r.epochs_auto ? config.epochs : coordinate ? kCoordinateEpochs : AutoEpochs(train.rows());
+  r.epochs = !r.epochs_auto ? config.epochs : coordinate ? kCoordinateEpochs : AutoEpochs(rows);
   r.tol_auto = config.tol < 0;
   r.tol = !r.tol_auto                          ? config.tol
           : config.solver == Solver::kDualCd
               ? (config.model == ModelKind::kHinge ? kDualGapTol : kSmoothDualGapTol)
           : config.solver == Solver::kCd     ? kPrimalCdTol
                                               : 0.0;
+}
 
-  // The model's own: the linear models' from the data, the MLP's from the optimiser.
+// The model's own settings: the linear models' from the data (of every rank), the MLP's from the
+// optimiser; then the config made whole.
+void ResolveModel(TrainConfig& config, const Dataset& train, Communicator& comm, Resolution& out) {
+  ResolvedSettings& r = out.settings;
   r.l2_auto = config.l2 < 0;
   r.eta0_auto = config.learning_rate == 0;
   if (IsLinear(config.model)) {
-    LinearSettings linear = ResolveLinearSettings(config, train);
+    LinearSettings linear = comm.size() > 1 ? ResolveLinearSettings(config, train, comm)
+                                            : ResolveLinearSettings(config, train);
     out.rates = std::move(linear.rates);
     r.l2 = linear.l2;
     r.eta0 = linear.eta0;
@@ -261,6 +311,32 @@ Resolution Resolve(const TrainConfig& given, const Dataset& train, const Targets
   config.learning_rate = r.eta0;
   config.decay = r.decay;
   config.l2 = r.l2;
+}
+
+}  // namespace
+
+Resolution Resolve(const TrainConfig& given, const Dataset& train, const Targets& targets,
+                   Executor& executor, Communicator& comm) {
+  Resolution out;
+  const bool ranks = comm.size() > 1;
+  // Collectives first, so that no rank waits in one for a rank that has thrown.
+  const uint64_t rows = ranks ? comm.Sum(train.rows()) : train.rows();
+  const uint64_t largest_share = ranks ? comm.Max(train.rows()) : train.rows();
+  comm.AgreeOn([&] { ResolveLocal(given, train, targets, executor, rows, ranks, out); });
+  ResolvedSettings& r = out.settings;
+  TrainConfig& config = out.config;
+  r.ranks = comm.size();
+  if (ranks) {
+    r.ranks_period = config.ranks_period >= 0
+                         ? config.ranks_period
+                         : static_cast<int>(std::clamp<uint64_t>((largest_share + 9) / 10, 1, 1 << 30));
+    config.ranks_period = r.ranks_period;
+    // Every rank cuts its epoch into as many parts as the largest share needs.
+    r.rank_parts = r.ranks_period == 0 ? 1
+                                       : (largest_share + r.ranks_period - 1) /
+                                             static_cast<uint64_t>(r.ranks_period);
+  }
+  ResolveModel(config, train, comm, out);
   return out;
 }
 

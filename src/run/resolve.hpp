@@ -9,6 +9,7 @@
 // (train/linear_settings.hpp), for the MLP from the optimiser.
 #pragma once
 
+#include "parsgd/comm/communicator.hpp"
 #include "parsgd/config/train_config.hpp"
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/model/targets.hpp"
@@ -30,7 +31,11 @@ struct Resolution {
 // cache line's round trip on the executor's threads) and, for --backend offload, the device.
 // Throws parsgd::Error naming the training data when the model (with its replicas) cannot fit in
 // memory, SettingError when the settings cannot work on this data or device.
+// Over several ranks (`comm`), `train` is this rank's share: the settings that depend on the rows
+// (epochs, l2, rates, step size) are those of every share together; the ones that depend on the
+// machine (threads, workers) are each rank's own. Collective; an error on one rank is thrown on
+// every rank (AgreedError).
 Resolution Resolve(const TrainConfig& given, const Dataset& train, const Targets& targets,
-                   Executor& executor);
+                   Executor& executor, Communicator& comm);
 
 }  // namespace parsgd

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <fmt/format.h>
 
+#include "parsgd/comm/communicator.hpp"
 #include "parsgd/io/checkpoint.hpp"
 #include "parsgd/util/error.hpp"
 
@@ -22,8 +23,10 @@ RunLoopResult RunEpochs(Trainer& trainer, const RunLoopOptions& options,
       report = trainer.RunEpoch();
     } catch (const Error& e) {
       if (last_checkpoint < 0) throw;
-      throw Error(fmt::format("{}\nthe checkpoint of epoch {} is kept at {}", e.what(),
-                              last_checkpoint, options.checkpoint));
+      const std::string text = fmt::format("{}\nthe checkpoint of epoch {} is kept at {}", e.what(),
+                                           last_checkpoint, options.checkpoint);
+      if (dynamic_cast<const AgreedError*>(&e) != nullptr) throw AgreedError(text);
+      throw Error(text);
     }
     if (report.interrupted) {
       result.interrupted = true;
@@ -39,8 +42,13 @@ RunLoopResult RunEpochs(Trainer& trainer, const RunLoopOptions& options,
       result.consistent = trainer.Snapshot();
     }
     if (checkpoint_now) {
-      SaveCheckpoint({trainer.RunIdentity(), trainer.DataIdentity(), result.consistent},
-                     options.checkpoint);
+      // Across ranks every rank holds the same state after an epoch: rank 0 writes it.
+      Communicator& ranks = trainer.communicator();
+      ranks.AgreeOn([&] {
+        if (ranks.rank() != 0) return;
+        SaveCheckpoint({trainer.RunIdentity(), trainer.DataIdentity(), result.consistent},
+                       options.checkpoint);
+      });
       last_checkpoint = done;
     }
     if (report.converged) break;

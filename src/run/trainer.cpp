@@ -1,5 +1,6 @@
 #include "parsgd/run/trainer.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <fmt/format.h>
@@ -11,8 +12,10 @@
 #include "../train/family.hpp"
 #include "../train/start_model.hpp"
 #include "../util/xxhash64.hpp"
+#include "parsgd/comm/communicator.hpp"
 #include "parsgd/config/settings.hpp"
 #include "parsgd/model/targets.hpp"
+#include "parsgd/train/evaluate.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/float_env.hpp"
 #include "parsgd/util/rng.hpp"
@@ -54,12 +57,33 @@ bool Converged(const EpochReport& r, Progress& progress, double tol, Solver solv
   return progress.Stalled(r.objective, tol, solver == Solver::kSgd ? 5 : 1);
 }
 
+// The identity of the training data of every rank together: the rows and nonzeros summed, and a hash
+// of each rank's share (its rows and targets) hashed again in rank order. One rank: its own data's.
+std::string DataIdentityOf(const Dataset& d, const Targets& t, Communicator& comm) {
+  uint64_t h = Xxh64(d.offsets().data(), (d.rows() + 1) * sizeof(uint64_t), 0);
+  h = Xxh64(d.indices().data(), d.nnz() * sizeof(uint32_t), h);
+  h = Xxh64(d.values().data(), d.nnz() * sizeof(float), h);
+  h = Xxh64(t.values.data(), t.values.size() * sizeof(float), h);
+  uint64_t rows = d.rows(), nnz = d.nnz();
+  if (comm.size() > 1) {
+    const std::vector<uint64_t> shares = comm.Gather(h);
+    h = Xxh64(shares.data(), shares.size() * sizeof(uint64_t), 0);
+    rows = comm.Sum(rows);
+    nnz = comm.Sum(nnz);
+  }
+  return fmt::format("rows={}\nfeatures={}\nnonzeros={}\nxxh64={:016x}\n", rows, d.features(), nnz,
+                     h);
+}
+
 }  // namespace
 
 struct Trainer::State {
   const Dataset& train;
   const Dataset* test;
   Executor& executor;
+  SoloCommunicator solo;
+  Communicator* comm = &solo;  // the ranks of the run
+  std::string data_identity;   // across ranks: made once, by every rank together
   ResolvedSettings settings;
   Targets train_targets;
   std::optional<Targets> test_targets;
@@ -74,29 +98,45 @@ struct Trainer::State {
 };
 
 Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* test,
-                 Executor& executor)
+                 Executor& executor, Communicator* comm)
     : state_(std::make_unique<State>(train, test, executor)) {
-  ValidateConfig(given);
   State& s = *state_;
-  if (train.rows() == 0) throw Error(train.source() + ": no training rows");
-  s.train_targets = MakeTargets(given.model, train);
-  if (test != nullptr) s.test_targets = MakeTargets(given.model, *test, s.train_targets.labels);
+  if (comm != nullptr) s.comm = comm;
+  Communicator& ranks = *s.comm;
+  const bool shared = ranks.size() > 1;
+  // Every step that may fail on one rank alone is agreed on before the next collective one.
+  ranks.AgreeOn([&] {
+    ValidateConfig(given);
+    if (train.rows() > 0) return;
+    if (!shared) throw Error(train.source() + ": no training rows");
+    throw Error(fmt::format("{}: rank {}'s share of the rows is empty: fewer rows than the {} ranks",
+                            train.source(), ranks.rank(), ranks.size()));
+  });
+  s.train_targets = shared ? MakeShareTargets(given.model, train, ranks) : MakeTargets(given.model, train);
+  ranks.AgreeOn([&] {
+    if (test != nullptr) s.test_targets = MakeTargets(given.model, *test, s.train_targets.labels);
+  });
 
-  Resolution r = Resolve(given, train, s.train_targets, executor);
+  Resolution r = Resolve(given, train, s.train_targets, executor, ranks);
   const TrainConfig& config = r.config;
-  if (!IsLinear(config.model)) {
-    s.family = MakeMlpFamily(config, r.settings, train, s.train_targets);
-  } else if (config.backend == Backend::kOffload) {
-    s.family = MakeOffloadLinearFamily(config, r.settings, std::move(r.rates), r.device, train,
-                                       s.train_targets);
-  } else {
-    s.family = MakeLinearFamily(config, r.settings, std::move(r.rates), train, s.train_targets);
-  }
-  s.order.emplace(config.order, train.rows(), r.settings.workers,
-                  DeriveSeed(config.seed, {kOrderStream}));
+  ranks.AgreeOn([&] {
+    if (!IsLinear(config.model)) {
+      s.family = MakeMlpFamily(config, r.settings, train, s.train_targets);
+    } else if (config.backend == Backend::kOffload) {
+      s.family = MakeOffloadLinearFamily(config, r.settings, std::move(r.rates), r.device, train,
+                                         s.train_targets);
+    } else {
+      s.family = MakeLinearFamily(config, r.settings, std::move(r.rates), train, s.train_targets);
+    }
+  });
+  // Each rank its own stream of orders over its own rows.
+  const uint64_t seed = shared ? DeriveSeed(config.seed, {kOrderStream, static_cast<uint64_t>(ranks.rank())})
+                               : DeriveSeed(config.seed, {kOrderStream});
+  s.order.emplace(config.order, train.rows(), r.settings.workers, seed);
   s.step = StepSize(config.schedule, r.settings.eta0, r.settings.decay, r.settings.epochs);
   s.config = std::move(r.config);
   s.settings = std::move(r.settings);
+  if (shared) s.data_identity = DataIdentityOf(train, s.train_targets, ranks);
 }
 
 Trainer::~Trainer() = default;
@@ -104,6 +144,7 @@ Trainer::~Trainer() = default;
 const ResolvedSettings& Trainer::settings() const { return state_->settings; }
 const TrainConfig& Trainer::config() const { return state_->config; }
 int Trainer::epochs_done() const { return state_->epochs_done; }
+Communicator& Trainer::communicator() const { return *state_->comm; }
 
 const LinearModel& Trainer::model() const {
   const LinearModel* m = state_->family->linear();
@@ -117,34 +158,75 @@ const MlpModel& Trainer::mlp_model() const {
   return *m;
 }
 
+namespace {
+
+// Across ranks, after a part of an epoch: every rank's model (and optimiser state, with
+// --average-state or at the epoch's end, so that the ranks end every epoch in the same state)
+// replaced by the ranks' mean.
+void CombineRanks(ModelFamily& family, Communicator& comm, bool state) {
+  for (const std::span<float> values : family.RankArrays(state)) comm.MeanAll(values);
+}
+
+}  // namespace
+
 EpochReport Trainer::RunEpoch() {
   // The executor's workers flush subnormals themselves; this covers the calling thread's own work
   // (the offload kernels it launches, whose host-fallback teams start from its mode).
   FlushDenormalsScope flush;
   State& s = *state_;
+  Communicator& ranks = *s.comm;
+  const bool shared = ranks.size() > 1;
   const uint64_t epoch = static_cast<uint64_t>(s.epochs_done);
   const auto start = std::chrono::steady_clock::now();
+  const std::atomic<bool>& stop = s.executor.stop_flag();
   s.order->PrepareEpoch(epoch);
-  const EpochTotals totals = s.family->RunEpoch(epoch, *s.order, s.step, s.executor);
+  EpochTotals totals;
+  double comm_seconds = 0;
+  bool stopped = false;
+  const uint64_t parts = s.settings.rank_parts;
+  for (uint64_t part = 0; part < parts && !stopped; ++part) {
+    EpochTotals t;
+    // A worker's error on one rank ends every rank (after the part it was in).
+    ranks.AgreeOn([&] { t = s.family->RunEpoch(epoch, *s.order, s.step, s.executor, {part, parts}); });
+    totals.loss_sum += t.loss_sum;
+    totals.updates += t.updates;
+    const auto combine_start = std::chrono::steady_clock::now();
+    stopped = shared ? ranks.Max(stop.load(std::memory_order_relaxed) ? 1 : 0) != 0
+                     : stop.load(std::memory_order_relaxed);
+    if (shared && !stopped) CombineRanks(*s.family, ranks, s.config.average_state || part + 1 == parts);
+    comm_seconds += Seconds(combine_start);
+  }
+  if (shared) {
+    std::vector<double> loss = {totals.loss_sum};
+    ranks.SumAll(loss);
+    totals.loss_sum = loss[0];
+    totals.updates = ranks.Sum(totals.updates);
+  }
   EpochReport report;
   report.train_seconds = Seconds(start);
+  report.comm_seconds = comm_seconds;
   report.epoch = ++s.epochs_done;
   report.updates = totals.updates;
   report.progressive_loss = totals.updates > 0 ? totals.loss_sum / totals.updates : 0;
   // The dual solver takes exact steps: no step size to report.
   report.learning_rate = s.config.solver == Solver::kSgd ? s.step.At(epoch, 1.0) : 0.0;
 
-  if (s.executor.stop_flag().load(std::memory_order_relaxed)) {
+  if (stopped) {
     report.interrupted = true;  // a partial epoch: not worth an evaluation pass
     return report;
   }
 
   const auto eval_start = std::chrono::steady_clock::now();
-  const Evaluation on_train = s.family->Evaluate(s.train, s.train_targets, s.executor);
+  // Each rank evaluates its share; the ranks' evaluations together are the whole data's.
+  auto evaluate = [&](const Dataset& data, const Targets& targets) {
+    const Evaluation mine = s.family->Evaluate(data, targets, s.executor);
+    return shared ? CombineEvaluations(mine, ranks) : mine;
+  };
+  const Evaluation on_train = evaluate(s.train, s.train_targets);
   report.objective = on_train.mean_loss + s.family->Regularizer();
   report.train_accuracy = on_train.accuracy;
   if (s.test != nullptr) {
-    const Evaluation on_test = s.family->Evaluate(*s.test, *s.test_targets, s.executor);
+    const Evaluation on_test = evaluate(*s.test, *s.test_targets);
     report.test_loss = on_test.mean_loss;
     report.test_accuracy = on_test.accuracy;
   }
@@ -223,18 +305,18 @@ std::string Trainer::RunIdentity() const {
     if (c.model != ModelKind::kMlp) return "-";
     return FormatSetting(FindSetting(name == "hidden" ? "hidden" : "mlp-backend").get(c), true);
   };
-  return SettingLines(kLines, c, true, derived) + AddedSettings(c);
+  std::string ranks;
+  if (r.ranks > 1) {
+    ranks = fmt::format("ranks={}\nranks_scheme={}\nranks_period={}\n", r.ranks,
+                        NameOf<RanksScheme>(kRanksSchemes, c.ranks_scheme), r.ranks_period);
+  }
+  return SettingLines(kLines, c, true, derived) + AddedSettings(c) + ranks;
 }
 
 std::string Trainer::DataIdentity() const {
-  const Dataset& d = state_->train;
-  uint64_t h = Xxh64(d.offsets().data(), (d.rows() + 1) * sizeof(uint64_t), 0);
-  h = Xxh64(d.indices().data(), d.nnz() * sizeof(uint32_t), h);
-  h = Xxh64(d.values().data(), d.nnz() * sizeof(float), h);
-  const Targets& t = state_->train_targets;
-  h = Xxh64(t.values.data(), t.values.size() * sizeof(float), h);
-  return fmt::format("rows={}\nfeatures={}\nnonzeros={}\nxxh64={:016x}\n", d.rows(), d.features(),
-                     d.nnz(), h);
+  const State& s = *state_;
+  if (!s.data_identity.empty()) return s.data_identity;
+  return DataIdentityOf(s.train, s.train_targets, *s.comm);
 }
 
 }  // namespace parsgd

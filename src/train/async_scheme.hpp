@@ -51,12 +51,15 @@ class AsyncRunner final : public Runner<Params> {
 
   template <class... Args>
   explicit AsyncRunner(int workers, Args&&... args)
-      : local_(std::forward<Args>(args)...), totals_(workers) {}
+      : local_(std::forward<Args>(args)...), totals_(workers), shards_(workers) {}
 
+  // Runs part c.part of c.parts of the epoch (RunContext): each worker's rows
+  // [n part / parts, n (part + 1) / parts) of its shard of n rows.
   EpochTotals Run(const Context& c) override {
     c.executor->RunWorkers(c.workers, [&](int w) { RunWorker(c, w); });
     if constexpr (requires { local_.EndEpoch(c); }) {
-      if (!c.executor->stop_flag().load(std::memory_order_relaxed)) local_.EndEpoch(c);
+      const bool last = c.part + 1 == c.parts;
+      if (last && !c.executor->stop_flag().load(std::memory_order_relaxed)) local_.EndEpoch(c);
     }
     EpochTotals totals;
     for (const Totals& t : totals_) {  // worker order: deterministic for one worker
@@ -89,28 +92,35 @@ class AsyncRunner final : public Runner<Params> {
   };
 
   void RunWorker(const Context& c, int w) {
-    const std::span<const uint32_t> shard = local_.Shard(c, w);
+    // The epoch's shard, made at its first part and kept for the others.
+    if (c.part == 0) shards_[w] = local_.Shard(c, w);
+    const std::span<const uint32_t> shard = shards_[w];
     const std::atomic<bool>& stop = c.executor->stop_flag();
     const double rows = static_cast<double>(c.data->rows());
     const uint64_t block = local_.Block(c);
     const double per_update = local_.SamplesPerUpdate(c);
     double loss = 0;
-    uint64_t done = 0;
     const uint64_t n = shard.size();
-    for (uint64_t begin = 0; begin < n; begin += block) {
+    auto cut = [&](uint64_t k) {
+      return static_cast<uint64_t>(static_cast<unsigned __int128>(n) * k / c.parts);
+    };
+    const uint64_t first = cut(c.part), last = cut(c.part + 1);
+    uint64_t done = first;
+    for (uint64_t begin = first; begin < last; begin += block) {
       if (stop.load(std::memory_order_relaxed)) break;
       const double samples = static_cast<double>(begin) * c.workers;
       const RuleContext rc = MakeRuleContext(c.optimizer, StepAt(c, samples),
                                              (c.epoch * rows + samples) / per_update + 1);
-      const uint64_t end = std::min(n, begin + block);
+      const uint64_t end = std::min(last, begin + block);
       local_.Train(c, w, shard, begin, end, rc, loss);
       done = end;
     }
-    totals_[w] = {loss, done};
+    totals_[w] = {loss, done - first};
   }
 
   Local local_;
   std::vector<Totals> totals_;
+  std::vector<std::span<const uint32_t>> shards_;  // per worker, this epoch's
 };
 
 }  // namespace parsgd

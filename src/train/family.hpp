@@ -5,6 +5,8 @@
 
 #include <memory>
 #include <optional>
+#include <span>
+#include <vector>
 
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/model/linear_model.hpp"
@@ -18,14 +20,23 @@
 #include "parsgd/train/executor.hpp"
 #include "parsgd/train/linear_step.hpp"
 #include "parsgd/train/training_state.hpp"
+#include "parsgd/util/error.hpp"
 
 namespace parsgd {
+
+// A part of an epoch (RunContext::part): `index` of `count`, in order from 0.
+struct EpochPart {
+  uint64_t index = 0;
+  uint64_t count = 1;
+};
 
 class ModelFamily {
  public:
   virtual ~ModelFamily() = default;
+  // Runs the epoch, or one part of it (count > 1: the linear models under the asynchronous
+  // schemes only, across ranks).
   virtual EpochTotals RunEpoch(uint64_t epoch, const SampleOrder& order, const StepSize& step,
-                                Executor& executor) = 0;
+                                Executor& executor, EpochPart part) = 0;
   virtual Evaluation Evaluate(const Dataset& data, const Targets& targets, Executor& executor) = 0;
   // (l2 / 2) * ||w||^2 of the current parameters, biases excluded.
   virtual double Regularizer() const = 0;
@@ -38,6 +49,11 @@ class ModelFamily {
   // it first); the optimiser state is left as it is. The MLP takes the model's input scaling too.
   virtual void StartFrom(const LinearModel& model) = 0;
   virtual void StartFrom(const MlpModel& model) = 0;
+  // The arrays the ranks of a run combine (their mean): the parameters, and with `state` the
+  // optimiser state. Throws parsgd::Error for a family that does not train across ranks.
+  virtual std::vector<std::span<float>> RankArrays(bool /*state*/) {
+    throw Error("this model does not train across ranks");
+  }
   virtual const LinearModel* linear() const { return nullptr; }
   virtual const MlpModel* mlp() const { return nullptr; }
 };

@@ -21,7 +21,7 @@ class LinearFamily final : public ModelFamily {
   }
 
   EpochTotals RunEpoch(uint64_t epoch, const SampleOrder& order, const StepSize& step,
-                       Executor& executor) override {
+                       Executor& executor, EpochPart part) override {
     const LinearContext context{&train_,
                                targets_.values.data(),
                                Params(),
@@ -31,7 +31,9 @@ class LinearFamily final : public ModelFamily {
                                epoch,
                                workers_,
                                batch_,
-                               &executor};
+                               &executor,
+                               part.index,
+                               part.count};
     return runner_->Run(context);
   }
 
@@ -43,6 +45,12 @@ class LinearFamily final : public ModelFamily {
     return runner_->DualObjective(train_, targets_.values.data(), Params());
   }
   const LinearModel* linear() const override { return &setup_.model; }
+  std::vector<std::span<float>> RankArrays(bool state) override {
+    std::vector<std::span<float>> out = {setup_.model.weights()};
+    if (state && !state_.state0.empty()) out.push_back(state_.state0.span());
+    if (state && !state_.state1.empty()) out.push_back(state_.state1.span());
+    return out;
+  }
 
   void Save(TrainingState& s) const override {
     s.Put("weights", setup_.model.weights());

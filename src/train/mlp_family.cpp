@@ -31,7 +31,7 @@ class MlpFamily final : public ModelFamily {
   }
 
   EpochTotals RunEpoch(uint64_t epoch, const SampleOrder& order, const StepSize& step,
-                       Executor& executor) override {
+                       Executor& executor, EpochPart /*part: always whole*/) override {
     const ParamArrays arrays = state_.With(model_.params().data());
     const DenseContext context{&train_,
                                targets_.values.data(),

@@ -33,6 +33,11 @@ struct RunContext {
   int workers;
   int batch;                 // samples per update: global for sync, per worker otherwise
   Executor* executor;
+  // The part of the epoch to run: each worker's shard cut into `parts` consecutive pieces, the
+  // runner running piece `part` (parts > 1: the asynchronous schemes only, across ranks, which
+  // combine the ranks' models between two parts). The parts of an epoch come in order, from 0.
+  uint64_t part = 0;
+  uint64_t parts = 1;
 };
 
 template <class Params>

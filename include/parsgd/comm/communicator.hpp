@@ -13,7 +13,16 @@
 #include <string>
 #include <vector>
 
+#include "parsgd/util/error.hpp"
+
 namespace parsgd {
+
+// The error every rank throws from Communicator::Agree: the same message on every rank, so one
+// rank (rank 0) reports it for all.
+class AgreedError : public Error {
+ public:
+  using Error::Error;
+};
 
 class Communicator {
  public:
@@ -31,6 +40,10 @@ class Communicator {
   virtual void MaxAll(std::span<uint64_t> values) = 0;
   // `bytes` of rank `root` into `bytes` of every rank (the same length on every rank).
   virtual void Broadcast(std::span<std::byte> bytes, int root) = 0;
+  // Ends every rank of the group now, with exit status `code` (MPI_Abort), where one rank cannot
+  // go on and the others may be waiting in a collective for it; returns where the group is this
+  // process alone or threads of it (the caller then ends as it would alone).
+  virtual void Abort(int /*code*/) {}
 
   // Built on the above.
   uint64_t Sum(uint64_t value);
@@ -40,14 +53,18 @@ class Communicator {
   // Every rank's `values` replaced by the ranks' elementwise mean, taken in double (the models'
   // average: every rank then holds the same bits).
   void MeanAll(std::span<float> values);
-  // If any rank has an error, every rank throws parsgd::Error with the message of the lowest such
+  // If any rank has an error, every rank throws AgreedError with the message of the lowest such
   // rank (the first in the data's order, where ranks hold it in order); else returns. A rank that
   // failed must still call this, so that no rank waits for it forever.
   void Agree(const std::optional<std::string>& error);
   // Runs fn and agrees on its outcome: a parsgd::Error (or std::exception) fn throws on one rank
-  // ends every rank with its message.
+  // ends every rank with its message (AgreedError). Alone (size 1), fn's exception itself.
   template <class Fn>
   void AgreeOn(Fn&& fn) {
+    if (size() == 1) {
+      fn();
+      return;
+    }
     std::optional<std::string> error;
     try {
       fn();

@@ -91,6 +91,18 @@ struct OuterConfig {
   bool plain() const { return kind == OuterKind::kSgd && learning_rate == 1; }
 };
 
+// Across ranks (the processes of one run under mpirun, comm/communicator.hpp): how the ranks'
+// models meet. Inside each rank the run's --scheme trains on the rank's share of the rows.
+enum class RanksScheme { kAverage, kGossip, kSync };
+
+inline constexpr Named<RanksScheme> kRanksSchemes[] = {
+    {RanksScheme::kAverage, "average",
+     "every --ranks-period, each rank's model (with --average-state its optimiser state) "
+     "replaced by the ranks' mean (an allreduce)"},
+    {RanksScheme::kGossip, "gossip", "ring neighbours mix their models (not written yet)"},
+    {RanksScheme::kSync, "sync", "allreduce of every minibatch's gradient (not written yet)"},
+};
+
 struct TrainConfig {
   ModelKind model = ModelKind::kLogistic;
   Solver solver = Solver::kSgd;
@@ -114,6 +126,9 @@ struct TrainConfig {
                               // epoch; -1: automatic (10, or a tenth of a shard for --batch 1)
   bool average_state = false; // average, gossip: combine the optimiser state too
   OuterConfig outer;          // average: the outer optimiser
+  RanksScheme ranks_scheme = RanksScheme::kAverage;  // across ranks
+  int ranks_period = -1;      // across ranks: each rank's updates between two combinations; 0:
+                              // once per epoch; -1: automatic (10 per epoch)
   bool deterministic = false; // refuse schemes whose result depends on timing
   std::vector<int> hidden = {256, 128};  // mlp: hidden layer sizes
   MlpBackend mlp_backend = MlpBackend::kOneDnn;
@@ -155,6 +170,11 @@ struct ResolvedSettings {
   double decay = 0;
   double l2 = 0;
   bool l2_auto = false;
+  int ranks = 1;         // processes of the run (comm/communicator.hpp)
+  // Across ranks: the parts each rank's epoch is cut into, a combination after each (1: once per
+  // epoch); and the resolved --ranks-period (0 for once per epoch).
+  uint64_t rank_parts = 1;
+  int ranks_period = 0;
   int outputs = 1;       // K
   uint64_t features = 0;
   double mean_squared_norm = 0;  // mean over rows of sum_j m_j x_j^2, + 1 (the bias input) with

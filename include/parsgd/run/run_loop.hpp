@@ -41,7 +41,8 @@ struct RunLoopResult {
 // Runs epochs until the trainer's last one, the stopping rule (EpochReport::converged) or an
 // interrupt, calling on_epoch(report, seconds since the loop began) after each complete epoch; the
 // last epoch run writes a checkpoint (with options.checkpoint). A training error after a checkpoint
-// was written is rethrown as parsgd::Error with the checkpoint's epoch and path added.
+// was written is rethrown as parsgd::Error with the checkpoint's epoch and path added. Across ranks
+// (Trainer::communicator()) every rank runs it in step and rank 0 writes the checkpoints.
 RunLoopResult RunEpochs(Trainer& trainer, const RunLoopOptions& options,
                         const std::function<void(const EpochReport&, double)>& on_epoch);
 

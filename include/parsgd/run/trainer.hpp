@@ -12,6 +12,7 @@
 
 #include <memory>
 
+#include "parsgd/comm/communicator.hpp"
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/model/model.hpp"
 #include "parsgd/config/train_config.hpp"
@@ -29,8 +30,15 @@ class Trainer {
   // its optimiser state, or the per-feature statistics, would need more than UsableMemoryBytes()
   // (util/memory_limit.hpp).
   // The datasets and the executor must outlive the trainer.
+  // Across ranks (`comm`, which must outlive it too; null: this process alone): `train` and `test`
+  // are this rank's shares (LoadShard, data/shard.hpp), every rank makes a trainer with the same
+  // config, and every rank calls RunEpoch in step: each rank trains its share under the scheme,
+  // the ranks' models combined every --ranks-period (--ranks-scheme); the reports, the settings
+  // derived from the data and DataIdentity are those of every rank's data together, and an error on
+  // one rank is thrown on every rank (AgreedError). Snapshot and Restore stay per rank: after an
+  // epoch every rank holds the same state.
   Trainer(const TrainConfig& config, const Dataset& train, const Dataset* test,
-          Executor& executor);
+          Executor& executor, Communicator* comm = nullptr);
   ~Trainer();
   Trainer(const Trainer&) = delete;
   Trainer& operator=(const Trainer&) = delete;
@@ -48,6 +56,8 @@ class Trainer {
   EpochReport RunEpoch();
 
   int epochs_done() const;
+  // The ranks of the run (a SoloCommunicator when none was given).
+  Communicator& communicator() const;
 
   // Fine-tuning: starts from a trained model instead of the zero (linear) or random (MLP) start.
   // Its parameters, and the MLP's input scaling (part of the model), replace the initial ones; the

@@ -1,0 +1,95 @@
+// `parsgd train` across ranks, end to end: the program launched by mpirun on 2 and 3 ranks of this
+// machine (the tests are skipped in a build without MPI). Rank 0 reports for the whole run, a bad
+// line in rank 1's share ends every rank with its line number in the whole file, a checkpoint
+// resumes the ranks exactly and is refused by another rank count.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "parsgd/data/libsvm.hpp"
+#include "test_support.hpp"
+
+namespace parsgd {
+namespace {
+
+using testing::Contains;
+using testing::Lines;
+
+class TrainAcrossRanks : public ::testing::Test {
+ protected:
+  void SetUp() override {
+#ifndef PARSGD_MPIEXEC
+    GTEST_SKIP() << "built without MPI";
+#endif
+    WriteLibsvm(testing::MakeProblem(3000, 400, 12, 2, 0.05, 7), dir_.File("train.svm"));
+    WriteLibsvm(testing::MakeProblem(800, 400, 12, 2, 0.05, 7), dir_.File("test.svm"));
+  }
+
+  // `parsgd ARGS` on `ranks` ranks (as root in CI; more ranks than cores oversubscribed; no
+  // single-copy mechanism in containers).
+  testing::CliResult Train(int ranks, const std::string& args) const {
+#ifdef PARSGD_MPIEXEC
+    const std::string env =
+        "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+        "OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none ";
+    return testing::RunShell(env + PARSGD_MPIEXEC + " -np " + std::to_string(ranks) + " " +
+                             PARSGD_CLI_PATH + " train --train " + dir_.File("train.svm") +
+                             " --threads 1 " + args);
+#else
+    return {-1, std::to_string(ranks) + args};
+#endif
+  }
+
+  testing::TempDir dir_;
+};
+
+std::size_t Count(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+TEST_F(TrainAcrossRanks, RankZeroReportsTheWholeRunAndSavesTheAveragedModel) {
+  const std::string model = dir_.File("m.model"), metrics = dir_.File("m.jsonl");
+  const testing::CliResult r =
+      Train(2, "--test " + dir_.File("test.svm") + " --epochs 3 --save " + model + " --metrics " + metrics);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(Count(r.output, "parsgd train: 3000 rows"), 1u) << r.output;
+  EXPECT_TRUE(Contains(r.output, "across 2 ranks")) << r.output;
+  EXPECT_EQ(Lines(testing::ReadFile(metrics)).size(), 3u);
+  EXPECT_TRUE(Contains(testing::ReadFile(metrics), "\"updates\":3000,")) << testing::ReadFile(metrics);
+  // The test metrics of the ranks' shares together are the saved model's on the whole test set.
+  const std::size_t at = r.output.rfind("test accuracy ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const std::string accuracy = r.output.substr(at + 14, r.output.find('%', at) - at - 14);
+  const testing::CliResult eval = testing::RunCli("eval " + model + " " + dir_.File("test.svm"));
+  ASSERT_EQ(eval.status, 0) << eval.output;
+  EXPECT_TRUE(Contains(eval.output, "accuracy " + accuracy + "%")) << eval.output << r.output;
+}
+
+TEST_F(TrainAcrossRanks, ABadLineInRankOnesShareEndsEveryRankWithItsLineInTheFile) {
+  std::vector<std::string> lines = Lines(testing::ReadFile(dir_.File("train.svm")));
+  lines[2499] = "+1 3:x";
+  std::string text;
+  for (const std::string& line : lines) text += line + "\n";
+  dir_.Write("train.svm", text);
+  const testing::CliResult r = Train(2, "--epochs 1");
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_EQ(Count(r.output, "train.svm:2500:"), 1u) << r.output;
+}
+
+TEST_F(TrainAcrossRanks, ACheckpointResumesEveryRankExactlyAndAnotherRankCountIsRefused) {
+  const std::string a = dir_.File("a.model"), b = dir_.File("b.model"), ckpt = dir_.File("run.ckpt");
+  const std::string flags = " --schedule constant --ranks-period 100";
+  ASSERT_EQ(Train(2, "--epochs 4 --save " + a + flags).status, 0);
+  ASSERT_EQ(Train(2, "--epochs 2 --checkpoint " + ckpt + flags).status, 0);
+  const testing::CliResult resumed = Train(2, "--epochs 4 --resume " + ckpt + " --save " + b + flags);
+  ASSERT_EQ(resumed.status, 0) << resumed.output;
+  EXPECT_EQ(testing::ReadFile(a), testing::ReadFile(b));
+  const testing::CliResult three = Train(3, "--epochs 4 --resume " + ckpt + flags);
+  EXPECT_NE(three.status, 0) << three.output;
+  EXPECT_EQ(Count(three.output, "ranks: checkpoint 2, this run 3"), 1u) << three.output;
+}
+
+}  // namespace
+}  // namespace parsgd

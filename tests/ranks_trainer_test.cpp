@@ -1,0 +1,172 @@
+// Training across ranks (threads standing in for them, MakeThreadGroup): each rank trains its share
+// of the rows and the ranks' models are averaged every --ranks-period; what the maths says must
+// match the in-process average scheme does, bit for bit; every rank ends each epoch in the same
+// state, so rank 0's snapshot resumes every rank exactly; an error on one rank ends all of them.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "parsgd/comm/communicator.hpp"
+#include "parsgd/data/shard.hpp"
+#include "parsgd/run/trainer.hpp"
+#include "parsgd/train/evaluate.hpp"
+#include "test_support.hpp"
+
+namespace parsgd {
+namespace {
+
+using testing::RunRanks;
+using testing::SameBits;
+
+// Rank comm.rank()'s share of `whole`, as LoadShard cuts a binary cache.
+Dataset ShareOf(const Dataset& whole, const Communicator& comm) {
+  const auto [first, last] = ShardRange(whole.rows(), comm.rank(), comm.size());
+  return RowRange(whole, first, last);
+}
+
+struct RankRun {
+  std::vector<EpochReport> reports;
+  std::vector<LinearModel> models;  // after each epoch
+};
+
+// `epochs` epochs of `config` on every rank's share; `resume`: a snapshot every rank restores
+// first.
+std::vector<RankRun> TrainRanks(int ranks, const TrainConfig& config, const Dataset& whole,
+                                int epochs, const TrainingState* resume = nullptr,
+                                std::vector<TrainingState>* snapshots = nullptr) {
+  std::vector<RankRun> runs(ranks);
+  if (snapshots != nullptr) snapshots->assign(ranks, {});
+  const std::vector<std::string> errors = RunRanks(ranks, [&](Communicator& comm) {
+    const Dataset share = ShareOf(whole, comm);
+    auto executor = MakeTbbExecutor(config.threads);
+    Trainer trainer(config, share, nullptr, *executor, &comm);
+    if (resume != nullptr) trainer.Restore(*resume);
+    RankRun& run = runs[comm.rank()];
+    while (trainer.epochs_done() < epochs) {
+      run.reports.push_back(trainer.RunEpoch());
+      run.models.push_back(trainer.model());
+    }
+    if (snapshots != nullptr) (*snapshots)[comm.rank()] = trainer.Snapshot();
+  });
+  for (const std::string& e : errors) EXPECT_EQ(e, "");
+  return runs;
+}
+
+TrainConfig RanksConfig() {
+  TrainConfig c;
+  c.model = ModelKind::kLogistic;
+  c.scheme = SchemeKind::kSequential;
+  c.threads = 1;
+  c.epochs = 3;
+  c.seed = 5;
+  return c;
+}
+
+// 2 ranks of one worker, the models averaged after every sample, are the average scheme of 2
+// workers averaging after every sample: the same shards (the sequential order's are the ranks'),
+// the same rates and L2 (from every share's statistics), the same mean of two floats. The
+// constant schedule: the in-process workers recompute their step every 64 samples, the ranks at
+// every part.
+TEST(Ranks, AveragingEverySampleIsTheAverageSchemeOfAsManyWorkers) {
+  const Dataset whole = testing::MakeProblem(1000, 200, 8, 2, 0.05, 3);
+  TrainConfig base = RanksConfig();
+  base.schedule = ScheduleKind::kConstant;
+  base.order = OrderKind::kSequential;
+  TrainConfig in_process = base;
+  in_process.scheme = SchemeKind::kAverage;
+  in_process.threads = 2;
+  in_process.batch = 1;
+  in_process.period = 1;
+  auto executor = MakeTbbExecutor(2);
+  Trainer one(in_process, whole, nullptr, *executor);
+  std::vector<EpochReport> expected;
+  while (one.epochs_done() < base.epochs) expected.push_back(one.RunEpoch());
+
+  TrainConfig ranked = base;
+  ranked.ranks_period = 1;
+  const std::vector<RankRun> runs = TrainRanks(2, ranked, whole, base.epochs);
+  for (const RankRun& run : runs) {
+    ASSERT_EQ(run.reports.size(), expected.size());
+    EXPECT_TRUE(SameBits(run.models.back(), one.model()));
+    for (std::size_t e = 0; e < expected.size(); ++e) {
+      EXPECT_EQ(run.reports[e].updates, expected[e].updates);
+      EXPECT_NEAR(run.reports[e].objective, expected[e].objective, 1e-12);
+      EXPECT_NEAR(run.reports[e].progressive_loss, expected[e].progressive_loss, 1e-12);
+      EXPECT_EQ(run.reports[e].train_accuracy, expected[e].train_accuracy);
+    }
+  }
+}
+
+// Every rank ends each epoch with the same model, the reports are those of the whole data, the
+// same run gives the same bits, and rank 0's snapshot after epoch 1 continues every rank exactly
+// (the optimiser state too: the ranks average it at each epoch's end).
+TEST(Ranks, EndEveryEpochAlikeRepeatAndResumeFromRankZerosSnapshot) {
+  const Dataset whole = testing::MakeProblem(1500, 300, 10, 2, 0.05, 8);
+  const Targets targets = MakeTargets(ModelKind::kLogistic, whole);
+  for (OptimizerKind optimizer : {OptimizerKind::kSgd, OptimizerKind::kMomentum}) {
+    SCOPED_TRACE(testing::Name(optimizer));
+    TrainConfig c = RanksConfig();
+    c.optimizer.kind = optimizer;
+    c.ranks_period = 37;
+    const std::vector<RankRun> straight = TrainRanks(3, c, whole, c.epochs);
+    const std::vector<RankRun> again = TrainRanks(3, c, whole, c.epochs);
+    std::vector<TrainingState> after_one;
+    TrainRanks(3, c, whole, 1, nullptr, &after_one);
+    const std::vector<RankRun> resumed = TrainRanks(3, c, whole, c.epochs, &after_one[0]);
+    auto executor = MakeTbbExecutor(1);
+    for (int r = 0; r < 3; ++r) {
+      ASSERT_EQ(straight[r].models.size(), 3u);
+      ASSERT_EQ(resumed[r].models.size(), 2u);
+      EXPECT_TRUE(SameBits(again[r].models.back(), straight[r].models.back()));
+      EXPECT_TRUE(SameBits(resumed[r].models.back(), straight[r].models.back()));
+      for (int e = 0; e < 3; ++e) {
+        const LinearModel& model = straight[r].models[e];
+        EXPECT_TRUE(SameBits(model, straight[0].models[e]));
+        const EpochReport& report = straight[r].reports[e];
+        EXPECT_EQ(report.updates, whole.rows());
+        const Evaluation all = Evaluate(model, whole, targets, *executor);
+        EXPECT_NEAR(report.objective - all.mean_loss, 0.5 * (1.0 / whole.rows()) * model.SquaredNorm(),
+                    1e-12);
+        EXPECT_EQ(report.train_accuracy, all.accuracy);
+      }
+    }
+  }
+}
+
+// Errors on one rank end every rank with the same message: an empty share, a refused setting, a
+// divergence.
+TEST(Ranks, AnErrorOnOneRankEndsEveryRankWithItsMessage) {
+  const Dataset whole = testing::MakeProblem(60, 20, 4, 2, 0.05, 2);
+  auto errors_of = [&](int ranks, const Dataset& data, const TrainConfig& c) {
+    return RunRanks(ranks, [&](Communicator& comm) {
+      const Dataset share = ShareOf(data, comm);
+      auto executor = MakeTbbExecutor(1);
+      Trainer trainer(c, share, nullptr, *executor, &comm);
+      while (trainer.epochs_done() < c.epochs) trainer.RunEpoch();
+    });
+  };
+  auto expect_all = [](const std::vector<std::string>& errors, const std::string& part) {
+    for (const std::string& e : errors) {
+      EXPECT_TRUE(testing::Contains(e, part)) << e;
+      EXPECT_EQ(e, errors[0]);
+    }
+  };
+  const Dataset three = RowRange(whole, 0, 3);
+  expect_all(errors_of(4, three, RanksConfig()), "rank 0's share of the rows is empty");
+  TrainConfig gossip = RanksConfig();
+  gossip.ranks_scheme = RanksScheme::kGossip;
+  expect_all(errors_of(2, whole, gossip), "ranks-scheme");
+  TrainConfig replicas = RanksConfig();
+  replicas.scheme = SchemeKind::kAverage;
+  expect_all(errors_of(2, whole, replicas), "inside each rank");
+  TrainConfig diverging = RanksConfig();
+  diverging.model = ModelKind::kSquared;
+  diverging.learning_rate = 1e9;
+  diverging.normalize = Normalization::kNone;
+  diverging.schedule = ScheduleKind::kConstant;
+  expect_all(errors_of(3, whole, diverging), "diverged");
+}
+
+}  // namespace
+}  // namespace parsgd
