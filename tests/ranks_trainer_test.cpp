@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "parsgd/comm/communicator.hpp"
@@ -101,13 +102,19 @@ TEST(Ranks, AveragingEverySampleIsTheAverageSchemeOfAsManyWorkers) {
 // Every rank ends each epoch with the same model, the reports are those of the whole data, the
 // same run gives the same bits, and rank 0's snapshot after epoch 1 continues every rank exactly
 // (the optimiser state too: the ranks average it at each epoch's end).
+// Under both ranks schemes: gossip mixes neighbours within an epoch and averages at its end.
 TEST(Ranks, EndEveryEpochAlikeRepeatAndResumeFromRankZerosSnapshot) {
   const Dataset whole = testing::MakeProblem(1500, 300, 10, 2, 0.05, 8);
   const Targets targets = MakeTargets(ModelKind::kLogistic, whole);
-  for (OptimizerKind optimizer : {OptimizerKind::kSgd, OptimizerKind::kMomentum}) {
+  for (auto [scheme, optimizer] : {std::pair{RanksScheme::kAverage, OptimizerKind::kSgd},
+                                   std::pair{RanksScheme::kAverage, OptimizerKind::kMomentum},
+                                   std::pair{RanksScheme::kGossip, OptimizerKind::kSgd},
+                                   std::pair{RanksScheme::kGossip, OptimizerKind::kAdam}}) {
+    SCOPED_TRACE(NameOf<RanksScheme>(kRanksSchemes, scheme));
     SCOPED_TRACE(testing::Name(optimizer));
     TrainConfig c = RanksConfig();
     c.optimizer.kind = optimizer;
+    c.ranks_scheme = scheme;
     c.ranks_period = 37;
     const std::vector<RankRun> straight = TrainRanks(3, c, whole, c.epochs);
     const std::vector<RankRun> again = TrainRanks(3, c, whole, c.epochs);
@@ -134,6 +141,21 @@ TEST(Ranks, EndEveryEpochAlikeRepeatAndResumeFromRankZerosSnapshot) {
   }
 }
 
+// Gossip mixes only neighbours between two epoch ends: on 4 ranks (where a rank's neighbours are
+// not all the others) its run differs from the average's but trains as well.
+TEST(Ranks, GossipMixesNeighboursAndTrainsAsTheAverageDoes) {
+  const Dataset whole = testing::MakeProblem(2000, 300, 10, 2, 0.05, 9);
+  TrainConfig c = RanksConfig();
+  c.ranks_period = 20;
+  const std::vector<RankRun> average = TrainRanks(4, c, whole, c.epochs);
+  c.ranks_scheme = RanksScheme::kGossip;
+  const std::vector<RankRun> gossip = TrainRanks(4, c, whole, c.epochs);
+  ASSERT_EQ(gossip[0].reports.size(), 3u);
+  EXPECT_FALSE(SameBits(gossip[0].models.back(), average[0].models.back()));
+  EXPECT_NEAR(gossip[0].reports.back().objective, average[0].reports.back().objective, 5e-3);
+  EXPECT_LT(gossip[0].reports.back().objective, gossip[0].reports.front().objective);
+}
+
 // Errors on one rank end every rank with the same message: an empty share, a refused setting, a
 // divergence.
 TEST(Ranks, AnErrorOnOneRankEndsEveryRankWithItsMessage) {
@@ -154,9 +176,9 @@ TEST(Ranks, AnErrorOnOneRankEndsEveryRankWithItsMessage) {
   };
   const Dataset three = RowRange(whole, 0, 3);
   expect_all(errors_of(4, three, RanksConfig()), "rank 0's share of the rows is empty");
-  TrainConfig gossip = RanksConfig();
-  gossip.ranks_scheme = RanksScheme::kGossip;
-  expect_all(errors_of(2, whole, gossip), "ranks-scheme");
+  TrainConfig sync = RanksConfig();
+  sync.ranks_scheme = RanksScheme::kSync;
+  expect_all(errors_of(2, whole, sync), "ranks-scheme");
   TrainConfig replicas = RanksConfig();
   replicas.scheme = SchemeKind::kAverage;
   expect_all(errors_of(2, whole, replicas), "inside each rank");

@@ -47,6 +47,33 @@ TEST(ShardRange, CoversEveryElementOnceInOrder) {
   }
 }
 
+// The ring's exchange: each rank gets its left and right neighbours' values (with two ranks both
+// are the other; alone, its own).
+TEST(ThreadGroup, ExchangesWithTheRingNeighbours) {
+  for (int ranks : {1, 2, 3, 5}) {
+    std::vector<std::vector<float>> lefts(ranks), rights(ranks);
+    const std::vector<std::string> errors = RunRanks(ranks, [&](Communicator& comm) {
+      const std::vector<float> mine = {1.f * comm.rank(), 10.f * comm.rank()};
+      std::vector<float> left(2), right(2);
+      comm.ExchangeRing(mine, left, right);
+      lefts[comm.rank()] = left;
+      rights[comm.rank()] = right;
+    });
+    for (int r = 0; r < ranks; ++r) {
+      EXPECT_EQ(errors[r], "");
+      const int l = (r + ranks - 1) % ranks, n = (r + 1) % ranks;
+      EXPECT_EQ(lefts[r], (std::vector<float>{1.f * l, 10.f * l})) << ranks << " ranks, rank " << r;
+      EXPECT_EQ(rights[r], (std::vector<float>{1.f * n, 10.f * n})) << ranks << " ranks, rank " << r;
+    }
+  }
+  SoloCommunicator solo;
+  const std::vector<float> mine = {4.f};
+  std::vector<float> left(1), right(1);
+  solo.ExchangeRing(mine, left, right);
+  EXPECT_EQ(left, mine);
+  EXPECT_EQ(right, mine);
+}
+
 TEST(ThreadGroup, SumsMaximaBroadcastsAndAgreesOnTheFirstError) {
   std::vector<std::vector<uint64_t>> gathered(4);
   const std::vector<std::string> errors = RunRanks(4, [&](Communicator& comm) {

@@ -68,6 +68,18 @@ class ThreadGroup {
     std::copy(result.begin(), result.end(), values.begin());
   }
 
+  void ExchangeRing(int rank, std::span<const float> mine, std::span<float> left,
+                    std::span<float> right) {
+    slots_[rank] = mine.data();
+    barrier_.arrive_and_wait();
+    const int n = size();
+    const auto* from_left = static_cast<const float*>(slots_[(rank + n - 1) % n]);
+    const auto* from_right = static_cast<const float*>(slots_[(rank + 1) % n]);
+    std::copy_n(from_left, left.size(), left.begin());
+    std::copy_n(from_right, right.size(), right.begin());
+    barrier_.arrive_and_wait();
+  }
+
   void Broadcast(int rank, std::span<std::byte> bytes, int root) {
     if (rank == root) slots_[root] = bytes.data();
     barrier_.arrive_and_wait();
@@ -98,6 +110,10 @@ class ThreadCommunicator final : public Communicator {
   }
   void Broadcast(std::span<std::byte> bytes, int root) override {
     group_->Broadcast(rank_, bytes, root);
+  }
+  void ExchangeRing(std::span<const float> mine, std::span<float> left,
+                    std::span<float> right) override {
+    group_->ExchangeRing(rank_, mine, left, right);
   }
 
  private:

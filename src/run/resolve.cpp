@@ -190,9 +190,8 @@ SchemeChoice CoordinateScheme(const TrainConfig& config, int threads) {
 // replica schemes and sync keep their own copies and steps between epochs, and the coordinate
 // solvers their scores or dual variables, which an average of the ranks' weights would not match.
 void CheckRanks(const TrainConfig& c) {
-  if (c.ranks_scheme != RanksScheme::kAverage) {
-    throw SettingError(fmt::format("`ranks-scheme` {} is not written yet: use average",
-                                   NameOf<RanksScheme>(kRanksSchemes, c.ranks_scheme)));
+  if (c.ranks_scheme == RanksScheme::kSync) {
+    throw SettingError("`ranks-scheme` sync is not written yet: use average or gossip");
   }
   if (c.solver != Solver::kSgd) {
     throw SettingError(fmt::format(

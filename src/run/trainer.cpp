@@ -161,10 +161,23 @@ const MlpModel& Trainer::mlp_model() const {
 namespace {
 
 // Across ranks, after a part of an epoch: every rank's model (and optimiser state, with
-// --average-state or at the epoch's end, so that the ranks end every epoch in the same state)
-// replaced by the ranks' mean.
-void CombineRanks(ModelFamily& family, Communicator& comm, bool state) {
-  for (const std::span<float> values : family.RankArrays(state)) comm.MeanAll(values);
+// --average-state) replaced by the ranks' mean (average) or by the mix of itself and its ring
+// neighbours, a third each (gossip: x_r <- (x_{r-1} + x_r + x_{r+1}) / 3, in that order). At the
+// epoch's end, under either, the model and the optimiser state are replaced by the ranks' mean, so
+// that every rank ends each epoch in the same state (the one a checkpoint holds; for gossip the
+// periodic global average of Chen et al., "Accelerating Gossip SGD with Periodic Global
+// Averaging", 2021).
+void CombineRanks(ModelFamily& family, Communicator& comm, RanksScheme scheme, bool state,
+                  bool epoch_end) {
+  for (const std::span<float> values : family.RankArrays(state || epoch_end)) {
+    if (scheme == RanksScheme::kAverage || epoch_end) {
+      comm.MeanAll(values);
+      continue;
+    }
+    std::vector<float> left(values.size()), right(values.size());
+    comm.ExchangeRing(values, left, right);
+    for (std::size_t k = 0; k < values.size(); ++k) values[k] = (left[k] + values[k] + right[k]) / 3;
+  }
 }
 
 }  // namespace
@@ -193,7 +206,9 @@ EpochReport Trainer::RunEpoch() {
     const auto combine_start = std::chrono::steady_clock::now();
     stopped = shared ? ranks.Max(stop.load(std::memory_order_relaxed) ? 1 : 0) != 0
                      : stop.load(std::memory_order_relaxed);
-    if (shared && !stopped) CombineRanks(*s.family, ranks, s.config.average_state || part + 1 == parts);
+    if (shared && !stopped) {
+      CombineRanks(*s.family, ranks, s.config.ranks_scheme, s.config.average_state, part + 1 == parts);
+    }
     comm_seconds += Seconds(combine_start);
   }
   if (shared) {

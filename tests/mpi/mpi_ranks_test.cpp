@@ -36,6 +36,11 @@ TEST(MpiWorld, SumsMaximaBroadcastsAndAgreesOnTheFirstError) {
   std::string word = r == n - 1 ? "last" : "????";
   comm.Broadcast(std::as_writable_bytes(std::span<char>(word.data(), word.size())), n - 1);
   EXPECT_EQ(word, "last");
+  const std::vector<float> mine = {1.f * r, 3.f * r};
+  std::vector<float> left(2), right(2);
+  comm.ExchangeRing(mine, left, right);
+  EXPECT_EQ(left, (std::vector<float>{1.f * ((r + n - 1) % n), 3.f * ((r + n - 1) % n)}));
+  EXPECT_EQ(right, (std::vector<float>{1.f * ((r + 1) % n), 3.f * ((r + 1) % n)}));
   std::string error;
   try {
     comm.AgreeOn([&] {

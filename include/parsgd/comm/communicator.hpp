@@ -5,6 +5,7 @@
 // of the group makes the same calls in the same order, from one thread (MPI_THREAD_FUNNELED).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -40,6 +41,10 @@ class Communicator {
   virtual void MaxAll(std::span<uint64_t> values) = 0;
   // `bytes` of rank `root` into `bytes` of every rank (the same length on every rank).
   virtual void Broadcast(std::span<std::byte> bytes, int root) = 0;
+  // The ring's exchange: `left` gets rank r - 1's `mine` and `right` rank r + 1's (mod size); all
+  // three of the same length on every rank. Alone: `mine` into both.
+  virtual void ExchangeRing(std::span<const float> mine, std::span<float> left,
+                            std::span<float> right) = 0;
   // Ends every rank of the group now, with exit status `code` (MPI_Abort), where one rank cannot
   // go on and the others may be waiting in a collective for it; returns where the group is this
   // process alone or threads of it (the caller then ends as it would alone).
@@ -84,6 +89,11 @@ class SoloCommunicator final : public Communicator {
   void SumAll(std::span<double>) override {}
   void MaxAll(std::span<uint64_t>) override {}
   void Broadcast(std::span<std::byte>, int) override {}
+  void ExchangeRing(std::span<const float> mine, std::span<float> left,
+                    std::span<float> right) override {
+    std::copy(mine.begin(), mine.end(), left.begin());
+    std::copy(mine.begin(), mine.end(), right.begin());
+  }
 };
 
 // `ranks` communicators whose collectives meet in this process: rank r's to be used by one thread

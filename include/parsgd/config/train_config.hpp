@@ -99,7 +99,9 @@ inline constexpr Named<RanksScheme> kRanksSchemes[] = {
     {RanksScheme::kAverage, "average",
      "every --ranks-period, each rank's model (with --average-state its optimiser state) "
      "replaced by the ranks' mean (an allreduce)"},
-    {RanksScheme::kGossip, "gossip", "ring neighbours mix their models (not written yet)"},
+    {RanksScheme::kGossip, "gossip",
+     "every --ranks-period, each rank's model replaced by the mix of itself and its ring "
+     "neighbours, a third each (decentralised); the ranks' mean at each epoch's end"},
     {RanksScheme::kSync, "sync", "allreduce of every minibatch's gradient (not written yet)"},
 };
 
