@@ -203,10 +203,6 @@ int Interrupted(int signal, const TrainingState& consistent, const Trainer& trai
   return 128 + (signal != 0 ? signal : SIGINT);
 }
 
-}  // namespace
-
-namespace {
-
 int TrainRun(std::span<const std::string> args, Communicator& ranks) {
   // Across ranks rank 0 prints and writes for the whole run; every rank reads, trains and agrees.
   const bool lead = ranks.rank() == 0;

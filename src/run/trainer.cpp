@@ -75,6 +75,26 @@ std::string DataIdentityOf(const Dataset& d, const Targets& t, Communicator& com
                      h);
 }
 
+// Across ranks, after a part of an epoch: every rank's model (and optimiser state, with
+// --average-state) replaced by the ranks' mean (average) or by the mix of itself and its ring
+// neighbours, a third each (gossip: x_r <- (x_{r-1} + x_r + x_{r+1}) / 3, in that order). At the
+// epoch's end, under either, the model and the optimiser state are replaced by the ranks' mean, so
+// that every rank ends each epoch in the same state (the one a checkpoint holds; for gossip the
+// periodic global average of Chen et al., "Accelerating Gossip SGD with Periodic Global
+// Averaging", 2021).
+void CombineRanks(ModelFamily& family, Communicator& comm, RanksScheme scheme, bool state,
+                  bool epoch_end) {
+  for (const std::span<float> values : family.RankArrays(state || epoch_end)) {
+    if (scheme == RanksScheme::kAverage || epoch_end) {
+      comm.MeanAll(values);
+      continue;
+    }
+    std::vector<float> left(values.size()), right(values.size());
+    comm.ExchangeRing(values, left, right);
+    for (std::size_t k = 0; k < values.size(); ++k) values[k] = (left[k] + values[k] + right[k]) / 3;
+  }
+}
+
 }  // namespace
 
 struct Trainer::State {
@@ -157,30 +177,6 @@ const MlpModel& Trainer::mlp_model() const {
   if (m == nullptr) throw Error("Trainer::mlp_model(): the model is linear; use model()");
   return *m;
 }
-
-namespace {
-
-// Across ranks, after a part of an epoch: every rank's model (and optimiser state, with
-// --average-state) replaced by the ranks' mean (average) or by the mix of itself and its ring
-// neighbours, a third each (gossip: x_r <- (x_{r-1} + x_r + x_{r+1}) / 3, in that order). At the
-// epoch's end, under either, the model and the optimiser state are replaced by the ranks' mean, so
-// that every rank ends each epoch in the same state (the one a checkpoint holds; for gossip the
-// periodic global average of Chen et al., "Accelerating Gossip SGD with Periodic Global
-// Averaging", 2021).
-void CombineRanks(ModelFamily& family, Communicator& comm, RanksScheme scheme, bool state,
-                  bool epoch_end) {
-  for (const std::span<float> values : family.RankArrays(state || epoch_end)) {
-    if (scheme == RanksScheme::kAverage || epoch_end) {
-      comm.MeanAll(values);
-      continue;
-    }
-    std::vector<float> left(values.size()), right(values.size());
-    comm.ExchangeRing(values, left, right);
-    for (std::size_t k = 0; k < values.size(); ++k) values[k] = (left[k] + values[k] + right[k]) / 3;
-  }
-}
-
-}  // namespace
 
 EpochReport Trainer::RunEpoch() {
   // The executor's workers flush subnormals themselves; this covers the calling thread's own work
