@@ -133,8 +133,8 @@ TEST(Ranks, EndEveryEpochAlikeRepeatAndResumeFromRankZerosSnapshot) {
         const EpochReport& report = straight[r].reports[e];
         EXPECT_EQ(report.updates, whole.rows());
         const Evaluation all = Evaluate(model, whole, targets, *executor);
-        EXPECT_NEAR(report.objective - all.mean_loss, 0.5 * (1.0 / whole.rows()) * model.SquaredNorm(),
-                    1e-12);
+        EXPECT_NEAR(report.objective - all.mean_loss,
+                    0.5 * (1.0 / whole.rows()) * model.SquaredNorm(), 1e-12);
         EXPECT_EQ(report.train_accuracy, all.accuracy);
       }
     }

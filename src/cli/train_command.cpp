@@ -1,22 +1,23 @@
 // parsgd train: load the data, train, print one line per epoch, write metrics and the model.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <chrono>
 #include <csignal>
 #include <cstdio>
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <memory>
 #include <optional>
 
 #include "commands.hpp"
+#include "interrupt.hpp"
 #include "options.hpp"
 #include "parsgd/comm/process.hpp"
+#include "parsgd/io/checkpoint.hpp"
 #include "parsgd/io/model_file.hpp"
 #include "parsgd/model/mlp_model.hpp"
+#include "parsgd/run/run_loop.hpp"
 #include "parsgd/run/trainer.hpp"
 #include "parsgd/util/atomic_file.hpp"
-#include "interrupt.hpp"
-#include "parsgd/io/checkpoint.hpp"
-#include "parsgd/run/run_loop.hpp"
 #include "report.hpp"
 #include "train_options.hpp"
 #include "train_start.hpp"
@@ -52,14 +53,25 @@ void Declare(OptionParser& p, TrainArgs& a) {
 // The settings text of the model file (io/model_file.hpp), for people and `parsgd info`: the run's
 // resolved settings, in the order model files have always listed them.
 std::string SettingsText(const Trainer& trainer, const TrainArgs& a) {
-  static constexpr SettingLine kLines[] = {
-      {"train", nullptr},         {"model", "model"},         {"scheme", "scheme"},
-      {"order", "order"},         {"workers", nullptr},       {"epochs", "epochs"},
-      {"learning_rate", "learning-rate"}, {"schedule", "schedule"}, {"decay", "decay"},
-      {"l2", "l2"},               {"normalize", "normalize"}, {"optimizer", "optimizer"},
-      {"batch", "batch"},         {"period", "period"},       {"average_state", "average-state"},
-      {"hidden", "hidden"},       {"backend", "backend"},     {"device", nullptr},
-      {"seed", "seed"}};
+  static constexpr SettingLine kLines[] = {{"train", nullptr},
+                                           {"model", "model"},
+                                           {"scheme", "scheme"},
+                                           {"order", "order"},
+                                           {"workers", nullptr},
+                                           {"epochs", "epochs"},
+                                           {"learning_rate", "learning-rate"},
+                                           {"schedule", "schedule"},
+                                           {"decay", "decay"},
+                                           {"l2", "l2"},
+                                           {"normalize", "normalize"},
+                                           {"optimizer", "optimizer"},
+                                           {"batch", "batch"},
+                                           {"period", "period"},
+                                           {"average_state", "average-state"},
+                                           {"hidden", "hidden"},
+                                           {"backend", "backend"},
+                                           {"device", nullptr},
+                                           {"seed", "seed"}};
   const ResolvedSettings& s = trainer.settings();
   auto derived = [&](std::string_view name) -> std::string {
     if (name == "train") return a.run.train;
@@ -72,31 +84,33 @@ std::string SettingsText(const Trainer& trainer, const TrainArgs& a) {
 }
 
 // `rows` and `nonzeros`: every rank's together.
-void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& train, uint64_t rows,
-                uint64_t nonzeros) {
-  std::string out = fmt::format("parsgd train: {} rows x {} features ({} nonzeros) from {}{}\n",
-                                rows, train.features(), nonzeros, train.source(),
-                                train.zero_based() == ZeroBased::kYes ? " (zero-based indices)" : "");
+void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& train,
+                uint64_t rows, uint64_t nonzeros) {
+  std::string out =
+      fmt::format("parsgd train: {} rows x {} features ({} nonzeros) from {}{}\n", rows,
+                  train.features(), nonzeros, train.source(),
+                  train.zero_based() == ZeroBased::kYes ? " (zero-based indices)" : "");
   if (s.ranks > 1) {
-    out += fmt::format("  across {} ranks, each training its share of the rows: {} of the models{}{}\n",
-                       s.ranks, NameOf<RanksScheme>(kRanksSchemes, c.ranks_scheme),
-                       s.ranks_period > 0
-                           ? fmt::format(" every {} updates of each rank ({} times an epoch)",
+    out += fmt::format(
+        "  across {} ranks, each training its share of the rows: {} of the models{}{}\n", s.ranks,
+        NameOf<RanksScheme>(kRanksSchemes, c.ranks_scheme),
+        s.ranks_period > 0 ? fmt::format(" every {} updates of each rank ({} times an epoch)",
                                          s.ranks_period, s.rank_parts)
                            : std::string(" once an epoch"),
-                       c.average_state ? ", optimiser state too" : "");
+        c.average_state ? ", optimiser state too" : "");
   }
   std::string scheme = NameOf<SchemeKind>(kSchemeKinds, s.scheme);
   if (!s.scheme_reason.empty()) scheme += fmt::format(" (auto: {})", s.scheme_reason);
   if (s.batch > 1) scheme += fmt::format(" (batch {})", s.batch);
   if (IsReplicaScheme(s.scheme)) {
     scheme += s.period > 0 ? fmt::format(" (period {})", s.period) : " (period epoch)";
-    if (c.average_state) scheme += s.scheme == SchemeKind::kGossip ? " (state mixed)" : " (state averaged)";
+    if (c.average_state)
+      scheme += s.scheme == SchemeKind::kGossip ? " (state mixed)" : " (state averaged)";
     if (!c.outer.plain()) {
-      scheme += fmt::format(" (outer {}, rate {}{})", NameOf<OuterKind>(kOuterKinds, c.outer.kind),
-                            c.outer.learning_rate,
-                            c.outer.kind == OuterKind::kSgd ? ""
-                                                            : fmt::format(", momentum {}", c.outer.momentum));
+      scheme += fmt::format(
+          " (outer {}, rate {}{})", NameOf<OuterKind>(kOuterKinds, c.outer.kind),
+          c.outer.learning_rate,
+          c.outer.kind == OuterKind::kSgd ? "" : fmt::format(", momentum {}", c.outer.momentum));
     }
   }
   std::string model = NameOf<ModelKind>(kModelKinds, c.model);
@@ -107,11 +121,13 @@ void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& 
   }
   if (c.bias == Bias::kOff) model += " (bias off)";
   if (c.backend == Backend::kOffload) {
-    out += fmt::format("  model {}, scheme {}, order {}, offload to {} ({} workers), seed {}\n", model,
-                       scheme, NameOf<OrderKind>(kOrderKinds, c.order), s.device, s.workers, c.seed);
+    out +=
+        fmt::format("  model {}, scheme {}, order {}, offload to {} ({} workers), seed {}\n", model,
+                    scheme, NameOf<OrderKind>(kOrderKinds, c.order), s.device, s.workers, c.seed);
   } else {
-    out += fmt::format("  model {}, scheme {}, order {}, {} threads ({} workers), seed {}\n", model,
-                       scheme, NameOf<OrderKind>(kOrderKinds, c.order), s.threads, s.workers, c.seed);
+    out +=
+        fmt::format("  model {}, scheme {}, order {}, {} threads ({} workers), seed {}\n", model,
+                    scheme, NameOf<OrderKind>(kOrderKinds, c.order), s.threads, s.workers, c.seed);
   }
   if (c.solver != Solver::kSgd) {
     const bool dual = c.solver == Solver::kDualCd;
@@ -121,27 +137,29 @@ void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& 
         1.0 / (static_cast<double>(train.rows()) * s.l2), s.l2, s.l2_auto ? " (auto: 1/rows)" : "",
         s.tol <= 0 ? std::string("--tol none")
         : dual     ? fmt::format("stops at a relative duality gap of {:.3g}{}", s.tol,
-                                 s.tol_auto ? " (auto)" : "")
+                             s.tol_auto ? " (auto)" : "")
                    : fmt::format("stops once an epoch lowers the objective by at most {:.3g} of "
-                                 "it{}",
+                                     "it{}",
                                  s.tol, s.tol_auto ? " (auto)" : ""));
     std::fputs(out.c_str(), stdout);
     return;
   }
   const bool uses_decay =
       c.schedule == ScheduleKind::kInvTime || c.schedule == ScheduleKind::kGeometric;
-  out += fmt::format("  {} epochs{}, optimizer {}, eta0 {:.4g}{}, schedule {}{}, normalize {}, l2 {:.3g}{}\n",
-                     s.epochs, s.epochs_auto ? " (auto)" : "",
-                     NameOf<OptimizerKind>(kOptimizerKinds, s.optimizer), s.eta0,
-                     s.eta0_auto ? " (auto)" : "",
-                     NameOf<ScheduleKind>(kScheduleKinds, c.schedule),
-                     uses_decay ? fmt::format(" (decay {})", s.decay) : "",
-                     NameOf<Normalization>(kNormalizations, c.normalize), s.l2,
-                     !s.l2_auto ? "" : IsLinear(c.model) ? " (auto: 1/rows)" : " (auto)");
+  out += fmt::format(
+      "  {} epochs{}, optimizer {}, eta0 {:.4g}{}, schedule {}{}, normalize {}, l2 {:.3g}{}\n",
+      s.epochs, s.epochs_auto ? " (auto)" : "", NameOf<OptimizerKind>(kOptimizerKinds, s.optimizer),
+      s.eta0, s.eta0_auto ? " (auto)" : "", NameOf<ScheduleKind>(kScheduleKinds, c.schedule),
+      uses_decay ? fmt::format(" (decay {})", s.decay) : "",
+      NameOf<Normalization>(kNormalizations, c.normalize), s.l2,
+      !s.l2_auto          ? ""
+      : IsLinear(c.model) ? " (auto: 1/rows)"
+                          : " (auto)");
   if (s.tol > 0) {
-    out += fmt::format("  stops once 5 epochs in a row do not lower the best objective by more than "
-                       "{:.3g} of it\n",
-                       s.tol);
+    out += fmt::format(
+        "  stops once 5 epochs in a row do not lower the best objective by more than "
+        "{:.3g} of it\n",
+        s.tol);
   }
   std::fputs(out.c_str(), stdout);
 }
@@ -153,9 +171,10 @@ std::string ConvergedLine(const EpochReport& r, const ResolvedSettings& s, Solve
                        r.epoch, *gap, s.tol);
   }
   const bool sgd = solver == Solver::kSgd;
-  return fmt::format("converged after {} epochs: {} did not lower the best objective by more than "
-                     "--tol {:.3g} of it",
-                     r.epoch, sgd ? "5 epochs in a row" : "the last epoch", s.tol);
+  return fmt::format(
+      "converged after {} epochs: {} did not lower the best objective by more than "
+      "--tol {:.3g} of it",
+      r.epoch, sgd ? "5 epochs in a row" : "the last epoch", s.tol);
 }
 
 // Where an interrupt writes the state when no --checkpoint was given.
@@ -235,7 +254,8 @@ int TrainRun(std::span<const std::string> args, Communicator& ranks) {
     if (!lead) return;
     if (!a.metrics.empty()) metrics.emplace(a.metrics);
     if (!a.save.empty()) model_out.emplace(a.save);
-    if (!a.checkpoint.empty()) AtomicFileWriter probe(a.checkpoint);  // writable? (probe left unused)
+    if (!a.checkpoint.empty())
+      AtomicFileWriter probe(a.checkpoint);  // writable? (probe left unused)
   });
 
   // A resumed run with --scheme auto continues with the scheme its checkpoint's run chose.
@@ -269,13 +289,15 @@ int TrainRun(std::span<const std::string> args, Communicator& ranks) {
   if (!quiet) {
     PrintSetup(run.config, s, train, rows, nonzeros);
     std::fputs(start_lines.c_str(), stdout);
-    std::printf("%s\n", EpochHeader(test.has_value(), run.config.solver == Solver::kDualCd).c_str());
+    std::printf("%s\n",
+                EpochHeader(test.has_value(), run.config.solver == Solver::kDualCd).c_str());
   }
   RunLoopOptions loop;
   loop.checkpoint = a.checkpoint;
   loop.checkpoint_every = a.checkpoint_every;
   // On the offload backend a snapshot copies the weights back from the device: only at checkpoints.
-  if (run.config.backend == Backend::kOffload) loop.snapshots = RunLoopOptions::Snapshots::kAtCheckpoints;
+  if (run.config.backend == Backend::kOffload)
+    loop.snapshots = RunLoopOptions::Snapshots::kAtCheckpoints;
   InterruptGuard interrupts(executor->stop_flag());
   const RunLoopResult result = RunEpochs(trainer, loop, [&](const EpochReport& r, double elapsed) {
     if (!quiet) {
@@ -296,13 +318,17 @@ int TrainRun(std::span<const std::string> args, Communicator& ranks) {
   }
   const EpochReport& last = result.last;
   if (!lead) return 0;
-  if (last.converged && !a.quiet) std::printf("%s\n", ConvergedLine(last, s, run.config.solver).c_str());
+  if (last.converged && !a.quiet)
+    std::printf("%s\n", ConvergedLine(last, s, run.config.solver).c_str());
   if (last.epoch == 0) {
-    std::printf("nothing to do: the checkpoint is already after the last of the %d epochs\n", s.epochs);
+    std::printf("nothing to do: the checkpoint is already after the last of the %d epochs\n",
+                s.epochs);
   } else if (test) {
-    std::printf("test accuracy %.2f%%, test loss %.6f\n", 100 * *last.test_accuracy, *last.test_loss);
+    std::printf("test accuracy %.2f%%, test loss %.6f\n", 100 * *last.test_accuracy,
+                *last.test_loss);
   } else {
-    std::printf("train accuracy %.2f%%, objective %.6f\n", 100 * last.train_accuracy, last.objective);
+    std::printf("train accuracy %.2f%%, objective %.6f\n", 100 * last.train_accuracy,
+                last.objective);
   }
   if (model_out) {
     const std::string settings = SettingsText(trainer, a);

@@ -24,8 +24,9 @@ void ValidateCoordinateSolver(const TrainConfig& c) {
                      NameOf<ModelKind>(kModelKinds, c.model)));
   }
   if (dual && c.bias != Bias::kOff) {
-    fail("`solver` dual-cd solves the problem without a bias (an unregularised bias adds the "
-         "constraint sum y_i a_i = 0, which coordinate descent cannot keep): give `bias` off");
+    fail(
+        "`solver` dual-cd solves the problem without a bias (an unregularised bias adds the "
+        "constraint sum y_i a_i = 0, which coordinate descent cannot keep): give `bias` off");
   }
   if (c.backend != Backend::kCpu) fail(fmt::format("`solver` {} runs on `backend` cpu", solver));
   if (dual && c.l2 == 0) {
@@ -46,9 +47,10 @@ void ValidateCoordinateSolver(const TrainConfig& c) {
   // cd's average merges the workers' scores once per epoch (CoCoA+): it has no period, optimiser
   // state or outer step, and the other schemes none either.
   if (c.period != -1 || c.average_state || !c.outer.plain()) {
-    fail(fmt::format("`solver` {} combines the workers' work once per epoch: `period`, "
-                     "`average-state` and `outer-optimizer` are for `solver` sgd",
-                     solver));
+    fail(
+        fmt::format("`solver` {} combines the workers' work once per epoch: `period`, "
+                    "`average-state` and `outer-optimizer` are for `solver` sgd",
+                    solver));
   }
   if (c.batch > 1) {
     fail(fmt::format("`solver` {} steps one {} at a time; `batch` {}", solver,
@@ -75,34 +77,40 @@ void ValidateConfig(const TrainConfig& c) {
   // Each setting's own range (config/settings.hpp), then the rules between settings.
   for (const Setting& s : TrainSettings()) CheckSetting(s, s.get(c));
   auto fail = [](const std::string& what) { throw SettingError(what); };
-  const bool minibatch_scheme = c.scheme == SchemeKind::kSequential || c.scheme == SchemeKind::kSync ||
-                                IsReplicaScheme(c.scheme) || c.scheme == SchemeKind::kAuto;
+  const bool minibatch_scheme = c.scheme == SchemeKind::kSequential ||
+                                c.scheme == SchemeKind::kSync || IsReplicaScheme(c.scheme) ||
+                                c.scheme == SchemeKind::kAuto;
   if (c.batch > 1 && !minibatch_scheme && IsLinear(c.model)) {
-    fail(fmt::format("`batch` {} with `scheme` {}: for linear models minibatches apply to the "
-                     "sequential, sync, average and gossip schemes; the asynchronous schemes "
-                     "update per sample",
-                     c.batch, NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
+    fail(
+        fmt::format("`batch` {} with `scheme` {}: for linear models minibatches apply to the "
+                    "sequential, sync, average and gossip schemes; the asynchronous schemes "
+                    "update per sample",
+                    c.batch, NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
   }
   if (c.model == ModelKind::kMlp && c.scheme == SchemeKind::kStriped) {
-    fail("`scheme` striped locks the coordinates a sample touches; an MLP minibatch touches all "
-         "of them: use `scheme` locked");
+    fail(
+        "`scheme` striped locks the coordinates a sample touches; an MLP minibatch touches all "
+        "of them: use `scheme` locked");
   }
   if (c.deterministic && !IsDeterministic(c.scheme)) {
-    fail(fmt::format("`deterministic` with `scheme` {}: its update order depends on thread timing; "
-                     "use sequential, sync, average or gossip",
-                     NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
+    fail(
+        fmt::format("`deterministic` with `scheme` {}: its update order depends on thread timing; "
+                    "use sequential, sync, average or gossip",
+                    NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
   }
   if (c.backend == Backend::kOffload) {
     if (!IsLinear(c.model)) {
-      fail("`backend` offload trains the linear models (logistic, hinge, squared, softmax); the "
-           "mlp runs on the cpu backend");
+      fail(
+          "`backend` offload trains the linear models (logistic, hinge, squared, softmax); the "
+          "mlp runs on the cpu backend");
     }
     if (c.scheme != SchemeKind::kAuto && c.scheme != SchemeKind::kSequential &&
         c.scheme != SchemeKind::kHogwild && c.scheme != SchemeKind::kAtomic &&
         c.scheme != SchemeKind::kSync) {
-      fail(fmt::format("`backend` offload runs the schemes sequential, hogwild, atomic and sync; "
-                       "not {}",
-                       NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
+      fail(
+          fmt::format("`backend` offload runs the schemes sequential, hogwild, atomic and sync; "
+                      "not {}",
+                      NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
     }
   } else if (c.require_gpu) {
     fail("`require-gpu` needs `backend` offload");
@@ -116,9 +124,10 @@ void ValidateConfig(const TrainConfig& c) {
   if (c.solver != Solver::kSgd) ValidateCoordinateSolver(c);
   const OuterConfig& outer = c.outer;
   if (!outer.plain() && c.scheme != SchemeKind::kAverage) {
-    fail(fmt::format("`outer-optimizer` {} `outer-learning-rate` {}: the outer step acts on the "
-                     "replicas' average, so it needs `scheme` average (gossip takes no average)",
-                     NameOf<OuterKind>(kOuterKinds, outer.kind), outer.learning_rate));
+    fail(
+        fmt::format("`outer-optimizer` {} `outer-learning-rate` {}: the outer step acts on the "
+                    "replicas' average, so it needs `scheme` average (gossip takes no average)",
+                    NameOf<OuterKind>(kOuterKinds, outer.kind), outer.learning_rate));
   }
   if (c.schedule == ScheduleKind::kGeometric && c.decay > 1) {
     fail(fmt::format("`decay` for the geometric schedule is a factor per epoch in (0, 1], got {}",
@@ -129,7 +138,8 @@ void ValidateConfig(const TrainConfig& c) {
 std::string AddedSettings(const TrainConfig& c) {
   std::string out;
   if (c.bias == Bias::kOff) out += "bias=off\n";
-  if (c.solver != Solver::kSgd) out += fmt::format("solver={}\n", NameOf<Solver>(kSolvers, c.solver));
+  if (c.solver != Solver::kSgd)
+    out += fmt::format("solver={}\n", NameOf<Solver>(kSolvers, c.solver));
   return out + OuterSettings(c);
 }
 

@@ -1,8 +1,9 @@
 // Resolve (resolve.hpp): every automatic setting of a run, in one place and one order.
 #include "resolve.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -16,9 +17,9 @@
 namespace parsgd {
 namespace {
 
-// The default run: about 10^6 updates, at least 10 epochs, at most 1000. Small sets need many passes
-// to approach the optimum (seen on scikit-learn's bundled sets: 10 epochs stop 1-4 points of test
-// accuracy short of an exact solver, 1000 match it); large sets are near it within 10.
+// The default run: about 10^6 updates, at least 10 epochs, at most 1000. Small sets need many
+// passes to approach the optimum (seen on scikit-learn's bundled sets: 10 epochs stop 1-4 points of
+// test accuracy short of an exact solver, 1000 match it); large sets are near it within 10.
 int AutoEpochs(uint64_t rows) {
   constexpr uint64_t kUpdates = 1000000;
   return static_cast<int>(std::clamp<uint64_t>((kUpdates + rows - 1) / rows, 10, 1000));
@@ -85,8 +86,10 @@ uint64_t MlpParams(const std::string& source, uint64_t features, const std::vect
 // place in a shard.
 uint64_t SolverBytes(const TrainConfig& config, const Dataset& train) {
   const uint64_t n = train.rows(), d = train.features(), entries = 8 * train.nnz();
-  if (config.solver == Solver::kCd) return (entries + 8 * (n + 1)) + (entries + 8 * (d + 1)) + 4 * n;
-  if (config.solver == Solver::kDualCd) return n * (config.model == ModelKind::kLogistic ? 8 : 9) + 8 * d;
+  if (config.solver == Solver::kCd)
+    return (entries + 8 * (n + 1)) + (entries + 8 * (d + 1)) + 4 * n;
+  if (config.solver == Solver::kDualCd)
+    return n * (config.model == ModelKind::kLogistic ? 8 : 9) + 8 * d;
   return 0;
 }
 
@@ -107,7 +110,8 @@ void CheckModelFits(const TrainConfig& config, const Dataset& train, const Resol
       linear ? (train.features() + 1) * static_cast<uint64_t>(r.outputs)
              : MlpParams(train.source(), train.features(), config.hidden, r.outputs);
   const uint64_t copy_bytes = params * sizeof(float) * (1 + StateCount(r.optimizer));
-  const uint64_t model_bytes = copy_bytes + static_cast<uint64_t>(replicas) * (copy_bytes + params * sizeof(float));
+  const uint64_t model_bytes =
+      copy_bytes + static_cast<uint64_t>(replicas) * (copy_bytes + params * sizeof(float));
   const uint64_t stats_bytes = linear ? train.features() * 28 : 0;
   const uint64_t solver_bytes = SolverBytes(config, train);
   const uint64_t bytes = std::max(model_bytes + solver_bytes, stats_bytes);
@@ -115,14 +119,16 @@ void CheckModelFits(const TrainConfig& config, const Dataset& train, const Resol
   if (bytes <= usable) return;
   constexpr double kGiB = double(uint64_t{1} << 30);
   std::string detail =
-      replicas == 0
-          ? fmt::format("{} parameters with optimiser state: {:.1f} GiB", params, model_bytes / kGiB)
-          : fmt::format("{} parameters with optimiser state, and a copy of both and a gradient "
-                        "for each of the {} replicas: {:.1f} GiB",
-                        params, replicas, model_bytes / kGiB);
+      replicas == 0 ? fmt::format("{} parameters with optimiser state: {:.1f} GiB", params,
+                                  model_bytes / kGiB)
+                    : fmt::format(
+                          "{} parameters with optimiser state, and a copy of both and a gradient "
+                          "for each of the {} replicas: {:.1f} GiB",
+                          params, replicas, model_bytes / kGiB);
   if (linear) detail += fmt::format("; per-feature statistics: {:.1f} GiB", stats_bytes / kGiB);
   if (config.solver == Solver::kCd) {
-    detail += fmt::format("; the rows and cd's column copy of them: {:.1f} GiB", solver_bytes / kGiB);
+    detail +=
+        fmt::format("; the rows and cd's column copy of them: {:.1f} GiB", solver_bytes / kGiB);
   } else if (config.solver == Solver::kDualCd) {
     detail += fmt::format("; dual-cd's dual variables: {:.1f} GiB", solver_bytes / kGiB);
   }
@@ -134,8 +140,8 @@ void CheckModelFits(const TrainConfig& config, const Dataset& train, const Resol
 }
 
 // Momentum 0.05 is the configuration measured against PyTorch (784-256-128-10, batch 64, momentum
-// 0.9). The others: the best of a 3x grid of rates on Fashion-MNIST after 3 epochs (bench/README.md)
-// or torch.optim's default where it was within 0.7 points of it (RMSProp, Adam).
+// 0.9). The others: the best of a 3x grid of rates on Fashion-MNIST after 3 epochs
+// (bench/README.md) or torch.optim's default where it was within 0.7 points of it (RMSProp, Adam).
 double MlpAutoEta0(OptimizerKind kind) {
   switch (kind) {
     case OptimizerKind::kMomentum:
@@ -200,8 +206,9 @@ void CheckRanks(const TrainConfig& c) {
         NameOf<Solver>(kSolvers, c.solver)));
   }
   if (!IsLinear(c.model)) {
-    throw SettingError("`model` mlp across ranks is not written yet: the linear models train "
-                       "across ranks");
+    throw SettingError(
+        "`model` mlp across ranks is not written yet: the linear models train "
+        "across ranks");
   }
   if (c.backend == Backend::kOffload) {
     throw SettingError("`backend` offload across ranks is not written yet: use the cpu backend");
@@ -235,7 +242,8 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
   TrainConfig& config = out.config;
   ResolvedSettings& r = out.settings;
   config = given;
-  if (config.optimizer.kind == OptimizerKind::kAuto) config.optimizer.kind = AutoOptimizer(config.model);
+  if (config.optimizer.kind == OptimizerKind::kAuto)
+    config.optimizer.kind = AutoOptimizer(config.model);
   r.optimizer = config.optimizer.kind;
   r.threads = executor.threads();
   r.outputs = IsBinary(config.model) ? 1 : targets.classes;
@@ -255,10 +263,10 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
   if (config.backend == Backend::kOffload) {
     out.device = ProbeDevice();
     if (config.require_gpu && out.device.ran_on_host) {
-      throw SettingError("`require-gpu`: the target region ran on the host: " +
-                         DescribeDevice(out.device) +
-                         ". Check nvidia-smi, that libgomp-plugin-nvptx.so.1 matching this libgomp "
-                         "is on the library path, and GOMP_DEBUG=1 for why the device was dropped");
+      throw SettingError(
+          "`require-gpu`: the target region ran on the host: " + DescribeDevice(out.device) +
+          ". Check nvidia-smi, that libgomp-plugin-nvptx.so.1 matching this libgomp "
+          "is on the library path, and GOMP_DEBUG=1 for why the device was dropped");
     }
     r.device = out.device.name;
   }
@@ -279,11 +287,11 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
   const bool coordinate = config.solver != Solver::kSgd;
   r.epochs = !r.epochs_auto ? config.epochs : coordinate ? kCoordinateEpochs : AutoEpochs(rows);
   r.tol_auto = config.tol < 0;
-  r.tol = !r.tol_auto                          ? config.tol
+  r.tol = !r.tol_auto ? config.tol
           : config.solver == Solver::kDualCd
               ? (config.model == ModelKind::kHinge ? kDualGapTol : kSmoothDualGapTol)
-          : config.solver == Solver::kCd     ? kPrimalCdTol
-                                              : 0.0;
+          : config.solver == Solver::kCd ? kPrimalCdTol
+                                         : 0.0;
 }
 
 // The model's own settings: the linear models' from the data (of every rank), the MLP's from the
@@ -326,9 +334,10 @@ Resolution Resolve(const TrainConfig& given, const Dataset& train, const Targets
   TrainConfig& config = out.config;
   r.ranks = comm.size();
   if (ranks) {
-    r.ranks_period = config.ranks_period >= 0
-                         ? config.ranks_period
-                         : static_cast<int>(std::clamp<uint64_t>((largest_share + 9) / 10, 1, 1 << 30));
+    r.ranks_period =
+        config.ranks_period >= 0
+            ? config.ranks_period
+            : static_cast<int>(std::clamp<uint64_t>((largest_share + 9) / 10, 1, 1 << 30));
     config.ranks_period = r.ranks_period;
     // Every rank cuts its epoch into as many parts as the largest share needs.
     r.rank_parts = r.ranks_period == 0 ? 1

@@ -21,10 +21,10 @@
 namespace parsgd {
 
 struct Resolution {
-  TrainConfig config;                // every automatic setting made (Trainer::config())
-  ResolvedSettings settings;         // the same, with what the data and the machine said
-  AlignedArray<FeatureRate> rates;   // linear models: the per-feature rates (empty: none needed)
-  DeviceInfo device;                 // --backend offload: where its target regions run
+  TrainConfig config;               // every automatic setting made (Trainer::config())
+  ResolvedSettings settings;        // the same, with what the data and the machine said
+  AlignedArray<FeatureRate> rates;  // linear models: the per-feature rates (empty: none needed)
+  DeviceInfo device;                // --backend offload: where its target regions run
 };
 
 // `given` has passed ValidateConfig. Asks the machine only where --scheme auto's rule needs it (a

@@ -1,12 +1,13 @@
 #include "parsgd/run/trainer.hpp"
 
+#include <fmt/format.h>
+
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <fmt/format.h>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 
 #include "../offload/offload_family.hpp"
 #include "../train/family.hpp"
@@ -57,8 +58,9 @@ bool Converged(const EpochReport& r, Progress& progress, double tol, Solver solv
   return progress.Stalled(r.objective, tol, solver == Solver::kSgd ? 5 : 1);
 }
 
-// The identity of the training data of every rank together: the rows and nonzeros summed, and a hash
-// of each rank's share (its rows and targets) hashed again in rank order. One rank: its own data's.
+// The identity of the training data of every rank together: the rows and nonzeros summed, and a
+// hash of each rank's share (its rows and targets) hashed again in rank order. One rank: its own
+// data's.
 std::string DataIdentityOf(const Dataset& d, const Targets& t, Communicator& comm) {
   uint64_t h = Xxh64(d.offsets().data(), (d.rows() + 1) * sizeof(uint64_t), 0);
   h = Xxh64(d.indices().data(), d.nnz() * sizeof(uint32_t), h);
@@ -91,7 +93,8 @@ void CombineRanks(ModelFamily& family, Communicator& comm, RanksScheme scheme, b
     }
     std::vector<float> left(values.size()), right(values.size());
     comm.ExchangeRing(values, left, right);
-    for (std::size_t k = 0; k < values.size(); ++k) values[k] = (left[k] + values[k] + right[k]) / 3;
+    for (std::size_t k = 0; k < values.size(); ++k)
+      values[k] = (left[k] + values[k] + right[k]) / 3;
   }
 }
 
@@ -129,10 +132,12 @@ Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* 
     ValidateConfig(given);
     if (train.rows() > 0) return;
     if (!shared) throw Error(train.source() + ": no training rows");
-    throw Error(fmt::format("{}: rank {}'s share of the rows is empty: fewer rows than the {} ranks",
-                            train.source(), ranks.rank(), ranks.size()));
+    throw Error(
+        fmt::format("{}: rank {}'s share of the rows is empty: fewer rows than the {} ranks",
+                    train.source(), ranks.rank(), ranks.size()));
   });
-  s.train_targets = shared ? MakeShareTargets(given.model, train, ranks) : MakeTargets(given.model, train);
+  s.train_targets =
+      shared ? MakeShareTargets(given.model, train, ranks) : MakeTargets(given.model, train);
   ranks.AgreeOn([&] {
     if (test != nullptr) s.test_targets = MakeTargets(given.model, *test, s.train_targets.labels);
   });
@@ -150,8 +155,9 @@ Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* 
     }
   });
   // Each rank its own stream of orders over its own rows.
-  const uint64_t seed = shared ? DeriveSeed(config.seed, {kOrderStream, static_cast<uint64_t>(ranks.rank())})
-                               : DeriveSeed(config.seed, {kOrderStream});
+  const uint64_t seed =
+      shared ? DeriveSeed(config.seed, {kOrderStream, static_cast<uint64_t>(ranks.rank())})
+             : DeriveSeed(config.seed, {kOrderStream});
   s.order.emplace(config.order, train.rows(), r.settings.workers, seed);
   s.step = StepSize(config.schedule, r.settings.eta0, r.settings.decay, r.settings.epochs);
   s.config = std::move(r.config);
@@ -196,14 +202,17 @@ EpochReport Trainer::RunEpoch() {
   for (uint64_t part = 0; part < parts && !stopped; ++part) {
     EpochTotals t;
     // A worker's error on one rank ends every rank (after the part it was in).
-    ranks.AgreeOn([&] { t = s.family->RunEpoch(epoch, *s.order, s.step, s.executor, {part, parts}); });
+    ranks.AgreeOn([&] {
+      t = s.family->RunEpoch(epoch, *s.order, s.step, s.executor, {part, parts});
+    });
     totals.loss_sum += t.loss_sum;
     totals.updates += t.updates;
     const auto combine_start = std::chrono::steady_clock::now();
     stopped = shared ? ranks.Max(stop.load(std::memory_order_relaxed) ? 1 : 0) != 0
                      : stop.load(std::memory_order_relaxed);
     if (shared && !stopped) {
-      CombineRanks(*s.family, ranks, s.config.ranks_scheme, s.config.average_state, part + 1 == parts);
+      CombineRanks(*s.family, ranks, s.config.ranks_scheme, s.config.average_state,
+                   part + 1 == parts);
     }
     comm_seconds += Seconds(combine_start);
   }
@@ -245,10 +254,10 @@ EpochReport Trainer::RunEpoch() {
   report.eval_seconds = Seconds(eval_start);
 
   if (!std::isfinite(report.objective) || !std::isfinite(report.progressive_loss)) {
-    throw SettingError(fmt::format(
-        "epoch {}: the run diverged (objective {}, training loss {}); try a smaller "
-        "`learning-rate` than {:.4g}",
-        report.epoch, report.objective, report.progressive_loss, s.settings.eta0));
+    throw SettingError(
+        fmt::format("epoch {}: the run diverged (objective {}, training loss {}); try a smaller "
+                    "`learning-rate` than {:.4g}",
+                    report.epoch, report.objective, report.progressive_loss, s.settings.eta0));
   }
   report.converged = Converged(report, s.progress, s.settings.tol, s.config.solver);
   return report;
@@ -257,13 +266,14 @@ EpochReport Trainer::RunEpoch() {
 void Trainer::StartFrom(const Model& model) {
   State& s = *state_;
   if (s.epochs_done > 0) {
-    throw Error(fmt::format("Trainer::StartFrom after {} epochs: call it before the first",
-                            s.epochs_done));
+    throw Error(
+        fmt::format("Trainer::StartFrom after {} epochs: call it before the first", s.epochs_done));
   }
   if (s.config.solver == Solver::kDualCd) {
     // Its steps need the weights to be w(a) = sum_i a_i y_i x_i, and no a gives a trained model's.
-    throw SettingError("`solver` dual-cd starts from its dual variables at 0 (the weights are their "
-                       "combination); it cannot start from a trained model");
+    throw SettingError(
+        "`solver` dual-cd starts from its dual variables at 0 (the weights are their "
+        "combination); it cannot start from a trained model");
   }
   const std::string mismatch = StartModelMismatch(model, s.config, s.settings, s.train_targets);
   if (!mismatch.empty()) {
@@ -296,14 +306,18 @@ std::string Trainer::RunIdentity() const {
   // line, so never rename or reorder these; a new setting goes at the end, written only where it
   // differs from the behaviour before it existed (AddedSettings).
   static constexpr SettingLine kLines[] = {
-      {"model", "model"},   {"scheme", "scheme"},       {"order", "order"},
-      {"backend", "backend"}, {"workers", nullptr},     {"epochs", "epochs"},
-      {"eta0", "learning-rate"}, {"schedule", "schedule"}, {"decay", "decay"},
-      {"l2", "l2"},         {"normalize", "normalize"}, {"optimizer", "optimizer"},
-      {"momentum", "momentum"}, {"rho", "rho"},         {"beta1", "beta1"},
-      {"beta2", "beta2"},   {"epsilon", "epsilon"},     {"batch", "batch"},
-      {"period", "period"}, {"average_state", "average-state"}, {"hidden", nullptr},
-      {"mlp_backend", nullptr}, {"seed", "seed"},       {"outputs", nullptr},
+      {"model", "model"},         {"scheme", "scheme"},
+      {"order", "order"},         {"backend", "backend"},
+      {"workers", nullptr},       {"epochs", "epochs"},
+      {"eta0", "learning-rate"},  {"schedule", "schedule"},
+      {"decay", "decay"},         {"l2", "l2"},
+      {"normalize", "normalize"}, {"optimizer", "optimizer"},
+      {"momentum", "momentum"},   {"rho", "rho"},
+      {"beta1", "beta1"},         {"beta2", "beta2"},
+      {"epsilon", "epsilon"},     {"batch", "batch"},
+      {"period", "period"},       {"average_state", "average-state"},
+      {"hidden", nullptr},        {"mlp_backend", nullptr},
+      {"seed", "seed"},           {"outputs", nullptr},
       {"features", nullptr}};
   const State& s = *state_;
   const TrainConfig& c = s.config;

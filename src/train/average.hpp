@@ -42,8 +42,8 @@ class AverageCombine {
 
   void Start(const ParamArrays& trainer, int) {
     if (outer_.plain() || !anchor_.empty()) return;
-    // The replicas equal the trainer's model at the start of an epoch, so the anchor is a copy of it
-    // (which is why a checkpoint need not keep it).
+    // The replicas equal the trainer's model at the start of an epoch, so the anchor is a copy of
+    // it (which is why a checkpoint need not keep it).
     anchor_ = AlignedArray<float>(size_);
     std::memcpy(anchor_.data(), trainer.weights, size_ * sizeof(float));
     mean_ = AlignedArray<float>(size_);
@@ -52,7 +52,8 @@ class AverageCombine {
   template <class Local>
   void Combine(Replicas& replicas, const Local& local, int w, int workers) {
     if (outer_.plain()) {
-      local.ForChanged(w, workers, [&](uint64_t b, uint64_t e) { replicas.AverageAll(b, e, average_state_); });
+      local.ForChanged(w, workers,
+                       [&](uint64_t b, uint64_t e) { replicas.AverageAll(b, e, average_state_); });
     } else if (outer_.kind == OuterKind::kSgd) {
       local.ForChanged(w, workers, [&](uint64_t b, uint64_t e) { OuterRange(replicas, b, e); });
     } else {
@@ -61,7 +62,9 @@ class AverageCombine {
     }
   }
 
-  void Finish(const Replicas& replicas, const ParamArrays& trainer) const { replicas.CopyTo(trainer); }
+  void Finish(const Replicas& replicas, const ParamArrays& trainer) const {
+    replicas.CopyTo(trainer);
+  }
 
   void Save(TrainingState& s) const {
     if (!velocity_.empty()) s.Put("outer.velocity", velocity_.span());
@@ -97,7 +100,8 @@ class AverageCombine {
       }
     }
     for (int r = 0; r < replicas.count(); ++r) {
-      std::memcpy(replicas.data(r, Replicas::kWeights) + begin, a + begin, (end - begin) * sizeof(float));
+      std::memcpy(replicas.data(r, Replicas::kWeights) + begin, a + begin,
+                  (end - begin) * sizeof(float));
     }
     if (!average_state_) return;
     if (replicas.has(Replicas::kState0)) replicas.Average(Replicas::kState0, begin, end);

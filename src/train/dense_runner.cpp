@@ -7,10 +7,10 @@
 
 #include "async_scheme.hpp"
 #include "epoch_runner.hpp"
-#include "replica_scheme.hpp"
-#include "sync_runner.hpp"
 #include "parsgd/util/array.hpp"
 #include "parsgd/util/error.hpp"
+#include "replica_scheme.hpp"
+#include "sync_runner.hpp"
 
 namespace parsgd {
 namespace {
@@ -38,7 +38,8 @@ struct DenseAtomic {
   static constexpr bool kLock = false;
 };
 
-// Calls fn(begin, end, is_bias) for the parts of [begin, end) that are one layer's weights or biases.
+// Calls fn(begin, end, is_bias) for the parts of [begin, end) that are one layer's weights or
+// biases.
 template <class Fn>
 void ForEachSegment(const std::vector<MlpLayer>& layers, uint64_t begin, uint64_t end, Fn fn) {
   for (const MlpLayer& l : layers) {
@@ -123,7 +124,8 @@ class DenseWorkers {
   }
 
   void Gather(const DenseContext& c, std::span<const uint32_t> rows, DenseWorker& w) {
-    GatherDense(*c.data, rows, c.params.input_scale, inputs_, w.x.data(), c.targets, w.labels.data());
+    GatherDense(*c.data, rows, c.params.input_scale, inputs_, w.x.data(), c.targets,
+                w.labels.data());
   }
 
   // The workers' losses and samples, summed in worker order.
@@ -180,7 +182,8 @@ class DenseAsyncLocal : DenseWorkers {
     if (Scheme::kSnapshot && !alone) {
       float* snapshot = snapshots_[index].data();
 #pragma GCC unroll 16
-      for (uint64_t i = 0; i < c.params.size; ++i) snapshot[i] = LoadRelaxed(c.params.arrays.weights[i]);
+      for (uint64_t i = 0; i < c.params.size; ++i)
+        snapshot[i] = LoadRelaxed(c.params.arrays.weights[i]);
       compute_on = snapshot;
     }
     loss += w.engine->LossAndGradient(compute_on, w.x.data(), w.labels.data(),
@@ -234,7 +237,8 @@ class DenseSyncLocal : DenseWorkers {
   void Apply(const Context& c, const SyncSplit& split, uint64_t s, int w, uint64_t size,
              const RuleContext& rc) {
     const int workers = split.workers();
-    const uint64_t begin = SplitAt(c.params.size, w, workers), end = SplitAt(c.params.size, w + 1, workers);
+    const uint64_t begin = SplitAt(c.params.size, w, workers),
+                   end = SplitAt(c.params.size, w + 1, workers);
     float* g = combined_.data();
     for (uint64_t i = begin; i < end; ++i) g[i] = 0.f;
     for (int v = 0; v < workers; ++v) {
@@ -274,7 +278,9 @@ class DenseLocal : DenseWorkers {
     workers_[w].done = 0;
   }
 
-  uint64_t Minibatches(int w, int batch) const { return (workers_[w].shard.size() + batch - 1) / batch; }
+  uint64_t Minibatches(int w, int batch) const {
+    return (workers_[w].shard.size() + batch - 1) / batch;
+  }
 
   void Train(const Context& c, int index, const ParamArrays& p, uint64_t& steps, uint64_t m_begin,
              uint64_t m_end) {
@@ -335,11 +341,11 @@ std::unique_ptr<DenseRunner> ForScheme(const TrainConfig& config, const std::vec
 
 }  // namespace
 
-std::unique_ptr<DenseRunner> MakeDenseRunner(const TrainConfig& config, const std::vector<int>& sizes,
-                                             int workers, int batch) {
-  return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) {
-    return ForScheme<Rule>(config, sizes, workers, batch);
-  });
+std::unique_ptr<DenseRunner> MakeDenseRunner(const TrainConfig& config,
+                                             const std::vector<int>& sizes, int workers,
+                                             int batch) {
+  return WithRule(config.optimizer.kind,
+                  [&]<class Rule>(Rule) { return ForScheme<Rule>(config, sizes, workers, batch); });
 }
 
 }  // namespace parsgd

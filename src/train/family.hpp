@@ -1,5 +1,5 @@
-// The model-specific half of training. A family (the linear models, the MLP) owns its parameters and
-// optimiser state, runs an epoch under the configured scheme and evaluates; the settings come
+// The model-specific half of training. A family (the linear models, the MLP) owns its parameters
+// and optimiser state, runs an epoch under the configured scheme and evaluates; the settings come
 // resolved (run/resolve.hpp) and the Trainer does the rest (orders, schedule, reports).
 #pragma once
 
@@ -8,13 +8,13 @@
 #include <span>
 #include <vector>
 
+#include "parsgd/config/train_config.hpp"
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/model/linear_model.hpp"
 #include "parsgd/model/mlp_model.hpp"
 #include "parsgd/model/targets.hpp"
 #include "parsgd/optim/step_size.hpp"
 #include "parsgd/order/sample_order.hpp"
-#include "parsgd/config/train_config.hpp"
 #include "parsgd/train/epoch_report.hpp"
 #include "parsgd/train/evaluate.hpp"
 #include "parsgd/train/executor.hpp"
@@ -36,7 +36,7 @@ class ModelFamily {
   // Runs the epoch, or one part of it (count > 1: the linear models under the asynchronous
   // schemes only, across ranks).
   virtual EpochTotals RunEpoch(uint64_t epoch, const SampleOrder& order, const StepSize& step,
-                                Executor& executor, EpochPart part) = 0;
+                               Executor& executor, EpochPart part) = 0;
   virtual Evaluation Evaluate(const Dataset& data, const Targets& targets, Executor& executor) = 0;
   // (l2 / 2) * ||w||^2 of the current parameters, biases excluded.
   virtual double Regularizer() const = 0;
@@ -59,11 +59,13 @@ class ModelFamily {
 };
 
 // An optimiser's state arrays as entries "<prefix>state0" and "<prefix>state1" (those it has).
-inline void SaveOptimizerState(const OptimizerState& o, TrainingState& s, const std::string& prefix = "") {
+inline void SaveOptimizerState(const OptimizerState& o, TrainingState& s,
+                               const std::string& prefix = "") {
   if (!o.state0.empty()) s.Put(prefix + "state0", o.state0.span());
   if (!o.state1.empty()) s.Put(prefix + "state1", o.state1.span());
 }
-inline void LoadOptimizerState(const TrainingState& s, OptimizerState& o, const std::string& prefix = "") {
+inline void LoadOptimizerState(const TrainingState& s, OptimizerState& o,
+                               const std::string& prefix = "") {
   if (!o.state0.empty()) s.Get(prefix + "state0", o.state0.span());
   if (!o.state1.empty()) s.Get(prefix + "state1", o.state1.span());
 }

@@ -1,6 +1,6 @@
-// The summed loss gradient of a minibatch, kept sparse: a dense accumulator that is zero outside the
-// features the minibatch touched, the list of those features in first-touch order, and how many of
-// the minibatch's rows had each. Applying it costs O(touched coordinates), not O(model).
+// The summed loss gradient of a minibatch, kept sparse: a dense accumulator that is zero outside
+// the features the minibatch touched, the list of those features in first-touch order, and how many
+// of the minibatch's rows had each. Applying it costs O(touched coordinates), not O(model).
 #pragma once
 
 #include <cstdint>
@@ -83,9 +83,10 @@ class GradientSum {
   bool has_bias_ = false;
 };
 
-// Which worker owns each feature when the workers split the coordinates: blocks of 64 features dealt
-// round-robin (balanced even when frequent features cluster; each owner's writes stay on its own
-// cache lines). A table, since a division per nonzero would cost more than the rest of the work.
+// Which worker owns each feature when the workers split the coordinates: blocks of 64 features
+// dealt round-robin (balanced even when frequent features cluster; each owner's writes stay on its
+// own cache lines). A table, since a division per nonzero would cost more than the rest of the
+// work.
 class FeatureOwners {
  public:
   FeatureOwners(uint64_t features, int workers) : owner_((features >> 6) + 1) {

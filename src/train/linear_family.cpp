@@ -22,18 +22,12 @@ class LinearFamily final : public ModelFamily {
 
   EpochTotals RunEpoch(uint64_t epoch, const SampleOrder& order, const StepSize& step,
                        Executor& executor, EpochPart part) override {
-    const LinearContext context{&train_,
-                               targets_.values.data(),
-                               Params(),
-                               &order,
-                               step,
-                               config_.optimizer,
-                               epoch,
-                               workers_,
-                               batch_,
-                               &executor,
-                               part.index,
-                               part.count};
+    const LinearContext context{&train_,    targets_.values.data(),
+                                Params(),   &order,
+                                step,       config_.optimizer,
+                                epoch,      workers_,
+                                batch_,     &executor,
+                                part.index, part.count};
     return runner_->Run(context);
   }
 
@@ -102,7 +96,8 @@ std::unique_ptr<ModelFamily> MakeLinearFamily(const TrainConfig& config,
                                               AlignedArray<FeatureRate> rates, const Dataset& train,
                                               const Targets& targets) {
   return std::make_unique<LinearFamily>(
-      config, settings, MakeLinearSetup(config, settings, std::move(rates), targets), train, targets);
+      config, settings, MakeLinearSetup(config, settings, std::move(rates), targets), train,
+      targets);
 }
 
 }  // namespace parsgd

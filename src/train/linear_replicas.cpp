@@ -57,7 +57,9 @@ class LinearLocal {
     r.done = 0;
   }
 
-  uint64_t Minibatches(int w, int batch) const { return (workers_[w].shard.size() + batch - 1) / batch; }
+  uint64_t Minibatches(int w, int batch) const {
+    return (workers_[w].shard.size() + batch - 1) / batch;
+  }
 
   // Before the period of minibatches [m_begin, m_end): whether its combining step covers the whole
   // model (then no worker needs to mark what it touched), from the mean nonzeros per row (with the
@@ -81,7 +83,8 @@ class LinearLocal {
     const bool mark = !whole_;  // whether the combining step needs to know what changed
     const uint64_t begin = std::min<uint64_t>(m_begin * c.batch, r.shard.size());
     const uint64_t end = std::min<uint64_t>(m_end * c.batch, r.shard.size());
-    const LinearParams p{replica, c.params.features, c.params.outputs, c.params.rates, c.params.bias};
+    const LinearParams p{replica, c.params.features, c.params.outputs, c.params.rates,
+                         c.params.bias};
     const double rows = static_cast<double>(c.data->rows());
     const std::atomic<bool>& stop = c.executor->stop_flag();  // checked per block or minibatch
     auto context = [&](uint64_t i) {  // this worker's progress, scaled by the worker count
@@ -120,7 +123,8 @@ class LinearLocal {
         if (mark) {
           for (uint32_t j : r.gradient->touched()) MarkTouched(r, j);
         }
-        r.gradient->template ApplyAndClear<Rule, StoreWrite>(p, static_cast<uint32_t>(b_end - b), rc);
+        r.gradient->template ApplyAndClear<Rule, StoreWrite>(p, static_cast<uint32_t>(b_end - b),
+                                                             rc);
         ++steps;
       }
     }
@@ -173,8 +177,8 @@ class LinearLocal {
     AlignedArray<float> sum;
     AlignedArray<uint32_t> count;
     std::optional<GradientSum<Head::kOutputs>> gradient;
-    std::vector<uint8_t> seen;       // features touched since the last combining step
-    std::vector<uint32_t> touched;   // the same, as a list
+    std::vector<uint8_t> seen;      // features touched since the last combining step
+    std::vector<uint32_t> touched;  // the same, as a list
     std::vector<uint32_t> order_scratch;
     std::span<const uint32_t> shard;
     std::vector<float> z;
@@ -203,11 +207,11 @@ class LinearLocal {
 }  // namespace
 
 std::unique_ptr<LinearRunner> MakeLinearReplicaRunner(const TrainConfig& config,
-                                                     const RunnerShape& shape) {
+                                                      const RunnerShape& shape) {
   return WithHead(config.model, [&]<class Head>(Head) {
     return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) {
       return MakeReplicaRunner<LinearRunner>(config, LinearLocal<Head, Rule>(shape), shape.workers,
-                                            (shape.features + 1) * shape.outputs);
+                                             (shape.features + 1) * shape.outputs);
     });
   });
 }

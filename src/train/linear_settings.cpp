@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "curvature.hpp"
@@ -27,7 +27,8 @@ namespace {
 //    256, where sqrt(B) scaling and the curvature bound below stopped 1-10 points of accuracy short
 //    after 5 epochs (bench/README.md);
 //  - squared loss can diverge, so it keeps the bound of Ma, Bassily and Belkin (2018, "The power of
-//    interpolation"): B / (R2 + (B - 1) L) with L the largest eigenvalue of the rows' second moment.
+//    interpolation"): B / (R2 + (B - 1) L) with L the largest eigenvalue of the rows' second
+//    moment.
 // Momentum's steps add up to 1/(1 - mu) of a gradient step, so its eta0 is scaled by (1 - mu).
 // RMSProp and Adam move every touched coordinate by about eta, so a row's score moves by about
 // eta * L1, L1 = mean sum_j sqrt(m_j) |x_j| (bias included): their eta0 is kAutoStepScale / L1.
@@ -155,8 +156,9 @@ LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& t
 LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& train,
                                      Communicator& comm) {
   if (config.batch > 1 && config.model == ModelKind::kSquared) {
-    throw Error("the squared loss with minibatches over several ranks: not yet (its automatic "
-                "step size estimates the data's top eigenvalue on one rank's rows)");
+    throw Error(
+        "the squared loss with minibatches over several ranks: not yet (its automatic "
+        "step size estimates the data's top eigenvalue on one rank's rows)");
   }
   LinearSettings r;
   FeatureStats f = ScanFeatures(train);

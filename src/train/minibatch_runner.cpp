@@ -30,7 +30,8 @@ class LinearSyncLocal {
         rows_(batch),
         d_(static_cast<std::size_t>(batch) * shape.outputs),
         loss_(batch) {
-    for (Worker& w : workers_) w.gradient.emplace(sum_.data(), count_.data(), shape.features, shape.outputs);
+    for (Worker& w : workers_)
+      w.gradient.emplace(sum_.data(), count_.data(), shape.features, shape.outputs);
   }
   LinearSyncLocal(LinearSyncLocal&&) = default;
 
@@ -56,7 +57,8 @@ class LinearSyncLocal {
     auto& g = *workers_[w].gradient;
     for (uint64_t i = 0; i < size; ++i) {
       const float* d = d_.data() + i * outputs_;
-      g.Add(c.data->row(rows_[i]), d, c.params.rates, [&](uint32_t j) { return owners_.Of(j) == w; });
+      g.Add(c.data->row(rows_[i]), d, c.params.rates,
+            [&](uint32_t j) { return owners_.Of(j) == w; });
       if (w == 0 && c.params.bias) g.AddBias(d);
     }
     // Nothing else writes these coordinates in this phase: plain relaxed stores suffice.
@@ -86,7 +88,8 @@ class LinearSyncLocal {
 
 }  // namespace
 
-std::unique_ptr<LinearRunner> MakeMinibatchRunner(const TrainConfig& config, const RunnerShape& shape) {
+std::unique_ptr<LinearRunner> MakeMinibatchRunner(const TrainConfig& config,
+                                                  const RunnerShape& shape) {
   return WithHead(config.model, [&]<class Head>(Head) {
     return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) -> std::unique_ptr<LinearRunner> {
       return std::make_unique<SyncRunner<LinearParams, LinearSyncLocal<Head, Rule>>>(

@@ -1,4 +1,5 @@
-// The MLP's half of training: the model (its input scaling from the data), the optimiser state, the dense epoch runners, and evaluation with one engine per thread.
+// The MLP's half of training: the model (its input scaling from the data), the optimiser state, the
+// dense epoch runners, and evaluation with one engine per thread.
 #include <algorithm>
 #include <cmath>
 
@@ -63,7 +64,9 @@ class MlpFamily final : public ModelFamily {
     LoadOptimizerState(s, state_);
     runner_->Load(s);
   }
-  void StartFrom(const LinearModel&) override { throw Error("an mlp run cannot start from a linear model"); }
+  void StartFrom(const LinearModel&) override {
+    throw Error("an mlp run cannot start from a linear model");
+  }
   void StartFrom(const MlpModel& model) override {
     std::ranges::copy(model.params(), model_.params().begin());
     std::ranges::copy(model.input_scale(), model_.input_scale().begin());

@@ -10,22 +10,24 @@
 // A model takes part through a "local trainer" (linear_replicas.cpp, dense_runner.cpp):
 //   using Context;                                     the epoch's context of the model's runners
 //   static ParamArrays Trainer(const Context&);         the trainer's parameters and state
-//   void Begin(const Context&, int w);                  worker w's shard for this epoch, totals zeroed
-//   uint64_t Minibatches(int w, int batch) const;       worker w's minibatches this epoch
+//   void Begin(const Context&, int w);                  worker w's shard for this epoch, totals
+//   zeroed uint64_t Minibatches(int w, int batch) const;       worker w's minibatches this epoch
 //   void BeginPeriod(const Context&, uint64_t m_begin, uint64_t m_end);  once, before a period
 //   void Train(const Context&, int w, const ParamArrays& replica, uint64_t& steps,
-//              uint64_t m_begin, uint64_t m_end);       worker w trains on minibatches [m_begin, m_end)
+//              uint64_t m_begin, uint64_t m_end);       worker w trains on minibatches [m_begin,
+//              m_end)
 //   void EndPeriod();                                   once, after the period's training
 //   void ForChanged(int w, int workers, fn) const;      fn(begin, end) over the coordinate ranges
 //                                                       that changed in some replica this period
-//                                                       and that worker w combines (disjoint over w)
+//                                                       and that worker w combines (disjoint over
+//                                                       w)
 //   EpochTotals Totals() const;                         losses and samples, summed in worker order
 // and a combining step (a "combine"):
 //   static constexpr bool kOwnWeights;                  replicas differ at an epoch's end
 //   void Start(const ParamArrays& trainer, int workers);  before an epoch's training
-//   void Combine(Replicas&, const Local&, int w, int workers);          worker w's share of the step
-//   void Finish(const Replicas&, const ParamArrays& trainer);           the epoch's model
-//   void Save(TrainingState&) const; void Load(const TrainingState&);   its own state between epochs
+//   void Combine(Replicas&, const Local&, int w, int workers);          worker w's share of the
+//   step void Finish(const Replicas&, const ParamArrays& trainer);           the epoch's model void
+//   Save(TrainingState&) const; void Load(const TrainingState&);   its own state between epochs
 #pragma once
 
 #include <algorithm>
@@ -66,7 +68,8 @@ class ReplicaRunner final : public Base {
     });
     combine_.Start(trainer, workers);
     uint64_t minibatches = 0;
-    for (int w = 0; w < workers; ++w) minibatches = std::max(minibatches, local_.Minibatches(w, c.batch));
+    for (int w = 0; w < workers; ++w)
+      minibatches = std::max(minibatches, local_.Minibatches(w, c.batch));
     const uint64_t period = period_ > 0 ? static_cast<uint64_t>(period_) : minibatches;
     const std::atomic<bool>& stop = c.executor->stop_flag();
     for (uint64_t m = 0; m < minibatches && !stop.load(std::memory_order_relaxed); m += period) {
@@ -75,7 +78,8 @@ class ReplicaRunner final : public Base {
         local_.Train(c, w, replicas_.Arrays(w), replicas_.steps(w), m, m + period);
       });
       local_.EndPeriod();
-      c.executor->RunWorkers(workers, [&](int w) { combine_.Combine(replicas_, local_, w, workers); });
+      c.executor->RunWorkers(workers,
+                             [&](int w) { combine_.Combine(replicas_, local_, w, workers); });
     }
     combine_.Finish(replicas_, trainer);
     return local_.Totals();
@@ -109,10 +113,12 @@ decltype(auto) WithReplicaCombine(const TrainConfig& config, uint64_t size, Fn&&
 template <class Base, class Local>
 std::unique_ptr<Base> MakeReplicaRunner(const TrainConfig& config, Local&& local, int workers,
                                         uint64_t size) {
-  return WithReplicaCombine(config, size, [&]<class Combine>(Combine&& combine) -> std::unique_ptr<Base> {
-    return std::make_unique<ReplicaRunner<Base, Local, Combine>>(
-        std::move(local), std::move(combine), workers, size, config.period, config.average_state);
-  });
+  return WithReplicaCombine(config, size,
+                            [&]<class Combine>(Combine&& combine) -> std::unique_ptr<Base> {
+                              return std::make_unique<ReplicaRunner<Base, Local, Combine>>(
+                                  std::move(local), std::move(combine), workers, size,
+                                  config.period, config.average_state);
+                            });
 }
 
 }  // namespace parsgd

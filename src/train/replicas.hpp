@@ -46,7 +46,8 @@ class Replicas {
 
   ParamArrays Arrays(int w) {
     Replica& r = replicas_[w];
-    return {r.arrays[kWeights].data(), r.arrays[kState0].empty() ? nullptr : r.arrays[kState0].data(),
+    return {r.arrays[kWeights].data(),
+            r.arrays[kState0].empty() ? nullptr : r.arrays[kState0].data(),
             r.arrays[kState1].empty() ? nullptr : r.arrays[kState1].data()};
   }
 
@@ -81,7 +82,8 @@ class Replicas {
       return;
     }
     ForMeanBlocks(a, begin, end, [&](uint64_t b, uint64_t n, const float* mean) {
-      for (auto& replica : replicas_) std::memcpy(replica.arrays[a].data() + b, mean, n * sizeof(float));
+      for (auto& replica : replicas_)
+        std::memcpy(replica.arrays[a].data() + b, mean, n * sizeof(float));
     });
   }
   // The same for every array that is averaged: the weights, and the state when `with_state`.
@@ -121,9 +123,9 @@ class Replicas {
       if (!r.arrays[kState1].empty()) s.Put(prefix + "state1", r.arrays[kState1].span());
     }
   }
-  // Each replica's own part from `s` (step count 0 when `s` holds none); a replica whose weights `s`
-  // does not hold is remade from the trainer's restored parameters at the next epoch (MakeFrom).
-  // TrainingState::Get refuses arrays of another size.
+  // Each replica's own part from `s` (step count 0 when `s` holds none); a replica whose weights
+  // `s` does not hold is remade from the trainer's restored parameters at the next epoch
+  // (MakeFrom). TrainingState::Get refuses arrays of another size.
   void Load(const TrainingState& s) {
     for (std::size_t w = 0; w < replicas_.size(); ++w) {
       Replica& r = replicas_[w];
@@ -169,8 +171,8 @@ class Replicas {
           differ[i] |= x[i] != x0[i];
         }
       }
-      // mean or x0 by a bit mask: g++ vectorises neither a ?: on floats nor one on a flag of another
-      // type (it measured 14.6 instructions per coordinate, 5% of the MLP's epoch).
+      // mean or x0 by a bit mask: g++ vectorises neither a ?: on floats nor one on a flag of
+      // another type (it measured 14.6 instructions per coordinate, 5% of the MLP's epoch).
       for (uint64_t i = 0; i < n; ++i) {
         const uint32_t scaled = std::bit_cast<uint32_t>(mean[i] * inv);
         const uint32_t same = std::bit_cast<uint32_t>(x0[i]);

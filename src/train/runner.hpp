@@ -19,19 +19,19 @@
 
 namespace parsgd {
 
-// What a runner reads for one epoch. The parameters (in params) are the trainer's: the model and its
-// optimiser state, which the runner leaves holding the epoch's result.
+// What a runner reads for one epoch. The parameters (in params) are the trainer's: the model and
+// its optimiser state, which the runner leaves holding the epoch's result.
 template <class Params>
 struct RunContext {
   const Dataset* data;
-  const float* targets;      // per row: the label (binary models), the class id (the others)
+  const float* targets;  // per row: the label (binary models), the class id (the others)
   Params params;
   const SampleOrder* order;  // one shard per worker
   StepSize step;
-  OptimizerConfig optimizer; // resolved
-  uint64_t epoch;            // 0-based
+  OptimizerConfig optimizer;  // resolved
+  uint64_t epoch;             // 0-based
   int workers;
-  int batch;                 // samples per update: global for sync, per worker otherwise
+  int batch;  // samples per update: global for sync, per worker otherwise
   Executor* executor;
   // The part of the epoch to run: each worker's shard cut into `parts` consecutive pieces, the
   // runner running piece `part` (parts > 1: the asynchronous schemes only, across ranks, which
@@ -60,8 +60,8 @@ class Runner {
   }
 };
 
-// Per-sample training recomputes the step size (and Adam's step count) every kStepBlock samples of a
-// worker, at positions that are multiples of it, and checks the stop flag as often.
+// Per-sample training recomputes the step size (and Adam's step count) every kStepBlock samples of
+// a worker, at positions that are multiples of it, and checks the stop flag as often.
 constexpr uint64_t kStepBlock = 64;
 
 // The step size after `samples_done` samples of epoch `epoch` over `rows` rows.

@@ -1,6 +1,6 @@
 // A training run's settings (one point of the grid: model, scheme, order, schedule), and what they
-// resolve to once the automatic ones are derived from the data. The settings a user gives are declared
-// once, with their ranges and help, in config/settings.hpp.
+// resolve to once the automatic ones are derived from the data. The settings a user gives are
+// declared once, with their ranges and help, in config/settings.hpp.
 #pragma once
 
 #include <cstdint>
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "parsgd/model/model_kind.hpp"
 #include "parsgd/model/mlp_engine.hpp"
+#include "parsgd/model/model_kind.hpp"
 #include "parsgd/optim/optimizer.hpp"
 #include "parsgd/optim/step_size.hpp"
 #include "parsgd/order/sample_order.hpp"
@@ -39,9 +39,9 @@ inline constexpr Named<Backend> kBackends[] = {
 
 // How the model is fitted: stochastic gradient steps (the schemes and optimisers of this file),
 // coordinate descent on the primal over a partition of the features (Shotgun, Bradley et al. 2011;
-// the workers share the rows' scores X w), or coordinate descent on the problem's dual (hinge: Hsieh et al. 2008, LIBLINEAR -s 3; logistic:
-// Yu, Huang and Lin 2011, LIBLINEAR -s 7; in parallel PASSCoDe, Hsieh, Yu and Dhillon 2015), one
-// dual variable per sample, the primal weights shared.
+// the workers share the rows' scores X w), or coordinate descent on the problem's dual (hinge:
+// Hsieh et al. 2008, LIBLINEAR -s 3; logistic: Yu, Huang and Lin 2011, LIBLINEAR -s 7; in parallel
+// PASSCoDe, Hsieh, Yu and Dhillon 2015), one dual variable per sample, the primal weights shared.
 enum class Solver { kSgd, kDualCd, kCd };
 
 inline constexpr Named<Solver> kSolvers[] = {
@@ -64,8 +64,8 @@ inline constexpr Named<Bias> kBiases[] = {
     {Bias::kOff, "off", "held at 0: the problem without a bias (LIBLINEAR's default)"},
 };
 
-// The SVM duals' shrinking (--solver dual-cd, hinge and squared-hinge): variables at a bound set aside (their rows skipped)
-// while their derivative keeps them there, as LIBLINEAR does.
+// The SVM duals' shrinking (--solver dual-cd, hinge and squared-hinge): variables at a bound set
+// aside (their rows skipped) while their derivative keeps them there, as LIBLINEAR does.
 enum class Shrinking { kOn, kOff };
 
 inline constexpr Named<Shrinking> kShrinkings[] = {
@@ -110,32 +110,32 @@ struct TrainConfig {
   Solver solver = Solver::kSgd;
   SchemeKind scheme = SchemeKind::kAuto;  // resolved by the trainer (train/scheme_choice.hpp)
   OrderKind order = OrderKind::kGlobal;
-  int threads = 0;            // 0: every core this process may use
-  int epochs = 0;             // 0: enough for about 10^6 updates, at least 10, at most 1000;
-                              // the coordinate-descent solvers: 1000, a cap (tol stops them)
-  double tol = -1;            // stopping rule; -1: the solver's default; 0: none (see
-                              // ResolvedSettings::tol)
-  double learning_rate = 0;   // eta0; 0: derived from the data (see ResolvedSettings)
+  int threads = 0;           // 0: every core this process may use
+  int epochs = 0;            // 0: enough for about 10^6 updates, at least 10, at most 1000;
+                             // the coordinate-descent solvers: 1000, a cap (tol stops them)
+  double tol = -1;           // stopping rule; -1: the solver's default; 0: none (see
+                             // ResolvedSettings::tol)
+  double learning_rate = 0;  // eta0; 0: derived from the data (see ResolvedSettings)
   ScheduleKind schedule = ScheduleKind::kLinear;
-  double decay = 0;           // 0: the schedule's default (invtime 1 per epoch, geometric 0.9)
-  double l2 = -1;             // -1: 1 / rows (LIBLINEAR's default C = 1)
+  double decay = 0;  // 0: the schedule's default (invtime 1 per epoch, geometric 0.9)
+  double l2 = -1;    // -1: 1 / rows (LIBLINEAR's default C = 1)
   Normalization normalize = Normalization::kMaxAbs;
-  Bias bias = Bias::kOn;      // linear models
+  Bias bias = Bias::kOn;                 // linear models
   Shrinking shrinking = Shrinking::kOn;  // dual-cd, hinge and squared-hinge
   OptimizerConfig optimizer;
-  int batch = 0;              // samples per update; 0: 256 for sync (global), 32 for average, else 1
-  int period = -1;            // average, gossip: minibatches between combinations; 0: once per
-                              // epoch; -1: automatic (10, or a tenth of a shard for --batch 1)
-  bool average_state = false; // average, gossip: combine the optimiser state too
-  OuterConfig outer;          // average: the outer optimiser
+  int batch = 0;    // samples per update; 0: 256 for sync (global), 32 for average, else 1
+  int period = -1;  // average, gossip: minibatches between combinations; 0: once per
+                    // epoch; -1: automatic (10, or a tenth of a shard for --batch 1)
+  bool average_state = false;  // average, gossip: combine the optimiser state too
+  OuterConfig outer;           // average: the outer optimiser
   RanksScheme ranks_scheme = RanksScheme::kAverage;  // across ranks
-  int ranks_period = -1;      // across ranks: each rank's updates between two combinations; 0:
-                              // once per epoch; -1: automatic (10 per epoch)
-  bool deterministic = false; // refuse schemes whose result depends on timing
+  int ranks_period = -1;       // across ranks: each rank's updates between two combinations; 0:
+                               // once per epoch; -1: automatic (10 per epoch)
+  bool deterministic = false;  // refuse schemes whose result depends on timing
   std::vector<int> hidden = {256, 128};  // mlp: hidden layer sizes
   MlpBackend mlp_backend = MlpBackend::kOneDnn;
   Backend backend = Backend::kCpu;
-  bool require_gpu = false;   // offload: fail unless the target regions run on a device
+  bool require_gpu = false;  // offload: fail unless the target regions run on a device
   uint64_t seed = 1;
 };
 
@@ -153,31 +153,31 @@ std::string AddedSettings(const TrainConfig& config);
 struct ResolvedSettings {
   std::string device = "cpu";  // where the workers ran: "cpu", "host-fallback" or the GPU's name
   SchemeKind scheme = SchemeKind::kSequential;  // resolved: never kAuto
-  std::string scheme_reason;   // why auto chose it; empty when the scheme was given
+  std::string scheme_reason;  // why auto chose it; empty when the scheme was given
   OptimizerKind optimizer = OptimizerKind::kSgd;  // resolved: never kAuto
-  int threads = 1;       // threads of the executor
-  int workers = 1;       // workers that update the model (1 for the sequential scheme)
+  int threads = 1;                                // threads of the executor
+  int workers = 1;  // workers that update the model (1 for the sequential scheme)
   int epochs = 1;
   bool epochs_auto = false;
-  // The stopping rule: the dual solver stops once its relative duality gap (P(w) - D(a)) / |P(w)| is
-  // at most tol; primal cd once an epoch lowers the objective by at most tol of it; sgd once 5
+  // The stopping rule: the dual solver stops once its relative duality gap (P(w) - D(a)) / |P(w)|
+  // is at most tol; primal cd once an epoch lowers the objective by at most tol of it; sgd once 5
   // epochs in a row end above the best objective so far minus tol of it (scikit-learn's rule); 0
   // never stops before the last epoch (the SGD solver's default).
   double tol = 0;
   bool tol_auto = false;
   int batch = 1;
-  int period = 10;       // resolved: >= 1, or 0 for once per epoch
+  int period = 10;  // resolved: >= 1, or 0 for once per epoch
   double eta0 = 0;
   bool eta0_auto = false;
   double decay = 0;
   double l2 = 0;
   bool l2_auto = false;
-  int ranks = 1;         // processes of the run (comm/communicator.hpp)
+  int ranks = 1;  // processes of the run (comm/communicator.hpp)
   // Across ranks: the parts each rank's epoch is cut into, a combination after each (1: once per
   // epoch); and the resolved --ranks-period (0 for once per epoch).
   uint64_t rank_parts = 1;
   int ranks_period = 0;
-  int outputs = 1;       // K
+  int outputs = 1;  // K
   uint64_t features = 0;
   double mean_squared_norm = 0;  // mean over rows of sum_j m_j x_j^2, + 1 (the bias input) with
                                  // --bias on

@@ -16,22 +16,22 @@ struct EpochTotals {
 };
 
 struct EpochReport {
-  int epoch = 0;                   // 1-based
-  uint64_t updates = 0;            // samples processed this epoch
-  double train_seconds = 0;        // the workers' wall time, evaluation excluded
+  int epoch = 0;             // 1-based
+  uint64_t updates = 0;      // samples processed this epoch
+  double train_seconds = 0;  // the workers' wall time, evaluation excluded
   double eval_seconds = 0;
-  double comm_seconds = 0;         // across ranks: combining the ranks' models (in train_seconds)
-  double learning_rate = 0;        // at the end of the epoch (0 for --solver dual-cd)
-  double progressive_loss = 0;     // mean loss of each sample just before its own update
-  double objective = 0;            // mean training loss + l2 / 2 * ||w||^2, after the epoch
+  double comm_seconds = 0;      // across ranks: combining the ranks' models (in train_seconds)
+  double learning_rate = 0;     // at the end of the epoch (0 for --solver dual-cd)
+  double progressive_loss = 0;  // mean loss of each sample just before its own update
+  double objective = 0;         // mean training loss + l2 / 2 * ||w||^2, after the epoch
   double train_accuracy = 0;
   std::optional<double> test_loss;
   std::optional<double> test_accuracy;
   // The dual solver's dual objective D(a) on the objective's scale (D <= the optimum <= objective):
   // the duality gap objective - D bounds how far the weights are from the optimum.
   std::optional<double> dual_objective;
-  bool converged = false;          // the stopping rule (--tol) holds after this epoch
-  bool interrupted = false;        // the stop flag ended the epoch early: no evaluation
+  bool converged = false;    // the stopping rule (--tol) holds after this epoch
+  bool interrupted = false;  // the stop flag ended the epoch early: no evaluation
   double samples_per_second() const { return train_seconds > 0 ? updates / train_seconds : 0; }
   // (objective - D) / |objective|; none without a dual.
   std::optional<double> relative_gap() const {
