@@ -51,13 +51,14 @@ std::size_t Count(const std::string& text, const std::string& part) {
 
 TEST_F(TrainAcrossRanks, RankZeroReportsTheWholeRunAndSavesTheAveragedModel) {
   const std::string model = dir_.File("m.model"), metrics = dir_.File("m.jsonl");
-  const testing::CliResult r =
-      Train(2, "--test " + dir_.File("test.svm") + " --epochs 3 --save " + model + " --metrics " + metrics);
+  const testing::CliResult r = Train(2, "--test " + dir_.File("test.svm") + " --epochs 3 --save " +
+                                            model + " --metrics " + metrics);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(Count(r.output, "parsgd train: 3000 rows"), 1u) << r.output;
   EXPECT_TRUE(Contains(r.output, "across 2 ranks")) << r.output;
   EXPECT_EQ(Lines(testing::ReadFile(metrics)).size(), 3u);
-  EXPECT_TRUE(Contains(testing::ReadFile(metrics), "\"updates\":3000,")) << testing::ReadFile(metrics);
+  EXPECT_TRUE(Contains(testing::ReadFile(metrics), "\"updates\":3000,"))
+      << testing::ReadFile(metrics);
   // The test metrics of the ranks' shares together are the saved model's on the whole test set.
   const std::size_t at = r.output.rfind("test accuracy ");
   ASSERT_NE(at, std::string::npos) << r.output;
@@ -79,16 +80,63 @@ TEST_F(TrainAcrossRanks, ABadLineInRankOnesShareEndsEveryRankWithItsLineInTheFil
 }
 
 TEST_F(TrainAcrossRanks, ACheckpointResumesEveryRankExactlyAndAnotherRankCountIsRefused) {
-  const std::string a = dir_.File("a.model"), b = dir_.File("b.model"), ckpt = dir_.File("run.ckpt");
+  const std::string a = dir_.File("a.model"), b = dir_.File("b.model"),
+                    ckpt = dir_.File("run.ckpt");
   const std::string flags = " --schedule constant --ranks-period 100";
   ASSERT_EQ(Train(2, "--epochs 4 --save " + a + flags).status, 0);
   ASSERT_EQ(Train(2, "--epochs 2 --checkpoint " + ckpt + flags).status, 0);
-  const testing::CliResult resumed = Train(2, "--epochs 4 --resume " + ckpt + " --save " + b + flags);
+  const testing::CliResult resumed =
+      Train(2, "--epochs 4 --resume " + ckpt + " --save " + b + flags);
   ASSERT_EQ(resumed.status, 0) << resumed.output;
   EXPECT_EQ(testing::ReadFile(a), testing::ReadFile(b));
   const testing::CliResult three = Train(3, "--epochs 4 --resume " + ckpt + flags);
   EXPECT_NE(three.status, 0) << three.output;
   EXPECT_EQ(Count(three.output, "ranks: checkpoint 2, this run 3"), 1u) << three.output;
+}
+
+// --ranks-scheme sync on 2 ranks of one thread is the sync scheme of 2 workers in one process: from
+// a binary cache (each rank's share a row range, as each worker's shard under the sequential
+// order), with a sample of each rank in each step (so that the ranks' sum of two floats rounds as
+// the workers' does), the two models score every test row alike.
+TEST_F(TrainAcrossRanks, SyncIsTheSyncSchemeOfAsManyWorkers) {
+  const std::string bin = dir_.File("train.bin");
+  ASSERT_EQ(testing::RunCli("convert " + dir_.File("train.svm") + " " + bin).status, 0);
+  const std::string flags = " --epochs 2 --batch 2 --order sequential --learning-rate 0.1";
+  const std::string a = dir_.File("a.model"), b = dir_.File("b.model");
+  const testing::CliResult one =
+      testing::RunCli("train --train " + bin + " --scheme sync --threads 2 --save " + a + flags);
+  ASSERT_EQ(one.status, 0) << one.output;
+  const testing::CliResult ranks = testing::RunShell(
+      std::string(
+          "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+          "OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none ") +
+#ifdef PARSGD_MPIEXEC
+      PARSGD_MPIEXEC +
+#endif
+      " -np 2 " + PARSGD_CLI_PATH + " train --train " + bin +
+      " --threads 1 --ranks-scheme sync --save " + b + flags);
+  ASSERT_EQ(ranks.status, 0) << ranks.output;
+  EXPECT_TRUE(Contains(ranks.output, "summed over the ranks (sync)")) << ranks.output;
+  const std::string test = " " + dir_.File("test.svm") + " --scores";
+  const testing::CliResult scores_a = testing::RunCli("predict " + a + test);
+  const testing::CliResult scores_b = testing::RunCli("predict " + b + test);
+  ASSERT_EQ(scores_a.status, 0) << scores_a.output;
+  EXPECT_EQ(scores_a.output, scores_b.output);
+}
+
+// The MLP across ranks: rank 0 reports once, and the saved model is the one it evaluated.
+TEST_F(TrainAcrossRanks, TheMlpTrainsAcrossRanks) {
+  const std::string model = dir_.File("mlp.model");
+  const testing::CliResult r = Train(
+      2, "--model mlp --hidden 16 --epochs 2 --test " + dir_.File("test.svm") + " --save " + model);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(Count(r.output, "model mlp"), 1u) << r.output;
+  const std::size_t at = r.output.rfind("test accuracy ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const std::string accuracy = r.output.substr(at + 14, r.output.find('%', at) - at - 14);
+  const testing::CliResult eval = testing::RunCli("eval " + model + " " + dir_.File("test.svm"));
+  ASSERT_EQ(eval.status, 0) << eval.output;
+  EXPECT_TRUE(Contains(eval.output, "accuracy " + accuracy + "%")) << eval.output << r.output;
 }
 
 }  // namespace

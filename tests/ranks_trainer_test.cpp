@@ -156,8 +156,8 @@ TEST(Ranks, GossipMixesNeighboursAndTrainsAsTheAverageDoes) {
   EXPECT_LT(gossip[0].reports.back().objective, gossip[0].reports.front().objective);
 }
 
-// Errors on one rank end every rank with the same message: an empty share, a refused setting, a
-// divergence.
+// Errors on one rank end every rank with the same message: an empty share, a refused setting
+// (more in ranks_schemes_test.cpp), a divergence.
 TEST(Ranks, AnErrorOnOneRankEndsEveryRankWithItsMessage) {
   const Dataset whole = testing::MakeProblem(60, 20, 4, 2, 0.05, 2);
   auto errors_of = [&](int ranks, const Dataset& data, const TrainConfig& c) {
@@ -178,10 +178,7 @@ TEST(Ranks, AnErrorOnOneRankEndsEveryRankWithItsMessage) {
   expect_all(errors_of(4, three, RanksConfig()), "rank 0's share of the rows is empty");
   TrainConfig sync = RanksConfig();
   sync.ranks_scheme = RanksScheme::kSync;
-  expect_all(errors_of(2, whole, sync), "ranks-scheme");
-  TrainConfig replicas = RanksConfig();
-  replicas.scheme = SchemeKind::kAverage;
-  expect_all(errors_of(2, whole, replicas), "inside each rank");
+  expect_all(errors_of(2, whole, sync), "inside each rank with ranks-scheme sync");
   TrainConfig diverging = RanksConfig();
   diverging.model = ModelKind::kSquared;
   diverging.learning_rate = 1e9;

@@ -30,8 +30,9 @@ constexpr Command kCommands[] = {
 };
 
 void PrintUsage(std::FILE* to) {
-  std::fprintf(to, "usage: parsgd COMMAND [options]   (parsgd COMMAND --help for its options)\n\n"
-                   "commands:\n");
+  std::fprintf(to,
+               "usage: parsgd COMMAND [options]   (parsgd COMMAND --help for its options)\n\n"
+               "commands:\n");
   for (const Command& c : kCommands) std::fprintf(to, "  %-10s%s\n", c.name, c.summary);
 }
 
@@ -64,15 +65,8 @@ int main(int argc, char** argv) {
     if (name != c.name) continue;
     try {
       return c.run(args);
-    } catch (const parsgd::cli::UsageError& e) {
-      std::fprintf(stderr, "parsgd: error: %s\n(see parsgd %s --help)\n", e.what(), c.name);
-      return 2;
-    } catch (const std::bad_alloc&) {
-      std::fprintf(stderr, "parsgd: error: out of memory\n");
-      return 1;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "parsgd: error: %s\n", parsgd::cli::ErrorText(e).c_str());
-      return 1;
+      return parsgd::cli::ReportError(e, c.name);
     }
   }
   std::fprintf(stderr, "parsgd: error: unknown command '%s'\n", argv[1]);

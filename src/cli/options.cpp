@@ -1,9 +1,12 @@
 #include "options.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fmt/format.h>
+#include <cstdio>
+#include <new>
 #include <stdexcept>
 
 #include "parsgd/util/edit_distance.hpp"
@@ -31,6 +34,20 @@ std::string ErrorText(const std::exception& error) {
     return e->Render([](std::string_view key) { return "--" + std::string(key); });
   }
   return error.what();
+}
+
+int ReportError(const std::exception& error, std::string_view command) {
+  if (dynamic_cast<const UsageError*>(&error) != nullptr) {
+    std::fprintf(stderr, "parsgd: error: %s\n(see parsgd %.*s --help)\n", error.what(),
+                 static_cast<int>(command.size()), command.data());
+    return 2;
+  }
+  if (dynamic_cast<const std::bad_alloc*>(&error) != nullptr) {
+    std::fprintf(stderr, "parsgd: error: out of memory\n");
+    return 1;
+  }
+  std::fprintf(stderr, "parsgd: error: %s\n", ErrorText(error).c_str());
+  return 1;
 }
 
 OptionParser::OptionParser(std::string command, std::string summary)
@@ -86,8 +103,8 @@ void OptionParser::UInt64(std::string name, uint64_t* field, std::string help) {
        }});
 }
 
-void OptionParser::Double(std::string name, double* field, std::string help, double min,
-                          double max, std::optional<double> automatic, bool min_exclusive) {
+void OptionParser::Double(std::string name, double* field, std::string help, double min, double max,
+                          std::optional<double> automatic, bool min_exclusive) {
   const bool is_auto = automatic && *field == *automatic;
   help += " [default: " + (is_auto ? std::string("auto") : FormatDefault(*field)) + "]";
   Add({std::move(name), automatic ? "X|auto" : "X", std::move(help), false,
@@ -214,7 +231,8 @@ bool OptionParser::Parse(std::span<const std::string> args) {
     const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
     Option* option = Find(name);
     if (option == nullptr) {
-      throw UsageError(fmt::format("parsgd {}: unknown option --{}{}", command_, name, Suggest(name)));
+      throw UsageError(
+          fmt::format("parsgd {}: unknown option --{}{}", command_, name, Suggest(name)));
     }
     const std::string flag = "--" + name;
     if (option->given && !option->listable) throw UsageError(flag + ": given twice");

@@ -2,8 +2,8 @@
 // and the field it writes, whose current value is the default shown in the help), and the parser,
 // the help text and the error messages all come from that declaration.
 //
-// List mode (for `parsgd compare`): options declared after AllowLists(true) are axes of a grid. Each
-// may be repeated, and each value of a non-string option may be a comma-separated list
+// List mode (for `parsgd compare`): options declared after AllowLists(true) are axes of a grid.
+// Each may be repeated, and each value of a non-string option may be a comma-separated list
 // (`--order random,global`); every item is checked by the option's own rule as it is read, and
 // Values() returns them. A switch in list mode also takes `=true,false`. Set() then applies one
 // item at a time, so each grid point is built through the same declarations as one `train` run.
@@ -33,6 +33,11 @@ class UsageError : public Error {
 // their flags (--batch), any other error's what().
 std::string ErrorText(const std::exception& error);
 
+// Prints `error` of `command` to stderr as the program reports a failure ("parsgd: error: ...",
+// with a pointer to the command's help for a UsageError) and returns the exit status it gives: 2
+// for a bad command line, 1 for any other failure.
+int ReportError(const std::exception& error, std::string_view command);
+
 class OptionParser {
  public:
   OptionParser(std::string command, std::string summary);
@@ -54,7 +59,8 @@ class OptionParser {
   void Choice(std::string name, Enum* field, std::span<const Named<Enum>> table, std::string help) {
     // (append, not operator+: g++ 12 -O3 warns falsely (-Wrestrict) on literal + temporary string)
     help.append(" [default: ").append(NameOf(table, *field)).append("]");
-    for (const auto& e : table) help.append("\n").append(Pad("", 28)).append(Pad(e.name, 11)).append(e.help);
+    for (const auto& e : table)
+      help.append("\n").append(Pad("", 28)).append(Pad(e.name, 11)).append(e.help);
     Add({std::move(name), "NAME", std::move(help), false,
          [field, table](const std::string& flag, std::string_view v) {
            auto found = FindByName(table, v);
@@ -107,8 +113,8 @@ class OptionParser {
     bool required;
     std::function<void(const std::string& flag, std::string_view value)> set;
     bool given = false;
-    bool listable = false;   // declared in list mode
-    bool splits = true;      // in list mode, a value is a comma-separated list (not for strings)
+    bool listable = false;  // declared in list mode
+    bool splits = true;     // in list mode, a value is a comma-separated list (not for strings)
     std::vector<std::string> values = {};
   };
   struct PositionalArg {

@@ -90,14 +90,26 @@ void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& 
       fmt::format("parsgd train: {} rows x {} features ({} nonzeros) from {}{}\n", rows,
                   train.features(), nonzeros, train.source(),
                   train.zero_based() == ZeroBased::kYes ? " (zero-based indices)" : "");
-  if (s.ranks > 1) {
+  if (s.ranks > 1 && c.ranks_scheme == RanksScheme::kSync) {
     out += fmt::format(
-        "  across {} ranks, each training its share of the rows: {} of the models{}{}\n", s.ranks,
+        "  across {} ranks, each training its share of the rows: every minibatch's gradient summed "
+        "over the ranks (sync)\n",
+        s.ranks);
+  } else if (s.ranks > 1) {
+    const bool outer = !c.outer.plain();
+    out += fmt::format(
+        "  across {} ranks, each training its share of the rows: {} of the models{}{}{}\n", s.ranks,
         NameOf<RanksScheme>(kRanksSchemes, c.ranks_scheme),
         s.ranks_period > 0 ? fmt::format(" every {} updates of each rank ({} times an epoch)",
                                          s.ranks_period, s.rank_parts)
                            : std::string(" once an epoch"),
-        c.average_state ? ", optimiser state too" : "");
+        c.average_state ? ", optimiser state too" : "",
+        outer ? fmt::format(", outer {} rate {}{}", NameOf<OuterKind>(kOuterKinds, c.outer.kind),
+                            c.outer.learning_rate,
+                            c.outer.kind == OuterKind::kSgd
+                                ? ""
+                                : fmt::format(" momentum {}", c.outer.momentum))
+              : "");
   }
   std::string scheme = NameOf<SchemeKind>(kSchemeKinds, s.scheme);
   if (!s.scheme_reason.empty()) scheme += fmt::format(" (auto: {})", s.scheme_reason);
@@ -106,7 +118,7 @@ void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& 
     scheme += s.period > 0 ? fmt::format(" (period {})", s.period) : " (period epoch)";
     if (c.average_state)
       scheme += s.scheme == SchemeKind::kGossip ? " (state mixed)" : " (state averaged)";
-    if (!c.outer.plain()) {
+    if (!c.outer.plain() && s.ranks == 1) {
       scheme += fmt::format(
           " (outer {}, rate {}{})", NameOf<OuterKind>(kOuterKinds, c.outer.kind),
           c.outer.learning_rate,
@@ -243,7 +255,7 @@ int TrainRun(std::span<const std::string> args, Communicator& ranks) {
     TakeModelDefaults(parser, *init, run);
   }
   try {
-    ValidateConfig(run.config);  // before any data is read
+    ValidateConfig(run.config, ranks.size());  // before any data is read
   } catch (const SettingError& e) {
     throw UsageError(ErrorText(e));  // a setting that cannot work is a command-line error
   }
@@ -348,18 +360,24 @@ int TrainRun(std::span<const std::string> args, Communicator& ranks) {
 int Train(std::span<const std::string> args) {
   const std::shared_ptr<Communicator> ranks = ProcessCommunicator();
   if (ranks->size() == 1) return TrainRun(args, *ranks);
-  // Across ranks: an error every rank agreed on is reported once, by rank 0; any other error ends
-  // every rank at once (MPI_Abort) with this rank's message, since the others may be waiting for
-  // it in a collective step.
+  // Across ranks: an error every rank agreed on (or the same command-line error, which every rank
+  // finds alike) is reported once, by rank 0, and every rank waits until it has been before it
+  // exits: the launcher ends the whole job at the first rank that exits with a failure. Any other
+  // error ends every rank at once (MPI_Abort) with this rank's message, since the others may be
+  // waiting for it in a collective step.
   const bool lead = ranks->rank() == 0;
+  auto reported = [&](const std::exception& e, int code) {
+    if (lead) code = ReportError(e, "train");
+    std::fflush(stderr);
+    ranks->Sum(0);  // every rank waits for rank 0's report
+    return code;
+  };
   try {
     return TrainRun(args, *ranks);
-  } catch (const UsageError&) {
-    if (lead) throw;  // the same command line on every rank: the same error
-    return 2;
-  } catch (const AgreedError&) {
-    if (lead) throw;
-    return 1;
+  } catch (const UsageError& e) {
+    return reported(e, 2);
+  } catch (const AgreedError& e) {
+    return reported(e, 1);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "parsgd: error (rank %d of %d): %s\n", ranks->rank(), ranks->size(),
                  ErrorText(e).c_str());

@@ -1,6 +1,7 @@
 #include "parsgd/comm/communicator.hpp"
 
 #include <barrier>
+#include <bit>
 #include <cstring>
 
 #include "parsgd/util/error.hpp"
@@ -29,6 +30,27 @@ void Communicator::MeanAll(std::span<float> values) {
   SumAll(sums);
   const double ranks = size();
   for (std::size_t k = 0; k < values.size(); ++k) values[k] = static_cast<float>(sums[k] / ranks);
+}
+
+void Communicator::SumAll(std::span<float> values) {
+  std::vector<double> sums(values.begin(), values.end());
+  SumAll(sums);
+  for (std::size_t k = 0; k < values.size(); ++k) values[k] = static_cast<float>(sums[k]);
+}
+
+void Communicator::MaxAllMagnitudes(std::span<float> values) {
+  std::vector<uint64_t> bits(values.size());
+  for (std::size_t j = 0; j < bits.size(); ++j) bits[j] = std::bit_cast<uint32_t>(values[j]);
+  MaxAll(bits);
+  for (std::size_t j = 0; j < bits.size(); ++j)
+    values[j] = std::bit_cast<float>(static_cast<uint32_t>(bits[j]));
+}
+
+void Communicator::Broadcast(std::string& text, int root) {
+  uint64_t length = text.size();
+  Broadcast(std::as_writable_bytes(std::span<uint64_t>(&length, 1)), root);
+  text.resize(length);
+  Broadcast(std::as_writable_bytes(std::span<char>(text.data(), text.size())), root);
 }
 
 void Communicator::Agree(const std::optional<std::string>& error) {

@@ -62,6 +62,43 @@ void ValidateCoordinateSolver(const TrainConfig& c) {
   }
 }
 
+// Across ranks: what the ranks can combine. The coordinate solvers keep scores or dual variables
+// that an average of the ranks' weights would not match; the offload backend keeps the model on
+// the device. Under `ranks-scheme` sync every step's minibatch gradient is summed over the ranks,
+// so the scheme inside a rank is the one that takes global minibatch steps: sync. The outer
+// optimiser acts on the ranks' average (the outermost one: where DiLoCo and SlowMo place it).
+void ValidateRanks(const TrainConfig& c) {
+  if (c.solver != Solver::kSgd) {
+    throw SettingError(fmt::format(
+        "`solver` {} across ranks: the ranks' weights averaged would not match its scores or "
+        "dual variables; across ranks the solver is sgd (for now)",
+        NameOf<Solver>(kSolvers, c.solver)));
+  }
+  if (c.backend == Backend::kOffload) {
+    throw SettingError("`backend` offload across ranks is not written yet: use the cpu backend");
+  }
+  if (c.ranks_scheme == RanksScheme::kSync) {
+    if (c.scheme != SchemeKind::kAuto && c.scheme != SchemeKind::kSync) {
+      throw SettingError(fmt::format(
+          "`scheme` {} inside each rank with `ranks-scheme` sync, which sums every minibatch's "
+          "gradient over the ranks: the scheme inside a rank is sync (`scheme` auto chooses it; "
+          "with one thread it is sequential minibatch SGD)",
+          NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
+    }
+    if (c.ranks_period != -1) {
+      throw SettingError(
+          "`ranks-period` with `ranks-scheme` sync: the ranks meet at every "
+          "minibatch; the period is for average and gossip");
+    }
+  }
+  if (!c.outer.plain() && c.ranks_scheme != RanksScheme::kAverage) {
+    throw SettingError(fmt::format(
+        "`outer-optimizer` {} across ranks acts on the ranks' average: it needs `ranks-scheme` "
+        "average",
+        NameOf<OuterKind>(kOuterKinds, c.outer.kind)));
+  }
+}
+
 // The outer optimiser's lines; none for the plain average.
 std::string OuterSettings(const TrainConfig& c) {
   if (c.outer.plain()) return "";
@@ -73,7 +110,7 @@ std::string OuterSettings(const TrainConfig& c) {
 
 }  // namespace
 
-void ValidateConfig(const TrainConfig& c) {
+void ValidateConfig(const TrainConfig& c, int ranks) {
   // Each setting's own range (config/settings.hpp), then the rules between settings.
   for (const Setting& s : TrainSettings()) CheckSetting(s, s.get(c));
   auto fail = [](const std::string& what) { throw SettingError(what); };
@@ -123,7 +160,9 @@ void ValidateConfig(const TrainConfig& c) {
   }
   if (c.solver != Solver::kSgd) ValidateCoordinateSolver(c);
   const OuterConfig& outer = c.outer;
-  if (!outer.plain() && c.scheme != SchemeKind::kAverage) {
+  if (ranks > 1) {
+    ValidateRanks(c);
+  } else if (!outer.plain() && c.scheme != SchemeKind::kAverage) {
     fail(
         fmt::format("`outer-optimizer` {} `outer-learning-rate` {}: the outer step acts on the "
                     "replicas' average, so it needs `scheme` average (gossip takes no average)",

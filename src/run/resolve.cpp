@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -159,6 +162,19 @@ double MlpAutoEta0(OptimizerKind kind) {
   return 0.3;
 }
 
+// The MLP's input scaling (--normalize maxabs): each feature by 1 / max |x_j| over the training
+// rows of every rank.
+std::vector<float> MlpInputScale(const Dataset& train, Communicator& comm) {
+  std::vector<float> max_abs(train.features(), 0.f);
+  for (uint64_t e = 0; e < train.nnz(); ++e) {
+    float& m = max_abs[train.indices()[e]];
+    m = std::max(m, std::abs(train.values()[e]));
+  }
+  if (comm.size() > 1) comm.MaxAllMagnitudes(max_abs);
+  for (float& m : max_abs) m = m > 0 ? 1.f / m : 1.f;
+  return max_abs;
+}
+
 // --scheme auto: the machine and the data are asked only where the rule needs them
 // (train/scheme_choice.hpp).
 SchemeChoice AutoScheme(const TrainConfig& config, const Dataset& train, int threads, int outputs,
@@ -191,54 +207,45 @@ SchemeChoice CoordinateScheme(const TrainConfig& config, int threads) {
   return {SchemeKind::kHogwild, "cd: Shotgun, each step writes its column's scores"};
 }
 
-// Across ranks the scheme inside each rank is one of the asynchronous ones, which train on the
-// rank's model in place and can stop at any sample (a combination every --ranks-period); the
-// replica schemes and sync keep their own copies and steps between epochs, and the coordinate
-// solvers their scores or dual variables, which an average of the ranks' weights would not match.
-void CheckRanks(const TrainConfig& c) {
-  if (c.ranks_scheme == RanksScheme::kSync) {
-    throw SettingError("`ranks-scheme` sync is not written yet: use average or gossip");
-  }
-  if (c.solver != Solver::kSgd) {
-    throw SettingError(fmt::format(
-        "`solver` {} across ranks: the ranks' weights averaged would not match its scores or "
-        "dual variables; across ranks the solver is sgd (for now)",
-        NameOf<Solver>(kSolvers, c.solver)));
-  }
-  if (!IsLinear(c.model)) {
-    throw SettingError(
-        "`model` mlp across ranks is not written yet: the linear models train "
-        "across ranks");
-  }
-  if (c.backend == Backend::kOffload) {
-    throw SettingError("`backend` offload across ranks is not written yet: use the cpu backend");
-  }
-  const bool async = c.scheme == SchemeKind::kAuto || c.scheme == SchemeKind::kHogwild ||
-                     c.scheme == SchemeKind::kLocked || c.scheme == SchemeKind::kStriped ||
-                     c.scheme == SchemeKind::kAtomic ||
-                     (c.scheme == SchemeKind::kSequential && c.batch <= 1);
-  if (!async) {
-    throw SettingError(fmt::format(
-        "`scheme` {}{} inside each rank: across ranks the scheme inside a rank is one of "
-        "sequential (per sample), hogwild, locked, striped, atomic (for now)",
-        NameOf<SchemeKind>(kSchemeKinds, c.scheme),
-        c.scheme == SchemeKind::kSequential ? fmt::format(" with `batch` {}", c.batch) : ""));
-  }
-  if (c.outer.kind != OuterKind::kSgd || c.outer.learning_rate != 1) {
-    throw SettingError("`outer-optimizer` across ranks is not written yet");
-  }
+// --scheme auto across ranks. Under `ranks-scheme` sync: sync. Otherwise the rule of one process
+// (AutoScheme), decided by rank 0 on its share and its machine and taken by every rank (Resolve
+// broadcasts it), so that every rank runs the same scheme and writes the same run identity.
+SchemeChoice RanksSyncScheme(int threads) {
+  return {SchemeKind::kSync, threads <= 1 ? "ranks-scheme sync, one thread a rank: sequential "
+                                            "minibatch steps, summed over the ranks"
+                                          : "ranks-scheme sync: the minibatch shared by the "
+                                            "rank's workers, summed over the ranks"};
 }
 
-// --scheme auto across ranks: the rank's threads as one asynchronous scheme.
-SchemeChoice RanksAutoScheme(int threads) {
-  if (threads <= 1) return {SchemeKind::kSequential, "across ranks, one thread a rank"};
-  return {SchemeKind::kHogwild, "across ranks, the rank's threads share its model"};
+// The scheme --scheme auto takes across ranks (RanksSyncScheme's comment): rank 0's choice, the
+// same on every rank. Collective: rank 0 must reach the broadcast even if its rule throws (the
+// fallback is sequential).
+SchemeChoice RankZeroScheme(const TrainConfig& given, const Dataset& train, const Targets& targets,
+                            Executor& executor, Communicator& comm) {
+  SchemeChoice choice{SchemeKind::kAuto, ""};
+  if (comm.rank() == 0) {
+    try {
+      const int outputs = IsBinary(given.model) ? 1 : targets.classes;
+      choice = AutoScheme(given, train, executor.threads(), outputs, executor);
+    } catch (const std::exception&) {
+      choice = {SchemeKind::kAuto, ""};
+    }
+  }
+  uint64_t fields[2] = {static_cast<uint64_t>(choice.scheme), static_cast<uint64_t>(choice.batch)};
+  comm.Broadcast(std::as_writable_bytes(std::span<uint64_t>(fields)), 0);
+  comm.Broadcast(choice.reason, 0);
+  choice.scheme = static_cast<SchemeKind>(fields[0]);
+  choice.batch = static_cast<int>(fields[1]);
+  if (choice.scheme == SchemeKind::kAuto) choice = {SchemeKind::kSequential, "across ranks"};
+  choice.reason = "rank 0: " + choice.reason;
+  return choice;
 }
 
 // The settings each rank resolves alone (`rows`: every rank's together): the optimiser, the memory
 // checks, the scheme, the device, the minibatch, the workers, the period, decay and epochs.
 void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets& targets,
-                  Executor& executor, uint64_t rows, bool ranks, Resolution& out) {
+                  Executor& executor, uint64_t rows, int ranks,
+                  const std::optional<SchemeChoice>& rank0, Resolution& out) {
   TrainConfig& config = out.config;
   ResolvedSettings& r = out.settings;
   config = given;
@@ -248,10 +255,12 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
   r.threads = executor.threads();
   r.outputs = IsBinary(config.model) ? 1 : targets.classes;
   r.features = train.features();
-  if (ranks) CheckRanks(config);
+  const bool shared = ranks > 1;
   CheckModelFits(config, train, r);
+  const bool ranks_sync = shared && config.ranks_scheme == RanksScheme::kSync;
   if (config.scheme == SchemeKind::kAuto) {
-    SchemeChoice choice = ranks ? RanksAutoScheme(r.threads)
+    SchemeChoice choice = ranks_sync ? RanksSyncScheme(r.threads)
+                          : rank0    ? *rank0
                           : config.solver != Solver::kSgd
                               ? CoordinateScheme(config, r.threads)
                               : AutoScheme(config, train, r.threads, r.outputs, executor);
@@ -279,6 +288,12 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
   if (config.scheme == SchemeKind::kSync && r.batch < r.workers) {
     throw SettingError(fmt::format(
         "`batch` {} is smaller than the {} workers that share each minibatch", r.batch, r.workers));
+  }
+  if (ranks_sync && r.batch < ranks * r.workers) {
+    throw SettingError(fmt::format(
+        "`batch` {} over {} ranks: each rank's share of the minibatch must hold a sample for each "
+        "of its {} workers (at least {})",
+        r.batch, ranks, r.workers, ranks * r.workers));
   }
   r.period = config.period >= 0 ? config.period : AutoPeriod(config, train.rows(), r.workers);
   config.period = r.period;
@@ -312,6 +327,7 @@ void ResolveModel(TrainConfig& config, const Dataset& train, Communicator& comm,
   } else {
     r.l2 = r.l2_auto ? 0.0 : config.l2;
     r.eta0 = r.eta0_auto ? MlpAutoEta0(config.optimizer.kind) : config.learning_rate;
+    if (config.normalize == Normalization::kMaxAbs) out.input_scale = MlpInputScale(train, comm);
   }
   config.epochs = r.epochs;
   config.tol = r.tol;
@@ -329,20 +345,27 @@ Resolution Resolve(const TrainConfig& given, const Dataset& train, const Targets
   // Collectives first, so that no rank waits in one for a rank that has thrown.
   const uint64_t rows = ranks ? comm.Sum(train.rows()) : train.rows();
   const uint64_t largest_share = ranks ? comm.Max(train.rows()) : train.rows();
-  comm.AgreeOn([&] { ResolveLocal(given, train, targets, executor, rows, ranks, out); });
+  std::optional<SchemeChoice> rank0;
+  if (ranks && given.scheme == SchemeKind::kAuto && given.ranks_scheme != RanksScheme::kSync) {
+    rank0 = RankZeroScheme(given, train, targets, executor, comm);
+  }
+  comm.AgreeOn(
+      [&] { ResolveLocal(given, train, targets, executor, rows, comm.size(), rank0, out); });
   ResolvedSettings& r = out.settings;
   TrainConfig& config = out.config;
   r.ranks = comm.size();
-  if (ranks) {
-    r.ranks_period =
-        config.ranks_period >= 0
-            ? config.ranks_period
-            : static_cast<int>(std::clamp<uint64_t>((largest_share + 9) / 10, 1, 1 << 30));
+  if (ranks && config.ranks_scheme != RanksScheme::kSync) {
+    // The period counts each rank's updates: samples for the per-sample schemes, minibatches
+    // (of `batch` samples) otherwise; every rank cuts its epoch into as many parts as the largest
+    // share needs. auto: 10 combinations an epoch.
+    const uint64_t updates = std::max<uint64_t>(1, (largest_share + r.batch - 1) / r.batch);
+    r.ranks_period = config.ranks_period >= 0
+                         ? config.ranks_period
+                         : static_cast<int>(std::clamp<uint64_t>((updates + 9) / 10, 1, 1 << 30));
     config.ranks_period = r.ranks_period;
-    // Every rank cuts its epoch into as many parts as the largest share needs.
-    r.rank_parts = r.ranks_period == 0 ? 1
-                                       : (largest_share + r.ranks_period - 1) /
-                                             static_cast<uint64_t>(r.ranks_period);
+    r.rank_parts = r.ranks_period == 0
+                       ? 1
+                       : (updates + r.ranks_period - 1) / static_cast<uint64_t>(r.ranks_period);
   }
   ResolveModel(config, train, comm, out);
   return out;

@@ -9,6 +9,8 @@
 // (train/linear_settings.hpp), for the MLP from the optimiser.
 #pragma once
 
+#include <vector>
+
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/config/train_config.hpp"
 #include "parsgd/data/dataset.hpp"
@@ -24,6 +26,8 @@ struct Resolution {
   TrainConfig config;               // every automatic setting made (Trainer::config())
   ResolvedSettings settings;        // the same, with what the data and the machine said
   AlignedArray<FeatureRate> rates;  // linear models: the per-feature rates (empty: none needed)
+  std::vector<float> input_scale;   // mlp with --normalize maxabs: 1 / max |x_j| of every rank's
+                                    // rows (1 for a feature never seen); empty otherwise
   DeviceInfo device;                // --backend offload: where its target regions run
 };
 

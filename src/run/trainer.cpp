@@ -20,6 +20,7 @@
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/float_env.hpp"
 #include "parsgd/util/rng.hpp"
+#include "ranks_combiner.hpp"
 #include "resolve.hpp"
 
 namespace parsgd {
@@ -77,27 +78,6 @@ std::string DataIdentityOf(const Dataset& d, const Targets& t, Communicator& com
                      h);
 }
 
-// Across ranks, after a part of an epoch: every rank's model (and optimiser state, with
-// --average-state) replaced by the ranks' mean (average) or by the mix of itself and its ring
-// neighbours, a third each (gossip: x_r <- (x_{r-1} + x_r + x_{r+1}) / 3, in that order). At the
-// epoch's end, under either, the model and the optimiser state are replaced by the ranks' mean, so
-// that every rank ends each epoch in the same state (the one a checkpoint holds; for gossip the
-// periodic global average of Chen et al., "Accelerating Gossip SGD with Periodic Global
-// Averaging", 2021).
-void CombineRanks(ModelFamily& family, Communicator& comm, RanksScheme scheme, bool state,
-                  bool epoch_end) {
-  for (const std::span<float> values : family.RankArrays(state || epoch_end)) {
-    if (scheme == RanksScheme::kAverage || epoch_end) {
-      comm.MeanAll(values);
-      continue;
-    }
-    std::vector<float> left(values.size()), right(values.size());
-    comm.ExchangeRing(values, left, right);
-    for (std::size_t k = 0; k < values.size(); ++k)
-      values[k] = (left[k] + values[k] + right[k]) / 3;
-  }
-}
-
 }  // namespace
 
 struct Trainer::State {
@@ -113,7 +93,8 @@ struct Trainer::State {
   std::unique_ptr<ModelFamily> family;
   std::optional<SampleOrder> order;
   StepSize step;
-  TrainConfig config;  // resolved
+  TrainConfig config;                     // resolved
+  std::optional<RanksCombiner> combiner;  // across ranks, under average and gossip
   int epochs_done = 0;
   Progress progress;
 
@@ -129,7 +110,7 @@ Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* 
   const bool shared = ranks.size() > 1;
   // Every step that may fail on one rank alone is agreed on before the next collective one.
   ranks.AgreeOn([&] {
-    ValidateConfig(given);
+    ValidateConfig(given, ranks.size());
     if (train.rows() > 0) return;
     if (!shared) throw Error(train.source() + ": no training rows");
     throw Error(
@@ -144,16 +125,21 @@ Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* 
 
   Resolution r = Resolve(given, train, s.train_targets, executor, ranks);
   const TrainConfig& config = r.config;
+  // Across ranks the outer optimiser acts on the ranks' average (RanksCombiner), not inside a rank.
+  TrainConfig inside = config;
+  if (shared) inside.outer = OuterConfig{};
   ranks.AgreeOn([&] {
     if (!IsLinear(config.model)) {
-      s.family = MakeMlpFamily(config, r.settings, train, s.train_targets);
+      s.family =
+          MakeMlpFamily(inside, r.settings, std::move(r.input_scale), train, s.train_targets);
     } else if (config.backend == Backend::kOffload) {
-      s.family = MakeOffloadLinearFamily(config, r.settings, std::move(r.rates), r.device, train,
+      s.family = MakeOffloadLinearFamily(inside, r.settings, std::move(r.rates), r.device, train,
                                          s.train_targets);
     } else {
-      s.family = MakeLinearFamily(config, r.settings, std::move(r.rates), train, s.train_targets);
+      s.family = MakeLinearFamily(inside, r.settings, std::move(r.rates), train, s.train_targets);
     }
   });
+  if (shared && config.ranks_scheme != RanksScheme::kSync) s.combiner.emplace(config);
   // Each rank its own stream of orders over its own rows.
   const uint64_t seed =
       shared ? DeriveSeed(config.seed, {kOrderStream, static_cast<uint64_t>(ranks.rank())})
@@ -199,21 +185,22 @@ EpochReport Trainer::RunEpoch() {
   double comm_seconds = 0;
   bool stopped = false;
   const uint64_t parts = s.settings.rank_parts;
+  // Under --ranks-scheme sync the sync scheme sums every step's gradient over the ranks.
+  Communicator* sums = shared && !s.combiner ? &ranks : nullptr;
+  if (s.combiner) s.combiner->StartEpoch(*s.family);
   for (uint64_t part = 0; part < parts && !stopped; ++part) {
     EpochTotals t;
     // A worker's error on one rank ends every rank (after the part it was in).
     ranks.AgreeOn([&] {
-      t = s.family->RunEpoch(epoch, *s.order, s.step, s.executor, {part, parts});
+      t = s.family->RunEpoch(epoch, *s.order, s.step, s.executor, {part, parts, sums});
     });
     totals.loss_sum += t.loss_sum;
     totals.updates += t.updates;
+    comm_seconds += t.comm_seconds;
     const auto combine_start = std::chrono::steady_clock::now();
     stopped = shared ? ranks.Max(stop.load(std::memory_order_relaxed) ? 1 : 0) != 0
                      : stop.load(std::memory_order_relaxed);
-    if (shared && !stopped) {
-      CombineRanks(*s.family, ranks, s.config.ranks_scheme, s.config.average_state,
-                   part + 1 == parts);
-    }
+    if (s.combiner && !stopped) s.combiner->Combine(*s.family, ranks, part + 1 == parts);
     comm_seconds += Seconds(combine_start);
   }
   if (shared) {
@@ -286,6 +273,7 @@ void Trainer::StartFrom(const Model& model) {
 TrainingState Trainer::Snapshot() const {
   TrainingState state;
   state_->family->Save(state);
+  if (state_->combiner) state_->combiner->Save(state);
   state.Put("epochs_done", static_cast<uint64_t>(state_->epochs_done));
   return state;
 }
@@ -298,6 +286,7 @@ void Trainer::Restore(const TrainingState& state) {
                             s.settings.epochs));
   }
   s.family->Load(state);
+  if (s.combiner) s.combiner->Load(state);
   s.epochs_done = static_cast<int>(epochs);
 }
 

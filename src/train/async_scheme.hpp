@@ -101,10 +101,7 @@ class AsyncRunner final : public Runner<Params> {
     const double per_update = local_.SamplesPerUpdate(c);
     double loss = 0;
     const uint64_t n = shard.size();
-    auto cut = [&](uint64_t k) {
-      return static_cast<uint64_t>(static_cast<unsigned __int128>(n) * k / c.parts);
-    };
-    const uint64_t first = cut(c.part), last = cut(c.part + 1);
+    const uint64_t first = PartStart(n, c.part, c.parts), last = PartStart(n, c.part + 1, c.parts);
     uint64_t done = first;
     for (uint64_t begin = first; begin < last; begin += block) {
       if (stop.load(std::memory_order_relaxed)) break;

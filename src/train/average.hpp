@@ -9,20 +9,20 @@
 // and costs O(touched), not O(model): a short period stays cheap on sparse data.
 //
 // With an outer optimiser (--outer-optimizer; the source texts' "updater at the parameter-server
-// level") the step keeps the model of the last combination, the anchor a, and treats
-// d = a - mean as the gradient of an outer rule on it: sgd a -= lr d; momentum (SlowMo, Wang et
-// al. 2020) v = mu v + d, a -= lr v; nesterov (DiLoCo's outer step) v = mu v + d,
-// a -= lr (d + mu v); then every replica takes a. Outer sgd with rate 1 is the plain average: that
-// case runs the plain average's code, so it gives its bytes. Outer sgd moves a only where d is not
-// zero, the changed coordinates; an outer velocity keeps moving coordinates no replica touched, so
-// outer momentum and nesterov combine every coordinate, O(model) per period. The optimiser state,
-// with --average-state, is averaged as without an outer rule.
+// level") the step keeps the model of the last combination, the anchor a, and moves it by the
+// outer rule (outer_rule.hpp) from the replicas' mean; then every replica takes a. Outer sgd with
+// rate 1 is the plain average: that case runs the plain average's code, so it gives its bytes.
+// Outer sgd moves a only where d is not zero, the changed coordinates; an outer velocity keeps
+// moving coordinates no replica touched, so outer momentum and nesterov combine every coordinate,
+// O(model) per period. The optimiser state, with --average-state, is averaged as without an outer
+// rule.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 #include <string>
 
+#include "outer_rule.hpp"
 #include "parsgd/config/train_config.hpp"
 #include "parsgd/train/training_state.hpp"
 #include "parsgd/util/array.hpp"
@@ -79,26 +79,7 @@ class AverageCombine {
   void OuterRange(Replicas& replicas, uint64_t begin, uint64_t end) {
     replicas.MeanInto(Replicas::kWeights, begin, end, mean_.data());
     float* a = anchor_.data();
-    const float* mean = mean_.data();
-    const float lr = static_cast<float>(outer_.learning_rate);
-    const float mu = static_cast<float>(outer_.momentum);
-    float* v = velocity_.empty() ? nullptr : velocity_.data();
-    for (uint64_t i = begin; i < end; ++i) {
-      const float d = a[i] - mean[i];
-      switch (outer_.kind) {
-        case OuterKind::kSgd:
-          a[i] -= lr * d;
-          break;
-        case OuterKind::kMomentum:
-          v[i] = mu * v[i] + d;
-          a[i] -= lr * v[i];
-          break;
-        case OuterKind::kNesterov:
-          v[i] = mu * v[i] + d;
-          a[i] -= lr * (d + mu * v[i]);
-          break;
-      }
-    }
+    OuterStep(outer_, a, mean_.data(), velocity_.empty() ? nullptr : velocity_.data(), begin, end);
     for (int r = 0; r < replicas.count(); ++r) {
       std::memcpy(replicas.data(r, Replicas::kWeights) + begin, a + begin,
                   (end - begin) * sizeof(float));

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <mutex>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "async_scheme.hpp"
 #include "epoch_runner.hpp"
@@ -210,7 +212,8 @@ std::unique_ptr<DenseRunner> MakeAsync(const TrainConfig& config, const std::vec
 
 // The MLP's half of the sync scheme (sync_runner.hpp). Phase A: each worker's part, its mean
 // gradient computed on the shared parameters. Phase B: the owners of each coordinate range combine
-// the parts' mean gradients, weighted by their sizes, in worker order, and apply the rule.
+// the parts' mean gradients, weighted by their share of the step's samples, in worker order (then
+// over the ranks), and apply the rule.
 template <class Rule>
 class DenseSyncLocal : DenseWorkers {
  public:
@@ -218,7 +221,8 @@ class DenseSyncLocal : DenseWorkers {
 
   DenseSyncLocal(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
       : DenseWorkers(config, sizes, workers, (batch + workers - 1) / workers),
-        combined_(ParamCount(LayoutMlp(sizes))) {}
+        combined_(ParamCount(LayoutMlp(sizes))),
+        owned_(workers) {}
 
   std::span<const uint32_t> Shard(const Context& c, int w) {
     return c.order->Indices(c.epoch, w, workers_[w].order_scratch);
@@ -234,8 +238,8 @@ class DenseSyncLocal : DenseWorkers {
                                        static_cast<int>(part.size()), d.grad.data());
   }
 
-  void Apply(const Context& c, const SyncSplit& split, uint64_t s, int w, uint64_t size,
-             const RuleContext& rc) {
+  // `size`: the step's samples over every rank, so that the ranks' sums add up to the mean.
+  void Sum(const Context& c, const SyncSplit& split, uint64_t s, int w, uint64_t size) {
     const int workers = split.workers();
     const uint64_t begin = SplitAt(c.params.size, w, workers),
                    end = SplitAt(c.params.size, w + 1, workers);
@@ -248,7 +252,14 @@ class DenseSyncLocal : DenseWorkers {
       const float* part = workers_[v].grad.data();
       for (uint64_t i = begin; i < end; ++i) g[i] += weight * part[i];
     }
-    ApplyGradient<Rule, PlainWrite>(c, c.params.arrays, g, begin, end, rc);
+    owned_[w] = {begin, end};
+  }
+
+  void SumRanks(Communicator& ranks) { ranks.SumAll(combined_.span()); }
+
+  void ApplySum(const Context& c, int w, uint64_t, const RuleContext& rc, bool) {
+    ApplyGradient<Rule, PlainWrite>(c, c.params.arrays, combined_.data(), owned_[w].first,
+                                    owned_[w].second, rc);
   }
 
   void AddLoss(double& sum, const SyncSplit& split, uint64_t) const {
@@ -256,7 +267,8 @@ class DenseSyncLocal : DenseWorkers {
   }
 
  private:
-  AlignedArray<float> combined_;
+  AlignedArray<float> combined_;                      // the step's gradient
+  std::vector<std::pair<uint64_t, uint64_t>> owned_;  // the coordinates each worker sums
 };
 
 // The MLP's half of the replica schemes (average, gossip; replica_scheme.hpp): each minibatch's
@@ -269,8 +281,6 @@ class DenseLocal : DenseWorkers {
 
   DenseLocal(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
       : DenseWorkers(config, sizes, workers, batch), size_(ParamCount(LayoutMlp(sizes))) {}
-
-  static ParamArrays Trainer(const Context& c) { return c.params.arrays; }
 
   void Begin(const Context& c, int w) {
     workers_[w].shard = c.order->Indices(c.epoch, w, workers_[w].order_scratch);

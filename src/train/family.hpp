@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "parsgd/comm/communicator.hpp"
 #include "parsgd/config/train_config.hpp"
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/model/linear_model.hpp"
@@ -24,17 +25,19 @@
 
 namespace parsgd {
 
-// A part of an epoch (RunContext::part): `index` of `count`, in order from 0.
+// A part of an epoch (RunContext::part): `index` of `count`, in order from 0; and under
+// `--ranks-scheme sync` the ranks that sum each step's gradient (RunContext::ranks).
 struct EpochPart {
   uint64_t index = 0;
   uint64_t count = 1;
+  Communicator* ranks = nullptr;
 };
 
 class ModelFamily {
  public:
   virtual ~ModelFamily() = default;
-  // Runs the epoch, or one part of it (count > 1: the linear models under the asynchronous
-  // schemes only, across ranks).
+  // Runs the epoch, or one part of it (count > 1: across ranks, which combine their models
+  // between two parts).
   virtual EpochTotals RunEpoch(uint64_t epoch, const SampleOrder& order, const StepSize& step,
                                Executor& executor, EpochPart part) = 0;
   virtual Evaluation Evaluate(const Dataset& data, const Targets& targets, Executor& executor) = 0;
@@ -54,6 +57,8 @@ class ModelFamily {
   virtual std::vector<std::span<float>> RankArrays(bool /*state*/) {
     throw Error("this model does not train across ranks");
   }
+  // After the ranks replaced the contents of RankArrays(state) by their combination.
+  virtual void RanksCombined(bool /*state*/) {}
   virtual const LinearModel* linear() const { return nullptr; }
   virtual const MlpModel* mlp() const { return nullptr; }
 };
@@ -87,8 +92,10 @@ std::unique_ptr<ModelFamily> MakeLinearFamily(const TrainConfig& config,
                                               const ResolvedSettings& settings,
                                               AlignedArray<FeatureRate> rates, const Dataset& train,
                                               const Targets& targets);
+// `input_scale`: the model's input scaling (Resolution::input_scale; empty: none).
 std::unique_ptr<ModelFamily> MakeMlpFamily(const TrainConfig& config,
-                                           const ResolvedSettings& settings, const Dataset& train,
+                                           const ResolvedSettings& settings,
+                                           std::vector<float> input_scale, const Dataset& train,
                                            const Targets& targets);
 
 }  // namespace parsgd

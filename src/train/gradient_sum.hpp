@@ -72,6 +72,19 @@ class GradientSum {
     }
   }
 
+  // The touched features made anew from the counts (after the arrays were summed with other ranks'
+  // ones, whose touched features this one never saw): every feature `keep` accepts with a nonzero
+  // count, and the bias when `bias`. Cost: O(features).
+  template <class Keep>
+  void CollectTouched(Keep keep, bool bias) {
+    touched_.clear();
+    for (uint64_t j = 0; j < features_; ++j) {
+      if (count_[j] != 0 && keep(static_cast<uint32_t>(j)))
+        touched_.push_back(static_cast<uint32_t>(j));
+    }
+    has_bias_ = bias;
+  }
+
   const std::vector<uint32_t>& touched() const { return touched_; }
 
  private:

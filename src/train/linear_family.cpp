@@ -27,7 +27,8 @@ class LinearFamily final : public ModelFamily {
                                 step,       config_.optimizer,
                                 epoch,      workers_,
                                 batch_,     &executor,
-                                part.index, part.count};
+                                part.index, part.count,
+                                part.ranks};
     return runner_->Run(context);
   }
 
@@ -45,6 +46,8 @@ class LinearFamily final : public ModelFamily {
     if (state && !state_.state1.empty()) out.push_back(state_.state1.span());
     return out;
   }
+
+  void RanksCombined(bool state) override { runner_->TakeParams(Params(), state); }
 
   void Save(TrainingState& s) const override {
     s.Put("weights", setup_.model.weights());

@@ -39,8 +39,6 @@ class LinearLocal {
         owners_(shape.features, shape.workers),
         workers_(shape.workers) {}
 
-  static ParamArrays Trainer(const Context& c) { return c.params.arrays; }
-
   void Begin(const Context& c, int w) {
     Worker& r = workers_[w];
     if (!r.ready) {

@@ -2,7 +2,6 @@
 #include "linear_settings.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -104,18 +103,13 @@ FeatureStats ScanFeatures(const Dataset& train) {
   return f;
 }
 
-// Every rank's statistics together: counts and sums added, the largest |x_j| the largest of any
-// (compared as their bits: for floats >= 0 the bits order as the values). Rows: returned.
+// Every rank's statistics together: counts and sums added, the largest |x_j| the largest of any.
+// Rows: returned.
 uint64_t AgreeFeatureStats(FeatureStats& f, uint64_t rows, Communicator& comm) {
   comm.SumAll(f.rows_with);
   comm.SumAll(f.abs_sums);
   comm.SumAll(f.squares);
-  std::vector<uint64_t> bits(f.max_abs.size());
-  for (std::size_t j = 0; j < bits.size(); ++j) bits[j] = std::bit_cast<uint32_t>(f.max_abs[j]);
-  comm.MaxAll(bits);
-  for (std::size_t j = 0; j < bits.size(); ++j) {
-    f.max_abs[j] = std::bit_cast<float>(static_cast<uint32_t>(bits[j]));
-  }
+  comm.MaxAllMagnitudes(f.max_abs);
   return comm.Sum(rows);
 }
 

@@ -52,15 +52,34 @@ class LinearSyncLocal {
     }
   }
 
-  void Apply(const Context& c, const SyncSplit&, uint64_t, int w, uint64_t size,
-             const RuleContext& rc) {
+  void Sum(const Context& c, const SyncSplit& split, uint64_t s, int w, uint64_t) {
     auto& g = *workers_[w].gradient;
+    const uint64_t size = split.Offset(s, split.workers());
     for (uint64_t i = 0; i < size; ++i) {
       const float* d = d_.data() + i * outputs_;
       g.Add(c.data->row(rows_[i]), d, c.params.rates,
             [&](uint32_t j) { return owners_.Of(j) == w; });
       if (w == 0 && c.params.bias) g.AddBias(d);
     }
+  }
+
+  // The dense sums and counts of every rank, added in double (exact for the counts).
+  void SumRanks(Communicator& ranks) {
+    const uint64_t sums = sum_.size(), features = count_.size();
+    ranks_buffer_.resize(sums + features);
+    for (uint64_t k = 0; k < sums; ++k) ranks_buffer_[k] = sum_[k];
+    for (uint64_t j = 0; j < features; ++j) ranks_buffer_[sums + j] = count_[j];
+    ranks.SumAll(ranks_buffer_);
+    for (uint64_t k = 0; k < sums; ++k) sum_[k] = static_cast<float>(ranks_buffer_[k]);
+    for (uint64_t j = 0; j < features; ++j)
+      count_[j] = static_cast<uint32_t>(ranks_buffer_[sums + j]);
+  }
+
+  void ApplySum(const Context& c, int w, uint64_t size, const RuleContext& rc, bool ranks) {
+    auto& g = *workers_[w].gradient;
+    // After the ranks' sum, the features any rank touched: those with a count, w's own.
+    if (ranks)
+      g.CollectTouched([&](uint32_t j) { return owners_.Of(j) == w; }, w == 0 && c.params.bias);
     // Nothing else writes these coordinates in this phase: plain relaxed stores suffice.
     g.template ApplyAndClear<Rule, StoreWrite>(c.params, static_cast<uint32_t>(size), rc);
   }
@@ -81,9 +100,10 @@ class LinearSyncLocal {
   AlignedArray<uint32_t> count_;
   FeatureOwners owners_;
   std::vector<Worker> workers_;
-  std::vector<uint32_t> rows_;  // the current minibatch, batch order
-  std::vector<float> d_;        // its derivatives, outputs per sample
-  std::vector<double> loss_;    // its losses
+  std::vector<uint32_t> rows_;        // the current minibatch, batch order
+  std::vector<float> d_;              // its derivatives, outputs per sample
+  std::vector<double> loss_;          // its losses
+  std::vector<double> ranks_buffer_;  // --ranks-scheme sync: the step's sums and counts
 };
 
 }  // namespace

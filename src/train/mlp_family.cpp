@@ -1,5 +1,5 @@
-// The MLP's half of training: the model (its input scaling from the data), the optimiser state, the
-// dense epoch runners, and evaluation with one engine per thread.
+// The MLP's half of training: the model (its input scaling from the data, run/resolve.cpp), the
+// optimiser state, the dense epoch runners, and evaluation with one engine per thread.
 #include <algorithm>
 #include <cmath>
 
@@ -15,15 +15,15 @@ constexpr uint64_t kInitStream = 0x696e6974;  // "init"
 
 class MlpFamily final : public ModelFamily {
  public:
-  MlpFamily(const TrainConfig& config, const ResolvedSettings& r, const Dataset& train,
-            const Targets& targets)
+  MlpFamily(const TrainConfig& config, const ResolvedSettings& r, std::vector<float> input_scale,
+            const Dataset& train, const Targets& targets)
       : config_(config), train_(train), targets_(targets) {
     std::vector<int> sizes = {static_cast<int>(train.features())};
     sizes.insert(sizes.end(), config.hidden.begin(), config.hidden.end());
     sizes.push_back(targets.classes);
     model_ = MlpModel(sizes, DeriveSeed(config.seed, {kInitStream}));
     model_.set_labels(targets.labels);
-    if (config.normalize == Normalization::kMaxAbs) ScaleInputs();
+    if (!input_scale.empty()) std::ranges::copy(input_scale, model_.input_scale().begin());
     l2_ = r.l2;
     state_ = OptimizerState(config.optimizer.kind, model_.params().size());
     runner_ = MakeDenseRunner(config, sizes, r.workers, r.batch);
@@ -32,19 +32,14 @@ class MlpFamily final : public ModelFamily {
   }
 
   EpochTotals RunEpoch(uint64_t epoch, const SampleOrder& order, const StepSize& step,
-                       Executor& executor, EpochPart /*part: always whole*/) override {
-    const ParamArrays arrays = state_.With(model_.params().data());
-    const DenseContext context{&train_,
-                               targets_.values.data(),
-                               {arrays, model_.params().size(), static_cast<float>(l2_),
-                                model_.input_scale().data(), &model_.layers()},
-                               &order,
-                               step,
-                               config_.optimizer,
-                               epoch,
-                               workers_,
-                               batch_,
-                               &executor};
+                       Executor& executor, EpochPart part) override {
+    const DenseContext context{&train_,    targets_.values.data(),
+                               Params(),   &order,
+                               step,       config_.optimizer,
+                               epoch,      workers_,
+                               batch_,     &executor,
+                               part.index, part.count,
+                               part.ranks};
     return runner_->Run(context);
   }
 
@@ -53,6 +48,13 @@ class MlpFamily final : public ModelFamily {
   }
   double Regularizer() const override { return 0.5 * l2_ * model_.SquaredNorm(); }
   const MlpModel* mlp() const override { return &model_; }
+  std::vector<std::span<float>> RankArrays(bool state) override {
+    std::vector<std::span<float>> out = {model_.params()};
+    if (state && !state_.state0.empty()) out.push_back(state_.state0.span());
+    if (state && !state_.state1.empty()) out.push_back(state_.state1.span());
+    return out;
+  }
+  void RanksCombined(bool state) override { runner_->TakeParams(Params(), state); }
 
   void Save(TrainingState& s) const override {
     s.Put("params", model_.params());
@@ -73,16 +75,10 @@ class MlpFamily final : public ModelFamily {
   }
 
  private:
-  // --normalize maxabs: each input feature scaled by 1 / max |x_j| over the training rows.
-  void ScaleInputs() {
-    std::vector<float> max_abs(train_.features(), 0.f);
-    for (uint64_t e = 0; e < train_.nnz(); ++e) {
-      float& m = max_abs[train_.indices()[e]];
-      m = std::max(m, std::abs(train_.values()[e]));
-    }
-    for (uint64_t j = 0; j < max_abs.size(); ++j) {
-      model_.input_scale()[j] = max_abs[j] > 0 ? 1.f / max_abs[j] : 1.f;
-    }
+  // The model and its optimiser state as the runners see them.
+  DenseParams Params() {
+    return {state_.With(model_.params().data()), model_.params().size(), static_cast<float>(l2_),
+            model_.input_scale().data(), &model_.layers()};
   }
 
   TrainConfig config_;
@@ -99,9 +95,10 @@ class MlpFamily final : public ModelFamily {
 }  // namespace
 
 std::unique_ptr<ModelFamily> MakeMlpFamily(const TrainConfig& config,
-                                           const ResolvedSettings& settings, const Dataset& train,
+                                           const ResolvedSettings& settings,
+                                           std::vector<float> input_scale, const Dataset& train,
                                            const Targets& targets) {
-  return std::make_unique<MlpFamily>(config, settings, train, targets);
+  return std::make_unique<MlpFamily>(config, settings, std::move(input_scale), train, targets);
 }
 
 }  // namespace parsgd

@@ -9,7 +9,8 @@
 //
 // A model takes part through a "local trainer" (linear_replicas.cpp, dense_runner.cpp):
 //   using Context;                                     the epoch's context of the model's runners
-//   static ParamArrays Trainer(const Context&);         the trainer's parameters and state
+//                                                       (Context::params.arrays: the trainer's
+//                                                       parameters and state)
 //   void Begin(const Context&, int w);                  worker w's shard for this epoch, totals
 //   zeroed uint64_t Minibatches(int w, int batch) const;       worker w's minibatches this epoch
 //   void BeginPeriod(const Context&, uint64_t m_begin, uint64_t m_end);  once, before a period
@@ -59,30 +60,51 @@ class ReplicaRunner final : public Base {
         period_(period),
         average_state_(average_state) {}
 
+  // Runs the minibatches [M p / parts, M (p + 1) / parts) of part p of the epoch (M: the most any
+  // worker has), then writes the combined model to the trainer's parameters, as at an epoch's end.
   EpochTotals Run(const Context& c) override {
     const int workers = c.workers;
-    const ParamArrays trainer = Local::Trainer(c);
-    c.executor->RunWorkers(workers, [&](int w) {
-      if (!replicas_.ready(w)) replicas_.MakeFrom(w, trainer);
-      local_.Begin(c, w);
-    });
-    combine_.Start(trainer, workers);
-    uint64_t minibatches = 0;
-    for (int w = 0; w < workers; ++w)
-      minibatches = std::max(minibatches, local_.Minibatches(w, c.batch));
-    const uint64_t period = period_ > 0 ? static_cast<uint64_t>(period_) : minibatches;
-    const std::atomic<bool>& stop = c.executor->stop_flag();
-    for (uint64_t m = 0; m < minibatches && !stop.load(std::memory_order_relaxed); m += period) {
-      local_.BeginPeriod(c, m, m + period);
+    const ParamArrays trainer = c.params.arrays;
+    if (c.part == 0) {
       c.executor->RunWorkers(workers, [&](int w) {
-        local_.Train(c, w, replicas_.Arrays(w), replicas_.steps(w), m, m + period);
+        if (!replicas_.ready(w)) replicas_.MakeFrom(w, trainer);
+        local_.Begin(c, w);
+      });
+      minibatches_ = 0;
+      for (int w = 0; w < workers; ++w)
+        minibatches_ = std::max(minibatches_, local_.Minibatches(w, c.batch));
+      reported_ = {};
+    }
+    combine_.Start(trainer, workers);
+    const uint64_t period = period_ > 0 ? static_cast<uint64_t>(period_) : minibatches_;
+    const uint64_t first = PartStart(minibatches_, c.part, c.parts),
+                   last = PartStart(minibatches_, c.part + 1, c.parts);
+    const std::atomic<bool>& stop = c.executor->stop_flag();
+    for (uint64_t m = first; m < last && !stop.load(std::memory_order_relaxed); m += period) {
+      const uint64_t end = std::min(m + period, last);
+      local_.BeginPeriod(c, m, end);
+      c.executor->RunWorkers(workers, [&](int w) {
+        local_.Train(c, w, replicas_.Arrays(w), replicas_.steps(w), m, end);
       });
       local_.EndPeriod();
       c.executor->RunWorkers(workers,
                              [&](int w) { combine_.Combine(replicas_, local_, w, workers); });
     }
     combine_.Finish(replicas_, trainer);
-    return local_.Totals();
+    // This part's losses and samples: the local's totals count from the epoch's start.
+    const EpochTotals all = local_.Totals();
+    const EpochTotals part{all.loss_sum - reported_.loss_sum, all.updates - reported_.updates};
+    reported_ = all;
+    return part;
+  }
+
+  // Across ranks, between two parts: every replica continues from the ranks' combined model (and
+  // from their combined optimiser state where the ranks combined it), so that the rank's replicas
+  // stay its model's copies.
+  void TakeParams(const typename Base::Parameters& params, bool state) override {
+    for (int w = 0; w < replicas_.count(); ++w) {
+      if (replicas_.ready(w)) replicas_.TakeFrom(w, params.arrays, state);
+    }
   }
 
   void Save(TrainingState& s) const override {
@@ -100,6 +122,8 @@ class ReplicaRunner final : public Base {
   Replicas replicas_;
   int period_;
   bool average_state_;
+  uint64_t minibatches_ = 0;  // this epoch's, the most any worker has
+  EpochTotals reported_;      // this epoch's totals reported by the parts before
 };
 
 // The replica schemes' registry: calls fn(combine) with the combining step of config.scheme.

@@ -60,6 +60,17 @@ class Replicas {
     if (trainer.state1 && r.arrays[kState1].empty()) r.arrays[kState1] = Copy(trainer.state1);
   }
 
+  // Replica w's weights, and with `state` its optimiser state, replaced by the trainer's.
+  void TakeFrom(int w, const ParamArrays& trainer, bool state) {
+    Replica& r = replicas_[w];
+    std::memcpy(r.arrays[kWeights].data(), trainer.weights, size_ * sizeof(float));
+    if (!state) return;
+    if (trainer.state0)
+      std::memcpy(r.arrays[kState0].data(), trainer.state0, size_ * sizeof(float));
+    if (trainer.state1)
+      std::memcpy(r.arrays[kState1].data(), trainer.state1, size_ * sizeof(float));
+  }
+
   // The mean over replicas of coordinates [begin, end) of array `a`, written to every replica. A
   // coordinate equal in every replica keeps its value (the mean of equal floats can differ from
   // them by rounding), so averaging a coordinate no replica moved changes nothing, and a combining

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "parsgd/comm/communicator.hpp"
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/optim/optimizer.hpp"
 #include "parsgd/optim/step_size.hpp"
@@ -38,16 +39,24 @@ struct RunContext {
   // combine the ranks' models between two parts). The parts of an epoch come in order, from 0.
   uint64_t part = 0;
   uint64_t parts = 1;
+  // `--ranks-scheme sync`: the ranks whose step gradients the sync scheme sums (sync_runner.hpp);
+  // null for every other run.
+  Communicator* ranks = nullptr;
 };
 
 template <class Params>
 class Runner {
  public:
   using Context = RunContext<Params>;
+  using Parameters = Params;
   virtual ~Runner() = default;
   // Runs one epoch; returns early (with the samples actually processed) when the executor's stop
   // flag is raised.
   virtual EpochTotals Run(const Context& context) = 0;
+  // Across ranks, after a combination between two parts (or epochs): the trainer's parameters, and
+  // with `state` its optimiser state, now hold the ranks' combination. A runner that trains copies
+  // of them (the replica schemes) takes it up; the others train on them in place.
+  virtual void TakeParams(const Params&, bool /*state*/) {}
   // State a runner keeps from one epoch to the next (the replica schemes' replicas); none by
   // default.
   virtual void Save(TrainingState&) const {}
@@ -59,6 +68,13 @@ class Runner {
     return std::nullopt;
   }
 };
+
+// Where part k of `parts` starts among n items (RunContext::part; k = parts gives n): n k / parts,
+// rounded down, without overflow.
+inline uint64_t PartStart(uint64_t n, uint64_t k, uint64_t parts) {
+  __extension__ typedef unsigned __int128 Wide;
+  return static_cast<uint64_t>(static_cast<Wide>(n) * k / parts);
+}
 
 // Per-sample training recomputes the step size (and Adam's step count) every kStepBlock samples of
 // a worker, at positions that are multiples of it, and checks the stop flag as often.

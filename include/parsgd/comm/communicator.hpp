@@ -58,6 +58,14 @@ class Communicator {
   // Every rank's `values` replaced by the ranks' elementwise mean, taken in double (the models'
   // average: every rank then holds the same bits).
   void MeanAll(std::span<float> values);
+  // Every rank's `values` replaced by the ranks' elementwise sum, taken in double and rounded once
+  // (every rank then holds the same bits). Cost: a double copy of `values` and SumAll.
+  void SumAll(std::span<float> values);
+  // Elementwise maxima of values >= 0 (such as |x_j|), in place on every rank: compared as their
+  // bits, which order as the values for floats >= 0, so exact.
+  void MaxAllMagnitudes(std::span<float> values);
+  // Rank `root`'s text into `text` of every rank (of any length).
+  void Broadcast(std::string& text, int root);
   // If any rank has an error, every rank throws AgreedError with the message of the lowest such
   // rank (the first in the data's order, where ranks hold it in order); else returns. A rank that
   // failed must still call this, so that no rank waits for it forever.

@@ -102,7 +102,9 @@ inline constexpr Named<RanksScheme> kRanksSchemes[] = {
     {RanksScheme::kGossip, "gossip",
      "every --ranks-period, each rank's model replaced by the mix of itself and its ring "
      "neighbours, a third each (decentralised); the ranks' mean at each epoch's end"},
-    {RanksScheme::kSync, "sync", "allreduce of every minibatch's gradient (not written yet)"},
+    {RanksScheme::kSync, "sync",
+     "every minibatch's gradient summed over the ranks (data-parallel synchronous SGD; the "
+     "scheme inside a rank is sync, --batch the global minibatch)"},
 };
 
 struct TrainConfig {
@@ -140,8 +142,10 @@ struct TrainConfig {
 };
 
 // Throws SettingError (config/settings.hpp), naming the settings by key, for a value out of its
-// setting's range or settings that cannot work together (no data needed).
-void ValidateConfig(const TrainConfig& config);
+// setting's range or settings that cannot work together (no data needed), in a run of `ranks`
+// processes (comm/communicator.hpp; more than one: what the ranks can combine, and the outer
+// optimiser acting on the ranks' average rather than the replicas').
+void ValidateConfig(const TrainConfig& config, int ranks = 1);
 
 // The lines of the settings added after the run identity's format was fixed, each written only
 // where it differs from the behaviour before it existed ("bias=off", "solver=...", the outer

@@ -13,6 +13,7 @@ namespace parsgd {
 struct EpochTotals {
   double loss_sum = 0;
   uint64_t updates = 0;
+  double comm_seconds = 0;  // in collectives with other ranks (--ranks-scheme sync's sums)
 };
 
 struct EpochReport {
@@ -20,7 +21,8 @@ struct EpochReport {
   uint64_t updates = 0;      // samples processed this epoch
   double train_seconds = 0;  // the workers' wall time, evaluation excluded
   double eval_seconds = 0;
-  double comm_seconds = 0;      // across ranks: combining the ranks' models (in train_seconds)
+  double comm_seconds = 0;      // across ranks: combining the ranks' models, or under sync their
+                                // gradients (in train_seconds)
   double learning_rate = 0;     // at the end of the epoch (0 for --solver dual-cd)
   double progressive_loss = 0;  // mean loss of each sample just before its own update
   double objective = 0;         // mean training loss + l2 / 2 * ||w||^2, after the epoch

@@ -1,0 +1,45 @@
+// Internal: how the ranks of a run combine their models between two parts of an epoch and at its
+// end (--ranks-scheme average and gossip; under sync the ranks sum every step's gradient inside the
+// sync scheme instead, sync_runner.hpp, and their models never differ).
+//  - average: every rank's model (with --average-state its optimiser state) replaced by the ranks'
+//    mean; with an outer optimiser (--outer-optimizer, outer_rule.hpp) the mean is the outer rule's
+//    pull on the model of the last combination, the anchor, and every rank takes the moved anchor.
+//  - gossip: each rank's model replaced by the mix of itself and its ring neighbours, a third each
+//    (x_r <- (x_{r-1} + x_r + x_{r+1}) / 3, in that order).
+// At an epoch's end, under either, the model and the optimiser state are replaced by the ranks'
+// mean (after the outer step where there is one), so that every rank ends each epoch in the same
+// state (the one a checkpoint holds; for gossip the periodic global average of Chen et al.,
+// "Accelerating Gossip SGD with Periodic Global Averaging", 2021). After each combination the
+// family's runner takes the combined model up (its replicas, where it has them).
+#pragma once
+
+#include "../train/family.hpp"
+#include "parsgd/comm/communicator.hpp"
+#include "parsgd/config/train_config.hpp"
+#include "parsgd/train/training_state.hpp"
+#include "parsgd/util/array.hpp"
+
+namespace parsgd {
+
+class RanksCombiner {
+ public:
+  explicit RanksCombiner(const TrainConfig& config)
+      : scheme_(config.ranks_scheme), average_state_(config.average_state), outer_(config.outer) {}
+
+  // Before an epoch's first part: the anchor of the outer rule (the ranks' common model).
+  void StartEpoch(ModelFamily& family);
+  // After a part; `epoch_end`: after the epoch's last. Collective.
+  void Combine(ModelFamily& family, Communicator& comm, bool epoch_end);
+
+  // The outer rule's velocity (the anchor is remade from the restored model).
+  void Save(TrainingState& state) const;
+  void Load(const TrainingState& state);
+
+ private:
+  RanksScheme scheme_;
+  bool average_state_;
+  OuterConfig outer_;
+  AlignedArray<float> anchor_, velocity_;
+};
+
+}  // namespace parsgd

@@ -1,0 +1,356 @@
+// Every scheme across ranks (threads standing in for them, MakeThreadGroup): --ranks-scheme sync
+// (the ranks' gradients summed every step), the MLP across ranks, the replica schemes inside a
+// rank, the outer optimiser on the ranks' average. Where the maths says a run across ranks is one
+// of a process, it is that run bit for bit; everywhere every rank ends each epoch with the same
+// state, and rank 0's snapshot continues every rank exactly.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "parsgd/comm/communicator.hpp"
+#include "parsgd/data/shard.hpp"
+#include "parsgd/run/trainer.hpp"
+#include "parsgd/train/evaluate.hpp"
+#include "parsgd/util/rng.hpp"
+#include "test_support.hpp"
+
+namespace parsgd {
+namespace {
+
+using testing::RunRanks;
+
+Dataset ShareOf(const Dataset& whole, const Communicator& comm) {
+  const auto [first, last] = ShardRange(whole.rows(), comm.rank(), comm.size());
+  return RowRange(whole, first, last);
+}
+
+std::vector<float> ParamsOf(const Trainer& t) {
+  const std::span<const float> p =
+      t.config().model == ModelKind::kMlp ? t.mlp_model().params() : t.model().weights();
+  return {p.begin(), p.end()};
+}
+
+bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+struct RankRun {
+  std::vector<EpochReport> reports;
+  std::vector<std::vector<float>> params;  // after each epoch
+};
+
+// `epochs` epochs of `config` in one process on the whole data.
+RankRun TrainAlone(const TrainConfig& config, const Dataset& whole, int epochs) {
+  auto executor = MakeTbbExecutor(config.threads);
+  Trainer trainer(config, whole, nullptr, *executor);
+  RankRun run;
+  while (trainer.epochs_done() < epochs) {
+    run.reports.push_back(trainer.RunEpoch());
+    run.params.push_back(ParamsOf(trainer));
+  }
+  return run;
+}
+
+// The same on `ranks` ranks, each on its share; `resume`: a snapshot every rank restores first;
+// `snapshots`: every rank's at the end.
+std::vector<RankRun> TrainRanks(int ranks, const TrainConfig& config, const Dataset& whole,
+                                int epochs, const TrainingState* resume = nullptr,
+                                std::vector<TrainingState>* snapshots = nullptr) {
+  std::vector<RankRun> runs(ranks);
+  if (snapshots != nullptr) snapshots->assign(ranks, {});
+  const std::vector<std::string> errors = RunRanks(ranks, [&](Communicator& comm) {
+    const Dataset share = ShareOf(whole, comm);
+    auto executor = MakeTbbExecutor(config.threads);
+    Trainer trainer(config, share, nullptr, *executor, &comm);
+    if (resume != nullptr) trainer.Restore(*resume);
+    RankRun& run = runs[comm.rank()];
+    while (trainer.epochs_done() < epochs) {
+      run.reports.push_back(trainer.RunEpoch());
+      run.params.push_back(ParamsOf(trainer));
+    }
+    if (snapshots != nullptr) (*snapshots)[comm.rank()] = trainer.Snapshot();
+  });
+  for (const std::string& e : errors) EXPECT_EQ(e, "");
+  return runs;
+}
+
+// Every rank holds the same parameters after every epoch, each report counts every rank's rows.
+void ExpectRanksAlike(const std::vector<RankRun>& runs, uint64_t rows) {
+  for (const RankRun& run : runs) {
+    ASSERT_EQ(run.params.size(), runs[0].params.size());
+    for (std::size_t e = 0; e < run.params.size(); ++e) {
+      EXPECT_TRUE(SameBits(run.params[e], runs[0].params[e])) << "epoch " << e + 1;
+      EXPECT_EQ(run.reports[e].updates, rows);
+    }
+  }
+}
+
+// Repeats the run, and resumes it from rank 0's snapshot after one epoch: the same bits.
+void ExpectRepeatAndResume(int ranks, const TrainConfig& c, const Dataset& whole,
+                           const std::vector<RankRun>& straight) {
+  const std::vector<RankRun> again = TrainRanks(ranks, c, whole, c.epochs);
+  std::vector<TrainingState> after_one;
+  TrainRanks(ranks, c, whole, 1, nullptr, &after_one);
+  const std::vector<RankRun> resumed = TrainRanks(ranks, c, whole, c.epochs, &after_one[0]);
+  for (int r = 0; r < ranks; ++r) {
+    EXPECT_TRUE(SameBits(again[r].params.back(), straight[r].params.back()));
+    ASSERT_FALSE(resumed[r].params.empty());
+    EXPECT_TRUE(SameBits(resumed[r].params.back(), straight[r].params.back()));
+  }
+}
+
+TrainConfig Linear() {
+  TrainConfig c;
+  c.model = ModelKind::kLogistic;
+  c.threads = 1;
+  c.epochs = 3;
+  c.seed = 5;
+  return c;
+}
+
+// Three classes in 12 dimensions, dense Gaussian rows (as mlp_trainer_test's).
+Dataset Blobs(int rows, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<testing::Entries> data(rows);
+  std::vector<float> labels(rows);
+  for (int i = 0; i < rows; ++i) {
+    float best = -1;
+    for (uint32_t j = 0; j < 12; ++j) {
+      const float v = static_cast<float>(rng.Normal());
+      data[i].push_back({j, v});
+      if (j < 3 && std::abs(v) > best) {
+        best = std::abs(v);
+        labels[i] = static_cast<float>(j);
+      }
+    }
+  }
+  return testing::MakeDataset(data, labels, 12, "blobs");
+}
+
+TrainConfig Mlp() {
+  TrainConfig c;
+  c.model = ModelKind::kMlp;
+  c.hidden = {16, 8};
+  c.threads = 1;
+  c.epochs = 3;
+  c.seed = 3;
+  return c;
+}
+
+// --ranks-scheme sync of 2 ranks of one worker is the sync scheme of 2 workers: the same global
+// minibatches (a sample of each rank's share per step, as each worker's of its shard), the
+// gradient sums of the ranks added in double and rounded once (as two floats' sum), the same step
+// sizes from the samples of every rank. Linear models (sparse sums and counts) and the MLP.
+TEST(RanksSync, IsTheSyncSchemeOfAsManyWorkers) {
+  const Dataset sparse = testing::MakeProblem(1000, 200, 8, 2, 0.05, 3);
+  const Dataset dense = Blobs(600, 4);
+  for (const auto& [base, whole] : {std::pair{Linear(), &sparse}, std::pair{Mlp(), &dense}}) {
+    for (OptimizerKind optimizer : {OptimizerKind::kSgd, OptimizerKind::kAdam}) {
+      SCOPED_TRACE(testing::Name(base.model));
+      SCOPED_TRACE(testing::Name(optimizer));
+      TrainConfig c = base;
+      c.order = OrderKind::kSequential;
+      c.optimizer.kind = optimizer;
+      c.batch = 2;
+      TrainConfig in_process = c;
+      in_process.scheme = SchemeKind::kSync;
+      in_process.threads = 2;
+      const RankRun expected = TrainAlone(in_process, *whole, c.epochs);
+      TrainConfig ranked = c;
+      ranked.ranks_scheme = RanksScheme::kSync;
+      const std::vector<RankRun> runs = TrainRanks(2, ranked, *whole, c.epochs);
+      ExpectRanksAlike(runs, whole->rows());
+      for (std::size_t e = 0; e < expected.params.size(); ++e) {
+        EXPECT_TRUE(SameBits(runs[0].params[e], expected.params[e])) << "epoch " << e + 1;
+        EXPECT_NEAR(runs[0].reports[e].objective, expected.reports[e].objective, 1e-12);
+        EXPECT_NEAR(runs[0].reports[e].progressive_loss, expected.reports[e].progressive_loss,
+                    1e-12);
+      }
+    }
+  }
+}
+
+// Uneven shares, several workers a rank, a minibatch that does not divide evenly: every rank takes
+// the same steps and ends every epoch alike, repeats, resumes, and the objective falls.
+TEST(RanksSync, SeveralWorkersUnevenSharesRepeatAndResume) {
+  const Dataset sparse = testing::MakeProblem(1001, 200, 8, 2, 0.05, 6);
+  const Dataset dense = Blobs(601, 7);
+  for (const auto& [base, whole] : {std::pair{Linear(), &sparse}, std::pair{Mlp(), &dense}}) {
+    SCOPED_TRACE(testing::Name(base.model));
+    TrainConfig c = base;
+    c.threads = 2;
+    c.batch = 13;
+    c.optimizer.kind = OptimizerKind::kMomentum;
+    c.ranks_scheme = RanksScheme::kSync;
+    const std::vector<RankRun> runs = TrainRanks(3, c, *whole, c.epochs);
+    ExpectRanksAlike(runs, whole->rows());
+    EXPECT_LT(runs[0].reports.back().objective, runs[0].reports.front().objective);
+    ExpectRepeatAndResume(3, c, *whole, runs);
+  }
+}
+
+// The MLP across ranks under every kind of scheme inside a rank: the ranks end each epoch alike,
+// the report is the whole data's (the input scaling agreed by every rank: the largest |x_j| of
+// all), and rank 0's snapshot resumes every rank.
+TEST(RanksMlp, EveryKindOfSchemeInsideARank) {
+  const Dataset whole = Blobs(900, 8);
+  const Targets targets = MakeTargets(ModelKind::kMlp, whole);
+  for (SchemeKind scheme : {SchemeKind::kSequential, SchemeKind::kHogwild, SchemeKind::kSync,
+                            SchemeKind::kAverage, SchemeKind::kGossip}) {
+    SCOPED_TRACE(testing::Name(scheme));
+    TrainConfig c = Mlp();
+    c.scheme = scheme;
+    c.threads = scheme == SchemeKind::kSequential || scheme == SchemeKind::kHogwild ? 1 : 2;
+    c.hidden = {32, 16};
+    c.epochs = 8;
+    c.batch = 8;
+    c.ranks_period = 5;
+    const std::vector<RankRun> runs = TrainRanks(2, c, whole, c.epochs);
+    ExpectRanksAlike(runs, whole.rows());
+    // The report is the evaluation of rank 0's model on the whole data, scaled as the whole data.
+    std::vector<float> scale(12, 0.f);
+    for (uint64_t e = 0; e < whole.nnz(); ++e) {
+      scale[whole.indices()[e]] = std::max(scale[whole.indices()[e]], std::abs(whole.values()[e]));
+    }
+    auto executor = MakeTbbExecutor(1);
+    Trainer alone(c, whole, nullptr, *executor);
+    for (std::size_t j = 0; j < scale.size(); ++j) {
+      EXPECT_EQ(alone.mlp_model().input_scale()[j], 1.f / scale[j]);
+    }
+    MlpModel model = alone.mlp_model();
+    std::copy(runs[0].params.back().begin(), runs[0].params.back().end(), model.params().begin());
+    const Evaluation all = EvaluateMlp(model, whole, targets, *executor);
+    EXPECT_NEAR(runs[0].reports.back().objective, all.mean_loss, 1e-9);
+    EXPECT_EQ(runs[0].reports.back().train_accuracy, all.accuracy);
+    EXPECT_GT(all.accuracy, 0.7);  // no linear model gets far from a third here
+    ExpectRepeatAndResume(2, c, whole, runs);
+  }
+}
+
+// Replicas inside each rank, averaged every minibatch inside the rank and across the ranks, are
+// the in-process average of all the ranks' workers every minibatch (the same shards, the same
+// samples in each replica; the mean of four taken as a mean of two means, so equal to rounding).
+TEST(RanksReplicas, AveragingEveryMinibatchIsTheAverageOfAllWorkers) {
+  const Dataset whole = testing::MakeProblem(1200, 200, 8, 2, 0.05, 12);
+  TrainConfig c = Linear();
+  c.scheme = SchemeKind::kAverage;
+  c.order = OrderKind::kSequential;
+  c.schedule = ScheduleKind::kConstant;
+  c.batch = 4;
+  c.period = 1;
+  TrainConfig in_process = c;
+  in_process.threads = 4;
+  const RankRun expected = TrainAlone(in_process, whole, c.epochs);
+  TrainConfig ranked = c;
+  ranked.threads = 2;
+  ranked.ranks_period = 1;
+  const std::vector<RankRun> runs = TrainRanks(2, ranked, whole, c.epochs);
+  ExpectRanksAlike(runs, whole.rows());
+  for (std::size_t e = 0; e < expected.params.size(); ++e) {
+    for (std::size_t k = 0; k < expected.params[e].size(); ++k) {
+      ASSERT_NEAR(runs[0].params[e][k], expected.params[e][k],
+                  1e-5 * (1 + std::abs(expected.params[e][k])));
+    }
+    EXPECT_NEAR(runs[0].reports[e].objective, expected.reports[e].objective, 1e-6);
+  }
+}
+
+// Average and gossip inside each rank under both ranks schemes, with and without the optimiser
+// state averaged: alike at every epoch's end, repeatable, resumable from rank 0's snapshot.
+TEST(RanksReplicas, InsideEveryRankEndAlikeRepeatAndResume) {
+  const Dataset whole = testing::MakeProblem(1500, 300, 10, 2, 0.05, 14);
+  for (SchemeKind scheme : {SchemeKind::kAverage, SchemeKind::kGossip}) {
+    for (RanksScheme ranks : {RanksScheme::kAverage, RanksScheme::kGossip}) {
+      for (bool state : {false, true}) {
+        SCOPED_TRACE(testing::Name(scheme));
+        SCOPED_TRACE(NameOf<RanksScheme>(kRanksSchemes, ranks));
+        SCOPED_TRACE(state ? "state averaged" : "state kept");
+        TrainConfig c = Linear();
+        c.scheme = scheme;
+        c.threads = 2;
+        c.optimizer.kind = OptimizerKind::kMomentum;
+        c.average_state = state;
+        c.ranks_scheme = ranks;
+        c.ranks_period = 7;
+        const std::vector<RankRun> runs = TrainRanks(3, c, whole, c.epochs);
+        ExpectRanksAlike(runs, whole.rows());
+        EXPECT_LT(runs[0].reports.back().objective, runs[0].reports.front().objective);
+        ExpectRepeatAndResume(3, c, whole, runs);
+      }
+    }
+  }
+}
+
+// The outer optimiser on the ranks' average of 2 ranks of one worker, combining after every
+// sample, is the in-process average scheme's outer step on 2 workers combining after every sample.
+TEST(RanksOuter, IsTheAverageSchemesOuterStepOnAsManyWorkers) {
+  const Dataset whole = testing::MakeProblem(1000, 200, 8, 2, 0.05, 3);
+  for (OuterKind outer : {OuterKind::kSgd, OuterKind::kMomentum, OuterKind::kNesterov}) {
+    SCOPED_TRACE(NameOf<OuterKind>(kOuterKinds, outer));
+    TrainConfig c = Linear();
+    c.schedule = ScheduleKind::kConstant;
+    c.order = OrderKind::kSequential;
+    c.outer.kind = outer;
+    c.outer.learning_rate = outer == OuterKind::kSgd ? 0.5 : 0.7;
+    c.outer.momentum = 0.4;
+    TrainConfig in_process = c;
+    in_process.scheme = SchemeKind::kAverage;
+    in_process.threads = 2;
+    in_process.batch = 1;
+    in_process.period = 1;
+    const RankRun expected = TrainAlone(in_process, whole, c.epochs);
+    TrainConfig ranked = c;
+    ranked.scheme = SchemeKind::kSequential;
+    ranked.ranks_period = 1;
+    const std::vector<RankRun> runs = TrainRanks(2, ranked, whole, c.epochs);
+    ExpectRanksAlike(runs, whole.rows());
+    for (std::size_t e = 0; e < expected.params.size(); ++e) {
+      EXPECT_TRUE(SameBits(runs[0].params[e], expected.params[e])) << "epoch " << e + 1;
+    }
+    ranked.ranks_period = 50;
+    ExpectRepeatAndResume(2, ranked, whole, TrainRanks(2, ranked, whole, c.epochs));
+  }
+}
+
+// What cannot work across ranks is refused on every rank with one message.
+TEST(RanksSchemes, RefusalsNameTheSettings) {
+  const Dataset whole = testing::MakeProblem(60, 20, 4, 2, 0.05, 2);
+  auto errors_of = [&](int ranks, const TrainConfig& c) {
+    return RunRanks(ranks, [&](Communicator& comm) {
+      const Dataset share = ShareOf(whole, comm);
+      auto executor = MakeTbbExecutor(c.threads);
+      Trainer trainer(c, share, nullptr, *executor, &comm);
+    });
+  };
+  auto expect_all = [](const std::vector<std::string>& errors, const std::string& part) {
+    for (const std::string& e : errors) {
+      EXPECT_TRUE(testing::Contains(e, part)) << e;
+      EXPECT_EQ(e, errors[0]);
+    }
+  };
+  TrainConfig sync = Linear();
+  sync.ranks_scheme = RanksScheme::kSync;
+  sync.scheme = SchemeKind::kHogwild;
+  expect_all(errors_of(2, sync), "inside each rank with ranks-scheme sync");
+  sync.scheme = SchemeKind::kAuto;
+  sync.ranks_period = 10;
+  expect_all(errors_of(2, sync), "ranks-period with ranks-scheme sync");
+  sync.ranks_period = -1;
+  sync.batch = 3;
+  sync.threads = 2;
+  expect_all(errors_of(2, sync), "batch 3 over 2 ranks");
+  TrainConfig gossip = Linear();
+  gossip.ranks_scheme = RanksScheme::kGossip;
+  gossip.outer.kind = OuterKind::kNesterov;
+  expect_all(errors_of(2, gossip), "needs ranks-scheme average");
+  TrainConfig cd = Linear();
+  cd.solver = Solver::kCd;
+  cd.bias = Bias::kOff;
+  expect_all(errors_of(2, cd), "solver cd across ranks");
+}
+
+}  // namespace
+}  // namespace parsgd
