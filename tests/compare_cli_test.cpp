@@ -371,5 +371,51 @@ TEST(CompareHelp, ListsCompareAndItsListFlags) {
   EXPECT_TRUE(Contains(RunCli("--help").output, "compare"));
 }
 
+// --ranks is an axis: a run of 2 ranks is `parsgd train` under the launcher (--mpirun), its epochs
+// read back from its metrics; a configuration the ranks cannot run is reported impossible, and a
+// launcher that fails is the run's error.
+TEST_F(Compare, RanksRunUnderTheLauncher) {
+#ifndef PARSGD_MPIEXEC
+  GTEST_SKIP() << "built without MPI";
+#else
+  const std::string env =
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+      "OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none ";
+  const std::string out = dir_.File("out");
+  const auto r = testing::RunShell(env + PARSGD_CLI_PATH + " compare" + data_ + " --out " + out +
+                                   " --ranks 1,2 --threads 1 --epochs 3 --repeats 1 --gnuplot none" +
+                                   " --mpirun " + PARSGD_MPIEXEC +
+                                   " --ranks-scheme average,sync --scheme auto");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto jsonl = Lines(ReadFile(out + "/runs.jsonl"));
+  ASSERT_EQ(jsonl.size(), 12u) << ReadFile(out + "/runs.jsonl");  // 4 configurations x 3 epochs
+  int across = 0;
+  for (const std::string& line : jsonl) {
+    if (!Contains(line, "ranks=2")) continue;
+    ++across;
+    EXPECT_TRUE(Contains(line, R"("ranks":2,)")) << line;
+    EXPECT_TRUE(Contains(line, R"("updates":500,)")) << line;
+  }
+  EXPECT_EQ(across, 6);
+  const std::string report = ReadFile(out + "/report.md");
+  EXPECT_TRUE(Contains(report, std::string(PARSGD_MPIEXEC) + " -np 2 parsgd train")) << report;
+
+  const std::string impossible = dir_.File("impossible");
+  const auto refused = testing::RunShell(env + PARSGD_CLI_PATH + " compare" + data_ + " --out " +
+                                         impossible + " --ranks 1,2 --solver sgd,cd --model logistic" +
+                                         " --bias off --epochs 2 --repeats 1 --gnuplot none" +
+                                         " --mpirun " + PARSGD_MPIEXEC);
+  ASSERT_EQ(refused.status, 0) << refused.output;
+  EXPECT_TRUE(Contains(refused.output, "(ranks=2 solver=cd) is impossible")) << refused.output;
+  EXPECT_TRUE(Contains(refused.output, "--solver cd across ranks")) << refused.output;
+
+  const std::string failing = dir_.File("failing");
+  const auto failed = RunCli("compare" + data_ + " --out " + failing +
+                             " --ranks 2 --epochs 2 --repeats 1 --gnuplot none --mpirun false");
+  EXPECT_EQ(failed.status, 1) << failed.output;
+  EXPECT_TRUE(Contains(ReadFile(failing + "/report.md"), "the run ended with status")) << failed.output;
+#endif
+}
+
 }  // namespace
 }  // namespace parsgd

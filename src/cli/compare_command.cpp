@@ -91,7 +91,7 @@ int Compare(std::span<const std::string> args) {
   PrintStart(plan, a.repeats, a.out);
 
   AtomicFileWriter jsonl(folder.File("runs.jsonl"));
-  const RunOutcome outcome = RunAll(plan, a.repeats, jsonl);
+  const RunOutcome outcome = RunAll(plan, a.repeats, a.mpirun, jsonl);
   jsonl.Commit();
 
   std::vector<compare::Configuration> configs;

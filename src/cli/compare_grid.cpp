@@ -117,9 +117,24 @@ Point Display(const Point& point, const std::vector<Point>& points) {
   return shown;
 }
 
+// " --flag value ..." of a point's train flags (switches as bare flags, values shell-quoted),
+// without compare's --ranks.
+std::string TrainFlags(const OptionParser& parser, const Point& point) {
+  std::string out;
+  for (const compare::Setting& s : point) {
+    if (s.flag == "ranks") continue;
+    if (parser.IsSwitch(s.flag)) {
+      if (s.value == "true") out += " --" + s.flag;
+      continue;
+    }
+    out += " --" + s.flag + " " + ShellQuote(s.value);
+  }
+  return out;
+}
+
 PlannedConfig PlanConfig(const OptionParser& parser, const Point& point,
                          const std::vector<Point>& points, const std::vector<std::string>& varying,
-                         uint64_t seed) {
+                         uint64_t seed, const std::string& mpirun) {
   PlannedConfig pc;
   pc.config.point = point;
   pc.config.display = Display(point, points);
@@ -133,7 +148,13 @@ PlannedConfig PlanConfig(const OptionParser& parser, const Point& point,
   OptionParser scratch("train", "");
   DeclareDataOptions(scratch, pc.args, false);
   DeclareTrainingOptions(scratch, pc.args);
-  for (const compare::Setting& s : point) scratch.Set(s.flag, s.value);
+  for (const compare::Setting& s : point) {
+    if (s.flag == "ranks") {
+      pc.ranks = std::stoi(s.value);  // checked by the parser's declaration
+      continue;
+    }
+    scratch.Set(s.flag, s.value);
+  }
   pc.args.config.seed = seed;
   if (pc.args.train.empty()) {
     throw UsageError(
@@ -141,11 +162,12 @@ PlannedConfig PlanConfig(const OptionParser& parser, const Point& point,
         "experiment file)");
   }
   try {
-    ValidateConfig(pc.args.config);
+    ValidateConfig(pc.args.config, pc.ranks);
   } catch (const Error& e) {
     pc.config.impossible = ErrorText(e);
   }
-  pc.command = TrainCommand(parser, point, seed);
+  pc.flags = TrainFlags(parser, point);
+  pc.command = TrainCommand(pc, seed, "parsgd", mpirun);
   return pc;
 }
 
@@ -168,8 +190,15 @@ void DeclareCompareOptions(OptionParser& p, CompareArgs& a) {
            "JSON experiment file: flags as keys, values or lists, and \"grid\": [blocks]");
   p.String("gnuplot", &a.gnuplot, "PROGRAM",
            "gnuplot to draw the plots with ('none': only write their data and scripts)");
+  p.String("mpirun", &a.mpirun, "COMMAND",
+           "the launcher of runs of more than one rank, with any flags of its own "
+           "('mpirun --hostfile hosts'): COMMAND -np RANKS parsgd train ...");
   // From here on, train's flags: each may repeat and take a comma-separated list (an axis).
   p.AllowLists(true);
+  p.Int("ranks", &a.ranks,
+        "processes of each run: above 1 a run is launched with --mpirun, each rank training its "
+        "share of the rows (train's --ranks-scheme)",
+        1, 4096);
   DeclareDataOptions(p, a.run, false);
   DeclareTrainingOptions(p, a.run);
   p.AllowLists(false);
@@ -191,7 +220,7 @@ Plan BuildPlan(OptionParser& parser, CompareArgs& args) {
     }
   }
   for (const Point& p : points) {
-    plan.configs.push_back(PlanConfig(parser, p, points, plan.varying, seed));
+    plan.configs.push_back(PlanConfig(parser, p, points, plan.varying, seed, args.mpirun));
   }
   const bool any = std::any_of(plan.configs.begin(), plan.configs.end(),
                                [](const PlannedConfig& c) { return c.config.impossible.empty(); });
@@ -213,16 +242,10 @@ std::string ShellQuote(const std::string& text) {
   return out + "'";
 }
 
-std::string TrainCommand(const OptionParser& parser, const Point& point, uint64_t seed) {
-  std::string out = "parsgd train";
-  for (const compare::Setting& s : point) {
-    if (parser.IsSwitch(s.flag)) {
-      if (s.value == "true") out += " --" + s.flag;
-      continue;
-    }
-    out += " --" + s.flag + " " + ShellQuote(s.value);
-  }
-  return out + fmt::format(" --seed {}", seed);
+std::string TrainCommand(const PlannedConfig& pc, uint64_t seed, const std::string& program,
+                         const std::string& mpirun) {
+  const std::string launcher = pc.ranks > 1 ? fmt::format("{} -np {} ", mpirun, pc.ranks) : "";
+  return fmt::format("{}{} train{} --seed {}", launcher, program, pc.flags, seed);
 }
 
 }  // namespace parsgd::cli

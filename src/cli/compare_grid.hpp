@@ -14,8 +14,10 @@ namespace parsgd::cli {
 
 struct CompareArgs {
   RunArgs run;  // train's flags, each taking a list
+  int ranks = 1;  // processes of a run (an axis too); above 1 launched with `mpirun`
   std::string out, experiment;
   std::string gnuplot = "gnuplot";
+  std::string mpirun = "mpirun";  // the launcher's command (its extra flags included)
   int repeats = 3;
   double target = -1;  // < 0: the best final objective of all runs + 1%
   double alpha = 0.05;
@@ -27,6 +29,8 @@ void DeclareCompareOptions(OptionParser& p, CompareArgs& a);
 struct PlannedConfig {
   compare::Configuration config;  // point, label, problem, impossible
   RunArgs args;                   // its train flags; config.seed is the base seed
+  int ranks = 1;                  // processes of each run (--ranks)
+  std::string flags;              // its train flags as a command line: " --flag value ..."
   std::string command;            // the equivalent `parsgd train` command line (base seed)
 };
 
@@ -44,8 +48,10 @@ struct Plan {
 // here.
 Plan BuildPlan(OptionParser& parser, CompareArgs& args);
 
-// `parsgd train --flag value ...` for a point (switches as bare flags, values shell-quoted).
-std::string TrainCommand(const OptionParser& parser, const compare::Point& point, uint64_t seed);
+// The `PROGRAM train` command line of a configuration with `seed`, under `MPIRUN -np N` for a run
+// of N > 1 ranks.
+std::string TrainCommand(const PlannedConfig& pc, uint64_t seed, const std::string& program = "parsgd",
+                         const std::string& mpirun = "mpirun");
 
 // `text` quoted for a POSIX shell when it needs to be.
 std::string ShellQuote(const std::string& text);

@@ -6,11 +6,15 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
+#include <sstream>
 
+#include "metrics_reader.hpp"
 #include "parsgd/data/load.hpp"
 #include "parsgd/run/run_loop.hpp"
 #include "parsgd/run/trainer.hpp"
@@ -89,9 +93,54 @@ Loaded LoadGroup(const RunArgs& a, std::vector<std::string>& notes) {
   return d;
 }
 
+// The path of this program, to launch it under mpirun.
+std::string ThisProgram() {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::string("parsgd") : self.string();
+}
+
+// A scratch folder for the files of the runs launched as processes, removed with its contents.
+class ScratchFolder {
+ public:
+  ScratchFolder() {
+    std::string name = (std::filesystem::temp_directory_path() / "parsgd-compare-XXXXXX").string();
+    if (mkdtemp(name.data()) == nullptr) throw Error("cannot make a temporary folder: " + name);
+    path_ = name;
+  }
+  ~ScratchFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+  std::string File(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// What a failed process said: its "parsgd: error: ..." line without the prefix, or its last line.
+std::string FailureOf(const std::string& output, int status) {
+  std::string last;
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    const std::string prefix = "parsgd: error: ";
+    if (line.rfind(prefix, 0) == 0) return line.substr(prefix.size());
+    if (!line.empty()) last = line;
+  }
+  return last.empty() ? fmt::format("the run ended with status {}", status) : last;
+}
+
 class Runner {
  public:
-  Runner(int total, AtomicFileWriter& jsonl) : total_(total), jsonl_(jsonl) {}
+  Runner(int total, const std::string& mpirun, AtomicFileWriter& jsonl)
+      : total_(total), mpirun_(mpirun), jsonl_(jsonl) {}
 
   compare::RunRecord Run(const PlannedConfig& pc, std::size_t index, int repeat, int repeats,
                          const Loaded& data) {
@@ -103,7 +152,9 @@ class Runner {
     const std::string prefix = fmt::format(R"({{"config":{},"label":{},"repeat":{},)", index + 1,
                                            JsonString(pc.config.label), repeat + 1);
     const auto start = Clock::now();
-    if (!data.error.empty()) {
+    if (pc.ranks > 1) {
+      Launch(pc, prefix, rec);
+    } else if (!data.error.empty()) {
       rec.error = data.error;
     } else {
       Train(pc, data, prefix, rec);
@@ -159,8 +210,34 @@ class Runner {
     jsonl_.Write(lines);
   }
 
+  // One run across ranks: `parsgd train` under the launcher, its metrics read back.
+  void Launch(const PlannedConfig& pc, const std::string& prefix, compare::RunRecord& rec) {
+    if (!scratch_) scratch_.emplace();
+    const std::string metrics = scratch_->File("metrics.jsonl"), output = scratch_->File("output");
+    std::filesystem::remove(metrics);
+    const std::string command = TrainCommand(pc, rec.seed, ShellQuote(program_), mpirun_) +
+                                " --quiet --metrics " + ShellQuote(metrics) + " > " +
+                                ShellQuote(output) + " 2>&1";
+    std::fflush(stderr);
+    const int status = std::system(command.c_str());
+    try {
+      if (status != 0) throw Error(FailureOf(ReadText(output), status));
+      const std::string lines = ReadText(metrics);
+      rec.epochs = compare::ReadEpochRecords(lines);
+      std::istringstream in(lines);
+      for (std::string line; std::getline(in, line);) {
+        if (!line.empty()) jsonl_.Write(prefix + line.substr(1) + "\n");
+      }
+    } catch (const std::exception& e) {
+      rec.error = e.what();
+    }
+  }
+
   int total_;
   int done_ = 0;
+  std::string mpirun_;
+  std::string program_ = ThisProgram();
+  std::optional<ScratchFolder> scratch_;
   AtomicFileWriter& jsonl_;
   Clock::time_point start_ = Clock::now();
 };
@@ -186,7 +263,8 @@ void CheckDataFiles(const Plan& plan) {
   }
 }
 
-RunOutcome RunAll(const Plan& plan, int repeats, AtomicFileWriter& jsonl) {
+RunOutcome RunAll(const Plan& plan, int repeats, const std::string& mpirun,
+                  AtomicFileWriter& jsonl) {
   std::vector<std::string> keys;  // the data groups, in order of first appearance
   int possible = 0;
   for (const PlannedConfig& pc : plan.configs) {
@@ -196,15 +274,16 @@ RunOutcome RunAll(const Plan& plan, int repeats, AtomicFileWriter& jsonl) {
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
   }
   RunOutcome out;
-  Runner runner(possible * repeats, jsonl);
+  Runner runner(possible * repeats, mpirun, jsonl);
+  const Loaded none;  // the data of a run across ranks: its ranks read their own shares
   for (const std::string& key : keys) {
     std::optional<Loaded> data;  // loaded when the group starts, freed when it ends
     for (int r = 0; r < repeats; ++r) {
       for (std::size_t i = 0; i < plan.configs.size(); ++i) {
         const PlannedConfig& pc = plan.configs[i];
         if (!pc.config.impossible.empty() || DataKey(pc.args) != key) continue;
-        if (!data) data = LoadGroup(pc.args, out.data);
-        out.runs.push_back(runner.Run(pc, i, r, repeats, *data));
+        if (!data && pc.ranks == 1) data = LoadGroup(pc.args, out.data);
+        out.runs.push_back(runner.Run(pc, i, r, repeats, data ? *data : none));
       }
     }
   }

@@ -27,7 +27,9 @@ struct RunOutcome {
 // configuration alike. A run that fails (diverges, is refused by the trainer, cannot load its
 // data) is recorded with its error and the others go on. Each epoch is written to `jsonl` as
 // `train --metrics` writes it, with the configuration and repeat in front; a failed run adds one
-// line with its error.
-RunOutcome RunAll(const Plan& plan, int repeats, AtomicFileWriter& jsonl);
+// line with its error. A configuration of more than one rank runs as `MPIRUN -np N parsgd train`
+// (`mpirun`: the launcher's command), its epochs read back from the run's --metrics; every rank
+// reads its own share of the data.
+RunOutcome RunAll(const Plan& plan, int repeats, const std::string& mpirun, AtomicFileWriter& jsonl);
 
 }  // namespace parsgd::cli
