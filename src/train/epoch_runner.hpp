@@ -45,7 +45,8 @@ std::unique_ptr<LinearRunner> MakePrimalCdRunner(const TrainConfig& config, cons
 std::unique_ptr<LinearRunner> MakeLinearReplicaRunner(const TrainConfig& config,
                                                      const RunnerShape& shape);
 
-// Calls fn(Head{}) with the loss head of a linear `model` (the MLP has its own runners).
+// Calls fn(Head{}) with the loss head of a linear `model` (the MLP has its own runners): the one
+// dispatch from a linear model's kind to its loss (scores, losses, curvature).
 template <class Fn>
 decltype(auto) WithHead(ModelKind model, Fn&& fn) {
   switch (model) {

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <vector>
 
+#include "epoch_runner.hpp"
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/model/mlp_input.hpp"
 
@@ -15,20 +16,8 @@ constexpr uint64_t kBlockRows = 4096;
 constexpr int kMlpBlockRows = 256;  // rows per MLP block: fixed, so sums repeat at any thread count
 
 double SampleLoss(const LinearModel& model, const float* z, float target) {
-  switch (model.kind()) {
-    case ModelKind::kLogistic:
-      return LogisticLoss::Value(z[0], target);
-    case ModelKind::kHinge:
-      return HingeLoss::Value(z[0], target);
-    case ModelKind::kSquared:
-      return SquaredLoss::Value(z[0], target);
-    case ModelKind::kSquaredHinge:
-      return SquaredHingeLoss::Value(z[0], target);
-    case ModelKind::kSoftmax:
-    case ModelKind::kMlp:  // a LinearModel is never an MLP
-      return SoftmaxLoss::Value(z, model.outputs(), static_cast<int>(target));
-  }
-  return 0;
+  return WithHead(model.kind(),
+                  [&]<class Head>(Head) { return Head::Value(z, model.outputs(), target); });
 }
 
 struct BlockSum {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "curvature.hpp"
+#include "epoch_runner.hpp"
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/model/loss.hpp"
 #include "parsgd/util/error.hpp"
@@ -39,20 +40,7 @@ constexpr double kAutoStepScale = 0.5;
 constexpr double kAutoAdaGradStep = 0.3;
 
 double CurvatureOf(ModelKind kind) {
-  switch (kind) {
-    case ModelKind::kLogistic:
-      return LogisticLoss::kCurvature;
-    case ModelKind::kHinge:
-      return HingeLoss::kCurvature;
-    case ModelKind::kSquared:
-      return SquaredLoss::kCurvature;
-    case ModelKind::kSquaredHinge:
-      return SquaredHingeLoss::kCurvature;
-    case ModelKind::kSoftmax:
-    case ModelKind::kMlp:
-      break;
-  }
-  return SoftmaxLoss::kCurvature;
+  return WithHead(kind, []<class Head>(Head) { return Head::kCurvature; });
 }
 
 double AutoEta0(const TrainConfig& config, const LinearSettings& r) {

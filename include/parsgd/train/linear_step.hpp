@@ -43,6 +43,7 @@ struct LinearParams {
 template <class Loss>
 struct BinaryHead {
   static constexpr int kOutputs = 1;
+  static constexpr double kCurvature = Loss::kCurvature;  // the loss's largest second derivative
   // Replaces z[0] by d loss / dz and returns the loss.
   static double LossAndGradient(float* z, int, float target) {
     return Loss::ValueAndDerivative(z[0], target, z);
@@ -55,6 +56,7 @@ struct BinaryHead {
 // Softmax head: K scores, K known at run time.
 struct SoftmaxHead {
   static constexpr int kOutputs = 0;  // dynamic
+  static constexpr double kCurvature = SoftmaxLoss::kCurvature;
   static double LossAndGradient(float* z, int k, float target) {
     return SoftmaxLoss::ValueAndGradient(z, k, static_cast<int>(target), z);
   }
