@@ -25,19 +25,22 @@ class TrainAcrossRanks : public ::testing::Test {
     WriteLibsvm(testing::MakeProblem(800, 400, 12, 2, 0.05, 7), dir_.File("test.svm"));
   }
 
-  // `parsgd ARGS` on `ranks` ranks (as root in CI; more ranks than cores oversubscribed; no
-  // single-copy mechanism in containers).
-  testing::CliResult Train(int ranks, const std::string& args) const {
+  // `parsgd train --train TRAIN ARGS` on `ranks` ranks (as root in CI; more ranks than cores
+  // oversubscribed; no single-copy mechanism in containers); Train: on train.svm, one thread a
+  // rank.
+  testing::CliResult TrainOn(int ranks, const std::string& train, const std::string& args) const {
 #ifdef PARSGD_MPIEXEC
     const std::string env =
         "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
         "OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none ";
     return testing::RunShell(env + PARSGD_MPIEXEC + " -np " + std::to_string(ranks) + " " +
-                             PARSGD_CLI_PATH + " train --train " + dir_.File("train.svm") +
-                             " --threads 1 " + args);
+                             PARSGD_CLI_PATH + " train --train " + train + " " + args);
 #else
-    return {-1, std::to_string(ranks) + args};
+    return {-1, std::to_string(ranks) + train + args};
 #endif
+  }
+  testing::CliResult Train(int ranks, const std::string& args) const {
+    return TrainOn(ranks, dir_.File("train.svm"), "--threads 1 " + args);
   }
 
   testing::TempDir dir_;
@@ -94,34 +97,38 @@ TEST_F(TrainAcrossRanks, ACheckpointResumesEveryRankExactlyAndAnotherRankCountIs
   EXPECT_EQ(Count(three.output, "ranks: checkpoint 2, this run 3"), 1u) << three.output;
 }
 
-// --ranks-scheme sync on 2 ranks of one thread is the sync scheme of 2 workers in one process: from
-// a binary cache (each rank's share a row range, as each worker's shard under the sequential
-// order), with a sample of each rank in each step (so that the ranks' sum of two floats rounds as
-// the workers' does), the two models score every test row alike.
-TEST_F(TrainAcrossRanks, SyncIsTheSyncSchemeOfAsManyWorkers) {
+// Under mpirun, where the maths says a run across ranks is one of a process, the two models score
+// every test row alike: from a binary cache (each rank's share a row range, as each worker's shard
+// under the sequential order), 2 ranks of one thread averaging after every sample are the average
+// scheme of 2 workers averaging after every sample (the constant schedule: the workers recompute
+// their step every 64 samples, the ranks at every combination), and --ranks-scheme sync with a
+// sample of each rank a step (so that the ranks' sum of two floats rounds as the workers' does) is
+// the sync scheme of 2 workers.
+TEST_F(TrainAcrossRanks, RunsThatAreOneProcessesScoreAlike) {
   const std::string bin = dir_.File("train.bin");
   ASSERT_EQ(testing::RunCli("convert " + dir_.File("train.svm") + " " + bin).status, 0);
-  const std::string flags = " --epochs 2 --batch 2 --order sequential --learning-rate 0.1";
-  const std::string a = dir_.File("a.model"), b = dir_.File("b.model");
-  const testing::CliResult one =
-      testing::RunCli("train --train " + bin + " --scheme sync --threads 2 --save " + a + flags);
-  ASSERT_EQ(one.status, 0) << one.output;
-  const testing::CliResult ranks = testing::RunShell(
-      std::string(
-          "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-          "OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none ") +
-#ifdef PARSGD_MPIEXEC
-      PARSGD_MPIEXEC +
-#endif
-      " -np 2 " + PARSGD_CLI_PATH + " train --train " + bin +
-      " --threads 1 --ranks-scheme sync --save " + b + flags);
-  ASSERT_EQ(ranks.status, 0) << ranks.output;
-  EXPECT_TRUE(Contains(ranks.output, "summed over the ranks (sync)")) << ranks.output;
-  const std::string test = " " + dir_.File("test.svm") + " --scores";
-  const testing::CliResult scores_a = testing::RunCli("predict " + a + test);
-  const testing::CliResult scores_b = testing::RunCli("predict " + b + test);
-  ASSERT_EQ(scores_a.status, 0) << scores_a.output;
-  EXPECT_EQ(scores_a.output, scores_b.output);
+  const std::string common = " --epochs 2 --order sequential --learning-rate 0.1";
+  struct Case {
+    std::string one, ranks;
+  };
+  for (const Case& c : {Case{"--scheme average --batch 1 --period 1 --schedule constant",
+                             "--ranks-period 1 --scheme sequential --schedule constant"},
+                        Case{"--scheme sync --batch 2", "--ranks-scheme sync --batch 2"}}) {
+    SCOPED_TRACE(c.ranks);
+    const std::string a = dir_.File("a.model"), b = dir_.File("b.model");
+    const testing::CliResult one =
+        testing::RunCli("train --train " + bin + " --threads 2 --save " + a + " " + c.one + common);
+    ASSERT_EQ(one.status, 0) << one.output;
+    const testing::CliResult ranks =
+        TrainOn(2, bin, "--threads 1 --save " + b + " " + c.ranks + common);
+    ASSERT_EQ(ranks.status, 0) << ranks.output;
+    EXPECT_TRUE(Contains(ranks.output, "across 2 ranks")) << ranks.output;
+    const std::string test = " " + dir_.File("test.svm") + " --scores";
+    const testing::CliResult scores_a = testing::RunCli("predict " + a + test);
+    const testing::CliResult scores_b = testing::RunCli("predict " + b + test);
+    ASSERT_EQ(scores_a.status, 0) << scores_a.output;
+    EXPECT_EQ(scores_a.output, scores_b.output);
+  }
 }
 
 // The MLP across ranks: rank 0 reports once, and the saved model is the one it evaluated.
