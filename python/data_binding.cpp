@@ -3,12 +3,12 @@
 // alive by a reference to each array); only the row offsets are converted, to the library's uint64.
 // Whatever the estimators hand over is checked again here, in one pass (a Dataset's invariants are
 // its reader's job: this is its reader).
+#include <fmt/format.h>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
 #include <cmath>
 #include <cstdint>
-#include <fmt/format.h>
 #include <memory>
 #include <vector>
 
@@ -60,8 +60,8 @@ void CheckRows(const Dataset::Parts& p, const Index* indices) {
     for (uint64_t k = p.offsets[r]; k < p.offsets[r + 1]; ++k) {
       const auto j = static_cast<int64_t>(indices[k]);
       if (j < 0 || static_cast<uint64_t>(j) >= p.features) {
-        throw py::value_error(fmt::format("row {}: column index {} is outside [0, {})", r, j,
-                                          p.features));
+        throw py::value_error(
+            fmt::format("row {}: column index {} is outside [0, {})", r, j, p.features));
       }
       if (k > p.offsets[r] && j <= static_cast<int64_t>(indices[k - 1])) {
         throw py::value_error(fmt::format(
@@ -70,8 +70,8 @@ void CheckRows(const Dataset::Parts& p, const Index* indices) {
             r, j, static_cast<int64_t>(indices[k - 1])));
       }
       if (!std::isfinite(p.values[k])) {
-        throw py::value_error(fmt::format("row {}, column {}: value {} is not finite", r, j,
-                                          p.values[k]));
+        throw py::value_error(
+            fmt::format("row {}, column {}: value {} is not finite", r, j, p.values[k]));
       }
     }
   }
@@ -86,12 +86,13 @@ PyDataset MakeData(const py::array& indptr, const py::array& indices, const py::
   if (!IsVector<int32_t>(indices) && !IsVector<uint32_t>(indices)) {
     throw py::type_error("indices: expected a 1-d C-contiguous int32 or uint32 array");
   }
-  if (!IsVector<float>(values)) throw py::type_error("data: expected a 1-d C-contiguous float32 array");
+  if (!IsVector<float>(values))
+    throw py::type_error("data: expected a 1-d C-contiguous float32 array");
   const uint64_t rows = indptr.size() > 0 ? static_cast<uint64_t>(indptr.size() - 1) : 0;
   if (rows == 0) throw py::value_error(source + ": no rows");
   if (indices.size() != values.size()) {
-    throw py::value_error(fmt::format("{}: {} indices but {} values", source, indices.size(),
-                                      values.size()));
+    throw py::value_error(
+        fmt::format("{}: {} indices but {} values", source, indices.size(), values.size()));
   }
   Dataset::Parts p;
   p.offsets = IsVector<int32_t>(indptr) ? Offsets<int32_t>(indptr) : Offsets<int64_t>(indptr);
@@ -106,7 +107,8 @@ PyDataset MakeData(const py::array& indptr, const py::array& indices, const py::
   if (labels.is_none()) {
     p.labels = SharedArray<float>(AlignedArray<float>::Zeroed(rows));
   } else {
-    if (!IsVector<float>(labels)) throw py::type_error("y: expected a 1-d C-contiguous float32 array");
+    if (!IsVector<float>(labels))
+      throw py::type_error("y: expected a 1-d C-contiguous float32 array");
     const py::array y = labels.cast<py::array>();
     if (static_cast<uint64_t>(y.size()) != rows) {
       throw py::value_error(fmt::format("{}: {} rows but {} labels", source, rows, y.size()));

@@ -43,10 +43,13 @@ py::array_t<float> Scores(const PyModel& m, const PyDataset& d, int threads) {
     py::gil_scoped_release release;
     const auto executor = MakeTbbExecutor(threads);
     scores = std::visit(
-        [&](const auto& model) { return PredictScores(model, d.data, 0, d.data.rows(), *executor); },
+        [&](const auto& model) {
+          return PredictScores(model, d.data, 0, d.data.rows(), *executor);
+        },
         m.model);
   }
-  py::array_t<float> out({static_cast<py::ssize_t>(d.data.rows()), static_cast<py::ssize_t>(outputs)});
+  py::array_t<float> out(
+      {static_cast<py::ssize_t>(d.data.rows()), static_cast<py::ssize_t>(outputs)});
   std::copy(scores.begin(), scores.end(), out.mutable_data());
   return out;
 }
@@ -56,8 +59,8 @@ py::array_t<int64_t> Classes(const PyModel& m, const PyDataset& d, int threads) 
   {
     py::gil_scoped_release release;
     const auto executor = MakeTbbExecutor(threads);
-    classes = std::visit([&](const auto& model) { return PredictClasses(model, d.data, *executor); },
-                         m.model);
+    classes = std::visit(
+        [&](const auto& model) { return PredictClasses(model, d.data, *executor); }, m.model);
   }
   py::array_t<int64_t> out(static_cast<py::ssize_t>(classes.size()));
   std::copy(classes.begin(), classes.end(), out.mutable_data());
@@ -81,7 +84,8 @@ py::array_t<float> ProbabilitiesOf(const PyModel& m,
   py::array_t<float> out({rows, static_cast<py::ssize_t>(classes)});
   const float* z = scores.data();
   float* p = out.mutable_data();
-  for (py::ssize_t i = 0; i < rows; ++i) Probabilities(kind, z + i * outputs, classes, p + i * classes);
+  for (py::ssize_t i = 0; i < rows; ++i)
+    Probabilities(kind, z + i * outputs, classes, p + i * classes);
   return out;
 }
 
@@ -103,11 +107,12 @@ py::list Layers(const PyModel& m) {
 
 void BindModel(py::module_& m) {
   py::class_<PyModel>(m, "Model", "A trained model, linear or MLP (parsgd's model file holds one).")
-      .def_property_readonly("kind",
-                             [](const PyModel& p) { return NameOf<ModelKind>(kModelKinds, KindOf(p.model)); })
+      .def_property_readonly(
+          "kind", [](const PyModel& p) { return NameOf<ModelKind>(kModelKinds, KindOf(p.model)); })
       .def_property_readonly("features",
                              [](const PyModel& p) {
-                               if (const auto* l = std::get_if<LinearModel>(&p.model)) return l->features();
+                               if (const auto* l = std::get_if<LinearModel>(&p.model))
+                                 return l->features();
                                return static_cast<uint64_t>(std::get<MlpModel>(p.model).inputs());
                              })
       .def_property_readonly("outputs", [](const PyModel& p) { return Outputs(p.model); })
@@ -117,11 +122,15 @@ void BindModel(py::module_& m) {
                                const auto* mlp = std::get_if<MlpModel>(&p.model);
                                return mlp != nullptr ? mlp->sizes() : std::vector<int>{};
                              })
-      .def_property_readonly("layers", &Layers,
-                             "mlp: (inputs, outputs, weights_at, bias_at) per layer; weights row-major "
-                             "inputs x outputs at weights_at of params, then the bias")
       .def_property_readonly(
-          "params", [](const py::object& self) { return View(ParamsOf(self.cast<const PyModel&>().model), self); },
+          "layers", &Layers,
+          "mlp: (inputs, outputs, weights_at, bias_at) per layer; weights row-major "
+          "inputs x outputs at weights_at of params, then the bias")
+      .def_property_readonly(
+          "params",
+          [](const py::object& self) {
+            return View(ParamsOf(self.cast<const PyModel&>().model), self);
+          },
           "All parameters (a view, no copy). Linear: weight (j, k) at j * outputs + k, the biases "
           "last; mlp: see layers.")
       .def_property_readonly(

@@ -11,12 +11,18 @@ namespace {
 
 const char* TypeName(SettingType type) {
   switch (type) {
-    case SettingType::kInt: return "int";
-    case SettingType::kCount: return "count";
-    case SettingType::kReal: return "real";
-    case SettingType::kChoice: return "choice";
-    case SettingType::kSwitch: return "switch";
-    case SettingType::kSizes: return "sizes";
+    case SettingType::kInt:
+      return "int";
+    case SettingType::kCount:
+      return "count";
+    case SettingType::kReal:
+      return "real";
+    case SettingType::kChoice:
+      return "choice";
+    case SettingType::kSwitch:
+      return "switch";
+    case SettingType::kSizes:
+      return "sizes";
   }
   return "?";
 }

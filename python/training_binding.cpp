@@ -1,9 +1,9 @@
 // A training run for Python: the settings applied through the library's table, the Trainer run by
 // RunEpochs (run/run_loop.hpp) on a thread of its own with the library's workers, while the calling
 // thread waits with the GIL released, in short slices: between two it hands the finished epochs to
-// Python and lets Python handle signals. Ctrl-C (KeyboardInterrupt) raises the executor's stop flag;
-// the workers stop within 64 samples, the thread ends, and the KeyboardInterrupt propagates with
-// no model returned (the estimator keeps what it had).
+// Python and lets Python handle signals. Ctrl-C (KeyboardInterrupt) raises the executor's stop
+// flag; the workers stop within 64 samples, the thread ends, and the KeyboardInterrupt propagates
+// with no model returned (the estimator keeps what it had).
 #include <pybind11/stl.h>
 
 #include <chrono>
@@ -80,11 +80,12 @@ class Run {
       if (start != nullptr) trainer.StartFrom(*start);
       RunLoopOptions options;
       options.snapshots = RunLoopOptions::Snapshots::kNone;  // nothing resumes a Python run
-      const RunLoopResult r = RunEpochs(trainer, options, [&](const EpochReport& e, double elapsed) {
-        std::lock_guard lock(mutex_);
-        epochs_.push_back({e, elapsed});
-        changed_.notify_all();
-      });
+      const RunLoopResult r =
+          RunEpochs(trainer, options, [&](const EpochReport& e, double elapsed) {
+            std::lock_guard lock(mutex_);
+            epochs_.push_back({e, elapsed});
+            changed_.notify_all();
+          });
       if (!r.interrupted) {
         if (IsLinear(trainer.config().model)) {
           outcome_.model = Model(trainer.model());

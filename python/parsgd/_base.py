@@ -107,7 +107,12 @@ class ParsgdEstimator(BaseEstimator):
                       f"{epoch['elapsed_seconds']:.2f} s", flush=True)
 
         settings = self._settings(model, fixed)
-        result = _parsgd.train(settings, data, start, self._spelling, on_epoch)
+        try:
+            result = _parsgd.train(settings, data, start, self._spelling, on_epoch)
+        except ValueError as e:
+            # The library writes a switch of its own as `bias on|off`: fit_intercept is a bool.
+            text = str(e).replace("fit_intercept off", "fit_intercept=False")
+            raise ValueError(text.replace("fit_intercept on", "fit_intercept=True")) from None
         return result, history
 
     def _take(self, result, history):
