@@ -1,6 +1,7 @@
 // Training and prediction data from numpy arrays: the CSR arrays of a scipy matrix become a
 // Dataset without copying the values, the indices or the labels (their memory is borrowed, kept
 // alive by a reference to each array); only the row offsets are converted, to the library's uint64.
+// A dense matrix is converted once to CSR (the library's one layout), its labels borrowed.
 // Whatever the estimators hand over is checked again here, in one pass (a Dataset's invariants are
 // its reader's job: this is its reader).
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "bindings.hpp"
@@ -77,6 +79,31 @@ void CheckRows(const Dataset::Parts& p, const Index* indices) {
   }
 }
 
+// The labels (float32, one per row, finite) borrowed, or zeros for prediction (None); the label
+// kind and the declared classes.
+void SetLabels(Dataset::Parts& p, uint64_t rows, const py::object& labels, bool real_labels,
+               std::vector<float> classes) {
+  if (labels.is_none()) {
+    p.labels = SharedArray<float>(AlignedArray<float>::Zeroed(rows));
+  } else {
+    if (!IsVector<float>(labels)) {
+      throw py::type_error("y: expected a 1-d C-contiguous float32 array");
+    }
+    const py::array y = labels.cast<py::array>();
+    if (static_cast<uint64_t>(y.size()) != rows) {
+      throw py::value_error(fmt::format("{}: {} rows but {} labels", p.source, rows, y.size()));
+    }
+    p.labels = Borrow<float>(y);
+    for (uint64_t i = 0; i < rows; ++i) {
+      if (!std::isfinite(p.labels[i])) {
+        throw py::value_error(fmt::format("y[{}] = {} is not finite", i, p.labels[i]));
+      }
+    }
+  }
+  p.label_kind = real_labels ? LabelKind::kValues : LabelKind::kClasses;
+  p.declared_classes = std::move(classes);
+}
+
 PyDataset MakeData(const py::array& indptr, const py::array& indices, const py::array& values,
                    const py::object& labels, uint64_t features, bool real_labels,
                    std::vector<float> classes, std::string source) {
@@ -86,8 +113,9 @@ PyDataset MakeData(const py::array& indptr, const py::array& indices, const py::
   if (!IsVector<int32_t>(indices) && !IsVector<uint32_t>(indices)) {
     throw py::type_error("indices: expected a 1-d C-contiguous int32 or uint32 array");
   }
-  if (!IsVector<float>(values))
+  if (!IsVector<float>(values)) {
     throw py::type_error("data: expected a 1-d C-contiguous float32 array");
+  }
   const uint64_t rows = indptr.size() > 0 ? static_cast<uint64_t>(indptr.size() - 1) : 0;
   if (rows == 0) throw py::value_error(source + ": no rows");
   if (indices.size() != values.size()) {
@@ -104,31 +132,64 @@ PyDataset MakeData(const py::array& indptr, const py::array& indices, const py::
   // found every index non-negative.
   p.indices = Borrow<uint32_t>(indices);
   p.values = Borrow<float>(values);
-  if (labels.is_none()) {
-    p.labels = SharedArray<float>(AlignedArray<float>::Zeroed(rows));
-  } else {
-    if (!IsVector<float>(labels))
-      throw py::type_error("y: expected a 1-d C-contiguous float32 array");
-    const py::array y = labels.cast<py::array>();
-    if (static_cast<uint64_t>(y.size()) != rows) {
-      throw py::value_error(fmt::format("{}: {} rows but {} labels", source, rows, y.size()));
-    }
-    p.labels = Borrow<float>(y);
-    for (uint64_t i = 0; i < rows; ++i) {
-      if (!std::isfinite(p.labels[i])) {
-        throw py::value_error(fmt::format("y[{}] = {} is not finite", i, p.labels[i]));
-      }
-    }
-  }
   p.features = features;
   p.source = std::move(source);
-  p.label_kind = real_labels ? LabelKind::kValues : LabelKind::kClasses;
-  p.declared_classes = std::move(classes);
+  SetLabels(p, rows, labels, real_labels, std::move(classes));
   if (IsVector<int32_t>(indices)) {
     CheckRows(p, static_cast<const int32_t*>(indices.data()));
   } else {
     CheckRows(p, p.indices.data());
   }
+  return PyDataset{Dataset(std::move(p))};
+}
+
+// A dense float32 C-contiguous matrix as CSR, zeros dropped: the library's one layout. Two passes
+// over the matrix (count, then fill), with the GIL released; the only copy of X.
+PyDataset MakeDenseData(const py::array& X, const py::object& labels, bool real_labels,
+                        std::vector<float> classes, std::string source) {
+  if (!py::isinstance<py::array_t<float, py::array::c_style>>(X) || X.ndim() != 2) {
+    throw py::type_error("X: expected a 2-d C-contiguous float32 array");
+  }
+  const auto rows = static_cast<uint64_t>(X.shape(0));
+  const auto features = static_cast<uint64_t>(X.shape(1));
+  if (rows == 0) throw py::value_error(source + ": no rows");
+  if (features > (uint64_t{1} << 32)) {
+    throw py::value_error(fmt::format("{}: {} features, more than 2^32", source, features));
+  }
+  const auto* x = static_cast<const float*>(X.data());
+  Dataset::Parts p;
+  AlignedArray<uint64_t> offsets(rows + 1);
+  AlignedArray<uint32_t> indices;
+  AlignedArray<float> values;
+  {
+    py::gil_scoped_release release;
+    offsets[0] = 0;
+    for (uint64_t r = 0; r < rows; ++r) {
+      uint64_t nonzeros = 0;
+      for (uint64_t j = 0; j < features; ++j) nonzeros += x[r * features + j] != 0.f;
+      offsets[r + 1] = offsets[r] + nonzeros;
+    }
+    indices = AlignedArray<uint32_t>(offsets[rows]);
+    values = AlignedArray<float>(offsets[rows]);
+    for (uint64_t r = 0, k = 0; r < rows; ++r) {
+      for (uint64_t j = 0; j < features; ++j) {
+        const float v = x[r * features + j];
+        if (v == 0.f) continue;
+        if (!std::isfinite(v)) {
+          throw std::invalid_argument(
+              fmt::format("row {}, column {}: value {} is not finite", r, j, v));
+        }
+        indices[k] = static_cast<uint32_t>(j);
+        values[k++] = v;
+      }
+    }
+  }
+  p.offsets = SharedArray<uint64_t>(std::move(offsets));
+  p.indices = SharedArray<uint32_t>(std::move(indices));
+  p.values = SharedArray<float>(std::move(values));
+  p.features = features;
+  p.source = std::move(source);
+  SetLabels(p, rows, labels, real_labels, std::move(classes));
   return PyDataset{Dataset(std::move(p))};
 }
 
@@ -143,6 +204,11 @@ void BindData(py::module_& m) {
       .def(py::init(&MakeData), py::arg("indptr"), py::arg("indices"), py::arg("data"),
            py::arg("labels"), py::arg("features"), py::arg("real_labels") = false,
            py::arg("classes") = std::vector<float>{}, py::arg("source") = "X")
+      .def_static("from_dense", &MakeDenseData, py::arg("X"), py::arg("labels"),
+                  py::arg("real_labels") = false, py::arg("classes") = std::vector<float>{},
+                  py::arg("source") = "X",
+                  "The rows of a dense float32 C-contiguous matrix, converted once to CSR "
+                  "(zeros dropped)")
       .def_property_readonly("rows", [](const PyDataset& d) { return d.data.rows(); })
       .def_property_readonly("features", [](const PyDataset& d) { return d.data.features(); })
       .def_property_readonly("nnz", [](const PyDataset& d) { return d.data.nnz(); })

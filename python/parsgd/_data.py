@@ -8,8 +8,8 @@ What is copied and what is not (X as scikit-learn's check_array leaves it, float
     adds repeated entries, as scipy reads them).
   - int64 indices: one copy as uint32.
   - float64 (or other) values, and every other sparse format: one conversion by check_array.
-  - dense arrays: one conversion to CSR, zeros dropped (the library has no dense layout; a
-    float32 C-contiguous array is read once, by scipy, without an intermediate copy).
+  - dense arrays: one conversion to CSR, zeros dropped (the library has no dense layout), by the
+    module in two passes over a float32 C-contiguous array (others are made one first).
 The arrays must not change while a fit or predict runs.
 """
 
@@ -20,9 +20,7 @@ from . import _parsgd
 
 
 def csr(X):
-    """X (validated, float32, dense or CSR) as a CSR matrix in canonical form."""
-    if not sp.issparse(X):
-        return sp.csr_matrix(X)
+    """X (validated, float32, sparse) as a CSR matrix in canonical form."""
     if not sp.isspmatrix_csr(X):
         X = X.tocsr()
     if not X.has_canonical_format:
@@ -36,6 +34,12 @@ def as_dataset(X, labels=None, *, real_labels=False, classes=(), source="X"):
 
     labels: float32 per row (class indices or real values), or None for prediction; classes: the
     class values the labels are drawn from, when a batch may lack some (partial_fit)."""
+    if labels is not None:
+        labels = np.ascontiguousarray(labels, dtype=np.float32)
+    classes = [float(c) for c in classes]
+    if not sp.issparse(X):
+        X = np.ascontiguousarray(X, dtype=np.float32)
+        return _parsgd.Dataset.from_dense(X, labels, real_labels, classes, source)
     X = csr(X)
     indices = np.ascontiguousarray(X.indices)
     if indices.dtype != np.int32:
@@ -43,7 +47,5 @@ def as_dataset(X, labels=None, *, real_labels=False, classes=(), source="X"):
             raise ValueError(f"{source}: {X.shape[1]} features, more than parsgd's 2^32")
         indices = indices.astype(np.uint32)
     data = np.ascontiguousarray(X.data, dtype=np.float32)
-    if labels is not None:
-        labels = np.ascontiguousarray(labels, dtype=np.float32)
-    return _parsgd.Dataset(np.ascontiguousarray(X.indptr), indices, data, labels, X.shape[1], real_labels,
-                           [float(c) for c in classes], source)
+    return _parsgd.Dataset(np.ascontiguousarray(X.indptr), indices, data, labels, X.shape[1],
+                           real_labels, classes, source)

@@ -83,6 +83,19 @@ def test_bad_arrays_are_refused_naming_the_row():
         _parsgd.Dataset(indptr, np.array([0, 1, 2], dtype=np.int32), np.ones(3), None, 4)
 
 
+def test_dense_rows_are_converted_once_to_csr_without_zeros():
+    X, y = make_problem(40, 6, 2, seed=6)
+    dense = _data.as_dataset(X, y.astype(np.float32))
+    assert (dense.rows, dense.features, dense.nnz) == (40, 6, np.count_nonzero(X))
+    assert _data.as_dataset(np.asfortranarray(X)).nnz == np.count_nonzero(X)
+    bad = X.copy()
+    bad[7, 2] = np.nan
+    with pytest.raises(ValueError, match="row 7, column 2: value nan is not finite"):
+        _parsgd.Dataset.from_dense(bad, None)
+    with pytest.raises(TypeError, match="2-d C-contiguous float32"):
+        _parsgd.Dataset.from_dense(X.astype(np.float64), None)
+
+
 def test_nan_and_inf_are_refused_before_training():
     X, y = make_problem(20, 4, 2, seed=5)
     X[3, 1] = np.inf

@@ -50,7 +50,7 @@ class Dataset {
     // kClasses: the labels a row may have, strictly ascending, where the caller knows more than
     // the rows show (a batch of scikit-learn's partial_fit(classes=...) may lack some), as
     // `features` declares columns no row need use; empty: the distinct labels of the rows.
-    std::vector<float> declared_classes;
+    std::vector<float> declared_classes = {};
   };
 
   Dataset() = default;
