@@ -1,14 +1,12 @@
 """The Python module's tests (pytest; ctest runs them with the build's package on PYTHONPATH).
-Skipped as a whole when the module is not importable (not built: PARSGD_PYTHON=off, or no
-pybind11-dev / python3-dev)."""
+Each file skips itself when the module is not importable (not built: PARSGD_PYTHON=off, or no
+pybind11-dev / python3-dev; or build/python not on PYTHONPATH)."""
 
 import os
 import pathlib
 
 import numpy as np
 import pytest
-
-pytest.importorskip("parsgd._parsgd", reason="the parsgd Python module is not built")
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 

@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+pytest.importorskip("parsgd._parsgd", reason="the parsgd Python module is not built")
+
 import parsgd
 from parsgd import _data, _parsgd
 from conftest import make_problem

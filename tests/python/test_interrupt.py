@@ -8,6 +8,8 @@ import threading
 import numpy as np
 import pytest
 
+pytest.importorskip("parsgd._parsgd", reason="the parsgd Python module is not built")
+
 import parsgd
 from conftest import make_problem
 

@@ -4,6 +4,8 @@ positive class of a binary model classes_[1], probabilities in classes_'s order.
 import numpy as np
 import pytest
 
+pytest.importorskip("parsgd._parsgd", reason="the parsgd Python module is not built")
+
 import parsgd
 from conftest import make_problem
 

@@ -4,6 +4,8 @@ bits against `parsgd train --init`), classes declared on the first call, batches
 import numpy as np
 import pytest
 
+pytest.importorskip("parsgd._parsgd", reason="the parsgd Python module is not built")
+
 import parsgd
 from conftest import make_problem
 

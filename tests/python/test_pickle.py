@@ -8,6 +8,8 @@ import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
 
+pytest.importorskip("parsgd._parsgd", reason="the parsgd Python module is not built")
+
 import parsgd
 from conftest import make_problem
 

@@ -4,6 +4,10 @@ import contextlib
 import io
 import re
 
+import pytest
+
+pytest.importorskip("parsgd._parsgd", reason="the parsgd Python module is not built")
+
 from conftest import REPO
 
 

@@ -3,6 +3,10 @@
 import numpy as np
 import scipy.sparse as sp
 
+import pytest
+
+pytest.importorskip("parsgd._parsgd", reason="the parsgd Python module is not built")
+
 import parsgd
 
 

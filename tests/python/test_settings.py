@@ -6,6 +6,8 @@ import inspect
 import numpy as np
 import pytest
 
+pytest.importorskip("parsgd._parsgd", reason="the parsgd Python module is not built")
+
 import parsgd
 from parsgd import _parsgd, _settings
 from conftest import make_problem
