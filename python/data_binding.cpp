@@ -135,10 +135,14 @@ PyDataset MakeData(const py::array& indptr, const py::array& indices, const py::
   p.features = features;
   p.source = std::move(source);
   SetLabels(p, rows, labels, real_labels, std::move(classes));
-  if (IsVector<int32_t>(indices)) {
-    CheckRows(p, static_cast<const int32_t*>(indices.data()));
-  } else {
-    CheckRows(p, p.indices.data());
+  const bool signed_indices = IsVector<int32_t>(indices);
+  {
+    py::gil_scoped_release release;  // one pass over every entry: other Python threads may run
+    if (signed_indices) {
+      CheckRows(p, reinterpret_cast<const int32_t*>(p.indices.data()));
+    } else {
+      CheckRows(p, p.indices.data());
+    }
   }
   return PyDataset{Dataset(std::move(p))};
 }

@@ -33,6 +33,24 @@ def test_fit_validates_csr_float32_without_a_copy():
     assert checked.indices.ctypes.data == Xs.indices.ctypes.data
 
 
+def test_fit_trains_on_the_callers_arrays(monkeypatch):
+    # The Dataset the library trains on, seen on its way into the training run.
+    X, y = make_problem(300, 20, 3, seed=7)
+    Xs = sp.csr_matrix(X)
+    seen = []
+    train = _parsgd.train
+
+    def spy(settings, data, *rest):
+        seen.append((data.values_address, data.indices_address, data.nnz))
+        return train(settings, data, *rest)
+
+    monkeypatch.setattr(_parsgd, "train", spy)
+    parsgd.SGDClassifier(max_iter=1).fit(Xs, y)
+    parsgd.SGDClassifier(max_iter=1).partial_fit(Xs, y, classes=[0, 1, 2])
+    parsgd.SGDRegressor(max_iter=1).fit(Xs, y.astype(float))
+    assert seen == [(Xs.data.ctypes.data, Xs.indices.ctypes.data, Xs.nnz)] * 3
+
+
 def test_other_layouts_are_converted_once():
     X, y = make_problem(50, 8, 2, seed=3)
     dense = _data.as_dataset(X)  # dense -> CSR, zeros dropped
