@@ -47,7 +47,10 @@ add_library(parsgd_offload_link INTERFACE)
 if(PARSGD_OFFLOAD_ACTIVE)
   set(PARSGD_OFFLOAD_COMPILE_OPTIONS -fopenmp -fno-stack-protector -fcf-protection=none
       -DPARSGD_OFFLOAD_NVPTX=1)
-  target_link_options(parsgd_offload_link INTERFACE -fopenmp ${_parsgd_nvptx_link} -no-pie)
+  # -no-pie for executables only: with it a shared object (the Python module) would be linked as
+  # a program (crt1.o, `main`); the module carries crtoffloadtable.o's text relocations instead.
+  target_link_options(parsgd_offload_link INTERFACE -fopenmp ${_parsgd_nvptx_link}
+                      $<$<STREQUAL:$<TARGET_PROPERTY:TYPE>,EXECUTABLE>:-no-pie>)
 elseif(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   set(PARSGD_OFFLOAD_COMPILE_OPTIONS -fopenmp -foffload=disable)
   target_link_options(parsgd_offload_link INTERFACE -fopenmp -foffload=disable)

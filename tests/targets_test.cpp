@@ -148,5 +148,89 @@ TEST(Targets, TestDataWithALabelTrainingNeverSawIsRefusedBeforeTraining) {
               {"test.svm: row 2: label 3: the model was trained on the labels 1, 2"});
 }
 
+// `data` with its labels declared as `kind`, drawn from `classes` (empty: undeclared).
+Dataset Declared(const Dataset& data, LabelKind kind, std::vector<float> classes = {}) {
+  Dataset::Parts parts;
+  parts.offsets = data.offsets();
+  parts.indices = data.indices();
+  parts.values = data.values();
+  parts.labels = data.labels();
+  parts.features = data.features();
+  parts.source = data.source();
+  parts.label_kind = kind;
+  parts.declared_classes = std::move(classes);
+  return Dataset(std::move(parts));
+}
+
+TEST(Targets, DeclaredClassesAreTheClassesEvenWhereTheRowsLackSome) {
+  const Targets t = MakeTargets(ModelKind::kSoftmax,
+                                Declared(WithLabels({0, 1, 0}), LabelKind::kClasses, {0, 1, 2}));
+  EXPECT_EQ(t.classes, 3);
+  EXPECT_EQ(t.labels.values, (std::vector<float>{0, 1, 2}));
+  EXPECT_EQ(Values(t), (std::vector<float>{0, 1, 0}));
+  const Targets binary =
+      MakeTargets(ModelKind::kHinge, Declared(WithLabels({7, 7}), LabelKind::kClasses, {3, 7}));
+  EXPECT_EQ(binary.labels.values, (std::vector<float>{3, 7}));
+  EXPECT_EQ(Values(binary), (std::vector<float>{1, 1}));
+  ExpectError(
+      [] {
+        MakeTargets(ModelKind::kSoftmax,
+                    Declared(WithLabels({0, 5}), LabelKind::kClasses, {0, 1, 2}));
+      },
+      {"d: row 2: label 5: the model was trained on the labels 0, 1, 2"});
+  ExpectError(
+      [] {
+        MakeTargets(ModelKind::kLogistic,
+                    Declared(WithLabels({0, 1}), LabelKind::kClasses, {0, 1, 2}));
+      },
+      {"needs two label values, the data has 3"});
+  ExpectError(
+      [] {
+        Declared(WithLabels({0, 1}), LabelKind::kClasses, {1, 0});
+      },
+      {"d: the declared classes are not finite and strictly ascending"});
+  ExpectError(
+      [] {
+        Declared(WithLabels({0, 1}), LabelKind::kValues, {0, 1});
+      },
+      {"d: declared classes for real-valued labels"});
+}
+
+TEST(Targets, RealValuedLabelsAreTheTargetsOfModelSquaredOnly) {
+  const Dataset data = Declared(WithLabels({2.5f, -7, 0, 1e6f}), LabelKind::kValues);
+  for (const Targets& t : {MakeTargets(ModelKind::kSquared, data),
+                           MakeTargets(ModelKind::kSquared, data, ClassLabels{{-1, 1}})}) {
+    EXPECT_EQ(Values(t), (std::vector<float>{2.5f, -7, 0, 1e6f}));
+    EXPECT_EQ(t.labels.values, (std::vector<float>{-1, 1}));
+  }
+  ExpectError([&] { MakeTargets(ModelKind::kLogistic, data); },
+              {"d: real-valued labels are regressed by model squared only, not by logistic"});
+  ExpectError([&] { MakeTargets(ModelKind::kSoftmax, data); }, {"not by softmax"});
+}
+
+// y = 2 x0 - 3 x1 + 0.5 exactly: without L2 the least-squares optimum is those weights, which the
+// squared model reaches on the real-valued labels (on +-1 targets it would fit their signs).
+TEST(Targets, ModelSquaredRegressesRealValuedLabels) {
+  std::vector<testing::Entries> rows;
+  std::vector<float> labels;
+  for (int i = 0; i < 200; ++i) {
+    const float a = static_cast<float>(i % 13) / 13.f, b = static_cast<float>(i % 7) / 7.f;
+    rows.push_back({{0, a}, {1, b}});
+    labels.push_back(2 * a - 3 * b + 0.5f);
+  }
+  const Dataset data = Declared(testing::MakeDataset(rows, labels, 2), LabelKind::kValues);
+  TrainConfig config;
+  config.model = ModelKind::kSquared;
+  config.scheme = SchemeKind::kSequential;
+  config.threads = 1;
+  config.epochs = 200;
+  config.l2 = 0;
+  auto executor = MakeTbbExecutor(1);
+  const LinearModel m = testing::TrainModel(config, data, *executor);
+  EXPECT_NEAR(m.weights()[0], 2, 1e-3);
+  EXPECT_NEAR(m.weights()[1], -3, 1e-3);
+  EXPECT_NEAR(m.bias()[0], 0.5, 1e-3);
+}
+
 }  // namespace
 }  // namespace parsgd

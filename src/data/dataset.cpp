@@ -1,7 +1,11 @@
 #include "parsgd/data/dataset.hpp"
 
-#include <cstring>
 #include <oneapi/tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
 #include <string>
 
 #include "parsgd/util/error.hpp"
@@ -17,6 +21,14 @@ Dataset::Dataset(Parts parts) : parts_(std::move(parts)) {
     fail("row offsets do not span the entries");
   }
   if (p.features > (uint64_t{1} << 32)) fail("more than 2^32 features");
+  const std::vector<float>& declared = p.declared_classes;
+  if (declared.empty()) return;
+  if (p.label_kind == LabelKind::kValues) fail("declared classes for real-valued labels");
+  if (!std::all_of(declared.begin(), declared.end(), [](float v) { return std::isfinite(v); }) ||
+      std::adjacent_find(declared.begin(), declared.end(), std::greater_equal<float>()) !=
+          declared.end()) {
+    fail("the declared classes are not finite and strictly ascending");
+  }
 }
 
 Dataset Dataset::FromArrays(AlignedArray<uint64_t> offsets, AlignedArray<uint32_t> indices,
@@ -58,9 +70,17 @@ AlignedArray<T> Copy(const SharedArray<T>& from, const MappedFile& file) {
 Dataset ResidentCopy(const Dataset& data) {
   if (!data.mapped()) return data;
   const MappedFile& file = *data.mapping();
-  return Dataset::FromArrays(Copy(data.offsets(), file), Copy(data.indices(), file),
-                             Copy(data.values(), file), Copy(data.labels(), file), data.features(),
-                             data.source(), data.zero_based());
+  Dataset::Parts parts;
+  parts.offsets = SharedArray<uint64_t>(Copy(data.offsets(), file));
+  parts.indices = SharedArray<uint32_t>(Copy(data.indices(), file));
+  parts.values = SharedArray<float>(Copy(data.values(), file));
+  parts.labels = SharedArray<float>(Copy(data.labels(), file));
+  parts.features = data.features();
+  parts.source = data.source();
+  parts.zero_based = data.zero_based();
+  parts.label_kind = data.label_kind();
+  parts.declared_classes = data.declared_classes();
+  return Dataset(std::move(parts));
 }
 
 }  // namespace parsgd

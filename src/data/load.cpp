@@ -45,8 +45,9 @@ std::pair<std::string, std::string> IdxPaths(const std::string& path) {
 
 // Same arrays, `features` columns (>= the dataset's).
 Dataset WithFeatures(const Dataset& d, uint64_t features) {
-  Dataset::Parts parts{d.offsets(), d.indices(), d.values(), d.labels(),
-                      features,    d.source(),  d.mapping(), d.zero_based()};
+  Dataset::Parts parts{d.offsets(),    d.indices(),         d.values(),  d.labels(),
+                       features,       d.source(),          d.mapping(), d.zero_based(),
+                       d.label_kind(), d.declared_classes()};
   return Dataset(std::move(parts));
 }
 
@@ -122,7 +123,9 @@ Dataset RowRange(const Dataset& data, uint64_t first, uint64_t last) {
                        data.features(),
                        data.source(),
                        data.mapping(),
-                       data.zero_based()};
+                       data.zero_based(),
+                       data.label_kind(),
+                       data.declared_classes()};
   return Dataset(std::move(parts));
 }
 

@@ -75,10 +75,31 @@ ClassLabels MultiClassLabels(ModelKind kind, const Dataset& data, std::vector<fl
   return ClassLabels{std::move(found)};
 }
 
+// Real-valued labels (LabelKind::kValues): the squared loss fits them as they are. The model keeps
+// the binary models' default labels; nothing maps through them.
+Targets ValueTargets(ModelKind kind, const Dataset& data) {
+  if (kind != ModelKind::kSquared) {
+    throw Error(fmt::format("{}: real-valued labels are regressed by model squared only, not by {}",
+                            data.source(), NameOf<ModelKind>(kModelKinds, kind)));
+  }
+  Targets t;
+  t.values = AlignedArray<float>(data.rows());
+  std::copy(data.labels().begin(), data.labels().end(), t.values.begin());
+  t.classes = 2;
+  t.labels = ClassLabels::Default(true, 2);
+  return t;
+}
+
+// The classes the labels are drawn from: those the data declares, else the rows' distinct labels.
+std::vector<float> FoundLabels(const Dataset& data) {
+  return data.declared_classes().empty() ? DistinctLabels(data) : data.declared_classes();
+}
+
 }  // namespace
 
 Targets MakeTargets(ModelKind kind, const Dataset& data) {
-  std::vector<float> found = DistinctLabels(data);
+  if (data.label_kind() == LabelKind::kValues) return ValueTargets(kind, data);
+  std::vector<float> found = FoundLabels(data);
   if (found.empty()) throw Error(data.source() + ": no rows, so no labels");
   const ClassLabels labels = IsBinary(kind) ? TwoLabels(kind, data, std::move(found))
                                             : MultiClassLabels(kind, data, std::move(found));
@@ -86,7 +107,8 @@ Targets MakeTargets(ModelKind kind, const Dataset& data) {
 }
 
 Targets MakeShareTargets(ModelKind kind, const Dataset& share, Communicator& comm) {
-  const std::vector<float> mine = DistinctLabels(share);  // at most kMaxClasses + 1
+  if (share.label_kind() == LabelKind::kValues) return ValueTargets(kind, share);
+  const std::vector<float> mine = FoundLabels(share);  // at most kMaxClasses + 1
   const std::vector<uint64_t> counts = comm.Gather(mine.size());
   std::vector<float> found;
   for (int r = 0; r < comm.size(); ++r) {
@@ -103,6 +125,7 @@ Targets MakeShareTargets(ModelKind kind, const Dataset& share, Communicator& com
 }
 
 Targets MakeTargets(ModelKind kind, const Dataset& data, const ClassLabels& labels) {
+  if (data.label_kind() == LabelKind::kValues) return ValueTargets(kind, data);
   Targets t;
   t.values = AlignedArray<float>(data.rows());
   t.classes = labels.classes();

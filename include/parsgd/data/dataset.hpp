@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "parsgd/util/array.hpp"
 #include "parsgd/util/mapped_file.hpp"
@@ -18,6 +19,11 @@ namespace parsgd {
 // fix it. As a Dataset's record: how its LIBSVM source was read (kYes or kNo), kAuto when it did
 // not come from LIBSVM text.
 enum class ZeroBased { kAuto, kYes, kNo };
+
+// What a Dataset's labels are. kClasses (every reader's): class labels, from which a model's
+// classes are made (model/targets.hpp). kValues: real numbers that model squared regresses as they
+// are (the Python module's SGDRegressor; no reader makes them).
+enum class LabelKind { kClasses, kValues };
 
 // One row's features: nnz entries with ascending, distinct 0-based column indices.
 struct SparseRow {
@@ -40,11 +46,17 @@ class Dataset {
     // The memory-mapped file the arrays point into; null when they are this process's own.
     std::shared_ptr<const MappedFile> mapping;
     ZeroBased zero_based = ZeroBased::kAuto;  // how LIBSVM text indices were read (see above)
+    LabelKind label_kind = LabelKind::kClasses;
+    // kClasses: the labels a row may have, strictly ascending, where the caller knows more than
+    // the rows show (a batch of scikit-learn's partial_fit(classes=...) may lack some), as
+    // `features` declares columns no row need use; empty: the distinct labels of the rows.
+    std::vector<float> declared_classes = {};
   };
 
   Dataset() = default;
-  // Takes the arrays as they are. Checks the shapes agree (O(1)); the per-entry invariants are the
-  // reader's job, and readers check them. Throws parsgd::Error on a shape mismatch.
+  // Takes the arrays as they are. Checks the shapes agree (O(1)) and the declared classes
+  // (ascending, finite, only with kClasses); the per-entry invariants are the reader's job, and
+  // readers check them. Throws parsgd::Error on a shape mismatch.
   explicit Dataset(Parts parts);
   // The same from arrays this process filled (their ownership moves into the dataset).
   static Dataset FromArrays(AlignedArray<uint64_t> offsets, AlignedArray<uint32_t> indices,
@@ -61,6 +73,8 @@ class Dataset {
   // kYes / kNo: the LIBSVM text this came from (directly or through a binary cache) was read
   // zero-based / one-based; kAuto: it did not come from LIBSVM text.
   ZeroBased zero_based() const { return parts_.zero_based; }
+  LabelKind label_kind() const { return parts_.label_kind; }
+  const std::vector<float>& declared_classes() const { return parts_.declared_classes; }
 
   SparseRow row(uint64_t i) const {
     const uint64_t begin = parts_.offsets[i];

@@ -24,11 +24,15 @@ struct Targets {
   ClassLabels labels;          // the label of each class as the data wrote it, ascending
 };
 
-// Targets of training data: the distinct labels of `data`, sorted, become the classes. A binary
+// Targets of training data: the distinct labels of `data`, sorted, become the classes (or the
+// classes the data declares, Dataset::declared_classes: every label must be one of them). A binary
 // model takes exactly two values, or one of -1, 0, +1 alone (the usual pairs -1/+1 and 0/1, one
 // class of which is absent); softmax and the MLP take 2 to 65536 values. Throws parsgd::Error
 // naming the source (and the values found) otherwise. Cost: one pass over the labels with a hash
 // set, one with a binary search per row.
+// Real-valued labels (Dataset::label_kind() kValues, here and in the two functions below) are the
+// targets as they are, for model squared only (a regression; any other kind is refused); the
+// targets then carry the binary models' default labels -1, +1.
 Targets MakeTargets(ModelKind kind, const Dataset& data);
 
 // Targets of rank comm.rank()'s share of the training data (LoadShard), for a run over several

@@ -1,0 +1,161 @@
+"""What every parsgd estimator shares: its keywords (from the settings table), a training run on
+the library's workers, the fitted model, and pickling through the library's model file."""
+
+import contextlib
+import os
+import tempfile
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from . import _data, _parsgd, _settings
+
+
+def with_keywords(own, names, exclude=()):
+    """Class decorator: an __init__ taking the estimator's own keywords (`own`: (name, default,
+    doc) triples) and one keyword per setting of the table (_settings.keywords(names, exclude)),
+    all stored as given (scikit-learn's rule: no validation before fit); their documentation is
+    appended to the class's docstring. The __init__ is generated as dataclasses generate theirs,
+    so that scikit-learn's get_params sees every keyword in its signature."""
+
+    def decorate(cls):
+        table = _settings.keywords(names, exclude)
+        params = [(name, default) for name, default, _ in own]
+        params += [(k.name, k.default) for k in table]
+        source = ("def __init__(self, *, "
+                  + ", ".join(f"{name}=_defaults[{name!r}]" for name, _ in params) + "):\n"
+                  + "".join(f"    self.{name} = {name}\n" for name, _ in params))
+        namespace = {"_defaults": dict(params)}
+        exec(source, namespace)  # noqa: S102 - the text is made above from the table's keys
+        init = namespace["__init__"]
+        init.__qualname__ = f"{cls.__name__}.__init__"
+        init.__module__ = cls.__module__
+        cls.__init__ = init
+        cls._keywords = table
+        cls._spelling = {k.key: k.name for k in table}
+        cls._spelling["model"] = "loss"
+        docs = [f"{name} : {doc}" for name, _, doc in own]
+        docs += [k.doc(cls._spelling) for k in table]
+        cls.__doc__ = (cls.__doc__ or "") + "\n    Parameters\n    ----------\n" + "\n".join(
+            "    " + line for doc in docs for line in doc.split("\n")) + "\n"
+        return cls
+
+    return decorate
+
+
+@contextlib.contextmanager
+def kept_on_failure(estimator):
+    """On any exception (a KeyboardInterrupt included) the estimator is put back as it was."""
+    before = dict(estimator.__dict__)
+    try:
+        yield
+    except BaseException:
+        estimator.__dict__.clear()
+        estimator.__dict__.update(before)
+        raise
+
+
+def model_bytes(model, settings_text):
+    """The model file's bytes (io/model_file.hpp, format version 2)."""
+    with tempfile.TemporaryDirectory(prefix="parsgd-") as folder:
+        path = os.path.join(folder, "model.bin")
+        model.save(path, settings_text)
+        with open(path, "rb") as f:
+            return f.read()
+
+
+def model_from_bytes(data):
+    with tempfile.TemporaryDirectory(prefix="parsgd-") as folder:
+        path = os.path.join(folder, "model.bin")
+        with open(path, "wb") as f:
+            f.write(data)
+        return _parsgd.Model.load(path)
+
+
+def read_only(array):
+    array.setflags(write=False)
+    return array
+
+
+class ParsgdEstimator(BaseEstimator):
+    """The base of the estimators. Subclasses set _views (the fitted attributes that are views
+    of the model's parameters) and write _set_views()."""
+
+    _keywords = ()
+    _spelling = {}
+    _views = ()
+
+    def _settings(self, model, fixed):
+        pairs = [("model", model)]
+        for k in self._keywords:
+            if k.key not in fixed:
+                pairs.append((k.key, k.text(getattr(self, k.name))))
+        return pairs + list(fixed.items())
+
+    def _train(self, data, model, start=None, **fixed):
+        """One training run; returns the library's result and the epochs' metrics. `fixed`:
+        settings the call decides (partial_fit's one epoch)."""
+        history = []
+
+        def on_epoch(epoch):
+            history.append(epoch)
+            if self.verbose:
+                print(f"-- epoch {epoch['epoch']}: objective {epoch['objective']:.6f}, "
+                      f"train loss {epoch['progressive_loss']:.6f}, "
+                      f"learning rate {epoch['learning_rate']:.4g}, "
+                      f"{epoch['elapsed_seconds']:.2f} s", flush=True)
+
+        settings = self._settings(model, fixed)
+        try:
+            result = _parsgd.train(settings, data, start, self._spelling, on_epoch)
+        except ValueError as e:
+            # The library writes a switch of its own as `bias on|off`: fit_intercept is a bool.
+            text = str(e).replace("fit_intercept off", "fit_intercept=False")
+            raise ValueError(text.replace("fit_intercept on", "fit_intercept=True")) from None
+        return result, history
+
+    def _take(self, result, history):
+        """The fitted state of a finished run."""
+        self._model = result["model"]
+        self._settings_text = result["settings_text"]
+        self.settings_ = result["settings"]
+        self.n_iter_ = result["epochs_done"]
+        self.history_ = history
+        self._set_views()
+
+    def _prediction_data(self, X):
+        check_is_fitted(self)
+        X = self._validate_data(X, accept_sparse="csr", dtype=np.float32, reset=False)
+        return _data.as_dataset(X)
+
+    def _threads(self):
+        return _settings.threads(self.n_jobs)
+
+    def _scores(self, X):
+        data = self._prediction_data(X)  # first: it checks that the estimator is fitted
+        return self._model.scores(data, self._threads())
+
+    def __getstate__(self):
+        state = dict(super().__getstate__())
+        model = state.pop("_model", None)
+        for name in self._views:
+            state.pop(name, None)
+        if model is not None:
+            state["_model_file"] = model_bytes(model, state.get("_settings_text", ""))
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        blob = state.pop("_model_file", None)
+        super().__setstate__(state)
+        if blob is not None:
+            self._model = model_from_bytes(blob)
+            self._set_views()
+
+
+def refuse_sample_weight(sample_weight):
+    if sample_weight is not None:
+        raise NotImplementedError(
+            "parsgd does not weight samples: its losses are plain means over the rows. Pass "
+            "sample_weight=None, or repeat rows to weight them by whole numbers.")

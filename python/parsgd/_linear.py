@@ -1,0 +1,161 @@
+"""The linear estimators: SGDClassifier (logistic, hinge, squared hinge, squared and, for more
+than two classes, softmax) and SGDRegressor (least squares on real-valued targets)."""
+
+import numpy as np
+from sklearn.base import RegressorMixin
+from sklearn.utils.metaestimators import available_if
+
+from . import _base, _classifier, _data, _settings
+
+# scikit-learn's loss names -> parsgd's binary models.
+BINARY_MODELS = {
+    "log_loss": "logistic",
+    "hinge": "hinge",
+    "squared_hinge": "squared-hinge",
+    "squared_error": "squared",
+}
+
+# Checks of scikit-learn's suite that cannot apply: parsgd does not weight samples, and refuses
+# sample_weight with NotImplementedError rather than ignore it.
+SAMPLE_WEIGHT_CHECKS = {
+    name: "parsgd does not weight samples: fit(sample_weight=...) raises NotImplementedError"
+    for name in ("check_sample_weights_pandas_series", "check_sample_weights_not_an_array",
+                 "check_sample_weights_list", "check_sample_weights_shape",
+                 "check_sample_weights_not_overwritten", "check_sample_weights_invariance",
+                 "check_classifiers_one_label_sample_weights")
+}
+
+LOSS_DOC = """str, default='log_loss'
+    The loss, by scikit-learn's name: 'log_loss' (logistic regression; for more than two classes
+    multinomial: parsgd's softmax model, one score per class), 'hinge' (linear SVM),
+    'squared_hinge' (L2-loss SVM), 'squared_error' (least squares on -1/+1 targets). All but
+    'log_loss' are binary: y with more classes is refused (no one-vs-rest)."""
+VERBOSE_DOC = """int, default=0
+    Print a line after every epoch (the metrics history_ keeps)."""
+
+
+def _linear_views(estimator, vector):
+    """coef_ and intercept_ as read-only views of the model's parameters (feature-major: weight
+    (j, k) at j * K + k, the K biases last)."""
+    model = estimator._model
+    params, d, k = model.params, model.features, model.outputs
+    if vector:
+        estimator.coef_ = _base.read_only(params[:d])
+    else:
+        estimator.coef_ = _base.read_only(params[:d * k].reshape(d, k).T)
+    estimator.intercept_ = _base.read_only(params[d * k:])
+
+
+@_base.with_keywords(own=[("loss", "log_loss", LOSS_DOC), ("verbose", 0, VERBOSE_DOC)],
+                     names=_settings.LINEAR_NAMES, exclude={"hidden", "mlp-backend"})
+class SGDClassifier(_classifier.ParsgdClassifier):
+    """Linear classifiers trained by parsgd's parallel SGD (or coordinate descent: `solver`).
+
+    Labels may be any values (strings too); classes_ holds them sorted. Two classes train a
+    binary model (classes_[1] positive); more train softmax with loss='log_loss' and are refused
+    by the binary losses. n_jobs threads train (None: one, -1: every core) under `scheme`.
+
+    Fitted attributes: classes_, coef_ (n_classes or 1 x n_features, a read-only view of the
+    model), intercept_, n_features_in_, n_iter_ (epochs run), history_ (one dict of metrics per
+    epoch), settings_ (what the run chose for every 'auto': scheme, step size, l2, ...).
+    """
+
+    _views = ("coef_", "intercept_")
+
+    def _model_kind(self, n_classes):
+        if self.loss not in BINARY_MODELS:
+            raise ValueError(f"loss={self.loss!r}: expected one of "
+                             f"{', '.join(map(repr, BINARY_MODELS))}")
+        if n_classes == 2:
+            return BINARY_MODELS[self.loss], True
+        if self.loss == "log_loss":
+            return "softmax", False
+        raise ValueError(f"loss={self.loss!r} is binary and y has {n_classes} classes: "
+                         "loss='log_loss' trains a multinomial (softmax) model for more")
+
+    def _set_views(self):
+        _linear_views(self, vector=False)
+
+    def decision_function(self, X):
+        """Scores: one per row (n_samples,) for two classes (positive: classes_[1]), one per
+        class (n_samples, n_classes) for more."""
+        scores = self._scores(X).astype(np.float64)
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    @available_if(lambda self: self.loss == "log_loss")
+    def predict_proba(self, X):
+        """Class probabilities (n_samples, n_classes), classes as classes_ orders them."""
+        return self._probabilities(X)
+
+    @available_if(lambda self: self.loss == "log_loss")
+    def predict_log_proba(self, X):
+        return np.log(self.predict_proba(X))
+
+    def _more_tags(self):
+        return {"binary_only": self.loss != "log_loss", "_xfail_checks": SAMPLE_WEIGHT_CHECKS}
+
+
+@_base.with_keywords(
+    own=[("loss", "squared_error", """str, default='squared_error'
+    The only loss: least squares, (y - w.x - b)^2 / 2 (parsgd's squared model on real-valued
+    targets)."""), ("verbose", 0, VERBOSE_DOC)],
+    names=_settings.LINEAR_NAMES, exclude={"hidden", "mlp-backend", "shrinking"})
+class SGDRegressor(RegressorMixin, _base.ParsgdEstimator):
+    """Linear least-squares regression trained by parsgd's parallel SGD (or coordinate descent:
+    solver='cd'). Targets are fitted as float32.
+
+    Fitted attributes: coef_ (n_features,), intercept_ (1,), n_features_in_, n_iter_, history_
+    (objective, loss and step size per epoch), settings_.
+    """
+
+    _views = ("coef_", "intercept_")
+
+    def fit(self, X, y, sample_weight=None):
+        """Trains a new model on X, y. sample_weight is refused (NotImplementedError)."""
+        _base.refuse_sample_weight(sample_weight)
+        with _base.kept_on_failure(self):
+            X, y = self._validate_data(X, y, accept_sparse="csr", dtype=np.float32,
+                                       y_numeric=True)
+            result, history = self._train(self._dataset(X, y), self._model_name())
+            self._take(result, history)
+        return self
+
+    def partial_fit(self, X, y, sample_weight=None):
+        """One epoch over the batch, from the current model (as SGDClassifier.partial_fit)."""
+        _base.refuse_sample_weight(sample_weight)
+        first = not hasattr(self, "_model")
+        with _base.kept_on_failure(self):
+            X, y = self._validate_data(X, y, accept_sparse="csr", dtype=np.float32,
+                                       y_numeric=True, reset=first)
+            result, history = self._train(self._dataset(X, y), self._model_name(),
+                                          None if first else self._model, epochs="1")
+            self._take(result, history)
+        return self
+
+    def predict(self, X):
+        return self._scores(X)[:, 0].astype(np.float64)
+
+    def _model_name(self):
+        if self.loss != "squared_error":
+            raise ValueError(f"loss={self.loss!r}: SGDRegressor has the loss 'squared_error' only")
+        return "squared"
+
+    @staticmethod
+    def _dataset(X, y):
+        targets = np.asarray(y, dtype=np.float32)
+        if not np.isfinite(targets).all():
+            raise ValueError("y holds values beyond float32's range (parsgd fits float32 targets)")
+        return _data.as_dataset(X, targets, real_labels=True)
+
+    def _take(self, result, history):
+        # Real-valued targets have no classes: an accuracy would only count agreeing signs.
+        for epoch in history:
+            epoch.pop("train_accuracy", None)
+        super()._take(result, history)
+
+    def _set_views(self):
+        _linear_views(self, vector=True)
+
+    def _more_tags(self):
+        return {"_xfail_checks": {k: v for k, v in SAMPLE_WEIGHT_CHECKS.items()
+                                  if "classifiers" not in k}}

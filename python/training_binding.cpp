@@ -1,0 +1,222 @@
+// A training run for Python: the settings applied through the library's table, the Trainer run by
+// RunEpochs (run/run_loop.hpp) on a thread of its own with the library's workers, while the calling
+// thread waits with the GIL released, in short slices: between two it hands the finished epochs to
+// Python and lets Python handle signals. Ctrl-C (KeyboardInterrupt) raises the executor's stop
+// flag; the workers stop within 64 samples, the thread ends, and the KeyboardInterrupt propagates
+// with no model returned (the estimator keeps what it had).
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "bindings.hpp"
+#include "parsgd/run/run_loop.hpp"
+#include "parsgd/run/trainer.hpp"
+#include "parsgd/train/executor.hpp"
+
+namespace parsgd::python {
+namespace {
+
+using Settings = std::vector<std::pair<std::string, std::string>>;
+
+constexpr auto kSlice = std::chrono::milliseconds(50);  // how often Ctrl-C is looked for
+
+struct EpochDone {
+  EpochReport report;
+  double elapsed;
+};
+
+// What the training thread hands back.
+struct Outcome {
+  std::optional<Model> model;
+  TrainConfig config;  // resolved
+  ResolvedSettings settings;
+  int epochs_done = 0;
+};
+
+// The training thread and what it shares with the waiting one.
+class Run {
+ public:
+  Run(const TrainConfig& config, const Dataset& data, const Model* start)
+      : executor_(MakeTbbExecutor(config.threads)),
+        thread_([this, config, &data, start] { Train(config, data, start); }) {}
+  // On every way out (an exception in the waiting thread included) the workers are stopped and the
+  // thread joined, with the GIL released: a Dataset dropped on the thread takes the GIL.
+  ~Run() {
+    if (!thread_.joinable()) return;
+    executor_->stop_flag().store(true);
+    py::gil_scoped_release release;
+    thread_.join();
+  }
+
+  // Waits up to one slice (call without the GIL); returns the epochs finished since the last call
+  // and whether the run has ended.
+  std::pair<std::vector<EpochDone>, bool> Wait() {
+    std::unique_lock lock(mutex_);
+    changed_.wait_for(lock, kSlice, [&] { return done_ || !epochs_.empty(); });
+    return {std::exchange(epochs_, {}), done_};
+  }
+  void Stop() { executor_->stop_flag().store(true); }
+  // After the run has ended: its outcome, or its error rethrown.
+  Outcome Finish() {
+    {
+      py::gil_scoped_release release;
+      thread_.join();
+    }
+    if (error_) std::rethrow_exception(error_);
+    return std::move(outcome_);
+  }
+
+ private:
+  void Train(const TrainConfig& config, const Dataset& data, const Model* start) {
+    try {
+      Trainer trainer(config, data, nullptr, *executor_);
+      if (start != nullptr) trainer.StartFrom(*start);
+      RunLoopOptions options;
+      options.snapshots = RunLoopOptions::Snapshots::kNone;  // nothing resumes a Python run
+      const RunLoopResult r =
+          RunEpochs(trainer, options, [&](const EpochReport& e, double elapsed) {
+            std::lock_guard lock(mutex_);
+            epochs_.push_back({e, elapsed});
+            changed_.notify_all();
+          });
+      if (!r.interrupted) {
+        if (IsLinear(trainer.config().model)) {
+          outcome_.model = Model(trainer.model());
+        } else {
+          outcome_.model = Model(trainer.mlp_model());
+        }
+      }
+      outcome_.config = trainer.config();
+      outcome_.settings = trainer.settings();
+      outcome_.epochs_done = trainer.epochs_done();
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+    std::lock_guard lock(mutex_);
+    done_ = true;
+    changed_.notify_all();
+  }
+
+  std::unique_ptr<Executor> executor_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<EpochDone> epochs_;
+  bool done_ = false;
+  Outcome outcome_;
+  std::exception_ptr error_;
+  std::thread thread_;  // last: started once everything above exists
+};
+
+py::dict EpochDict(const EpochDone& d) {
+  const EpochReport& r = d.report;
+  py::dict out;
+  out["epoch"] = r.epoch;
+  out["updates"] = r.updates;
+  out["train_seconds"] = r.train_seconds;
+  out["eval_seconds"] = r.eval_seconds;
+  out["elapsed_seconds"] = d.elapsed;
+  out["samples_per_second"] = r.samples_per_second();
+  out["learning_rate"] = r.learning_rate;
+  out["objective"] = r.objective;
+  out["progressive_loss"] = r.progressive_loss;
+  out["train_accuracy"] = r.train_accuracy;
+  if (r.dual_objective) out["dual_objective"] = *r.dual_objective;
+  out["converged"] = r.converged;
+  return out;
+}
+
+// The resolved settings: every automatic choice the run made.
+py::dict ResolvedDict(const Outcome& o) {
+  const ResolvedSettings& s = o.settings;
+  py::dict out;
+  out["model"] = NameOf<ModelKind>(kModelKinds, o.config.model);
+  out["solver"] = NameOf<Solver>(kSolvers, o.config.solver);
+  out["scheme"] = NameOf<SchemeKind>(kSchemeKinds, s.scheme);
+  out["scheme_reason"] = s.scheme_reason;
+  out["optimizer"] = NameOf<OptimizerKind>(kOptimizerKinds, s.optimizer);
+  out["order"] = NameOf<OrderKind>(kOrderKinds, o.config.order);
+  out["device"] = s.device;
+  out["threads"] = s.threads;
+  out["workers"] = s.workers;
+  out["epochs"] = s.epochs;
+  out["tol"] = s.tol;
+  out["batch"] = s.batch;
+  out["period"] = s.period;
+  out["eta0"] = s.eta0;
+  out["decay"] = s.decay;
+  out["l2"] = s.l2;
+  out["features"] = s.features;
+  out["outputs"] = s.outputs;
+  out["seed"] = o.config.seed;
+  return out;
+}
+
+// The model file's record of the run: every setting of the table, as the run resolved it.
+std::string SettingsText(const TrainConfig& config) {
+  std::string out;
+  for (const Setting& s : TrainSettings()) {
+    out += s.key + "=" + FormatSetting(s.get(config), false) + "\n";
+  }
+  return out;
+}
+
+TrainConfig MakeConfig(const Settings& settings, const Spelling& spelling) {
+  TrainConfig config;
+  try {
+    for (const auto& [key, text] : settings) ApplySetting(config, key, text);
+    ValidateConfig(config);
+  } catch (const SettingError& e) {
+    ThrowSettingError(e, spelling);
+  }
+  return config;
+}
+
+py::dict Train(const Settings& settings, const PyDataset& data, const PyModel* start,
+               const Spelling& spelling, const py::function& on_epoch) {
+  const TrainConfig config = MakeConfig(settings, spelling);
+  std::optional<Outcome> outcome;
+  {
+    Run run(config, data.data, start != nullptr ? &start->model : nullptr);
+    for (bool ended = false; !ended;) {
+      std::vector<EpochDone> epochs;
+      {
+        py::gil_scoped_release release;
+        std::tie(epochs, ended) = run.Wait();
+      }
+      for (const EpochDone& e : epochs) on_epoch(EpochDict(e));  // may raise: ~Run stops the run
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();  // KeyboardInterrupt: idem
+    }
+    try {
+      outcome = run.Finish();
+    } catch (const SettingError& e) {
+      ThrowSettingError(e, spelling);
+    }
+  }
+  py::dict out;
+  out["model"] = outcome->model ? py::cast(PyModel{std::move(*outcome->model)}) : py::none();
+  out["epochs_done"] = outcome->epochs_done;
+  out["settings"] = ResolvedDict(*outcome);
+  out["settings_text"] = SettingsText(outcome->config);
+  return out;
+}
+
+}  // namespace
+
+void BindTraining(py::module_& m) {
+  m.def("train", &Train, py::arg("settings"), py::arg("data"), py::arg("start").none(true),
+        py::arg("spelling"), py::arg("on_epoch"),
+        "Trains on `data` with `settings` ((key, text) pairs of the settings table), from `start` "
+        "(a Model, or None), calling on_epoch(dict) after each epoch; returns a dict with model, "
+        "epochs_done, settings (the resolved ones) and settings_text. Releases the GIL while the "
+        "library's workers train; Ctrl-C stops them and raises KeyboardInterrupt. Errors are "
+        "ValueError, the settings named as `spelling` maps their keys.");
+}
+
+}  // namespace parsgd::python

@@ -1,0 +1,52 @@
+"""Errors reach Python as ValueError with the library's message, the settings spelled as the
+estimator's keywords; sample weights are refused outright."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("parsgd._parsgd", reason="the parsgd Python module is not built")
+
+import parsgd
+from conftest import make_problem
+
+X, Y = make_problem(60, 4, 2, seed=61)
+
+
+@pytest.mark.parametrize("estimator,message", [
+    (parsgd.SGDClassifier(alpha=-1.0), r"^alpha: must be a number in \[0, 1000000000\] \(or 'auto'\), got -1.0$"),
+    (parsgd.SGDClassifier(scheme="hogwild", batch_size=64), r"batch_size 64 .*scheme hogwild"),
+    (parsgd.SGDClassifier(scheme="fast"), r"^scheme: expected one of auto, sequential, .*got 'fast'$"),
+    (parsgd.SGDClassifier(n_jobs=0), r"^n_jobs: expected None, a positive integer or -1"),
+    (parsgd.SGDClassifier(max_iter=0), r"^max_iter: must be between 1 and 1000000 \(or 'auto'\)"),
+    (parsgd.SGDClassifier(deterministic=True, scheme="hogwild"), r"deterministic.*hogwild"),
+    (parsgd.SGDClassifier(loss="perceptron"), r"^loss='perceptron': expected one of 'log_loss'"),
+    (parsgd.SGDClassifier(alpha="much"), r"^alpha: expected a number or None, got 'much'$"),
+    (parsgd.MLPClassifier(hidden_layer_sizes=(0,)), r"hidden_layer_sizes: expected layer sizes"),
+    (parsgd.MLPClassifier(learning_rate_init=-0.1), r"^learning_rate_init: must be a number in \(0"),
+    (parsgd.SGDRegressor(loss="huber"), r"SGDRegressor has the loss 'squared_error' only"),
+], ids=lambda v: getattr(v, "__class__").__name__ if not isinstance(v, str) else "")
+def test_bad_settings_are_value_errors_in_keyword_names(estimator, message):
+    y = Y.astype(float) if isinstance(estimator, parsgd.SGDRegressor) else Y
+    with pytest.raises(ValueError, match=message):
+        estimator.fit(X, y)
+    assert not hasattr(estimator, "n_features_in_")  # left as it was
+
+
+def test_a_binary_loss_refuses_more_classes_with_the_way_out():
+    X3, y3 = make_problem(90, 4, 3, seed=62)
+    with pytest.raises(ValueError, match=r"loss='hinge' is binary and y has 3 classes: "
+                                         r"loss='log_loss' trains a multinomial"):
+        parsgd.SGDClassifier(loss="hinge").fit(X3, y3)
+
+
+def test_a_diverging_run_names_the_step_size():
+    with pytest.raises(ValueError, match=r"the run diverged .* try a smaller eta0 than 1e\+06"):
+        parsgd.SGDRegressor(eta0=1e6, normalize="none", learning_rate="constant",
+                            max_iter=50).fit(X, Y.astype(float))
+
+
+@pytest.mark.parametrize("estimator", [parsgd.SGDClassifier(), parsgd.SGDRegressor(),
+                                       parsgd.MLPClassifier()], ids=["sgd", "regressor", "mlp"])
+def test_sample_weights_are_refused(estimator):
+    with pytest.raises(NotImplementedError, match="parsgd does not weight samples"):
+        estimator.fit(X, Y, sample_weight=np.ones(len(Y)))

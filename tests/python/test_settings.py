@@ -1,0 +1,74 @@
+"""The keywords come from the library's settings table: every setting is a keyword (by
+scikit-learn's name where it has one), with the table's default, and reaches the run."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+pytest.importorskip("parsgd._parsgd", reason="the parsgd Python module is not built")
+
+import parsgd
+from parsgd import _parsgd, _settings
+from conftest import make_problem
+
+TABLE = {s["key"]: s for s in _parsgd.settings()}
+
+
+@pytest.mark.parametrize("cls,names,excluded", [
+    (parsgd.SGDClassifier, _settings.LINEAR_NAMES, {"hidden", "mlp-backend"}),
+    (parsgd.SGDRegressor, _settings.LINEAR_NAMES, {"hidden", "mlp-backend", "shrinking"}),
+    (parsgd.MLPClassifier, _settings.MLP_NAMES,
+     {"solver", "shrinking", "bias", "backend", "require-gpu"}),
+])
+def test_every_setting_of_the_table_is_a_keyword(cls, names, excluded):
+    params = inspect.signature(cls).parameters
+    for key, entry in TABLE.items():
+        name = names.get(key, key.replace("-", "_"))
+        if key in _settings.NEVER or key in excluded:
+            assert name not in params or name == "loss", key
+            continue
+        assert name in params, key
+        assert f"{name} : " in cls.__doc__ and f"(parsgd setting `{key}`)" in cls.__doc__, key
+    assert params["alpha"].default is None  # l2's 'auto'
+    assert params["learning_rate"].default == TABLE["schedule"]["default"] == "linear"
+    assert params["n_jobs"].default is None and params["random_state"].default is None
+
+
+def test_defaults_and_given_values_reach_the_run():
+    X, y = make_problem(250, 6, 2, seed=81)
+    default = parsgd.SGDClassifier(random_state=5, max_iter=2).fit(X, y)
+    s = default.settings_
+    assert s["l2"] == pytest.approx(1 / 250)  # alpha=None: parsgd's 1/rows
+    assert (s["threads"], s["scheme"], s["seed"], s["epochs"]) == (1, "sequential", 5, 2)
+    assert s["optimizer"] == "sgd" and s["model"] == "logistic"
+    given = parsgd.SGDClassifier(alpha=0.01, optimizer="adam", eta0=0.003, n_jobs=2,
+                                 scheme="average", period=7, batch_size=4, order="local",
+                                 random_state=9, max_iter=3).fit(X, y)
+    s = given.settings_
+    assert (s["l2"], s["optimizer"], s["eta0"], s["threads"]) == (0.01, "adam", 0.003, 2)
+    assert (s["scheme"], s["period"], s["batch"], s["order"]) == ("average", 7, 4, "local")
+    assert given.n_iter_ == len(given.history_) == 3
+    assert parsgd.MLPClassifier(hidden_layer_sizes=(4,), max_iter=1).fit(X, y).settings_[
+        "model"] == "mlp"
+
+
+def test_n_jobs_counts_as_scikit_learn_does():
+    cores = _parsgd.available_cores()
+    assert _settings.threads(None) == 1
+    assert _settings.threads(3) == 3
+    assert _settings.threads(-1) == 0  # the library's 'auto': every core
+    assert _settings.threads(-2) == max(1, cores - 1)
+    X, y = make_problem(100, 4, 2, seed=82)
+    assert parsgd.SGDClassifier(n_jobs=-1, max_iter=1).fit(X, y).settings_["threads"] == cores
+
+
+def test_random_state_none_draws_a_seed_an_int_is_the_seed():
+    X, y = make_problem(100, 4, 2, seed=83)
+    np.random.seed(0)
+    a = parsgd.SGDClassifier(max_iter=1).fit(X, y).settings_["seed"]
+    np.random.seed(0)
+    b = parsgd.SGDClassifier(max_iter=1).fit(X, y).settings_["seed"]
+    assert a == b  # drawn from numpy's global state, as scikit-learn's estimators do
+    c = parsgd.SGDClassifier(max_iter=1, random_state=np.random.RandomState(1)).fit(X, y)
+    assert c.settings_["seed"] == np.random.RandomState(1).randint(np.iinfo(np.int32).max)
