@@ -43,9 +43,11 @@ struct Outcome {
 // The training thread and what it shares with the waiting one.
 class Run {
  public:
-  Run(const TrainConfig& config, const Dataset& data, const Model* start)
+  Run(const TrainConfig& config, const Dataset& data, const Model* start, bool every_epoch)
       : executor_(MakeTbbExecutor(config.threads)),
-        thread_([this, config, &data, start] { Train(config, data, start); }) {}
+        thread_([this, config, &data, start, every_epoch] {
+          Train(config, data, start, every_epoch);
+        }) {}
   // On every way out (an exception in the waiting thread included) the workers are stopped and the
   // thread joined, with the GIL released: a Dataset dropped on the thread takes the GIL.
   ~Run() {
@@ -74,12 +76,14 @@ class Run {
   }
 
  private:
-  void Train(const TrainConfig& config, const Dataset& data, const Model* start) {
+  void Train(const TrainConfig& config, const Dataset& data, const Model* start, bool every_epoch) {
     try {
       Trainer trainer(config, data, nullptr, *executor_);
       if (start != nullptr) trainer.StartFrom(*start);
       RunLoopOptions options;
       options.snapshots = RunLoopOptions::Snapshots::kNone;  // nothing resumes a Python run
+      options.evaluations = every_epoch ? RunLoopOptions::Evaluations::kEveryEpoch
+                                        : RunLoopOptions::Evaluations::kLastEpoch;
       const RunLoopResult r =
           RunEpochs(trainer, options, [&](const EpochReport& e, double elapsed) {
             std::lock_guard lock(mutex_);
@@ -124,9 +128,10 @@ py::dict EpochDict(const EpochDone& d) {
   out["elapsed_seconds"] = d.elapsed;
   out["samples_per_second"] = r.samples_per_second();
   out["learning_rate"] = r.learning_rate;
-  out["objective"] = r.objective;
+  // An epoch that was not evaluated (every one but the last, unless asked): None.
+  out["objective"] = r.evaluated ? py::cast(r.objective) : py::none();
   out["progressive_loss"] = r.progressive_loss;
-  out["train_accuracy"] = r.train_accuracy;
+  out["train_accuracy"] = r.evaluated ? py::cast(r.train_accuracy) : py::none();
   if (r.dual_objective) out["dual_objective"] = *r.dual_objective;
   out["converged"] = r.converged;
   return out;
@@ -179,11 +184,11 @@ TrainConfig MakeConfig(const Settings& settings, const Spelling& spelling) {
 }
 
 py::dict Train(const Settings& settings, const PyDataset& data, const PyModel* start,
-               const Spelling& spelling, const py::function& on_epoch) {
+               const Spelling& spelling, const py::function& on_epoch, bool every_epoch) {
   const TrainConfig config = MakeConfig(settings, spelling);
   std::optional<Outcome> outcome;
   {
-    Run run(config, data.data, start != nullptr ? &start->model : nullptr);
+    Run run(config, data.data, start != nullptr ? &start->model : nullptr, every_epoch);
     for (bool ended = false; !ended;) {
       std::vector<EpochDone> epochs;
       {
@@ -211,9 +216,10 @@ py::dict Train(const Settings& settings, const PyDataset& data, const PyModel* s
 
 void BindTraining(py::module_& m) {
   m.def("train", &Train, py::arg("settings"), py::arg("data"), py::arg("start").none(true),
-        py::arg("spelling"), py::arg("on_epoch"),
+        py::arg("spelling"), py::arg("on_epoch"), py::arg("every_epoch"),
         "Trains on `data` with `settings` ((key, text) pairs of the settings table), from `start` "
-        "(a Model, or None), calling on_epoch(dict) after each epoch; returns a dict with model, "
+        "(a Model, or None), calling on_epoch(dict) after each epoch (evaluated every epoch, or with "
+        "every_epoch false only the last and where a stopping rule needs it); returns a dict with model, "
         "epochs_done, settings (the resolved ones) and settings_text. Releases the GIL while the "
         "library's workers train; Ctrl-C stops them and raises KeyboardInterrupt. Errors are "
         "ValueError, the settings named as `spelling` maps their keys.");

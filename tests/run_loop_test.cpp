@@ -84,5 +84,51 @@ TEST(RunLoop, TakesNoSnapshotWhenAskedNotTo) {
   EXPECT_FALSE(r.consistent.Has("epochs_done"));
 }
 
+// Evaluating the last epoch only: the others report no objective, the last reports the one an
+// every-epoch run reports (evaluation never changes the training: the same bits); a stopping rule
+// that needs the objective gets every epoch's; a divergence is still caught by the loss.
+TEST(RunLoop, EvaluatesTheLastEpochOnlyWhenAsked) {
+  const Dataset data = testing::MakeProblem(300, 20, 4, 2, 0.05, 73);
+  auto executor = MakeTbbExecutor(1);
+  auto run = [&](const TrainConfig& c, RunLoopOptions::Evaluations evaluations) {
+    Trainer trainer(c, data, nullptr, *executor);
+    RunLoopOptions options;
+    options.evaluations = evaluations;
+    std::vector<EpochReport> reports;
+    RunEpochs(trainer, options, [&](const EpochReport& e, double) { reports.push_back(e); });
+    return std::pair{reports, trainer.model()};
+  };
+  const auto [every, every_model] = run(FiveEpochs(), RunLoopOptions::Evaluations::kEveryEpoch);
+  const auto [last, last_model] = run(FiveEpochs(), RunLoopOptions::Evaluations::kLastEpoch);
+  ASSERT_EQ(last.size(), 5u);
+  for (int e = 0; e < 4; ++e) {
+    EXPECT_FALSE(last[e].evaluated);
+    EXPECT_TRUE(every[e].evaluated);
+    EXPECT_EQ(last[e].progressive_loss, every[e].progressive_loss);
+  }
+  EXPECT_TRUE(last[4].evaluated);
+  EXPECT_EQ(last[4].objective, every[4].objective);
+  EXPECT_TRUE(testing::SameBits(last_model, every_model));
+
+  TrainConfig stopping = FiveEpochs();
+  stopping.tol = 1e-12;
+  for (const EpochReport& e : run(stopping, RunLoopOptions::Evaluations::kLastEpoch).first) {
+    EXPECT_TRUE(e.evaluated);
+  }
+
+  TrainConfig diverging = FiveEpochs();
+  diverging.model = ModelKind::kSquared;
+  diverging.learning_rate = 1e9;
+  diverging.normalize = Normalization::kNone;
+  diverging.schedule = ScheduleKind::kConstant;
+  try {
+    run(diverging, RunLoopOptions::Evaluations::kLastEpoch);
+    FAIL() << "a diverging run ended";
+  } catch (const Error& e) {
+    EXPECT_TRUE(testing::Contains(e.what(), "epoch 1: the run diverged (objective not evaluated"))
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace parsgd

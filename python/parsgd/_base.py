@@ -108,7 +108,9 @@ class ParsgdEstimator(BaseEstimator):
 
         settings = self._settings(model, fixed)
         try:
-            result = _parsgd.train(settings, data, start, self._spelling, on_epoch)
+            # The objective of every epoch costs a pass over the data each: only where printed.
+            result = _parsgd.train(settings, data, start, self._spelling, on_epoch,
+                                   bool(self.verbose))
         except ValueError as e:
             # The library writes a switch of its own as `bias on|off`: fit_intercept is a bool.
             text = str(e).replace("fit_intercept off", "fit_intercept=False")

@@ -31,7 +31,9 @@ LOSS_DOC = """str, default='log_loss'
     'squared_hinge' (L2-loss SVM), 'squared_error' (least squares on -1/+1 targets). All but
     'log_loss' are binary: y with more classes is refused (no one-vs-rest)."""
 VERBOSE_DOC = """int, default=0
-    Print a line after every epoch (the metrics history_ keeps)."""
+    Print a line after every epoch (the metrics history_ keeps). Each epoch is then evaluated (its
+    objective and training accuracy: a pass over the data); without, only the last is, and the
+    others' history_ holds None there."""
 
 
 def _linear_views(estimator, vector):

@@ -20,7 +20,9 @@ RunLoopResult RunEpochs(Trainer& trainer, const RunLoopOptions& options,
   while (trainer.epochs_done() < epochs) {
     EpochReport report;
     try {
-      report = trainer.RunEpoch();
+      const bool evaluate = options.evaluations == RunLoopOptions::Evaluations::kEveryEpoch ||
+                            trainer.settings().tol > 0 || trainer.epochs_done() + 1 == epochs;
+      report = trainer.RunEpoch(evaluate);
     } catch (const Error& e) {
       if (last_checkpoint < 0) throw;
       const std::string text = fmt::format("{}\nthe checkpoint of epoch {} is kept at {}", e.what(),

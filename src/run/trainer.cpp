@@ -78,6 +78,15 @@ std::string DataIdentityOf(const Dataset& d, const Targets& t, Communicator& com
                      h);
 }
 
+// The error of a run whose loss or objective is not finite.
+SettingError Diverged(const EpochReport& report, double eta0) {
+  return SettingError(fmt::format(
+      "epoch {}: the run diverged (objective {}, training loss {}); try a smaller "
+      "`learning-rate` than {:.4g}",
+      report.epoch, report.evaluated ? fmt::format("{}", report.objective) : "not evaluated",
+      report.progressive_loss, eta0));
+}
+
 }  // namespace
 
 struct Trainer::State {
@@ -170,7 +179,7 @@ const MlpModel& Trainer::mlp_model() const {
   return *m;
 }
 
-EpochReport Trainer::RunEpoch() {
+EpochReport Trainer::RunEpoch(bool evaluate) {
   // The executor's workers flush subnormals themselves; this covers the calling thread's own work
   // (the offload kernels it launches, whose host-fallback teams start from its mode).
   FlushDenormalsScope flush;
@@ -222,18 +231,23 @@ EpochReport Trainer::RunEpoch() {
     report.interrupted = true;  // a partial epoch: not worth an evaluation pass
     return report;
   }
+  if (!evaluate) {
+    report.evaluated = false;
+    if (!std::isfinite(report.progressive_loss)) throw Diverged(report, s.settings.eta0);
+    return report;
+  }
 
   const auto eval_start = std::chrono::steady_clock::now();
   // Each rank evaluates its share; the ranks' evaluations together are the whole data's.
-  auto evaluate = [&](const Dataset& data, const Targets& targets) {
+  auto evaluation = [&](const Dataset& data, const Targets& targets) {
     const Evaluation mine = s.family->Evaluate(data, targets, s.executor);
     return shared ? CombineEvaluations(mine, ranks) : mine;
   };
-  const Evaluation on_train = evaluate(s.train, s.train_targets);
+  const Evaluation on_train = evaluation(s.train, s.train_targets);
   report.objective = on_train.mean_loss + s.family->Regularizer();
   report.train_accuracy = on_train.accuracy;
   if (s.test != nullptr) {
-    const Evaluation on_test = evaluate(*s.test, *s.test_targets);
+    const Evaluation on_test = evaluation(*s.test, *s.test_targets);
     report.test_loss = on_test.mean_loss;
     report.test_accuracy = on_test.accuracy;
   }
@@ -241,10 +255,7 @@ EpochReport Trainer::RunEpoch() {
   report.eval_seconds = Seconds(eval_start);
 
   if (!std::isfinite(report.objective) || !std::isfinite(report.progressive_loss)) {
-    throw SettingError(
-        fmt::format("epoch {}: the run diverged (objective {}, training loss {}); try a smaller "
-                    "`learning-rate` than {:.4g}",
-                    report.epoch, report.objective, report.progressive_loss, s.settings.eta0));
+    throw Diverged(report, s.settings.eta0);
   }
   report.converged = Converged(report, s.progress, s.settings.tol, s.config.solver);
   return report;

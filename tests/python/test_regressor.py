@@ -27,7 +27,12 @@ def test_noise_free_targets_are_fitted_to_their_weights():
     assert reg.score(X, y) > 0.999999
     assert "train_accuracy" not in reg.history_[-1]
     assert len(reg.history_) == reg.n_iter_ == 100
-    assert reg.history_[-1]["objective"] < reg.history_[0]["objective"]
+    assert reg.history_[-1]["progressive_loss"] < reg.history_[0]["progressive_loss"]
+    # Without verbose only the last epoch is evaluated (a pass over the data each); with it, all.
+    assert reg.history_[0]["objective"] is None and reg.history_[-1]["objective"] is not None
+    loud = parsgd.SGDRegressor(alpha=0.0, max_iter=3, random_state=0, verbose=1).fit(X, y)
+    assert all(e["objective"] is not None for e in loud.history_)
+    assert loud.history_[-1]["objective"] < loud.history_[0]["objective"]
 
 
 def test_l2_shrinks_as_ridge_regression_does():

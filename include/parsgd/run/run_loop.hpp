@@ -30,6 +30,11 @@ struct RunLoopOptions {
   // (a run nobody will resume: `compare`).
   enum class Snapshots { kEveryEpoch, kAtCheckpoints, kNone };
   Snapshots snapshots = Snapshots::kEveryEpoch;
+  // Which epochs are evaluated (Trainer::RunEpoch): every one, or the last only (and every one
+  // while a stopping rule needs the objective: ResolvedSettings::tol > 0), which saves a pass over
+  // the data an epoch where nobody reads the objective.
+  enum class Evaluations { kEveryEpoch, kLastEpoch };
+  Evaluations evaluations = Evaluations::kEveryEpoch;
 };
 
 struct RunLoopResult {

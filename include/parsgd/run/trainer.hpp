@@ -48,12 +48,14 @@ class Trainer {
   // epochs, learning rate, decay, l2, batch, period resolved; threads as given).
   const TrainConfig& config() const;
 
-  // Runs the next epoch with all workers, then evaluates on the training and test sets. Throws
-  // parsgd::Error if the run diverged (a loss or objective that is not finite), and rethrows a
-  // worker's exception. If the executor's stop flag is raised, workers return early, nothing is
-  // evaluated, and the report says `interrupted` with the updates actually made: the model then
-  // holds part of an epoch, and only a Restore() of an earlier snapshot makes the trainer whole.
-  EpochReport RunEpoch();
+  // Runs the next epoch with all workers, then (with `evaluate`) evaluates on the training and test
+  // sets: a pass over both. Throws parsgd::Error if the run diverged (a loss or objective that is
+  // not finite), and rethrows a worker's exception. Without `evaluate` the report has the
+  // progressive loss only (EpochReport::evaluated false) and the stopping rule is not applied. If
+  // the executor's stop flag is raised, workers return early, nothing is evaluated, and the report
+  // says `interrupted` with the updates actually made: the model then holds part of an epoch, and
+  // only a Restore() of an earlier snapshot makes the trainer whole.
+  EpochReport RunEpoch(bool evaluate = true);
 
   int epochs_done() const;
   // The ranks of the run (a SoloCommunicator when none was given).

@@ -32,6 +32,8 @@ struct EpochReport {
   // The dual solver's dual objective D(a) on the objective's scale (D <= the optimum <= objective):
   // the duality gap objective - D bounds how far the weights are from the optimum.
   std::optional<double> dual_objective;
+  bool evaluated = true;     // false: not evaluated (Trainer::RunEpoch(false)): the objective,
+                             // the accuracies, the test and dual metrics are not set
   bool converged = false;    // the stopping rule (--tol) holds after this epoch
   bool interrupted = false;  // the stop flag ended the epoch early: no evaluation
   double samples_per_second() const { return train_seconds > 0 ? updates / train_seconds : 0; }
