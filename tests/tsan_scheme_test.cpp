@@ -162,7 +162,8 @@ INSTANTIATE_TEST_SUITE_P(
     testing::ParamName());
 
 // The MLP's dense schemes: shared parameters (hogwild: snapshots by relaxed loads, block updates by
-// relaxed stores; atomic: compare-and-swap), owner-partitioned sync updates, replicas. The
+// relaxed stores; atomic: compare-and-swap), owner-partitioned sync updates, replicas, the model
+// partitions (pipeline stages, vertical slices, subnetworks). The
 // reference engine keeps oneDNN's OpenMP runtime (not instrumented) out of the TSan build.
 class MlpScheme : public ::testing::TestWithParam<SchemeKind> {};
 
@@ -183,7 +184,7 @@ TEST_P(MlpScheme, TrainsWithConcurrentThreads) {
   config.threads = 2;
   config.epochs = 6;
   config.batch = 8;
-  config.average_state = true;
+  config.average_state = !IsModelPartition(config.scheme);  // the partitions have one state
   auto executor = MakeThreadExecutor(2);
   Trainer trainer(config, data, nullptr, *executor);
   EpochReport last;
@@ -195,7 +196,9 @@ TEST_P(MlpScheme, TrainsWithConcurrentThreads) {
 INSTANTIATE_TEST_SUITE_P(Tsan, MlpScheme,
                          ::testing::Values(SchemeKind::kHogwild, SchemeKind::kLocked,
                                            SchemeKind::kAtomic, SchemeKind::kSync,
-                                           SchemeKind::kAverage, SchemeKind::kGossip),
+                                           SchemeKind::kAverage, SchemeKind::kGossip,
+                                           SchemeKind::kPipeline, SchemeKind::kVertical,
+                                           SchemeKind::kSubnet),
                          testing::ParamName());
 
 // All threads add to the same coordinates: compare-and-swap loses nothing; the racy store may lose

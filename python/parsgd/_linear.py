@@ -49,7 +49,8 @@ def _linear_views(estimator, vector):
 
 
 @_base.with_keywords(own=[("loss", "log_loss", LOSS_DOC), ("verbose", 0, VERBOSE_DOC)],
-                     names=_settings.LINEAR_NAMES, exclude={"hidden", "mlp-backend"})
+                     names=_settings.LINEAR_NAMES,
+                     exclude={"hidden", "mlp-backend", *_settings.MLP_ONLY})
 class SGDClassifier(_classifier.ParsgdClassifier):
     """Linear classifiers trained by parsgd's parallel SGD (or coordinate descent: `solver`).
 
@@ -101,7 +102,8 @@ class SGDClassifier(_classifier.ParsgdClassifier):
     own=[("loss", "squared_error", """str, default='squared_error'
     The only loss: least squares, (y - w.x - b)^2 / 2 (parsgd's squared model on real-valued
     targets)."""), ("verbose", 0, VERBOSE_DOC)],
-    names=_settings.LINEAR_NAMES, exclude={"hidden", "mlp-backend", "shrinking"})
+    names=_settings.LINEAR_NAMES,
+    exclude={"hidden", "mlp-backend", "shrinking", *_settings.MLP_ONLY})
 class SGDRegressor(RegressorMixin, _base.ParsgdEstimator):
     """Linear least-squares regression trained by parsgd's parallel SGD (or coordinate descent:
     solver='cd'). Targets are fitted as float32.

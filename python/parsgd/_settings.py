@@ -40,6 +40,8 @@ MLP_NAMES = dict(
         "beta2": "beta_2",
     },
 )
+# The MLP's model partitions' own settings (scheme pipeline, subnet): not the linear estimators'.
+MLP_ONLY = {"micro-batches", "skeleton-ratio"}
 # Settings no estimator takes: the model (each estimator's own `loss` or kind decides it) and the
 # command line's runs across processes (mpirun).
 NEVER = {"model", "ranks-scheme", "ranks-period"}

@@ -49,7 +49,7 @@ std::string EpochJson(const EpochReport& r, const TrainConfig& c, const Resolved
       R"("backend":"{}","device":"{}",)"
       R"("threads":{},"workers":{},"seed":{},"updates":{},"train_seconds":{},"eval_seconds":{},)"
       R"("elapsed_seconds":{},"samples_per_second":{},"learning_rate":{},"objective":{},)"
-      R"("progressive_loss":{},"train_accuracy":{},"test_loss":{},"test_accuracy":{}{}{}}})",
+      R"("progressive_loss":{},"train_accuracy":{},"test_loss":{},"test_accuracy":{}{}{}{}{}}})",
       r.epoch, NameOf<ModelKind>(kModelKinds, c.model), NameOf<Solver>(kSolvers, c.solver),
       NameOf<SchemeKind>(kSchemeKinds, s.scheme),
       c.scheme == SchemeKind::kAuto, NameOf<OrderKind>(kOrderKinds, c.order), NameOf<OptimizerKind>(kOptimizerKinds, s.optimizer),
@@ -61,7 +61,10 @@ std::string EpochJson(const EpochReport& r, const TrainConfig& c, const Resolved
       // Across ranks: how many, and rank 0's seconds combining the models (within train_seconds).
       s.ranks > 1 ? fmt::format(R"(,"ranks":{},"ranks_period":{},"comm_seconds":{})", s.ranks,
                                 s.ranks_period, clock(r.comm_seconds))
-                  : "");
+                  : "",
+      // The model partitions: the bytes their workers exchanged; the pipeline's bubble.
+      IsModelPartition(s.scheme) ? fmt::format(R"(,"exchanged_bytes":{})", r.exchanged_bytes) : "",
+      r.bubble ? fmt::format(R"(,"bubble":{})", clock(*r.bubble)) : "");
 }
 
 }  // namespace parsgd::cli

@@ -125,6 +125,15 @@ void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& 
           c.outer.kind == OuterKind::kSgd ? "" : fmt::format(", momentum {}", c.outer.momentum));
     }
   }
+  if (s.scheme == SchemeKind::kPipeline) {
+    scheme += fmt::format(" ({} stages, {} micro-batches a minibatch)", s.workers, s.micro_batches);
+  } else if (s.scheme == SchemeKind::kVertical) {
+    scheme += fmt::format(" (every layer's units in {} slices)", s.workers);
+  } else if (s.scheme == SchemeKind::kSubnet) {
+    scheme += fmt::format(" (skeleton {} of each hidden layer, ", s.skeleton_ratio) +
+              (s.period > 0 ? fmt::format("dealt every {} minibatches)", s.period)
+                            : std::string("dealt every epoch)"));
+  }
   std::string model = NameOf<ModelKind>(kModelKinds, c.model);
   if (c.model == ModelKind::kMlp) {
     model += fmt::format(" {}-{}-{}", train.features(), fmt::join(c.hidden, "-"), s.outputs);

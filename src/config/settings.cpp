@@ -167,10 +167,19 @@ std::vector<Setting> MakeTable() {
                   "else 1)",
                   [](auto& c) -> auto& { return c.batch; }, 1, 1 << 30, automatic));
   t.push_back(Int("period",
-                  "average, gossip: each worker's minibatches between two combining steps (auto: "
-                  "10; with per-sample steps, --batch 1, a tenth of each worker's shard)",
+                  "average, gossip, subnet: each worker's minibatches between two combining steps "
+                  "(auto: 10; with per-sample steps, --batch 1, a tenth of each worker's shard)",
                   [](auto& c) -> auto& { return c.period; }, 1, 1 << 30,
                   {{"auto", -1}, {"epoch", 0}}));
+  t.push_back(Int("micro-batches",
+                  "pipeline: the micro-batches each minibatch is cut into, flowing through the "
+                  "stages (auto: 4 a stage, at most --batch)",
+                  [](auto& c) -> auto& { return c.micro_batches; }, 1, 1 << 20, automatic));
+  t.push_back(Real("skeleton-ratio",
+                   "subnet: the share of each hidden layer's units in the skeleton every worker "
+                   "trains, the rest dealt among the workers every --period (auto: 0.25)",
+                   [](auto& c) -> auto& { return c.skeleton_ratio; }, 0, 0.999999, false,
+                   {{"auto", -1}}));
   t.push_back(Switch("average-state",
                      "average: average the optimiser state too; gossip: mix it with the weights",
                      [](auto& c) -> auto& { return c.average_state; }));

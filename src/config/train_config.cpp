@@ -77,6 +77,11 @@ void ValidateRanks(const TrainConfig& c) {
   if (c.backend == Backend::kOffload) {
     throw SettingError("`backend` offload across ranks is not written yet: use the cpu backend");
   }
+  if (IsModelPartition(c.scheme)) {
+    throw SettingError(fmt::format(
+        "`scheme` {} across ranks is not written yet: inside a rank use sync or average",
+        NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
+  }
   if (c.ranks_scheme == RanksScheme::kSync) {
     if (c.scheme != SchemeKind::kAuto && c.scheme != SchemeKind::kSync) {
       throw SettingError(fmt::format(
@@ -96,6 +101,35 @@ void ValidateRanks(const TrainConfig& c) {
         "`outer-optimizer` {} across ranks acts on the ranks' average: it needs `ranks-scheme` "
         "average",
         NameOf<OuterKind>(kOuterKinds, c.outer.kind)));
+  }
+}
+
+// The MLP's model partitions (pipeline, vertical, subnet) and their own settings.
+void ValidatePartitions(const TrainConfig& c) {
+  auto fail = [](const std::string& what) { throw SettingError(what); };
+  const bool partition = IsModelPartition(c.scheme);
+  const std::string scheme(NameOf<SchemeKind>(kSchemeKinds, c.scheme));
+  if (partition && c.model != ModelKind::kMlp) {
+    fail(fmt::format("`scheme` {} partitions a neural network among the workers: `model` mlp",
+                     scheme));
+  }
+  if (c.micro_batches != 0 && c.scheme != SchemeKind::kPipeline) {
+    fail("`micro-batches` cuts the minibatches of `scheme` pipeline");
+  }
+  if (c.skeleton_ratio != -1 && c.scheme != SchemeKind::kSubnet) {
+    fail("`skeleton-ratio` is the shared part of `scheme` subnet's network");
+  }
+  if (!partition) return;
+  if (c.average_state) {
+    fail(fmt::format("`average-state` with `scheme` {}: {}", scheme,
+                     c.scheme == SchemeKind::kSubnet
+                         ? "the optimiser state of every unit is reassembled with its weights"
+                         : "one optimiser state, of the one model"));
+  }
+  if (c.period != -1 && c.scheme != SchemeKind::kSubnet) {
+    fail(fmt::format("`period` with `scheme` {}: its workers meet at every layer of every "
+                     "minibatch",
+                     scheme));
   }
 }
 
@@ -159,6 +193,7 @@ void ValidateConfig(const TrainConfig& c, int ranks) {
     fail("`bias` off runs on the cpu backend; `backend` offload trains the bias");
   }
   if (c.solver != Solver::kSgd) ValidateCoordinateSolver(c);
+  ValidatePartitions(c);
   const OuterConfig& outer = c.outer;
   if (ranks > 1) {
     ValidateRanks(c);
@@ -176,6 +211,11 @@ void ValidateConfig(const TrainConfig& c, int ranks) {
 
 std::string AddedSettings(const TrainConfig& c) {
   std::string out;
+  // The partitions' own settings (written resolved, so never "auto").
+  if (c.scheme == SchemeKind::kPipeline) out += fmt::format("micro_batches={}\n", c.micro_batches);
+  if (c.scheme == SchemeKind::kSubnet) {
+    out += "skeleton_ratio=" + FormatSetting(FindSetting("skeleton-ratio").get(c), true) + "\n";
+  }
   if (c.bias == Bias::kOff) out += "bias=off\n";
   if (c.solver != Solver::kSgd)
     out += fmt::format("solver={}\n", NameOf<Solver>(kSolvers, c.solver));

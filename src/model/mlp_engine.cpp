@@ -12,9 +12,9 @@ std::unique_ptr<MlpEngine> MakeMlpEngine(MlpBackend backend, const std::vector<i
 }
 
 double SoftmaxOutputGradient(const float* logits, const int* labels, int n, int classes,
-                             float* dz) {
+                             float* dz, int mean_over) {
   double loss = 0;
-  const float inv = 1.f / static_cast<float>(n);
+  const float inv = 1.f / static_cast<float>(mean_over > 0 ? mean_over : n);
   for (int i = 0; i < n; ++i) {
     float* row = dz + static_cast<std::size_t>(i) * classes;
     loss += SoftmaxLoss::ValueAndGradient(logits + static_cast<std::size_t>(i) * classes, classes,

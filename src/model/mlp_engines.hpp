@@ -14,8 +14,9 @@ std::unique_ptr<MlpEngine> MakeOneDnnEngine(const std::vector<int>& sizes, int m
                                             int threads);
 
 // The softmax cross-entropy of n rows of logits: returns the summed loss and writes
-// dz = (softmax - onehot) / n, the gradient of the mean loss with respect to the logits.
+// dz = (softmax - onehot) / N, the gradient of the mean loss over N rows with respect to the
+// logits (N = mean_over, or n when it is 0: a part of a minibatch of N rows passes N).
 double SoftmaxOutputGradient(const float* logits, const int* labels, int n, int classes,
-                             float* dz);
+                             float* dz, int mean_over = 0);
 
 }  // namespace parsgd

@@ -16,9 +16,11 @@
 #include <omp.h>
 #include <vector>
 
+#include "dense_math.hpp"
 #include "mlp_engines.hpp"
 #include "parsgd/model/mlp_model.hpp"
 #include "parsgd/util/array.hpp"
+#include "parsgd/util/error.hpp"
 #include "parsgd/util/float_env.hpp"
 
 namespace parsgd {
@@ -192,6 +194,14 @@ class OneDnnEngine final : public MlpEngine {
 std::unique_ptr<MlpEngine> MakeOneDnnEngine(const std::vector<int>& sizes, int max_batch,
                                             int threads) {
   return std::make_unique<OneDnnEngine>(sizes, max_batch, threads);
+}
+
+void OneDnnGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a,
+                int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  omp_set_num_threads(1);  // on the calling thread: the partitions' workers are its threads
+  const dnnl::status status = dnnl::sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, 1.f,
+                                          a, lda, b, ldb, beta, c, ldc);
+  if (status != dnnl::status::success) throw Error("oneDNN sgemm failed");
 }
 
 }  // namespace parsgd

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "dense_math.hpp"
 #include "mlp_engines.hpp"
 #include "parsgd/model/mlp_model.hpp"
 
@@ -96,6 +97,23 @@ class ReferenceEngine final : public MlpEngine {
 
 std::unique_ptr<MlpEngine> MakeReferenceEngine(const std::vector<int>& sizes, int max_batch) {
   return std::make_unique<ReferenceEngine>(sizes, max_batch);
+}
+
+void ReferenceGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a,
+                   int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      float s = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        s += (trans_a ? a[p * lda + i] : a[i * lda + p]) * (trans_b ? b[j * ldb + p] : b[p * ldb + j]);
+      }
+      c[i * ldc + j] = beta == 0.f ? s : beta * c[i * ldc + j] + s;
+    }
+  }
+}
+
+GemmFn GemmFor(MlpBackend backend) {
+  return backend == MlpBackend::kReference ? &ReferenceGemm : &OneDnnGemm;
 }
 
 }  // namespace parsgd

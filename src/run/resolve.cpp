@@ -12,6 +12,7 @@
 
 #include "../offload/offload_family.hpp"
 #include "../train/linear_settings.hpp"
+#include "../train/subnet_deal.hpp"
 #include "../train/scheme_choice.hpp"
 #include "parsgd/config/settings.hpp"
 #include "parsgd/util/error.hpp"
@@ -241,6 +242,44 @@ SchemeChoice RankZeroScheme(const TrainConfig& given, const Dataset& train, cons
   return choice;
 }
 
+// The MLP's model partitions: how many workers the network has parts for, the sample order's
+// shards, and each scheme's own setting. pipeline: a stage a worker, at most a layer a stage, every
+// worker on the same minibatches, 4 micro-batches a stage (GPipe's bubble (K-1)/(M+K-1) under a
+// fifth), at most a sample each; vertical: a slice of every layer's units a worker, at least a unit
+// each (the output layer's classes included); subnet: every worker its own samples, its subnet at
+// least one unit a hidden layer.
+void ResolvePartition(TrainConfig& config, ResolvedSettings& r) {
+  const std::vector<int>& hidden = config.hidden;
+  if (config.scheme == SchemeKind::kPipeline) {
+    r.workers = std::min<int>(r.workers, static_cast<int>(hidden.size()) + 1);
+    r.shards = 1;
+    r.micro_batches = config.micro_batches > 0 ? config.micro_batches
+                                               : std::min(r.batch, 4 * r.workers);
+    if (r.micro_batches > r.batch) {
+      throw SettingError(fmt::format("`micro-batches` {}: more than the `batch` {} has samples",
+                                     r.micro_batches, r.batch));
+    }
+    config.micro_batches = r.micro_batches;
+  } else if (config.scheme == SchemeKind::kVertical) {
+    int narrowest = r.outputs;
+    for (int units : hidden) narrowest = std::min(narrowest, units);
+    r.workers = std::min(r.workers, narrowest);
+    r.shards = 1;
+  } else {
+    r.skeleton_ratio = config.skeleton_ratio >= 0 ? config.skeleton_ratio : 0.25;
+    config.skeleton_ratio = r.skeleton_ratio;
+    for (int units : hidden) {
+      const int skeleton = SkeletonUnits(units, r.skeleton_ratio);
+      if (skeleton + (units - skeleton) / r.workers == 0) {
+        throw SettingError(fmt::format(
+            "`skeleton-ratio` {}: a hidden layer of {} units over {} workers leaves some worker's "
+            "subnetwork without a unit there; raise it, or give fewer `threads`",
+            r.skeleton_ratio, units, r.workers));
+      }
+    }
+  }
+}
+
 // The settings each rank resolves alone (`rows`: every rank's together): the optimiser, the memory
 // checks, the scheme, the device, the minibatch, the workers, the period, decay and epochs.
 void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets& targets,
@@ -284,6 +323,8 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
   r.workers = config.backend == Backend::kOffload ? OffloadWorkers(config, out.device, r.threads)
               : config.scheme == SchemeKind::kSequential ? 1
                                                          : r.threads;
+  r.shards = r.workers;
+  if (IsModelPartition(config.scheme)) ResolvePartition(config, r);
   if (IsReplicaScheme(config.scheme) && r.workers > 1) CheckModelFits(config, train, r, r.workers);
   if (config.scheme == SchemeKind::kSync && r.batch < r.workers) {
     throw SettingError(fmt::format(

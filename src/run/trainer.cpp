@@ -153,7 +153,7 @@ Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* 
   const uint64_t seed =
       shared ? DeriveSeed(config.seed, {kOrderStream, static_cast<uint64_t>(ranks.rank())})
              : DeriveSeed(config.seed, {kOrderStream});
-  s.order.emplace(config.order, train.rows(), r.settings.workers, seed);
+  s.order.emplace(config.order, train.rows(), r.settings.shards, seed);
   s.step = StepSize(config.schedule, r.settings.eta0, r.settings.decay, r.settings.epochs);
   s.config = std::move(r.config);
   s.settings = std::move(r.settings);
@@ -206,6 +206,9 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
     totals.loss_sum += t.loss_sum;
     totals.updates += t.updates;
     comm_seconds += t.comm_seconds;
+    totals.exchanged_bytes += t.exchanged_bytes;
+    totals.busy_seconds += t.busy_seconds;
+    totals.stage_seconds += t.stage_seconds;
     const auto combine_start = std::chrono::steady_clock::now();
     stopped = shared ? ranks.Max(stop.load(std::memory_order_relaxed) ? 1 : 0) != 0
                      : stop.load(std::memory_order_relaxed);
@@ -223,6 +226,8 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
   report.comm_seconds = comm_seconds;
   report.epoch = ++s.epochs_done;
   report.updates = totals.updates;
+  report.exchanged_bytes = totals.exchanged_bytes;
+  if (totals.stage_seconds > 0) report.bubble = 1 - totals.busy_seconds / totals.stage_seconds;
   report.progressive_loss = totals.updates > 0 ? totals.loss_sum / totals.updates : 0;
   // The dual solver takes exact steps: no step size to report.
   report.learning_rate = s.config.solver == Solver::kSgd ? s.step.At(epoch, 1.0) : 0.0;

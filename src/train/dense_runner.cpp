@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "async_scheme.hpp"
+#include "dense_update.hpp"
 #include "epoch_runner.hpp"
+#include "mlp_partitions.hpp"
 #include "parsgd/util/array.hpp"
 #include "parsgd/util/error.hpp"
 #include "replica_scheme.hpp"
@@ -39,65 +41,6 @@ struct DenseAtomic {
   static constexpr bool kSnapshot = true;
   static constexpr bool kLock = false;
 };
-
-// Calls fn(begin, end, is_bias) for the parts of [begin, end) that are one layer's weights or
-// biases.
-template <class Fn>
-void ForEachSegment(const std::vector<MlpLayer>& layers, uint64_t begin, uint64_t end, Fn fn) {
-  for (const MlpLayer& l : layers) {
-    const uint64_t bias_end = l.bias_at + l.outputs;
-    const uint64_t wb = std::max(begin, l.weights_at), we = std::min(end, l.bias_at);
-    if (wb < we) fn(wb, we, false);
-    const uint64_t bb = std::max(begin, l.bias_at), be = std::min(end, bias_end);
-    if (bb < be) fn(bb, be, true);
-  }
-}
-
-// The rule on coordinates [begin, end) with gradients g (indexed as the parameters). Hogwild!
-// copies blocks out with relaxed loads, updates them with plain (vectorised) arithmetic and writes
-// them back with relaxed stores: each coordinate is still one racy read-modify-write. g++ neither
-// vectorises nor unrolls a loop of atomic accesses by itself; unrolled on request they ran 1.8-2.2x
-// faster (bench/README.md, "Hogwild! on the MLP").
-template <class Rule, class Write>
-void ApplyRange(const ParamArrays& p, const float* g, uint64_t begin, uint64_t end, float reg,
-                const RuleContext& c) {
-  if constexpr (std::is_same_v<Write, StoreWrite>) {
-    constexpr uint64_t kBlock = 256;
-    float w[kBlock], s0[kBlock], s1[kBlock];
-    auto load = [](float* to, const float* from, uint64_t n) {
-#pragma GCC unroll 8
-      for (uint64_t i = 0; i < n; ++i) to[i] = LoadRelaxed(from[i]);
-    };
-    auto store = [](float* to, const float* from, uint64_t n) {
-#pragma GCC unroll 8
-      for (uint64_t i = 0; i < n; ++i) {
-        std::atomic_ref<float>(to[i]).store(from[i], std::memory_order_relaxed);
-      }
-    };
-    for (uint64_t b = begin; b < end; b += kBlock) {
-      const uint64_t n = std::min(kBlock, end - b);
-      load(w, p.weights + b, n);
-      if (p.state0) load(s0, p.state0 + b, n);
-      if (p.state1) load(s1, p.state1 + b, n);
-      const ParamArrays local{w, p.state0 ? s0 : nullptr, p.state1 ? s1 : nullptr};
-      for (uint64_t i = 0; i < n; ++i) Rule::template Apply<PlainWrite>(local, i, g[b + i], reg, c);
-      store(p.weights + b, w, n);
-      if (p.state0) store(p.state0 + b, s0, n);
-      if (p.state1) store(p.state1 + b, s1, n);
-    }
-  } else {
-    for (uint64_t i = begin; i < end; ++i) Rule::template Apply<Write>(p, i, g[i], reg, c);
-  }
-}
-
-template <class Rule, class Write>
-void ApplyGradient(const DenseContext& c, const ParamArrays& p, const float* g, uint64_t begin,
-                   uint64_t end, const RuleContext& rc) {
-  const float weight_reg = Rule::Prepare(rc, c.params.l2), bias_reg = Rule::Prepare(rc, 0.f);
-  ForEachSegment(*c.params.layers, begin, end, [&](uint64_t b, uint64_t e, bool bias) {
-    ApplyRange<Rule, Write>(p, g, b, e, bias ? bias_reg : weight_reg, rc);
-  });
-}
 
 // One worker's own buffers and engine.
 struct alignas(kCacheLine) DenseWorker {
@@ -191,9 +134,9 @@ class DenseAsyncLocal : DenseWorkers {
     loss += w.engine->LossAndGradient(compute_on, w.x.data(), w.labels.data(),
                                       static_cast<int>(batch.size()), w.grad.data());
     if (alone) {
-      ApplyGradient<Rule, PlainWrite>(c, c.params.arrays, w.grad.data(), 0, c.params.size, rc);
+      ApplyGradient<Rule, PlainWrite>(c.params, c.params.arrays, w.grad.data(), 0, c.params.size, rc);
     } else {
-      ApplyGradient<Rule, typename Scheme::Write>(c, c.params.arrays, w.grad.data(), 0,
+      ApplyGradient<Rule, typename Scheme::Write>(c.params, c.params.arrays, w.grad.data(), 0,
                                                   c.params.size, rc);
     }
   }
@@ -258,7 +201,7 @@ class DenseSyncLocal : DenseWorkers {
   void SumRanks(Communicator& ranks) { ranks.SumAll(combined_.span()); }
 
   void ApplySum(const Context& c, int w, uint64_t, const RuleContext& rc, bool) {
-    ApplyGradient<Rule, PlainWrite>(c, c.params.arrays, combined_.data(), owned_[w].first,
+    ApplyGradient<Rule, PlainWrite>(c.params, c.params.arrays, combined_.data(), owned_[w].first,
                                     owned_[w].second, rc);
   }
 
@@ -305,7 +248,7 @@ class DenseLocal : DenseWorkers {
           RuleAt(c, static_cast<double>(b) * c.workers, static_cast<double>(++steps));
       w.loss += w.engine->LossAndGradient(p.weights, w.x.data(), w.labels.data(),
                                           static_cast<int>(batch.size()), w.grad.data());
-      ApplyGradient<Rule, PlainWrite>(c, p, w.grad.data(), 0, c.params.size, rc);
+      ApplyGradient<Rule, PlainWrite>(c.params, p, w.grad.data(), 0, c.params.size, rc);
       w.done += batch.size();
     }
   }
@@ -341,6 +284,12 @@ std::unique_ptr<DenseRunner> ForScheme(const TrainConfig& config, const std::vec
     case SchemeKind::kSync:
       return std::make_unique<SyncRunner<DenseParams, DenseSyncLocal<Rule>>>(
           DenseSyncLocal<Rule>(config, sizes, workers, batch));
+    case SchemeKind::kPipeline:
+      return MakePipelineRunner(config, sizes, workers, batch);
+    case SchemeKind::kVertical:
+      return MakeVerticalRunner(config, sizes, workers, batch);
+    case SchemeKind::kSubnet:
+      return MakeSubnetRunner(config, sizes, workers, batch);
     case SchemeKind::kStriped:
       throw Error("striped MLP training (ValidateConfig refuses it)");
     default:  // sequential (auto is resolved by the trainer, the replica schemes above)

@@ -16,8 +16,9 @@ TABLE = {s["key"]: s for s in _parsgd.settings()}
 
 
 @pytest.mark.parametrize("cls,names,excluded", [
-    (parsgd.SGDClassifier, _settings.LINEAR_NAMES, {"hidden", "mlp-backend"}),
-    (parsgd.SGDRegressor, _settings.LINEAR_NAMES, {"hidden", "mlp-backend", "shrinking"}),
+    (parsgd.SGDClassifier, _settings.LINEAR_NAMES, {"hidden", "mlp-backend", *_settings.MLP_ONLY}),
+    (parsgd.SGDRegressor, _settings.LINEAR_NAMES,
+     {"hidden", "mlp-backend", "shrinking", *_settings.MLP_ONLY}),
     (parsgd.MLPClassifier, _settings.MLP_NAMES,
      {"solver", "shrinking", "bias", "backend", "require-gpu"}),
 ])

@@ -135,6 +135,9 @@ struct TrainConfig {
                                // once per epoch; -1: automatic (10 per epoch)
   bool deterministic = false;  // refuse schemes whose result depends on timing
   std::vector<int> hidden = {256, 128};  // mlp: hidden layer sizes
+  int micro_batches = 0;      // pipeline: micro-batches of a minibatch; 0: automatic
+  double skeleton_ratio = -1; // subnet: each hidden layer's share of units every worker trains;
+                              // -1: automatic (0.25)
   MlpBackend mlp_backend = MlpBackend::kOneDnn;
   Backend backend = Backend::kCpu;
   bool require_gpu = false;  // offload: fail unless the target regions run on a device
@@ -171,6 +174,11 @@ struct ResolvedSettings {
   bool tol_auto = false;
   int batch = 1;
   int period = 10;  // resolved: >= 1, or 0 for once per epoch
+  // The sample order's shards: one per worker, or one where every worker computes on the same
+  // minibatches (pipeline, vertical).
+  int shards = 1;
+  int micro_batches = 1;      // pipeline
+  double skeleton_ratio = 0;  // subnet
   double eta0 = 0;
   bool eta0_auto = false;
   double decay = 0;

@@ -19,8 +19,20 @@
 
 namespace parsgd {
 
-enum class SchemeKind { kAuto, kSequential, kHogwild, kLocked, kStriped, kAtomic, kSync, kAverage,
-                        kGossip };
+enum class SchemeKind {
+  kAuto,
+  kSequential,
+  kHogwild,
+  kLocked,
+  kStriped,
+  kAtomic,
+  kSync,
+  kAverage,
+  kGossip,
+  kPipeline,
+  kVertical,
+  kSubnet
+};
 
 inline constexpr Named<SchemeKind> kSchemeKinds[] = {
     {SchemeKind::kAuto, "auto",
@@ -39,6 +51,16 @@ inline constexpr Named<SchemeKind> kSchemeKinds[] = {
     {SchemeKind::kGossip, "gossip",
      "decentralised averaging: per-worker replicas, each mixed with its ring neighbours every "
      "--period minibatches (D-PSGD, Lian et al. 2017)"},
+    {SchemeKind::kPipeline, "pipeline",
+     "mlp: the layers cut into stages balanced by FLOPs, one worker a stage, each minibatch in "
+     "--micro-batches flowing through them (GPipe, Huang et al. 2019)"},
+    {SchemeKind::kVertical, "vertical",
+     "mlp: each worker owns a slice of every layer's units, the partial sums it lacks exchanged "
+     "at every layer"},
+    {SchemeKind::kSubnet, "subnet",
+     "mlp: every --period, each hidden layer's units outside a shared skeleton (--skeleton-ratio) "
+     "dealt at random to the workers, each training its subnetwork on its own samples "
+     "(independent subnet training, Yuan et al. 2019)"},
 };
 
 // The schemes of per-worker replicas combined every --period minibatches (train/replica_scheme.hpp).
@@ -46,11 +68,18 @@ inline bool IsReplicaScheme(SchemeKind kind) {
   return kind == SchemeKind::kAverage || kind == SchemeKind::kGossip;
 }
 
+// The MLP's model partitions (train/mlp_partitions.hpp): workers own parts of the network, not
+// samples or replicas of all of it.
+inline bool IsModelPartition(SchemeKind kind) {
+  return kind == SchemeKind::kPipeline || kind == SchemeKind::kVertical ||
+         kind == SchemeKind::kSubnet;
+}
+
 // Schemes whose result does not depend on timing (--deterministic accepts only these; auto then
 // chooses among them).
 inline bool IsDeterministic(SchemeKind kind) {
   return kind == SchemeKind::kSequential || kind == SchemeKind::kSync ||
-         IsReplicaScheme(kind) || kind == SchemeKind::kAuto;
+         IsReplicaScheme(kind) || IsModelPartition(kind) || kind == SchemeKind::kAuto;
 }
 
 inline float LoadRelaxed(const float& w) {

@@ -14,6 +14,12 @@ struct EpochTotals {
   double loss_sum = 0;
   uint64_t updates = 0;
   double comm_seconds = 0;  // in collectives with other ranks (--ranks-scheme sync's sums)
+  // The model partitions (the MLP's pipeline, vertical, subnet): the bytes one worker read that
+  // another wrote; the pipeline's stages' busy seconds, and the seconds they were there for
+  // (stages x the wall time of the ticks).
+  uint64_t exchanged_bytes = 0;
+  double busy_seconds = 0;
+  double stage_seconds = 0;
 };
 
 struct EpochReport {
@@ -23,6 +29,8 @@ struct EpochReport {
   double eval_seconds = 0;
   double comm_seconds = 0;      // across ranks: combining the ranks' models, or under sync their
                                 // gradients (in train_seconds)
+  uint64_t exchanged_bytes = 0;  // the model partitions: read by one worker, written by another
+  std::optional<double> bubble;  // the pipeline: the share of its stages' time spent idle
   double learning_rate = 0;     // at the end of the epoch (0 for --solver dual-cd)
   double progressive_loss = 0;  // mean loss of each sample just before its own update
   double objective = 0;         // mean training loss + l2 / 2 * ||w||^2, after the epoch

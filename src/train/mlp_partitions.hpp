@@ -1,0 +1,43 @@
+// Internal: the MLP's model partitions, the source texts' three ways to split a network among
+// workers, each a runner of the MLP (dense_runner.hpp) over the same parameters and optimisers:
+//  - pipeline (pipeline_runner.cpp): the layers cut into K stages balanced by FLOPs, a worker a
+//    stage; each minibatch cut into M micro-batches that flow forward through the stages and back
+//    (GPipe, Huang et al. 2019), the gradients summed over the micro-batches, one update a
+//    minibatch;
+//  - vertical (vertical_runner.cpp): every worker owns a slice of every layer's units (the columns
+//    of its weights), computes its slice of each layer's output, and the partial sums of the input
+//    gradient it lacks are exchanged at every layer;
+//  - subnet (subnet_runner.cpp): every --period, the hidden units outside a skeleton dealt to the
+//    workers (subnet_deal.hpp), each training the subnetwork of the skeleton and its units on its
+//    own samples; at the period's end the network is reassembled, every parameter the mean of the
+//    subnetworks that held it (independent subnet training, Yuan et al. 2019).
+// pipeline and vertical take the sequential scheme's minibatch SGD steps on one sample order (the
+// same samples, step sizes and step counts), their gradients summed in another order: equal to it
+// to rounding. subnet with one worker is the sequential scheme bit for bit. Each counts the bytes
+// one worker reads that another wrote (EpochTotals::exchanged_bytes); the pipeline also its
+// stages' busy time against the time they were there (the bubble).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "dense_runner.hpp"
+
+namespace parsgd {
+
+std::unique_ptr<DenseRunner> MakePipelineRunner(const TrainConfig& config,
+                                                const std::vector<int>& sizes, int workers,
+                                                int batch);
+std::unique_ptr<DenseRunner> MakeVerticalRunner(const TrainConfig& config,
+                                                const std::vector<int>& sizes, int workers,
+                                                int batch);
+std::unique_ptr<DenseRunner> MakeSubnetRunner(const TrainConfig& config,
+                                              const std::vector<int>& sizes, int workers,
+                                              int batch);
+
+// The stages of the pipeline: K contiguous runs of the layers (sizes: input, hidden..., classes)
+// whose largest cost (multiply-adds, inputs x outputs a layer) is the smallest possible; [k] is
+// stage k's first layer, and [K] the layer count. K = min(stages, layers).
+std::vector<int> BalancedStages(const std::vector<int>& sizes, int stages);
+
+}  // namespace parsgd
