@@ -18,8 +18,9 @@ for figure in \
     1-sorted-sparse/objective_epoch 1-sorted-fmnist/objective_epoch \
     2-schemes-sparse/objective_seconds 2-schemes-sparse/speedup \
     3-period-sparse/period_selected 3-period-fmnist/period_selected \
-    3-period-mlp/objective_epoch 3-gossip-sparse/objective_seconds 3-gossip-mlp/objective_epoch; do
-  [ -f "$OUT/$figure.svg" ] || { echo "$OUT/$figure.svg: missing (run $here/run.sh, and run.sh 1sorted 3mlp 3gossip)" >&2; exit 1; }
+    3-period-mlp/objective_epoch 3-gossip-sparse/objective_seconds 3-gossip-mlp/objective_epoch \
+    5-partitions-mlp/objective_seconds 5-partitions-wide/objective_seconds; do
+  [ -f "$OUT/$figure.svg" ] || { echo "$OUT/$figure.svg: missing (run $here/run.sh, and run.sh 1sorted 3mlp 3gossip 5)" >&2; exit 1; }
   cp "$OUT/$figure.svg" "$to/${figure%%/*}-${figure##*/}.svg"
 done
 echo "figures: $to" >&2

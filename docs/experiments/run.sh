@@ -7,8 +7,8 @@
 # 1sorted (the orders on files sorted by class, under the replica schemes with long periods),
 # 4 (solvers: SGD, primal cd and dual-cd on a tall and a wide set; the sharing scheme of cd),
 # 3 (averaging period and --average-state), 3mlp (the same on the MLP), 3gossip (centralised vs
-# decentralised averaging, plain vs outer momentum, on the sparse set and the MLP), or all (1 2 3,
-# the default). Environment: PARSGD (the program, default build/parsgd), DATA (generated data
+# decentralised averaging, plain vs outer momentum, on the sparse set and the MLP), 5 (the MLP's
+# model partitions against data parallelism, on two widths), or all (1 2 3, the default). Environment: PARSGD (the program, default build/parsgd), DATA (generated data
 # sets, default out/experiments/data), OUT (results, default out/experiments). Each experiment
 # writes OUT/NAME/ (report.md, summary.csv, runs.jsonl, plots); one that is there already is
 # skipped.
@@ -29,9 +29,9 @@ while (($#)); do
   case "$1" in
     --smoke) smoke=1 ;;
     --repeats) repeats=$2; shift ;;
-    1|1sorted|2|3|3mlp|3gossip|4) experiments+=("$1") ;;
+    1|1sorted|2|3|3mlp|3gossip|4|5) experiments+=("$1") ;;
     all) experiments+=(1 2 3 4) ;;
-    *) echo "usage: $0 [--smoke] [--repeats N] [1|1sorted|2|3|3mlp|3gossip|4|all]..." >&2; exit 2 ;;
+    *) echo "usage: $0 [--smoke] [--repeats N] [1|1sorted|2|3|3mlp|3gossip|4|5|all]..." >&2; exit 2 ;;
   esac
   shift
 done
@@ -221,6 +221,17 @@ for e in "${experiments[@]}"; do
       # the optimum (dual-cd at --tol 1e-8: 0.4298685 tall, 0.3376823 wide).
       tall_and_wide svm solvers_svm.json 0.429912 0.337716
       tall_and_wide cd-schemes cd_schemes.json 0.452929 0.586111
+      ;;
+    5)  # The MLP's model partitions (pipeline, vertical, subnet with the skeleton swept) against
+        # Hogwild!, sync and average, on the default net and a wide one; tables by partitions.py.
+      # shellcheck disable=SC2046
+      compare 5-partitions-mlp --experiment $here/partitions.json --epochs "$period_epochs" \
+        $( ((smoke)) && echo "--hidden 32" ) $(fmnist_args)
+      # shellcheck disable=SC2046
+      compare 5-partitions-wide --experiment $here/partitions.json --epochs $((smoke ? 2 : 3)) \
+        --hidden $( ((smoke)) && echo "64,64" || echo "1024,1024" ) $(fmnist_args)
+      /usr/bin/python3 $here/partitions.py "$OUT/5-partitions-mlp:$( ((smoke)) && echo 32 || echo 256,128 )" \
+        "$OUT/5-partitions-wide:$( ((smoke)) && echo 64,64 || echo 1024,1024 )"
       ;;
   esac
 done
