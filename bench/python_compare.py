@@ -6,7 +6,8 @@ The same objective on every side: logistic loss, L2 alpha = 1/n (LogisticRegress
 intercept (parsgd's fit_intercept=False is its `bias off`), 10 epochs for the two SGDs
 (scikit-learn's tol=None: no early stop), LogisticRegression by lbfgs (at most its default 100
 iterations).
-Each library gets the data in its own layout, prepared before any clock starts: parsgd float32
+Every method runs once a round, in turn (interleaved), and its fit time is also taken over
+scikit-learn SGDClassifier's of the same round (paired). Each library gets the data in its own layout, prepared before any clock starts: parsgd float32
 CSR (used in place), scikit-learn float64 (CSR for the sparse set, dense for Fashion-MNIST, its
 fastest layouts); a row "parsgd (dense float32 in)" also times parsgd from the dense array, its
 conversion to CSR included. Fashion-MNIST has 10 classes: parsgd and LogisticRegression fit the
@@ -131,33 +132,39 @@ def layouts(problem):
 
 
 def run(problem, repeats, threads):
-    rows = []
+    """Every method once a round, in turn, `repeats` rounds (interleaved: a drift of the machine's
+    speed touches every method alike); per method the medians, and its fit time over scikit-learn
+    SGDClassifier's within each round (median, min-max)."""
     data = layouts(problem)
     y, y_test = problem["y"], problem["y_test"]
     n = problem["X"].shape[0]
     one_vs_rest = len(np.unique(y)) > 2  # scikit-learn's SGDClassifier: another objective
-    for name, layout, make in methods(n, threads):
-        if layout not in data:
-            continue
-        X, X_test = data[layout]
-        times, accuracies, objectives = [], [], []
-        stopped = False
-        for r in range(repeats):
+    chosen = [(name, layout, make) for name, layout, make in methods(n, threads) if layout in data]
+    results = {name: {"times": [], "accuracies": [], "objectives": [], "stopped": False}
+               for name, _, _ in chosen}
+    for r in range(repeats):
+        for name, layout, make in chosen:
+            X, X_test = data[layout]
+            out = results[name]
             model = make(r + 1)
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", ConvergenceWarning)
                 start = time.perf_counter()
                 model.fit(X, y)
-                times.append(time.perf_counter() - start)
-            stopped |= any(issubclass(w.category, ConvergenceWarning) for w in caught)
-            accuracies.append(model.score(X_test, y_test))
+                out["times"].append(time.perf_counter() - start)
+            out["stopped"] |= any(issubclass(w.category, ConvergenceWarning) for w in caught)
+            out["accuracies"].append(model.score(X_test, y_test))
             if not (one_vs_rest and isinstance(model, SkSGDClassifier)):
-                objectives.append(objective(model, problem["X"], y, 1.0 / n))
-        if stopped:
-            name += " (max_iter)"  # stopped by its iteration limit, not converged
-        rows.append((problem["name"], name, statistics.median(times),
-                     statistics.median(accuracies),
-                     statistics.median(objectives) if objectives else None))
+                out["objectives"].append(objective(model, problem["X"], y, 1.0 / n))
+    yardstick = results["sklearn SGDClassifier"]["times"]
+    rows = []
+    for name, _, _ in chosen:
+        out = results[name]
+        ratios = [y / t for t, y in zip(out["times"], yardstick)]
+        rows.append((problem["name"], name + (" (max_iter)" if out["stopped"] else ""),
+                     statistics.median(out["times"]), statistics.median(out["accuracies"]),
+                     statistics.median(out["objectives"]) if out["objectives"] else None,
+                     (statistics.median(ratios), min(ratios), max(ratios))))
     return rows
 
 
@@ -178,16 +185,17 @@ def main():
         problems.append(fmnist_problem(a.fmnist_rows))
     if not problems:
         p.error("nothing to run: give a LIBSVM file or leave out --no-fmnist")
-    print(f"# {cpu_model()}; parsgd n_jobs={a.threads}; medians of {a.repeats} runs; "
-          f"alpha = 1/n, no intercept, {EPOCHS} epochs for the SGDs")
+    print(f"# {cpu_model()}; parsgd n_jobs={a.threads}; medians of {a.repeats} interleaved "
+          f"rounds; alpha = 1/n, no intercept, {EPOCHS} epochs for the SGDs")
     print(f"| {'data':<28} | {'method':<40} | {'fit s':>8} | {'test acc':>8} | "
-          f"{'objective':>10} |")
-    print(f"|{'-' * 30}|{'-' * 42}|{'-' * 10}|{'-' * 10}|{'-' * 12}|")
+          f"{'objective':>10} | {'sklearn SGD fit / this, paired':>30} |")
+    print(f"|{'-' * 30}|{'-' * 42}|{'-' * 10}|{'-' * 10}|{'-' * 12}|{'-' * 32}|")
     for problem in problems:
-        for data, name, seconds, accuracy, objective in run(problem, a.repeats, a.threads):
+        for data, name, seconds, accuracy, objective, ratio in run(problem, a.repeats, a.threads):
             obj = f"{objective:.6f}" if objective is not None else "-"
+            paired = f"{ratio[0]:.2f}x ({ratio[1]:.2f}-{ratio[2]:.2f})"
             print(f"| {data:<28} | {name:<40} | {seconds:8.3f} | {100 * accuracy:7.2f}% | "
-                  f"{obj:>10} |", flush=True)
+                  f"{obj:>10} | {paired:>30} |", flush=True)
 
 
 if __name__ == "__main__":

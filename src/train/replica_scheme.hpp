@@ -8,27 +8,36 @@
 //    (decentralised: no global average; the run's model is the replicas' mean).
 //
 // A model takes part through a "local trainer" (linear_replicas.cpp, dense_runner.cpp):
-//   using Context;                                     the epoch's context of the model's runners
-//                                                       (Context::params.arrays: the trainer's
-//                                                       parameters and state)
-//   void Begin(const Context&, int w);                  worker w's shard for this epoch, totals
-//   zeroed uint64_t Minibatches(int w, int batch) const;       worker w's minibatches this epoch
-//   void BeginPeriod(const Context&, uint64_t m_begin, uint64_t m_end);  once, before a period
+//   using Context;
+//       the epoch's context of the model's runners (Context::params.arrays: the trainer's
+//       parameters and state)
+//   void Begin(const Context&, int w);
+//       worker w's shard for this epoch, totals zeroed
+//   uint64_t Minibatches(int w, int batch) const;
+//       worker w's minibatches this epoch
+//   void BeginPeriod(const Context&, uint64_t m_begin, uint64_t m_end);
+//       once, before a period
 //   void Train(const Context&, int w, const ParamArrays& replica, uint64_t& steps,
-//              uint64_t m_begin, uint64_t m_end);       worker w trains on minibatches [m_begin,
-//              m_end)
-//   void EndPeriod();                                   once, after the period's training
-//   void ForChanged(int w, int workers, fn) const;      fn(begin, end) over the coordinate ranges
-//                                                       that changed in some replica this period
-//                                                       and that worker w combines (disjoint over
-//                                                       w)
-//   EpochTotals Totals() const;                         losses and samples, summed in worker order
+//              uint64_t m_begin, uint64_t m_end);
+//       worker w trains on minibatches [m_begin, m_end)
+//   void EndPeriod();
+//       once, after the period's training
+//   void ForChanged(int w, int workers, fn) const;
+//       fn(begin, end) over the coordinate ranges that changed in some replica this period and
+//       that worker w combines (disjoint over w)
+//   EpochTotals Totals() const;
+//       losses and samples, summed in worker order
 // and a combining step (a "combine"):
-//   static constexpr bool kOwnWeights;                  replicas differ at an epoch's end
-//   void Start(const ParamArrays& trainer, int workers);  before an epoch's training
-//   void Combine(Replicas&, const Local&, int w, int workers);          worker w's share of the
-//   step void Finish(const Replicas&, const ParamArrays& trainer);           the epoch's model void
-//   Save(TrainingState&) const; void Load(const TrainingState&);   its own state between epochs
+//   static constexpr bool kOwnWeights;
+//       replicas differ at an epoch's end
+//   void Start(const ParamArrays& trainer, int workers);
+//       before an epoch's training
+//   void Combine(Replicas&, const Local&, int w, int workers);
+//       worker w's share of the step
+//   void Finish(const Replicas&, const ParamArrays& trainer);
+//       the epoch's model
+//   void Save(TrainingState&) const; void Load(const TrainingState&);
+//       its own state between epochs
 #pragma once
 
 #include <algorithm>

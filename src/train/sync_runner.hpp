@@ -18,22 +18,21 @@
 // bit (tests/ranks_schemes_test.cpp).
 //
 // A model takes part through a "sync local" (minibatch_runner.cpp, dense_runner.cpp):
-//   using Context;                                   the epoch's context of the model's runners
-//   std::span<const uint32_t> Shard(const Context&, int w);   worker w's rows this epoch (workers
-//   in
-//                                                    parallel)
-//   void Compute(const Context&, const SyncSplit&, uint64_t s, int w);   phase A: w's part of step
-//   s void Sum(const Context&, const SyncSplit&, uint64_t s, int w, uint64_t size);   phase B,
-//   first
-//                                                    half: the step's gradient on the coordinates
-//                                                    worker w owns (`size`: the samples of the
-//                                                    step, over every rank)
-//   void SumRanks(Communicator&);                    the step's gradient summed over the ranks
-//   void ApplySum(const Context&, int w, uint64_t size, const RuleContext&, bool ranks);   phase B,
-//                                                    second half: the rule on w's coordinates
-//                                                    (`ranks`: after SumRanks)
-//   void AddLoss(double& sum, const SyncSplit&, uint64_t s) const;       the step's losses added to
-//                                                    sum one by one, in the model's fixed order
+//   using Context;
+//       the epoch's context of the model's runners
+//   std::span<const uint32_t> Shard(const Context&, int w);
+//       worker w's rows this epoch (the workers in parallel)
+//   void Compute(const Context&, const SyncSplit&, uint64_t s, int w);
+//       phase A: w's part of step s
+//   void Sum(const Context&, const SyncSplit&, uint64_t s, int w, uint64_t size);
+//       phase B, first half: the step's gradient on the coordinates worker w owns (`size`: the
+//       samples of the step, over every rank)
+//   void SumRanks(Communicator&);
+//       the step's gradient summed over the ranks
+//   void ApplySum(const Context&, int w, uint64_t size, const RuleContext&, bool ranks);
+//       phase B, second half: the rule on w's coordinates (`ranks`: after SumRanks)
+//   void AddLoss(double& sum, const SyncSplit&, uint64_t s) const;
+//       the step's losses added to sum one by one, in the model's fixed order
 #pragma once
 
 #include <atomic>
