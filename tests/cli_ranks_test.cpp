@@ -43,6 +43,16 @@ class TrainAcrossRanks : public ::testing::Test {
     return TrainOn(ranks, dir_.File("train.svm"), "--threads 1 " + args);
   }
 
+  // The test accuracy a run printed is what `eval` gives the model it saved on test.svm.
+  void ExpectPrintedIsSavedModels(const std::string& output, const std::string& model) const {
+    const std::size_t at = output.rfind("test accuracy ");
+    ASSERT_NE(at, std::string::npos) << output;
+    const std::string accuracy = output.substr(at + 14, output.find('%', at) - at - 14);
+    const testing::CliResult eval = testing::RunCli("eval " + model + " " + dir_.File("test.svm"));
+    ASSERT_EQ(eval.status, 0) << eval.output;
+    EXPECT_TRUE(Contains(eval.output, "accuracy " + accuracy + "%")) << eval.output << output;
+  }
+
   testing::TempDir dir_;
 };
 
@@ -63,12 +73,7 @@ TEST_F(TrainAcrossRanks, RankZeroReportsTheWholeRunAndSavesTheAveragedModel) {
   EXPECT_TRUE(Contains(testing::ReadFile(metrics), "\"updates\":3000,"))
       << testing::ReadFile(metrics);
   // The test metrics of the ranks' shares together are the saved model's on the whole test set.
-  const std::size_t at = r.output.rfind("test accuracy ");
-  ASSERT_NE(at, std::string::npos) << r.output;
-  const std::string accuracy = r.output.substr(at + 14, r.output.find('%', at) - at - 14);
-  const testing::CliResult eval = testing::RunCli("eval " + model + " " + dir_.File("test.svm"));
-  ASSERT_EQ(eval.status, 0) << eval.output;
-  EXPECT_TRUE(Contains(eval.output, "accuracy " + accuracy + "%")) << eval.output << r.output;
+  ExpectPrintedIsSavedModels(r.output, model);
 }
 
 TEST_F(TrainAcrossRanks, ABadLineInRankOnesShareEndsEveryRankWithItsLineInTheFile) {
@@ -138,12 +143,7 @@ TEST_F(TrainAcrossRanks, TheMlpTrainsAcrossRanks) {
       2, "--model mlp --hidden 16 --epochs 2 --test " + dir_.File("test.svm") + " --save " + model);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(Count(r.output, "model mlp"), 1u) << r.output;
-  const std::size_t at = r.output.rfind("test accuracy ");
-  ASSERT_NE(at, std::string::npos) << r.output;
-  const std::string accuracy = r.output.substr(at + 14, r.output.find('%', at) - at - 14);
-  const testing::CliResult eval = testing::RunCli("eval " + model + " " + dir_.File("test.svm"));
-  ASSERT_EQ(eval.status, 0) << eval.output;
-  EXPECT_TRUE(Contains(eval.output, "accuracy " + accuracy + "%")) << eval.output << r.output;
+  ExpectPrintedIsSavedModels(r.output, model);
 }
 
 }  // namespace

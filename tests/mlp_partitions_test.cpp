@@ -23,25 +23,6 @@
 namespace parsgd {
 namespace {
 
-// Three classes in 12 dimensions, dense Gaussian rows (the class: the largest of |x_0..2|).
-Dataset Blobs(int rows, uint64_t seed) {
-  Rng rng(seed);
-  std::vector<testing::Entries> data(rows);
-  std::vector<float> labels(rows);
-  for (int i = 0; i < rows; ++i) {
-    float best = -1;
-    for (uint32_t j = 0; j < 12; ++j) {
-      const float v = static_cast<float>(rng.Normal());
-      data[i].push_back({j, v});
-      if (j < 3 && std::abs(v) > best) {
-        best = std::abs(v);
-        labels[i] = static_cast<float>(j);
-      }
-    }
-  }
-  return testing::MakeDataset(data, labels, 12, "blobs");
-}
-
 TrainConfig Config(SchemeKind scheme, int threads) {
   TrainConfig c;
   c.model = ModelKind::kMlp;
@@ -118,7 +99,7 @@ TEST(PipelineStages, BalanceTheLayersCosts) {
 
 // With one worker the subnetwork is the network: the sequential scheme's bits, epoch by epoch.
 TEST(MlpPartitions, SubnetOfOneWorkerIsTheSequentialScheme) {
-  const Dataset data = Blobs(500, 3);
+  const Dataset data = testing::Blobs(500, 3);
   for (OptimizerKind optimizer : {OptimizerKind::kMomentum, OptimizerKind::kAdam}) {
     TrainConfig sequential = Config(SchemeKind::kSequential, 1);
     sequential.optimizer.kind = optimizer;
@@ -133,7 +114,7 @@ TEST(MlpPartitions, SubnetOfOneWorkerIsTheSequentialScheme) {
 // A skeleton of every unit shares every parameter: the subnet scheme is then the average scheme
 // with the optimiser state averaged, bit for bit (the reassembly's mean is the replicas' mean).
 TEST(MlpPartitions, SubnetOfOnlySkeletonIsTheAverageScheme) {
-  const Dataset data = Blobs(500, 8);
+  const Dataset data = testing::Blobs(500, 8);
   TrainConfig subnet = Config(SchemeKind::kSubnet, 2);
   subnet.skeleton_ratio = 0.999999;
   subnet.period = 5;
@@ -152,7 +133,7 @@ TEST(MlpPartitions, SubnetOfOnlySkeletonIsTheAverageScheme) {
 // matmul primitives), they stay within rounding of the sequential run: after 3 epochs of 31
 // steps, every parameter within 1e-4 (relative, 1 + |w|) and the objective within 1e-5.
 TEST(MlpPartitions, PipelineAndVerticalTakeTheSequentialSteps) {
-  const Dataset data = Blobs(500, 5);
+  const Dataset data = testing::Blobs(500, 5);
   const Trained sequential = Train(Config(SchemeKind::kSequential, 1), data);
   const Trained one_slice = Train(Config(SchemeKind::kVertical, 1), data);
   for (int stages : {1, 2, 3}) {
@@ -184,7 +165,7 @@ TEST(MlpPartitions, PipelineAndVerticalTakeTheSequentialSteps) {
 // Deterministic: the same bits twice, and a run resumed from its snapshot after epoch 1 ends on
 // the straight run's bits; 2 workers exchange bytes, the pipeline reports its bubble.
 TEST(MlpPartitions, RepeatResumeAndCount) {
-  const Dataset data = Blobs(400, 6);
+  const Dataset data = testing::Blobs(400, 6);
   for (SchemeKind scheme : {SchemeKind::kPipeline, SchemeKind::kVertical, SchemeKind::kSubnet}) {
     SCOPED_TRACE(testing::Name(scheme));
     TrainConfig c = Config(scheme, 2);
@@ -240,7 +221,7 @@ TEST(MlpPartitions, RefuseWhatDoesNotApply) {
   EXPECT_EQ(refusal(Config(SchemeKind::kSubnet, 2)), "");
   // Settings the data decides: more micro-batches than a minibatch has samples; a skeleton too
   // small for every worker's subnetwork to have a unit of each hidden layer.
-  const Dataset data = Blobs(100, 7);
+  const Dataset data = testing::Blobs(100, 7);
   auto executor = MakeTbbExecutor(2);
   TrainConfig many = Config(SchemeKind::kPipeline, 2);
   many.micro_batches = 17;

@@ -13,26 +13,6 @@
 namespace parsgd {
 namespace {
 
-// Three classes in 12 dimensions that no linear model separates: the class is the index of the
-// largest of |x_0|, |x_1|, |x_2|, on dense Gaussian rows.
-Dataset Blobs(int rows, uint64_t seed) {
-  Rng rng(seed);
-  std::vector<testing::Entries> data(rows);
-  std::vector<float> labels(rows);
-  for (int i = 0; i < rows; ++i) {
-    float best = -1;
-    for (uint32_t j = 0; j < 12; ++j) {
-      const float v = static_cast<float>(rng.Normal());
-      data[i].push_back({j, v});
-      if (j < 3 && std::abs(v) > best) {
-        best = std::abs(v);
-        labels[i] = static_cast<float>(j);
-      }
-    }
-  }
-  return testing::MakeDataset(data, labels, 12, "blobs");
-}
-
 TrainConfig MlpConfig(SchemeKind scheme, int threads) {
   TrainConfig c;
   c.model = ModelKind::kMlp;
@@ -61,7 +41,7 @@ Trained Train(const TrainConfig& config, const Dataset& data, Executor& executor
 class EveryMlpScheme : public ::testing::TestWithParam<SchemeKind> {};
 
 TEST_P(EveryMlpScheme, LearnsANonLinearProblem) {
-  static const Dataset data = Blobs(1500, 3);
+  static const Dataset data = testing::Blobs(1500, 3);
   TrainConfig config = MlpConfig(GetParam(), 2);
   // Independent subnets drop the weights between two workers' units every period: on this small
   // net (half of 32 and 16 units a worker) they learn more slowly (80% here after 12 epochs with
@@ -90,7 +70,7 @@ class EveryMlpOptimizer : public ::testing::TestWithParam<OptimizerKind> {};
 
 // Every rule trains the MLP under Hogwild! (shared state); rates suited to this small problem.
 TEST_P(EveryMlpOptimizer, LearnsUnderHogwild) {
-  static const Dataset data = Blobs(1500, 9);
+  static const Dataset data = testing::Blobs(1500, 9);
   TrainConfig config = MlpConfig(SchemeKind::kHogwild, 2);
   config.optimizer.kind = GetParam();
   switch (GetParam()) {
@@ -119,18 +99,18 @@ INSTANTIATE_TEST_SUITE_P(Mlp, EveryMlpOptimizer,
                          testing::ParamName());
 
 TEST(Mlp, OneWorkerSyncAndAverageAreSequentialBitForBit) {
-  const Dataset data = Blobs(300, 4);
+  const Dataset data = testing::Blobs(300, 4);
   auto executor = MakeTbbExecutor(1);
   const Trained sequential = Train(MlpConfig(SchemeKind::kSequential, 1), data, *executor);
-  for (SchemeKind scheme : {SchemeKind::kSync, SchemeKind::kAverage, SchemeKind::kGossip, SchemeKind::kHogwild,
-                            SchemeKind::kLocked, SchemeKind::kAtomic}) {
+  for (SchemeKind scheme : {SchemeKind::kSync, SchemeKind::kAverage, SchemeKind::kGossip,
+                            SchemeKind::kHogwild, SchemeKind::kLocked, SchemeKind::kAtomic}) {
     const Trained other = Train(MlpConfig(scheme, 1), data, *executor);
     EXPECT_EQ(other.params, sequential.params) << testing::Name(scheme);
   }
 }
 
 TEST(Mlp, SyncAndAverageRepeatExactly) {
-  const Dataset data = Blobs(400, 5);
+  const Dataset data = testing::Blobs(400, 5);
   auto tbb = MakeTbbExecutor(2), threads = MakeThreadExecutor(2);
   for (SchemeKind scheme : {SchemeKind::kSync, SchemeKind::kAverage, SchemeKind::kGossip}) {
     TrainConfig config = MlpConfig(scheme, 2);
@@ -143,7 +123,7 @@ TEST(Mlp, SyncAndAverageRepeatExactly) {
 // As for the linear models: averaging after every minibatch of B per worker is one step on the
 // mean of the W * B gradients, which is sync with a global batch of W * B (plain SGD, no L2).
 TEST(Mlp, AveragingEveryMinibatchEqualsSync) {
-  const Dataset data = Blobs(320, 6);
+  const Dataset data = testing::Blobs(320, 6);
   TrainConfig average = MlpConfig(SchemeKind::kAverage, 2);
   average.optimizer.kind = OptimizerKind::kSgd;
   average.period = 1;
@@ -160,7 +140,7 @@ TEST(Mlp, AveragingEveryMinibatchEqualsSync) {
 }
 
 TEST(Mlp, OneDnnAndReferenceTrainTheSameModel) {
-  const Dataset data = Blobs(200, 7);
+  const Dataset data = testing::Blobs(200, 7);
   TrainConfig config = MlpConfig(SchemeKind::kSequential, 1);
   config.epochs = 3;
   auto executor = MakeTbbExecutor(1);
@@ -173,7 +153,7 @@ TEST(Mlp, OneDnnAndReferenceTrainTheSameModel) {
 }
 
 TEST(Mlp, RefusesStripedLocking) {
-  const Dataset data = Blobs(50, 8);
+  const Dataset data = testing::Blobs(50, 8);
   auto executor = MakeTbbExecutor(1);
   EXPECT_THROW(Trainer(MlpConfig(SchemeKind::kStriped, 1), data, nullptr, *executor), Error);
 }

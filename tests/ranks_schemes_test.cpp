@@ -111,25 +111,6 @@ TrainConfig Linear() {
   return c;
 }
 
-// Three classes in 12 dimensions, dense Gaussian rows (as mlp_trainer_test's).
-Dataset Blobs(int rows, uint64_t seed) {
-  Rng rng(seed);
-  std::vector<testing::Entries> data(rows);
-  std::vector<float> labels(rows);
-  for (int i = 0; i < rows; ++i) {
-    float best = -1;
-    for (uint32_t j = 0; j < 12; ++j) {
-      const float v = static_cast<float>(rng.Normal());
-      data[i].push_back({j, v});
-      if (j < 3 && std::abs(v) > best) {
-        best = std::abs(v);
-        labels[i] = static_cast<float>(j);
-      }
-    }
-  }
-  return testing::MakeDataset(data, labels, 12, "blobs");
-}
-
 TrainConfig Mlp() {
   TrainConfig c;
   c.model = ModelKind::kMlp;
@@ -146,7 +127,7 @@ TrainConfig Mlp() {
 // sizes from the samples of every rank. Linear models (sparse sums and counts) and the MLP.
 TEST(RanksSync, IsTheSyncSchemeOfAsManyWorkers) {
   const Dataset sparse = testing::MakeProblem(1000, 200, 8, 2, 0.05, 3);
-  const Dataset dense = Blobs(600, 4);
+  const Dataset dense = testing::Blobs(600, 4);
   for (const auto& [base, whole] : {std::pair{Linear(), &sparse}, std::pair{Mlp(), &dense}}) {
     for (OptimizerKind optimizer : {OptimizerKind::kSgd, OptimizerKind::kAdam}) {
       SCOPED_TRACE(testing::Name(base.model));
@@ -177,7 +158,7 @@ TEST(RanksSync, IsTheSyncSchemeOfAsManyWorkers) {
 // the same steps and ends every epoch alike, repeats, resumes, and the objective falls.
 TEST(RanksSync, SeveralWorkersUnevenSharesRepeatAndResume) {
   const Dataset sparse = testing::MakeProblem(1001, 200, 8, 2, 0.05, 6);
-  const Dataset dense = Blobs(601, 7);
+  const Dataset dense = testing::Blobs(601, 7);
   for (const auto& [base, whole] : {std::pair{Linear(), &sparse}, std::pair{Mlp(), &dense}}) {
     SCOPED_TRACE(testing::Name(base.model));
     TrainConfig c = base;
@@ -196,7 +177,7 @@ TEST(RanksSync, SeveralWorkersUnevenSharesRepeatAndResume) {
 // the report is the whole data's (the input scaling agreed by every rank: the largest |x_j| of
 // all), and rank 0's snapshot resumes every rank.
 TEST(RanksMlp, EveryKindOfSchemeInsideARank) {
-  const Dataset whole = Blobs(900, 8);
+  const Dataset whole = testing::Blobs(900, 8);
   const Targets targets = MakeTargets(ModelKind::kMlp, whole);
   for (SchemeKind scheme : {SchemeKind::kSequential, SchemeKind::kHogwild, SchemeKind::kSync,
                             SchemeKind::kAverage, SchemeKind::kGossip}) {

@@ -1,21 +1,20 @@
 #include "test_support.hpp"
 
-#include "parsgd/model/targets.hpp"
-
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
-#include <thread>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
-#include <algorithm>
-#include <cmath>
-#include <cstring>
 #include <stdexcept>
+#include <thread>
 
 #include "parsgd/config/settings.hpp"
+#include "parsgd/model/targets.hpp"
 #include "parsgd/util/rng.hpp"
 
 namespace parsgd::testing {
@@ -127,6 +126,24 @@ LinearModel TrainModel(const TrainConfig& config, const Dataset& data, Executor&
   return trainer.model();
 }
 
+Dataset Blobs(int rows, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<Entries> data(rows);
+  std::vector<float> labels(rows);
+  for (int i = 0; i < rows; ++i) {
+    float best = -1;
+    for (uint32_t j = 0; j < 12; ++j) {
+      const float v = static_cast<float>(rng.Normal());
+      data[i].push_back({j, v});
+      if (j < 3 && std::abs(v) > best) {
+        best = std::abs(v);
+        labels[i] = static_cast<float>(j);
+      }
+    }
+  }
+  return MakeDataset(data, labels, 12, "blobs");
+}
+
 std::vector<float> TargetValues(ModelKind kind, const Dataset& data) {
   const Targets t = MakeTargets(kind, data);
   return {t.values.begin(), t.values.end()};
@@ -137,7 +154,9 @@ bool SameBits(const LinearModel& a, const LinearModel& b) {
          std::memcmp(a.weights().data(), b.weights().data(), a.weights().size_bytes()) == 0;
 }
 
-CliResult RunCli(const std::string& args) { return RunShell(std::string(PARSGD_CLI_PATH) + " " + args); }
+CliResult RunCli(const std::string& args) {
+  return RunShell(std::string(PARSGD_CLI_PATH) + " " + args);
+}
 
 CliResult RunShell(const std::string& line) {
   const std::string command = "(" + line + ") 2>&1";
@@ -146,7 +165,8 @@ CliResult RunShell(const std::string& line) {
   std::string output;
   std::array<char, 4096> buffer;
   std::size_t n;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) output.append(buffer.data(), n);
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    output.append(buffer.data(), n);
   int status = ::pclose(pipe);
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return {code, output};

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <algorithm>
-
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -16,8 +15,8 @@
 #include "parsgd/model/loss.hpp"
 #include "parsgd/optim/optimizer.hpp"
 #include "parsgd/order/sample_order.hpp"
-#include "parsgd/scheme/scheme.hpp"
 #include "parsgd/run/trainer.hpp"
+#include "parsgd/scheme/scheme.hpp"
 
 namespace parsgd::testing {
 
@@ -56,6 +55,10 @@ Dataset MakeDataset(const std::vector<Entries>& rows, const std::vector<float>& 
 // labels; classes > 2 gives class ids from the argmax of `classes` hidden score functions.
 Dataset MakeProblem(uint64_t rows, uint32_t features, uint32_t nnz, int classes, double noise,
                     uint64_t seed);
+
+// Three classes in 12 dimensions that no linear model separates (the MLP's tests): dense Gaussian
+// rows, the class the index of the largest of |x_0|, |x_1|, |x_2|.
+Dataset Blobs(int rows, uint64_t seed);
 
 // MakeTargets(kind, data)'s values, as the reference solvers take them (binary kinds: -1/+1).
 std::vector<float> TargetValues(ModelKind kind, const Dataset& data);
@@ -98,8 +101,8 @@ struct ParamName {
   template <class... T>
   static std::string Join(const std::tuple<T...>& t) {
     std::string out;
-    std::apply([&](const auto&... v) { ((out.append(out.empty() ? "" : "_").append(Name(v))), ...); },
-               t);
+    std::apply(
+        [&](const auto&... v) { ((out.append(out.empty() ? "" : "_").append(Name(v))), ...); }, t);
     return out;
   }
   template <class T>

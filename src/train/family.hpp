@@ -75,6 +75,15 @@ inline void LoadOptimizerState(const TrainingState& s, OptimizerState& o,
   if (!o.state1.empty()) s.Get(prefix + "state1", o.state1.span());
 }
 
+// A family's RankArrays: its parameters, and with `state` its optimiser's state arrays.
+inline std::vector<std::span<float>> ParamsAndState(std::span<float> params, OptimizerState& o,
+                                                    bool state) {
+  std::vector<std::span<float>> out = {params};
+  if (state && !o.state0.empty()) out.push_back(o.state0.span());
+  if (state && !o.state1.empty()) out.push_back(o.state1.span());
+  return out;
+}
+
 // The linear models' parameters as every backend starts them: the zero model, its per-feature
 // rates and L2 strength (linear_settings.hpp).
 struct LinearSetup {

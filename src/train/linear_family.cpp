@@ -41,10 +41,7 @@ class LinearFamily final : public ModelFamily {
   }
   const LinearModel* linear() const override { return &setup_.model; }
   std::vector<std::span<float>> RankArrays(bool state) override {
-    std::vector<std::span<float>> out = {setup_.model.weights()};
-    if (state && !state_.state0.empty()) out.push_back(state_.state0.span());
-    if (state && !state_.state1.empty()) out.push_back(state_.state1.span());
-    return out;
+    return ParamsAndState(setup_.model.weights(), state_, state);
   }
 
   void RanksCombined(bool state) override { runner_->TakeParams(Params(), state); }

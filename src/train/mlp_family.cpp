@@ -49,10 +49,7 @@ class MlpFamily final : public ModelFamily {
   double Regularizer() const override { return 0.5 * l2_ * model_.SquaredNorm(); }
   const MlpModel* mlp() const override { return &model_; }
   std::vector<std::span<float>> RankArrays(bool state) override {
-    std::vector<std::span<float>> out = {model_.params()};
-    if (state && !state_.state0.empty()) out.push_back(state_.state0.span());
-    if (state && !state_.state1.empty()) out.push_back(state_.state1.span());
-    return out;
+    return ParamsAndState(model_.params(), state_, state);
   }
   void RanksCombined(bool state) override { runner_->TakeParams(Params(), state); }
 

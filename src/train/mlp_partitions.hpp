@@ -18,7 +18,11 @@
 // stages' busy time against the time they were there (the bubble).
 #pragma once
 
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "dense_runner.hpp"
@@ -34,6 +38,29 @@ std::unique_ptr<DenseRunner> MakeVerticalRunner(const TrainConfig& config,
 std::unique_ptr<DenseRunner> MakeSubnetRunner(const TrainConfig& config,
                                               const std::vector<int>& sizes, int workers,
                                               int batch);
+
+// The sequential scheme's minibatches of `batch` rows over one sample order (shard 0), each with
+// the step size and step count that scheme gives it (async_scheme.hpp): step(rows, rule, totals)
+// returns the minibatch's loss; stops at the executor's stop flag. The epoch loop of pipeline and
+// vertical, whose workers share every minibatch.
+template <class Step>
+EpochTotals SequentialMinibatches(const DenseContext& c, int batch, std::vector<uint32_t>& scratch,
+                                  Step&& step) {
+  const std::span<const uint32_t> shard = c.order->Indices(c.epoch, 0, scratch);
+  const std::atomic<bool>& stop = c.executor->stop_flag();
+  const double rows = static_cast<double>(c.data->rows());
+  EpochTotals totals;
+  for (uint64_t begin = 0; begin < shard.size(); begin += batch) {
+    if (stop.load(std::memory_order_relaxed)) break;
+    const auto minibatch = shard.subspan(begin, std::min<uint64_t>(batch, shard.size() - begin));
+    const RuleContext rc =
+        MakeRuleContext(c.optimizer, StepAt(c, static_cast<double>(begin)),
+                        (c.epoch * rows + static_cast<double>(begin)) / batch + 1);
+    totals.loss_sum += step(minibatch, rc, totals);
+    totals.updates += minibatch.size();
+  }
+  return totals;
+}
 
 // The stages of the pipeline: K contiguous runs of the layers (sizes: input, hidden..., classes)
 // whose largest cost (multiply-adds, inputs x outputs a layer) is the smallest possible; [k] is

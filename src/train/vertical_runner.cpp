@@ -47,21 +47,11 @@ class VerticalRunner final : public DenseRunner {
   }
 
   EpochTotals Run(const DenseContext& c) override {
-    const std::span<const uint32_t> shard = c.order->Indices(c.epoch, 0, order_scratch_);
-    const std::atomic<bool>& stop = c.executor->stop_flag();
-    const double rows = static_cast<double>(c.data->rows());
-    EpochTotals totals;
-    for (uint64_t begin = 0; begin < shard.size(); begin += batch_) {
-      if (stop.load(std::memory_order_relaxed)) break;
-      const auto batch = shard.subspan(begin, std::min<uint64_t>(batch_, shard.size() - begin));
-      // The sequential scheme's step size and step count at this minibatch (async_scheme.hpp).
-      const RuleContext rc =
-          MakeRuleContext(c.optimizer, StepAt(c, static_cast<double>(begin)),
-                          (c.epoch * rows + static_cast<double>(begin)) / batch_ + 1);
-      totals.loss_sum += Step(c, batch, rc, totals.exchanged_bytes);
-      totals.updates += batch.size();
-    }
-    return totals;
+    return SequentialMinibatches(
+        c, batch_, order_scratch_,
+        [&](std::span<const uint32_t> batch, const RuleContext& rc, EpochTotals& totals) {
+          return Step(c, batch, rc, totals.exchanged_bytes);
+        });
   }
 
  private:
