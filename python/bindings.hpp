@@ -1,6 +1,7 @@
 // The extension module parsgd._parsgd: the library's stable API as Python sees it, one concept per
 // file: errors (errors.cpp), the settings table (settings_binding.cpp), data over numpy's memory
-// (data_binding.cpp), trained models (model_binding.cpp) and a training run (training_binding.cpp).
+// (data_binding.cpp), class labels (label_binding.cpp), trained models (model_binding.cpp) and a
+// training run (training_binding.cpp).
 // The scikit-learn estimators are written in Python on top of these (python/parsgd/).
 #pragma once
 
@@ -42,6 +43,7 @@ std::string Spell(const Spelling& spelling, std::string_view key);
 void BindErrors(py::module_& m);
 void BindSettings(py::module_& m);
 void BindData(py::module_& m);
+void BindLabels(py::module_& m);
 void BindModel(py::module_& m);
 void BindTraining(py::module_& m);
 

@@ -5,13 +5,17 @@
 // Whatever the estimators hand over is checked again here, in one pass (a Dataset's invariants are
 // its reader's job: this is its reader).
 #include <fmt/format.h>
+#include <oneapi/tbb/parallel_for.h>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "bindings.hpp"
@@ -54,29 +58,46 @@ SharedArray<uint64_t> Offsets(const py::array& indptr) {
 }
 
 // Indices below `features` and strictly ascending within each row, values finite: what every
-// reader guarantees (a duplicate or unsorted column would break the sparse updates).
+// reader guarantees (a duplicate or unsorted column would break the sparse updates). What is wrong
+// with row r, or "" if nothing is.
+template <class Index>
+std::string RowProblem(const Dataset::Parts& p, const Index* indices, uint64_t r) {
+  for (uint64_t k = p.offsets[r]; k < p.offsets[r + 1]; ++k) {
+    const auto j = static_cast<int64_t>(indices[k]);
+    if (j < 0 || static_cast<uint64_t>(j) >= p.features) {
+      return fmt::format("row {}: column index {} is outside [0, {})", r, j, p.features);
+    }
+    if (k > p.offsets[r] && j <= static_cast<int64_t>(indices[k - 1])) {
+      return fmt::format(
+          "row {}: column index {} after {}: the indices of a row must be strictly ascending "
+          "(scipy: sum_duplicates())",
+          r, j, static_cast<int64_t>(indices[k - 1]));
+    }
+    if (!std::isfinite(p.values[k])) {
+      return fmt::format("row {}, column {}: value {} is not finite", r, j, p.values[k]);
+    }
+  }
+  return {};
+}
+
+// Every row checked, in blocks on every core (a pass over every entry: 21 ms of a fit on one core
+// on the RCV1-shaped set); the first bad row's problem thrown, whichever block found it.
 template <class Index>
 void CheckRows(const Dataset::Parts& p, const Index* indices) {
   const uint64_t rows = p.labels.size();
-  for (uint64_t r = 0; r < rows; ++r) {
-    for (uint64_t k = p.offsets[r]; k < p.offsets[r + 1]; ++k) {
-      const auto j = static_cast<int64_t>(indices[k]);
-      if (j < 0 || static_cast<uint64_t>(j) >= p.features) {
-        throw py::value_error(
-            fmt::format("row {}: column index {} is outside [0, {})", r, j, p.features));
+  constexpr uint64_t kBlock = 4096;
+  std::atomic<uint64_t> first_bad{rows};
+  tbb::parallel_for(uint64_t{0}, (rows + kBlock - 1) / kBlock, [&](uint64_t b) {
+    const uint64_t end = std::min(rows, (b + 1) * kBlock);
+    for (uint64_t r = b * kBlock; r < end && r < first_bad.load(std::memory_order_relaxed); ++r) {
+      if (RowProblem(p, indices, r).empty()) continue;
+      uint64_t seen = first_bad.load(std::memory_order_relaxed);
+      while (r < seen && !first_bad.compare_exchange_weak(seen, r)) {
       }
-      if (k > p.offsets[r] && j <= static_cast<int64_t>(indices[k - 1])) {
-        throw py::value_error(fmt::format(
-            "row {}: column index {} after {}: the indices of a row must be strictly ascending "
-            "(scipy: sum_duplicates())",
-            r, j, static_cast<int64_t>(indices[k - 1])));
-      }
-      if (!std::isfinite(p.values[k])) {
-        throw py::value_error(
-            fmt::format("row {}, column {}: value {} is not finite", r, j, p.values[k]));
-      }
+      return;
     }
-  }
+  });
+  if (first_bad.load() < rows) throw py::value_error(RowProblem(p, indices, first_bad.load()));
 }
 
 // The labels (float32, one per row, finite) borrowed, or zeros for prediction (None); the label
@@ -137,7 +158,7 @@ PyDataset MakeData(const py::array& indptr, const py::array& indices, const py::
   SetLabels(p, rows, labels, real_labels, std::move(classes));
   const bool signed_indices = IsVector<int32_t>(indices);
   {
-    py::gil_scoped_release release;  // one pass over every entry: other Python threads may run
+    py::gil_scoped_release release;  // other Python threads may run meanwhile
     if (signed_indices) {
       CheckRows(p, reinterpret_cast<const int32_t*>(p.indices.data()));
     } else {

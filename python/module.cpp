@@ -9,6 +9,7 @@ PYBIND11_MODULE(_parsgd, m) {
   BindErrors(m);
   BindSettings(m);
   BindData(m);
+  BindLabels(m);
   BindModel(m);
   BindTraining(m);
 }

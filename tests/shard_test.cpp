@@ -20,6 +20,7 @@
 #include "parsgd/data/load.hpp"
 #include "parsgd/model/targets.hpp"
 #include "parsgd/train/evaluate.hpp"
+#include "parsgd/train/executor.hpp"
 #include "parsgd/util/error.hpp"
 #include "test_support.hpp"
 #include "train/linear_settings.hpp"
@@ -63,7 +64,8 @@ TEST(ThreadGroup, ExchangesWithTheRingNeighbours) {
       EXPECT_EQ(errors[r], "");
       const int l = (r + ranks - 1) % ranks, n = (r + 1) % ranks;
       EXPECT_EQ(lefts[r], (std::vector<float>{1.f * l, 10.f * l})) << ranks << " ranks, rank " << r;
-      EXPECT_EQ(rights[r], (std::vector<float>{1.f * n, 10.f * n})) << ranks << " ranks, rank " << r;
+      EXPECT_EQ(rights[r], (std::vector<float>{1.f * n, 10.f * n}))
+          << ranks << " ranks, rank " << r;
     }
   }
   SoloCommunicator solo;
@@ -288,10 +290,12 @@ TEST(ResolveLinearSettings, FromTheSharesAreThoseOfTheWholeData) {
     c.scheme = SchemeKind::kHogwild;
     c.optimizer.kind = optimizer;
     c.batch = 1;
-    const LinearSettings expected = ResolveLinearSettings(c, whole);
+    const auto executor = MakeThreadExecutor(1);
+    const LinearSettings expected = ResolveLinearSettings(c, whole, *executor);
     std::vector<LinearSettings> got(3);
     const std::vector<std::string> errors = RunRanks(3, [&](Communicator& comm) {
-      got[comm.rank()] = ResolveLinearSettings(c, LoadShard(path, {}, comm), comm);
+      const auto own = MakeThreadExecutor(1);
+      got[comm.rank()] = ResolveLinearSettings(c, LoadShard(path, {}, comm), *own, comm);
     });
     for (int r = 0; r < 3; ++r) {
       EXPECT_EQ(errors[r], "");

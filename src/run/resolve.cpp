@@ -12,8 +12,8 @@
 
 #include "../offload/offload_family.hpp"
 #include "../train/linear_settings.hpp"
-#include "../train/subnet_deal.hpp"
 #include "../train/scheme_choice.hpp"
+#include "../train/subnet_deal.hpp"
 #include "parsgd/config/settings.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/memory_limit.hpp"
@@ -253,8 +253,8 @@ void ResolvePartition(TrainConfig& config, ResolvedSettings& r) {
   if (config.scheme == SchemeKind::kPipeline) {
     r.workers = std::min<int>(r.workers, static_cast<int>(hidden.size()) + 1);
     r.shards = 1;
-    r.micro_batches = config.micro_batches > 0 ? config.micro_batches
-                                               : std::min(r.batch, 4 * r.workers);
+    r.micro_batches =
+        config.micro_batches > 0 ? config.micro_batches : std::min(r.batch, 4 * r.workers);
     if (r.micro_batches > r.batch) {
       throw SettingError(fmt::format("`micro-batches` {}: more than the `batch` {} has samples",
                                      r.micro_batches, r.batch));
@@ -352,13 +352,14 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
 
 // The model's own settings: the linear models' from the data (of every rank), the MLP's from the
 // optimiser; then the config made whole.
-void ResolveModel(TrainConfig& config, const Dataset& train, Communicator& comm, Resolution& out) {
+void ResolveModel(TrainConfig& config, const Dataset& train, Executor& executor, Communicator& comm,
+                  Resolution& out) {
   ResolvedSettings& r = out.settings;
   r.l2_auto = config.l2 < 0;
   r.eta0_auto = config.learning_rate == 0;
   if (IsLinear(config.model)) {
-    LinearSettings linear = comm.size() > 1 ? ResolveLinearSettings(config, train, comm)
-                                            : ResolveLinearSettings(config, train);
+    LinearSettings linear = comm.size() > 1 ? ResolveLinearSettings(config, train, executor, comm)
+                                            : ResolveLinearSettings(config, train, executor);
     out.rates = std::move(linear.rates);
     r.l2 = linear.l2;
     r.eta0 = linear.eta0;
@@ -408,7 +409,7 @@ Resolution Resolve(const TrainConfig& given, const Dataset& train, const Targets
                        ? 1
                        : (updates + r.ranks_period - 1) / static_cast<uint64_t>(r.ranks_period);
   }
-  ResolveModel(config, train, comm, out);
+  ResolveModel(config, train, executor, comm, out);
   return out;
 }
 

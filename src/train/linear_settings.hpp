@@ -11,6 +11,7 @@
 namespace parsgd {
 
 class Communicator;
+class Executor;
 
 struct LinearSettings {
   AlignedArray<FeatureRate> rates;  // empty when no feature needs one (no scaling, no L2)
@@ -23,8 +24,10 @@ struct LinearSettings {
 };
 
 // `config` has its scheme, optimizer and batch resolved. One pass over the training rows (and, for
-// the squared loss with minibatches, a power iteration on a sample of them).
-LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& train);
+// the squared loss with minibatches, a power iteration on a sample of them), shared by up to 8 of
+// the executor's threads (the same bits at any count).
+LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& train,
+                                     Executor& executor);
 
 // The same for a run over several ranks, `train` being this rank's share (LoadShard): the
 // per-feature statistics and the row count are those of every share together (summed, and the
@@ -32,6 +35,6 @@ LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& t
 // from the whole data (to the rounding of sums taken in another order). Collective. The squared
 // loss with minibatches (its power iteration on the rows) is refused for now.
 LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& train,
-                                     Communicator& comm);
+                                     Executor& executor, Communicator& comm);
 
 }  // namespace parsgd

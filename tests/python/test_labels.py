@@ -51,3 +51,30 @@ def test_the_same_problem_under_other_labels_trains_the_same_model():
     a = parsgd.SGDClassifier(random_state=3, max_iter=5).fit(X, y)
     b = parsgd.SGDClassifier(random_state=3, max_iter=5).fit(X, np.array(["a", "b", "c"])[y])
     assert np.array_equal(a.coef_, b.coef_)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int32])
+def test_the_module_encodes_labels_as_numpy_unique_does(dtype):
+    from parsgd import _classifier, _parsgd
+    rng = np.random.default_rng(53)
+    for values in ([-3, 5], [7, 0, -2, 11, 4], list(range(64))):
+        y = np.asarray(values, dtype=dtype)[rng.integers(0, len(values), 5000)]
+        y[:len(values)] = values  # every value present
+        assert _parsgd.encode_classes(y) is not None  # the module's path, not numpy's
+        classes, indices = _classifier.encode_classes(y)
+        expected_classes, expected_indices = np.unique(y, return_inverse=True)
+        assert classes.dtype == y.dtype and np.array_equal(classes, expected_classes)
+        assert np.array_equal(indices, expected_indices)
+
+
+def test_labels_the_module_leaves_to_numpy():
+    from parsgd import _classifier, _parsgd
+    many = np.arange(65, dtype=np.float64)  # more than 64 classes
+    assert _parsgd.encode_classes(many) is None
+    assert np.array_equal(_classifier.encode_classes(many)[0], many)
+    assert _parsgd.encode_classes(np.array(["b", "a"])) is None
+    assert _parsgd.encode_classes(np.array([1.0, 2.0, 3.0, 4.0])[::2]) is None  # strided
+    for continuous in (np.array([0.0, 0.5, 1.0]), np.array([1.0, np.nan])):
+        assert _parsgd.encode_classes(continuous) is None
+        with pytest.raises(ValueError, match="Unknown label type|contains NaN"):
+            _classifier.encode_classes(continuous)
