@@ -21,7 +21,7 @@ time over --repeats runs (seeds 1, 2, ...), the median test accuracy and trainin
 the CPU.
 
 usage: /usr/bin/python3 bench/python_compare.py DATA.svm [--repeats 5] [--threads 2]
-         [--fmnist-rows N] [--no-fmnist]
+         [--fmnist-rows N] [--no-fmnist] [--methods NAME ...]
   e.g. build/parsgd gen rcv1.svm --rows 500000 --features 50000 --nnz 70
 Needs PYTHONPATH=build/python (or an installed parsgd).
 """
@@ -45,6 +45,7 @@ import parsgd
 
 FMNIST = "/usr/share/datasets/fashion-mnist"
 EPOCHS = 10
+YARDSTICK = "sklearn SGDClassifier"  # every ratio is to its fit time
 
 
 def cpu_model():
@@ -131,7 +132,7 @@ def layouts(problem):
     return out
 
 
-def run(problem, repeats, threads):
+def run(problem, repeats, threads, only):
     """Every method once a round, in turn, `repeats` rounds (interleaved: a drift of the machine's
     speed touches every method alike); per method the medians, and its fit time over scikit-learn
     SGDClassifier's within each round (median, min-max)."""
@@ -139,7 +140,8 @@ def run(problem, repeats, threads):
     y, y_test = problem["y"], problem["y_test"]
     n = problem["X"].shape[0]
     one_vs_rest = len(np.unique(y)) > 2  # scikit-learn's SGDClassifier: another objective
-    chosen = [(name, layout, make) for name, layout, make in methods(n, threads) if layout in data]
+    chosen = [(name, layout, make) for name, layout, make in methods(n, threads)
+              if layout in data and (name == YARDSTICK or not only or any(o in name for o in only))]
     results = {name: {"times": [], "accuracies": [], "objectives": [], "stopped": False}
                for name, _, _ in chosen}
     for r in range(repeats):
@@ -156,7 +158,7 @@ def run(problem, repeats, threads):
             out["accuracies"].append(model.score(X_test, y_test))
             if not (one_vs_rest and isinstance(model, SkSGDClassifier)):
                 out["objectives"].append(objective(model, problem["X"], y, 1.0 / n))
-    yardstick = results["sklearn SGDClassifier"]["times"]
+    yardstick = results[YARDSTICK]["times"]
     rows = []
     for name, _, _ in chosen:
         out = results[name]
@@ -177,6 +179,9 @@ def main():
     p.add_argument("--test-fraction", type=float, default=0.2)
     p.add_argument("--fmnist-rows", type=int, default=60000)
     p.add_argument("--no-fmnist", action="store_true")
+    p.add_argument("--methods", nargs="*", default=[],
+                   help="run only the methods whose name holds one of these strings (scikit-learn's "
+                        "SGDClassifier always runs), e.g. --methods 'parsgd SGD'")
     a = p.parse_args()
     problems = []
     if a.libsvm:
@@ -191,7 +196,8 @@ def main():
           f"{'objective':>10} | {'sklearn SGD fit / this, paired':>30} |")
     print(f"|{'-' * 30}|{'-' * 42}|{'-' * 10}|{'-' * 10}|{'-' * 12}|{'-' * 32}|")
     for problem in problems:
-        for data, name, seconds, accuracy, objective, ratio in run(problem, a.repeats, a.threads):
+        for data, name, seconds, accuracy, objective, ratio in run(problem, a.repeats, a.threads,
+                                                                   a.methods):
             obj = f"{objective:.6f}" if objective is not None else "-"
             paired = f"{ratio[0]:.2f}x ({ratio[1]:.2f}-{ratio[2]:.2f})"
             print(f"| {data:<28} | {name:<40} | {seconds:8.3f} | {100 * accuracy:7.2f}% | "
