@@ -15,17 +15,14 @@
 #include "parsgd/run/trainer.hpp"
 #include "parsgd/train/evaluate.hpp"
 #include "parsgd/util/rng.hpp"
+#include "ranks_support.hpp"
 #include "test_support.hpp"
 
 namespace parsgd {
 namespace {
 
 using testing::RunRanks;
-
-Dataset ShareOf(const Dataset& whole, const Communicator& comm) {
-  const auto [first, last] = ShardRange(whole.rows(), comm.rank(), comm.size());
-  return RowRange(whole, first, last);
-}
+using testing::ShareOf;
 
 std::vector<float> ParamsOf(const Trainer& t) {
   const std::span<const float> p =
@@ -37,10 +34,7 @@ bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
-struct RankRun {
-  std::vector<EpochReport> reports;
-  std::vector<std::vector<float>> params;  // after each epoch
-};
+using RankRun = testing::RankRun<std::vector<float>>;
 
 // `epochs` epochs of `config` in one process on the whole data.
 RankRun TrainAlone(const TrainConfig& config, const Dataset& whole, int epochs) {
@@ -49,40 +43,24 @@ RankRun TrainAlone(const TrainConfig& config, const Dataset& whole, int epochs) 
   RankRun run;
   while (trainer.epochs_done() < epochs) {
     run.reports.push_back(trainer.RunEpoch());
-    run.params.push_back(ParamsOf(trainer));
+    run.kept.push_back(ParamsOf(trainer));
   }
   return run;
 }
 
-// The same on `ranks` ranks, each on its share; `resume`: a snapshot every rank restores first;
-// `snapshots`: every rank's at the end.
+// The same on `ranks` ranks, each on its share (testing::TrainRanks), the parameters kept.
 std::vector<RankRun> TrainRanks(int ranks, const TrainConfig& config, const Dataset& whole,
                                 int epochs, const TrainingState* resume = nullptr,
                                 std::vector<TrainingState>* snapshots = nullptr) {
-  std::vector<RankRun> runs(ranks);
-  if (snapshots != nullptr) snapshots->assign(ranks, {});
-  const std::vector<std::string> errors = RunRanks(ranks, [&](Communicator& comm) {
-    const Dataset share = ShareOf(whole, comm);
-    auto executor = MakeTbbExecutor(config.threads);
-    Trainer trainer(config, share, nullptr, *executor, &comm);
-    if (resume != nullptr) trainer.Restore(*resume);
-    RankRun& run = runs[comm.rank()];
-    while (trainer.epochs_done() < epochs) {
-      run.reports.push_back(trainer.RunEpoch());
-      run.params.push_back(ParamsOf(trainer));
-    }
-    if (snapshots != nullptr) (*snapshots)[comm.rank()] = trainer.Snapshot();
-  });
-  for (const std::string& e : errors) EXPECT_EQ(e, "");
-  return runs;
+  return testing::TrainRanks(ranks, config, whole, epochs, ParamsOf, resume, snapshots);
 }
 
 // Every rank holds the same parameters after every epoch, each report counts every rank's rows.
 void ExpectRanksAlike(const std::vector<RankRun>& runs, uint64_t rows) {
   for (const RankRun& run : runs) {
-    ASSERT_EQ(run.params.size(), runs[0].params.size());
-    for (std::size_t e = 0; e < run.params.size(); ++e) {
-      EXPECT_TRUE(SameBits(run.params[e], runs[0].params[e])) << "epoch " << e + 1;
+    ASSERT_EQ(run.kept.size(), runs[0].kept.size());
+    for (std::size_t e = 0; e < run.kept.size(); ++e) {
+      EXPECT_TRUE(SameBits(run.kept[e], runs[0].kept[e])) << "epoch " << e + 1;
       EXPECT_EQ(run.reports[e].updates, rows);
     }
   }
@@ -96,9 +74,9 @@ void ExpectRepeatAndResume(int ranks, const TrainConfig& c, const Dataset& whole
   TrainRanks(ranks, c, whole, 1, nullptr, &after_one);
   const std::vector<RankRun> resumed = TrainRanks(ranks, c, whole, c.epochs, &after_one[0]);
   for (int r = 0; r < ranks; ++r) {
-    EXPECT_TRUE(SameBits(again[r].params.back(), straight[r].params.back()));
-    ASSERT_FALSE(resumed[r].params.empty());
-    EXPECT_TRUE(SameBits(resumed[r].params.back(), straight[r].params.back()));
+    EXPECT_TRUE(SameBits(again[r].kept.back(), straight[r].kept.back()));
+    ASSERT_FALSE(resumed[r].kept.empty());
+    EXPECT_TRUE(SameBits(resumed[r].kept.back(), straight[r].kept.back()));
   }
 }
 
@@ -144,8 +122,8 @@ TEST(RanksSync, IsTheSyncSchemeOfAsManyWorkers) {
       ranked.ranks_scheme = RanksScheme::kSync;
       const std::vector<RankRun> runs = TrainRanks(2, ranked, *whole, c.epochs);
       ExpectRanksAlike(runs, whole->rows());
-      for (std::size_t e = 0; e < expected.params.size(); ++e) {
-        EXPECT_TRUE(SameBits(runs[0].params[e], expected.params[e])) << "epoch " << e + 1;
+      for (std::size_t e = 0; e < expected.kept.size(); ++e) {
+        EXPECT_TRUE(SameBits(runs[0].kept[e], expected.kept[e])) << "epoch " << e + 1;
         EXPECT_NEAR(runs[0].reports[e].objective, expected.reports[e].objective, 1e-12);
         EXPECT_NEAR(runs[0].reports[e].progressive_loss, expected.reports[e].progressive_loss,
                     1e-12);
@@ -202,7 +180,7 @@ TEST(RanksMlp, EveryKindOfSchemeInsideARank) {
       EXPECT_EQ(alone.mlp_model().input_scale()[j], 1.f / scale[j]);
     }
     MlpModel model = alone.mlp_model();
-    std::copy(runs[0].params.back().begin(), runs[0].params.back().end(), model.params().begin());
+    std::copy(runs[0].kept.back().begin(), runs[0].kept.back().end(), model.params().begin());
     const Evaluation all = EvaluateMlp(model, whole, targets, *executor);
     EXPECT_NEAR(runs[0].reports.back().objective, all.mean_loss, 1e-9);
     EXPECT_EQ(runs[0].reports.back().train_accuracy, all.accuracy);
@@ -230,10 +208,10 @@ TEST(RanksReplicas, AveragingEveryMinibatchIsTheAverageOfAllWorkers) {
   ranked.ranks_period = 1;
   const std::vector<RankRun> runs = TrainRanks(2, ranked, whole, c.epochs);
   ExpectRanksAlike(runs, whole.rows());
-  for (std::size_t e = 0; e < expected.params.size(); ++e) {
-    for (std::size_t k = 0; k < expected.params[e].size(); ++k) {
-      ASSERT_NEAR(runs[0].params[e][k], expected.params[e][k],
-                  1e-5 * (1 + std::abs(expected.params[e][k])));
+  for (std::size_t e = 0; e < expected.kept.size(); ++e) {
+    for (std::size_t k = 0; k < expected.kept[e].size(); ++k) {
+      ASSERT_NEAR(runs[0].kept[e][k], expected.kept[e][k],
+                  1e-5 * (1 + std::abs(expected.kept[e][k])));
     }
     EXPECT_NEAR(runs[0].reports[e].objective, expected.reports[e].objective, 1e-6);
   }
@@ -288,8 +266,8 @@ TEST(RanksOuter, IsTheAverageSchemesOuterStepOnAsManyWorkers) {
     ranked.ranks_period = 1;
     const std::vector<RankRun> runs = TrainRanks(2, ranked, whole, c.epochs);
     ExpectRanksAlike(runs, whole.rows());
-    for (std::size_t e = 0; e < expected.params.size(); ++e) {
-      EXPECT_TRUE(SameBits(runs[0].params[e], expected.params[e])) << "epoch " << e + 1;
+    for (std::size_t e = 0; e < expected.kept.size(); ++e) {
+      EXPECT_TRUE(SameBits(runs[0].kept[e], expected.kept[e])) << "epoch " << e + 1;
     }
     ranked.ranks_period = 50;
     ExpectRepeatAndResume(2, ranked, whole, TrainRanks(2, ranked, whole, c.epochs));

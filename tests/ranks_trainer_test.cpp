@@ -12,6 +12,7 @@
 #include "parsgd/data/shard.hpp"
 #include "parsgd/run/trainer.hpp"
 #include "parsgd/train/evaluate.hpp"
+#include "ranks_support.hpp"
 #include "test_support.hpp"
 
 namespace parsgd {
@@ -19,39 +20,16 @@ namespace {
 
 using testing::RunRanks;
 using testing::SameBits;
+using testing::ShareOf;
 
-// Rank comm.rank()'s share of `whole`, as LoadShard cuts a binary cache.
-Dataset ShareOf(const Dataset& whole, const Communicator& comm) {
-  const auto [first, last] = ShardRange(whole.rows(), comm.rank(), comm.size());
-  return RowRange(whole, first, last);
-}
+using RankRun = testing::RankRun<LinearModel>;
 
-struct RankRun {
-  std::vector<EpochReport> reports;
-  std::vector<LinearModel> models;  // after each epoch
-};
-
-// `epochs` epochs of `config` on every rank's share; `resume`: a snapshot every rank restores
-// first.
+// `epochs` epochs of `config` on every rank's share (testing::TrainRanks), the models kept.
 std::vector<RankRun> TrainRanks(int ranks, const TrainConfig& config, const Dataset& whole,
                                 int epochs, const TrainingState* resume = nullptr,
                                 std::vector<TrainingState>* snapshots = nullptr) {
-  std::vector<RankRun> runs(ranks);
-  if (snapshots != nullptr) snapshots->assign(ranks, {});
-  const std::vector<std::string> errors = RunRanks(ranks, [&](Communicator& comm) {
-    const Dataset share = ShareOf(whole, comm);
-    auto executor = MakeTbbExecutor(config.threads);
-    Trainer trainer(config, share, nullptr, *executor, &comm);
-    if (resume != nullptr) trainer.Restore(*resume);
-    RankRun& run = runs[comm.rank()];
-    while (trainer.epochs_done() < epochs) {
-      run.reports.push_back(trainer.RunEpoch());
-      run.models.push_back(trainer.model());
-    }
-    if (snapshots != nullptr) (*snapshots)[comm.rank()] = trainer.Snapshot();
-  });
-  for (const std::string& e : errors) EXPECT_EQ(e, "");
-  return runs;
+  return testing::TrainRanks(
+      ranks, config, whole, epochs, [](const Trainer& t) { return t.model(); }, resume, snapshots);
 }
 
 TrainConfig RanksConfig() {
@@ -89,7 +67,7 @@ TEST(Ranks, AveragingEverySampleIsTheAverageSchemeOfAsManyWorkers) {
   const std::vector<RankRun> runs = TrainRanks(2, ranked, whole, base.epochs);
   for (const RankRun& run : runs) {
     ASSERT_EQ(run.reports.size(), expected.size());
-    EXPECT_TRUE(SameBits(run.models.back(), one.model()));
+    EXPECT_TRUE(SameBits(run.kept.back(), one.model()));
     for (std::size_t e = 0; e < expected.size(); ++e) {
       EXPECT_EQ(run.reports[e].updates, expected[e].updates);
       EXPECT_NEAR(run.reports[e].objective, expected[e].objective, 1e-12);
@@ -123,13 +101,13 @@ TEST(Ranks, EndEveryEpochAlikeRepeatAndResumeFromRankZerosSnapshot) {
     const std::vector<RankRun> resumed = TrainRanks(3, c, whole, c.epochs, &after_one[0]);
     auto executor = MakeTbbExecutor(1);
     for (int r = 0; r < 3; ++r) {
-      ASSERT_EQ(straight[r].models.size(), 3u);
-      ASSERT_EQ(resumed[r].models.size(), 2u);
-      EXPECT_TRUE(SameBits(again[r].models.back(), straight[r].models.back()));
-      EXPECT_TRUE(SameBits(resumed[r].models.back(), straight[r].models.back()));
+      ASSERT_EQ(straight[r].kept.size(), 3u);
+      ASSERT_EQ(resumed[r].kept.size(), 2u);
+      EXPECT_TRUE(SameBits(again[r].kept.back(), straight[r].kept.back()));
+      EXPECT_TRUE(SameBits(resumed[r].kept.back(), straight[r].kept.back()));
       for (int e = 0; e < 3; ++e) {
-        const LinearModel& model = straight[r].models[e];
-        EXPECT_TRUE(SameBits(model, straight[0].models[e]));
+        const LinearModel& model = straight[r].kept[e];
+        EXPECT_TRUE(SameBits(model, straight[0].kept[e]));
         const EpochReport& report = straight[r].reports[e];
         EXPECT_EQ(report.updates, whole.rows());
         const Evaluation all = Evaluate(model, whole, targets, *executor);
@@ -151,7 +129,7 @@ TEST(Ranks, GossipMixesNeighboursAndTrainsAsTheAverageDoes) {
   c.ranks_scheme = RanksScheme::kGossip;
   const std::vector<RankRun> gossip = TrainRanks(4, c, whole, c.epochs);
   ASSERT_EQ(gossip[0].reports.size(), 3u);
-  EXPECT_FALSE(SameBits(gossip[0].models.back(), average[0].models.back()));
+  EXPECT_FALSE(SameBits(gossip[0].kept.back(), average[0].kept.back()));
   EXPECT_NEAR(gossip[0].reports.back().objective, average[0].reports.back().objective, 5e-3);
   EXPECT_LT(gossip[0].reports.back().objective, gossip[0].reports.front().objective);
 }
