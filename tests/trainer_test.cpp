@@ -294,7 +294,7 @@ TEST(Trainer, RefusesAModelThatCannotFitInMemoryBeforeAllocatingIt) {
   testing::ExpectError([&] { Trainer(config, wide, nullptr, *executor); },
                        {"wide.svm: 4294967296 features and 65536 outputs: training needs at least "
                         "1048576.0 GiB of memory (281474976776192 parameters with optimiser state: "
-                        "1048576.0 GiB; per-feature statistics: 112.0 GiB), more than the",
+                        "1048576.0 GiB; per-feature statistics: 240.0 GiB), more than the",
                         "GiB this process may use"});
   // A model that fits once but not with a replica per worker: refused before the replicas exist.
   {

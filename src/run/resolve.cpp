@@ -101,8 +101,9 @@ uint64_t SolverBytes(const TrainConfig& config, const Dataset& train) {
 // counts come from the data: one stray index (LIBSVM "1 4294967295:1") would otherwise ask for tens
 // of GiB and end in std::bad_alloc or the OOM killer. Counts two blocks the families certainly
 // allocate: the parameters with their optimiser state, and before them (freed first) the linear
-// models' per-feature statistics (28 bytes a feature, ScanFeatures). Everything else comes on
-// top, so the check never refuses a run that could have fitted.
+// models' per-feature statistics (ScanFeatures: a 32-byte record a feature, copied into four
+// arrays of 28 bytes a feature before the records are freed: 60 bytes a feature at its peak).
+// Everything else comes on top, so the check never refuses a run that could have fitted.
 // `replicas`: the replica schemes' per-worker copies of the parameters and state (0 before the
 // scheme is resolved, or for the other schemes), each with its worker's buffers of the same size.
 // The coordinate solvers' own arrays come on top of the model (SolverBytes); cd's column copy of
@@ -116,7 +117,7 @@ void CheckModelFits(const TrainConfig& config, const Dataset& train, const Resol
   const uint64_t copy_bytes = params * sizeof(float) * (1 + StateCount(r.optimizer));
   const uint64_t model_bytes =
       copy_bytes + static_cast<uint64_t>(replicas) * (copy_bytes + params * sizeof(float));
-  const uint64_t stats_bytes = linear ? train.features() * 28 : 0;
+  const uint64_t stats_bytes = linear ? train.features() * 60 : 0;
   const uint64_t solver_bytes = SolverBytes(config, train);
   const uint64_t bytes = std::max(model_bytes + solver_bytes, stats_bytes);
   const uint64_t usable = UsableMemoryBytes();
