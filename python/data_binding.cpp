@@ -80,8 +80,8 @@ std::string RowProblem(const Dataset::Parts& p, const Index* indices, uint64_t r
   return {};
 }
 
-// Every row checked, in blocks on every core (a pass over every entry: 21 ms of a fit on one core
-// on the RCV1-shaped set); the first bad row's problem thrown, whichever block found it.
+// Every row checked, in blocks on every core (a pass over every entry); the first bad row's problem
+// thrown, whichever block found it.
 template <class Index>
 void CheckRows(const Dataset::Parts& p, const Index* indices) {
   const uint64_t rows = p.labels.size();

@@ -82,8 +82,8 @@ struct FeatureStats {
 // sample of the rows) and, in every row, the segment of the row's ascending indices that falls in
 // its range: no test a nonzero. Every feature's sums are still taken in row order, so the
 // statistics are the same bits at any worker count. Each worker walks the start of every row: past
-// a few workers that costs more than the updates it shares out. Measured on the RCV1-shaped set
-// (35 M nonzeros, zen5): 57-63 ms with one worker, 43-47 ms with two.
+// a few workers that costs more than the updates it shares out (measured: bench/README.md,
+// session 14).
 constexpr int kMaxScanWorkers = 8;
 constexpr uint64_t kNonzerosPerScanWorker = 1 << 20;  // fewer, and one worker scans alone
 constexpr uint64_t kSampledRows = 4096;
