@@ -17,8 +17,8 @@ logistic models (another objective: only its accuracy compares).
 Data: a LIBSVM file given on the command line (the RCV1-shaped set of `build/parsgd gen`; the last
 --test-fraction of its rows held out) and Fashion-MNIST (IDX, /usr/share/datasets/fashion-mnist,
 Debian's dataset-fashion-mnist; train and t10k). Printed: per data set and method the median fit
-time over --repeats runs (seeds 1, 2, ...), the median test accuracy and training objective, and
-the CPU.
+time over --repeats runs (seeds 1, 2, ...), the median test accuracy (and its range over the
+seeds) and training objective, and the CPU.
 
 usage: /usr/bin/python3 bench/python_compare.py DATA.svm [--repeats 5] [--threads 2]
          [--fmnist-rows N] [--no-fmnist] [--methods NAME ...]
@@ -164,7 +164,9 @@ def run(problem, repeats, threads, only):
         out = results[name]
         ratios = [y / t for t, y in zip(out["times"], yardstick)]
         rows.append((problem["name"], name + (" (max_iter)" if out["stopped"] else ""),
-                     statistics.median(out["times"]), statistics.median(out["accuracies"]),
+                     statistics.median(out["times"]),
+                     (statistics.median(out["accuracies"]), min(out["accuracies"]),
+                      max(out["accuracies"])),
                      statistics.median(out["objectives"]) if out["objectives"] else None,
                      (statistics.median(ratios), min(ratios), max(ratios))))
     return rows
@@ -192,15 +194,17 @@ def main():
         p.error("nothing to run: give a LIBSVM file or leave out --no-fmnist")
     print(f"# {cpu_model()}; parsgd n_jobs={a.threads}; medians of {a.repeats} interleaved "
           f"rounds; alpha = 1/n, no intercept, {EPOCHS} epochs for the SGDs")
-    print(f"| {'data':<28} | {'method':<40} | {'fit s':>8} | {'test acc':>8} | "
+    print(f"| {'data':<28} | {'method':<40} | {'fit s':>8} | {'test acc (min-max)':>24} | "
           f"{'objective':>10} | {'sklearn SGD fit / this, paired':>30} |")
-    print(f"|{'-' * 30}|{'-' * 42}|{'-' * 10}|{'-' * 10}|{'-' * 12}|{'-' * 32}|")
+    print(f"|{'-' * 30}|{'-' * 42}|{'-' * 10}|{'-' * 26}|{'-' * 12}|{'-' * 32}|")
     for problem in problems:
         for data, name, seconds, accuracy, objective, ratio in run(problem, a.repeats, a.threads,
                                                                    a.methods):
             obj = f"{objective:.6f}" if objective is not None else "-"
             paired = f"{ratio[0]:.2f}x ({ratio[1]:.2f}-{ratio[2]:.2f})"
-            print(f"| {data:<28} | {name:<40} | {seconds:8.3f} | {100 * accuracy:7.2f}% | "
+            acc = (f"{100 * accuracy[0]:.2f}% ({100 * accuracy[1]:.2f}-"
+                   f"{100 * accuracy[2]:.2f})")
+            print(f"| {data:<28} | {name:<40} | {seconds:8.3f} | {acc:>24} | "
                   f"{obj:>10} | {paired:>30} |", flush=True)
 
 
