@@ -2,8 +2,9 @@
 """Writes the seed corpus of the fuzz targets into fuzz/corpus/<target>/ (committed; rerun to
 regenerate). Binary caches and model files come from the release build's `parsgd` (build/parsgd),
 the rest is written here. Each target's input layout is described at the top of its .cpp file.
-The model_file/*_v1 seeds are format version 1 files from the release before class labels; this
-script does not write them (the build writes version 2), they are kept for the version 1 path."""
+The model_file/*_v1 and *_v2 seeds are format version 1 files from the release before class
+labels and version 2 files from the release before the CSV label column; this script does not
+write them (the build writes version 3), they are kept for those versions' paths."""
 import gzip
 import os
 import struct
@@ -137,6 +138,16 @@ def model_file(tmp):
         model = read(os.path.join(tmp, name + ".model"))
         write("model_file", name, b"\x00" + model)
         write("model_file", name + "_rehashed", b"\x01" + model)
+    table = os.path.join(tmp, "table.csv")  # a CSV label column recorded in the model
+    with open(table, "wb") as f:
+        f.write(b"a,y,b\n")
+        for i in range(40):
+            f.write(b"%g,%d,%g\n" % (0.1 * (i % 7), i % 2, 0.5 * (i % 3)))
+    run(tmp, "train", "--train", "table.csv", "--label-column", "y", "--epochs", "1", "--threads",
+        "1", "--scheme", "sequential", "--save", "csv.model")
+    model = read(os.path.join(tmp, "csv.model"))
+    write("model_file", "csv", b"\x00" + model)
+    write("model_file", "csv_rehashed", b"\x01" + model)
     model = read(os.path.join(tmp, "mlp.model"))
     write("model_file", "truncated", b"\x01" + model[:60])
     write("model_file", "foreign", b"\x00" + b"\x89PSGD\r\n\x1a")

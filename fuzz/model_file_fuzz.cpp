@@ -27,12 +27,18 @@ std::optional<T> At(const std::string& file, uint64_t at) {
 }
 
 // Where the parameters start (after the parameter count), if the header can be walked that far.
-// Version 1 has no index base field and two binary labels in every linear file.
+// Version 1 has no index base field and two binary labels in every linear file; version 2 no CSV
+// label column.
 std::optional<uint64_t> ParamsAt(const std::string& file) {
   const auto version = At<uint32_t>(file, 8);
   const auto kind = At<uint32_t>(file, 12);
   if (!version || !kind) return std::nullopt;
-  const uint64_t after_base = *version == 1 ? 16 : 20;
+  uint64_t after_base = *version == 1 ? 16 : 20;
+  if (*version >= 3) {
+    const auto column = At<uint32_t>(file, 20);
+    if (!column) return std::nullopt;
+    after_base = 24 + (*column > 0 ? uint64_t{*column} - 1 : 0);
+  }
   if (*kind != 4) {  // linear: features, outputs, class labels, settings, count
     const auto outputs = At<uint32_t>(file, after_base + 8);
     if (!outputs) return std::nullopt;

@@ -115,7 +115,7 @@ TEST_F(IndexBase, TheTrainingFilesDecisionCarriesToTheTestFileAndTheModel) {
                         " --epochs 5 --threads 1 --save " + model_);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(After(r.output, "test accuracy "), 100.0) << r.output;
-  EXPECT_EQ(LoadModel(model_).zero_based, ZeroBased::kYes);
+  EXPECT_EQ(LoadModel(model_).reading.zero_based, ZeroBased::kYes);
   // predict and eval read the file as the model's training data was read...
   EXPECT_EQ(RunCli("predict " + model_ + " " + test_).output, "-1\n-1\n");
   EXPECT_EQ(After(RunCli("eval " + model_ + " " + test_).output, "accuracy "), 100.0);
@@ -144,7 +144,7 @@ TEST_F(IndexBase, AnIndex0AfterOneBasedTrainingDataSaysWhy) {
       << r.output;
   EXPECT_TRUE(Contains(r.output, "read them with zero-based yes")) << r.output;
   ASSERT_EQ(RunCli("train --train " + one + " --epochs 1 --save " + model_).status, 0);
-  EXPECT_EQ(LoadModel(model_).zero_based, ZeroBased::kNo);
+  EXPECT_EQ(LoadModel(model_).reading.zero_based, ZeroBased::kNo);
   const auto p = RunCli("predict " + model_ + " " + zero);
   EXPECT_EQ(p.status, 1);
   EXPECT_TRUE(Contains(p.output, "as the model's training data was read")) << p.output;
@@ -174,14 +174,85 @@ TEST_F(CliData, CsvWithAHeaderTrainsByLabelNameAndConvertsToTheSameCache) {
   EXPECT_TRUE(Contains(convert.output, "400 rows x 3 features")) << convert.output;
   ASSERT_EQ(RunCli("train --train " + cache + " --epochs 20 --threads 1 --scheme sequential "
                    "--save " + via_cache).status, 0);
-  EXPECT_EQ(ReadFile(model), ReadFile(by_index));
-  const LoadedModel ma = LoadModel(model), mc = LoadModel(via_cache);
+  const LoadedModel ma = LoadModel(model), mi = LoadModel(by_index), mc = LoadModel(via_cache);
   const auto wa = std::get<LinearModel>(ma.model).weights();
+  const auto wi = std::get<LinearModel>(mi.model).weights();
   const auto wc = std::get<LinearModel>(mc.model).weights();
+  EXPECT_TRUE(std::equal(wa.begin(), wa.end(), wi.begin(), wi.end()));
   EXPECT_TRUE(std::equal(wa.begin(), wa.end(), wc.begin(), wc.end()));
+  // Each model records its training file's label column as given; the cache's is not CSV text.
+  EXPECT_EQ(ma.reading.csv_label_column, std::optional<std::string>("class"));
+  EXPECT_EQ(mi.reading.csv_label_column, std::optional<std::string>("2"));
+  EXPECT_FALSE(mc.reading.csv_label_column.has_value());
   const auto eval = RunCli("eval " + model + " " + path + " --label-column class");
   ASSERT_EQ(eval.status, 0) << eval.output;
   EXPECT_EQ(After(eval.output, "accuracy "), After(r.output, "train accuracy "));
+}
+
+// predict and eval read a CSV file's label from the column the model's training data had it in,
+// an unlabelled file with --label-column none; a file of other width is refused, with the way out.
+TEST_F(CliData, CsvPredictTakesTheModelsLabelColumnAndUnlabelledFiles) {
+  std::string labelled = "a,b,class,c\n", unlabelled = "a,b,c\n", plain;
+  std::vector<int> labels;
+  Rng rng(8);
+  for (int i = 0; i < 300; ++i) {
+    const double a = rng.UniformDouble(), b = rng.UniformDouble(), c = rng.UniformDouble();
+    const int label = labels.emplace_back(a > b ? 10 : 20);
+    labelled += fmt::format("{},{},{},{}\n", a, b, label, c);
+    unlabelled += fmt::format("{},{},{}\n", a, b, c);
+    plain += fmt::format("{},{},{},{}\n", a, b, label, c);
+  }
+  const std::string train = dir_.Write("t.csv", labelled);
+  const std::string model = dir_.File("m.bin");
+  ASSERT_EQ(RunCli("train --train " + train + " --label-column class --epochs 20 --threads 1 "
+                   "--scheme sequential --quiet --save " + model).status, 0);
+  const auto named = RunCli("predict " + model + " " + train);
+  ASSERT_EQ(named.status, 0) << named.output;
+  const auto given = RunCli("predict " + model + " " + train + " --label-column 2");
+  EXPECT_EQ(named.output, given.output);
+  // The labels 10 and 20 of the column 'class', not the first column's values.
+  int right = 0;
+  const auto lines = Lines(named.output);
+  ASSERT_EQ(lines.size(), 300u);
+  for (int i = 0; i < 300; ++i) right += std::stoi(lines[i]) == labels[i];
+  EXPECT_GT(right, 270) << named.output;
+  const auto eval = RunCli("eval " + model + " " + train);
+  ASSERT_EQ(eval.status, 0) << eval.output;
+  EXPECT_GT(After(eval.output, "accuracy "), 90.0) << eval.output;
+  // The same rows without the label column.
+  const std::string bare = dir_.Write("u.csv", unlabelled);
+  const auto none = RunCli("predict " + model + " " + bare + " --label-column none");
+  ASSERT_EQ(none.status, 0) << none.output;
+  EXPECT_EQ(none.output, named.output);
+  const auto narrow = RunCli("predict " + model + " " + bare);
+  EXPECT_EQ(narrow.status, 1);
+  EXPECT_TRUE(Contains(narrow.output, "label column 'class' is not in the header; its columns are "
+                                      "'a', 'b', 'c' (the model's training data had its label "
+                                      "there; if this file has no label column, give "
+                                      "--label-column none)")) << narrow.output;
+  const auto by_position = RunCli("predict " + model + " " + bare + " --label-column -1");
+  EXPECT_EQ(by_position.status, 1);
+  EXPECT_TRUE(Contains(by_position.output, "2 feature columns (the label in column '-1'), but the "
+                                           "model was trained on 3: if the file has no label "
+                                           "column, give --label-column none"))
+      << by_position.output;
+  const auto wide = RunCli("predict " + model + " " + train + " --label-column none");
+  EXPECT_EQ(wide.status, 1);
+  EXPECT_TRUE(Contains(wide.output, "it seems to have a label column")) << wide.output;
+  // A headerless file: by the recorded name it cannot be found, by position it can.
+  const std::string headerless = dir_.Write("h.csv", plain);
+  const auto by_name = RunCli("predict " + model + " " + headerless);
+  EXPECT_EQ(by_name.status, 1);
+  EXPECT_TRUE(Contains(by_name.output, "label column 'class' is a name")) << by_name.output;
+  EXPECT_EQ(RunCli("predict " + model + " " + headerless + " --label-column 2").output,
+            named.output);
+  // Labels are needed to train and to evaluate.
+  const auto eval_none = RunCli("eval " + model + " " + bare + " --label-column none");
+  EXPECT_EQ(eval_none.status, 2);
+  EXPECT_TRUE(Contains(eval_none.output, "eval needs the labels")) << eval_none.output;
+  const auto train_none = RunCli("train --train " + bare + " --label-column none");
+  EXPECT_EQ(train_none.status, 2);
+  EXPECT_TRUE(Contains(train_none.output, "need the labels")) << train_none.output;
 }
 
 TEST_F(CliData, CsvWithoutAHeaderAndItsErrors) {

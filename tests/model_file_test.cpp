@@ -44,16 +44,30 @@ TEST(ModelFile, RoundTripsEveryField) {
   EXPECT_EQ(back.outputs(), 3);
   EXPECT_EQ(loaded.settings, "model=softmax\n");
   EXPECT_EQ(back.labels().values, (std::vector<float>{-2.f, 1.f, 7.5f}));
-  EXPECT_EQ(loaded.zero_based, ZeroBased::kAuto);
+  EXPECT_EQ(loaded.reading.zero_based, ZeroBased::kAuto);
+  EXPECT_FALSE(loaded.reading.csv_label_column.has_value());
   ASSERT_EQ(back.weights().size(), m.weights().size());
   for (std::size_t i = 0; i < m.weights().size(); ++i) EXPECT_EQ(back.weights()[i], m.weights()[i]);
   LinearModel binary(ModelKind::kHinge, 2, 0, ClassLabels{{1.f, 2.f}});
-  SaveModel(binary, dir.File("b.bin"), "", ZeroBased::kYes);
+  SaveModel(binary, dir.File("b.bin"), "", {.zero_based = ZeroBased::kYes});
   const LoadedModel b = LoadModel(dir.File("b.bin"));
   EXPECT_EQ(std::get<LinearModel>(b.model).labels().values, (std::vector<float>{1.f, 2.f}));
-  EXPECT_EQ(b.zero_based, ZeroBased::kYes);
-  SaveModel(binary, dir.File("b.bin"), "", ZeroBased::kNo);
-  EXPECT_EQ(LoadModel(dir.File("b.bin")).zero_based, ZeroBased::kNo);
+  EXPECT_EQ(b.reading.zero_based, ZeroBased::kYes);
+  SaveModel(binary, dir.File("b.bin"), "", {.zero_based = ZeroBased::kNo});
+  EXPECT_EQ(LoadModel(dir.File("b.bin")).reading.zero_based, ZeroBased::kNo);
+  // A CSV label column, empty (the first) or named, and the weights after it as before.
+  for (const std::string& column : {std::string(), std::string("class"), std::string(4096, 'x')}) {
+    SaveModel(m, dir.File("c.bin"), "s\n", {.csv_label_column = column});
+    const LoadedModel c = LoadModel(dir.File("c.bin"));
+    EXPECT_EQ(c.reading.csv_label_column, std::optional<std::string>(column));
+    EXPECT_EQ(c.settings, "s\n");
+    const LinearModel& cm = std::get<LinearModel>(c.model);
+    EXPECT_EQ(cm.labels().values, m.labels().values);
+    EXPECT_TRUE(std::equal(cm.weights().begin(), cm.weights().end(), m.weights().begin(),
+                           m.weights().end()));
+  }
+  EXPECT_THROW(SaveModel(m, dir.File("c.bin"), "", {.csv_label_column = std::string(4097, 'x')}),
+               Error);
 }
 
 TEST(ModelFile, ClassLabelsMustBeOnePerClassInAscendingOrder) {
@@ -73,7 +87,8 @@ TEST(ModelFile, RoundTripsAnMlp) {
   MlpModel m({6, 4, 3}, 9);
   m.input_scale()[2] = 0.5f;
   m.set_labels(ClassLabels{{1.f, 3.f, 10.f}});
-  SaveModel(m, dir.File("mlp.bin"), "model=mlp\n", ZeroBased::kNo);
+  SaveModel(m, dir.File("mlp.bin"), "model=mlp\n",
+            {.zero_based = ZeroBased::kNo, .csv_label_column = "y"});
   const LoadedModel loaded = LoadModel(dir.File("mlp.bin"));
   const MlpModel& back = std::get<MlpModel>(loaded.model);
   EXPECT_EQ(back.sizes(), m.sizes());
@@ -82,14 +97,15 @@ TEST(ModelFile, RoundTripsAnMlp) {
   EXPECT_TRUE(std::equal(back.params().begin(), back.params().end(), m.params().begin(), m.params().end()));
   EXPECT_EQ(loaded.settings, "model=mlp\n");
   EXPECT_EQ(back.labels().values, (std::vector<float>{1.f, 3.f, 10.f}));
-  EXPECT_EQ(loaded.zero_based, ZeroBased::kNo);
+  EXPECT_EQ(loaded.reading.zero_based, ZeroBased::kNo);
+  EXPECT_EQ(loaded.reading.csv_label_column, std::optional<std::string>("y"));
   const std::string good = testing::ReadFile(dir.File("mlp.bin"));
   std::string flipped = good;
   flipped[good.size() - 12] ^= 0x01;
   ExpectRefused(dir.Write("flipped.bin", flipped), "corrupted");
   ExpectRefused(dir.Write("short.bin", good.substr(0, good.size() - 3)), "truncated");
   std::string sizes = good;
-  sizes[20] = 1;  // one layer size: no longer an MLP
+  sizes[25] = 1;  // one layer size (after the CSV label column "y"): no longer an MLP
   ExpectRefused(dir.Write("sizes.bin", sizes), "an MLP of 1 layer sizes");
 }
 
@@ -110,8 +126,11 @@ TEST(ModelFile, RefusesDamagedForeignAndTruncatedFiles) {
   ExpectRefused(dir.Write("head.bin", good.substr(0, 20)), "truncated");
   // A header that declares 2^40 features: refused by the size check, before any allocation.
   std::string huge = good;
-  huge[20 + 5] = 1;
+  huge[24 + 5] = 1;  // the feature count, after the (empty) CSV label column's length
   ExpectRefused(dir.Write("huge.bin", huge), "inconsistent shape");
+  std::string column = good;
+  column[20 + 1] = 0x20;  // a CSV label column of 8191 bytes
+  ExpectRefused(dir.Write("column.bin", column), "CSV label column of 8191 bytes");
 }
 
 template <class T>
@@ -149,7 +168,9 @@ TEST(ModelFile, AbsurdShapesAreRefusedBeforeAllocating) {
   testing::TempDir dir;
   SaveModel(Example(), dir.File("m.bin"), "x=1\n");  // softmax, 5 features, 3 outputs
   const std::string good = testing::ReadFile(dir.File("m.bin"));
-  constexpr std::size_t kFeaturesAt = 20, kOutputsAt = 28, kSettingsAt = 44, kCountAt = 52;
+  // After the index base (16) and the CSV label column's length (20, 0: none).
+  constexpr std::size_t kFeaturesAt = 24, kOutputsAt = 32, kLabelsAt = 36, kSettingsAt = 48,
+                        kCountAt = 56;
 
   std::string wide = good;  // 2^32 features x 3 outputs, consistent: 3 (2^32 + 1) weights
   Put<uint64_t>(wide, uint64_t{1} << 32, kFeaturesAt);
@@ -175,7 +196,7 @@ TEST(ModelFile, AbsurdShapesAreRefusedBeforeAllocating) {
                 "inconsistent shape: 4611686018427387904 weights for 5 features and 3 outputs, "
                 "expected 18");
   std::string label = good;
-  Put<float>(label, std::numeric_limits<float>::quiet_NaN(), 32);
+  Put<float>(label, std::numeric_limits<float>::quiet_NaN(), kLabelsAt);
   ExpectRefused(dir.Write("label.bin", label), "model file holds a non-finite class label");
   std::string settings = good;
   Put<uint32_t>(settings, 0xffffffffu, kSettingsAt);
@@ -237,7 +258,7 @@ TEST(ModelFile, Version1FilesStillLoad) {
   EXPECT_EQ(logistic.labels().values, (std::vector<float>{0.f, 1.f}));
   EXPECT_EQ(logistic.weights()[2], 1.f);
   EXPECT_EQ(binary.settings, "x=1\n");
-  EXPECT_EQ(binary.zero_based, ZeroBased::kNo);  // version 1 read one-based LIBSVM only
+  EXPECT_EQ(binary.reading.zero_based, ZeroBased::kNo);  // version 1 read one-based LIBSVM only
   const LoadedModel softmax = LoadModel(dir.Write("v1s.bin", Version1(3, 4, -1.f, 1.f)));
   EXPECT_EQ(std::get<LinearModel>(softmax.model).labels().values,
             (std::vector<float>{0.f, 1.f, 2.f, 3.f}));

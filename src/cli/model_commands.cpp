@@ -38,6 +38,7 @@ struct ApplyArgs {
   ZeroBasedChoice zero_based = ZeroBasedChoice::kModel;
   CsvHeader header = CsvHeader::kAuto;
   std::string label_column;
+  bool label_column_given = false;  // else the model's record (DataReading::csv_label_column)
   int threads = 0;
 };
 
@@ -47,19 +48,35 @@ void Declare(OptionParser& p, ApplyArgs& a) {
   FormatOption(p, &a.format);
   p.Choice<ZeroBasedChoice>("zero-based", &a.zero_based, kZeroBasedChoices,
                             "libsvm: whether feature indices start at 0");
-  CsvReadOptions(p, &a.header, &a.label_column);
+  CsvReadOptions(p, &a.header, &a.label_column,
+                 "csv: the label column, by header name or 0-based position (-1: the last), or "
+                 "none (every column a feature; predict only) [default: the model's training "
+                 "data's, else the first]");
   ThreadsOption(p, &a.threads);
+}
+
+// Parses the command line into `a`; false for --help.
+bool ParseApply(OptionParser& p, std::span<const std::string> args, ApplyArgs& a) {
+  if (!p.Parse(args)) return false;
+  a.label_column_given = p.Given("label-column");
+  return true;
 }
 
 LoadOptions DataOptions(const ApplyArgs& a, const LoadedModel& loaded) {
   LoadOptions options;
   options.format = a.format;
   options.header = a.header;
-  options.label_column = a.label_column;
+  options.label_column =
+      a.label_column_given ? a.label_column : loaded.reading.csv_label_column.value_or("");
+  if (!a.label_column_given && loaded.reading.csv_label_column) {
+    options.label_column_note =
+        "the model's training data had its label there; if this file has no label column, give "
+        "--label-column none";
+  }
   switch (a.zero_based) {
     case ZeroBasedChoice::kModel:
-      options.zero_based = loaded.zero_based;
-      if (loaded.zero_based == ZeroBased::kNo) {
+      options.zero_based = loaded.reading.zero_based;
+      if (loaded.reading.zero_based == ZeroBased::kNo) {
         options.zero_based_note =
             "indices are 1-based here, as the model's training data was read (it had no index "
             "0): if that data was zero-based too, train again with zero-based yes; zero-based "
@@ -79,9 +96,52 @@ LoadOptions DataOptions(const ApplyArgs& a, const LoadedModel& loaded) {
   return options;
 }
 
-Dataset LoadData(const ApplyArgs& a, const LoadedModel& loaded, Executor& executor) {
+uint64_t ModelFeatures(const Model& model) {
+  return std::visit(
+      [](const auto& m) -> uint64_t {
+        if constexpr (std::is_same_v<std::decay_t<decltype(m)>, LinearModel>) {
+          return m.features();
+        } else {
+          return static_cast<uint64_t>(m.sizes().front());
+        }
+      },
+      model);
+}
+
+// A CSV file's columns are the model's features by position: a file with another number of
+// feature columns is another table (or its label column is not the one assumed), never a file
+// that merely lacks some features.
+void CheckCsvColumns(const ApplyArgs& a, const LoadOptions& options, const LoadedModel& loaded,
+                     const Dataset& data) {
+  const DataFormat format = a.format == DataFormat::kAuto ? DetectDataFormat(a.data) : a.format;
+  const uint64_t features = ModelFeatures(loaded.model);
+  if (format != DataFormat::kCsv || data.features() == features) return;
+  const bool unlabelled = options.label_column == kNoLabelColumn;
+  const std::string label =
+      unlabelled ? "no label column"
+                 : fmt::format("the label in column {}", options.label_column.empty()
+                                                             ? std::string("0 (the first)")
+                                                             : "'" + options.label_column + "'");
+  std::string hint;
+  if (!unlabelled && data.features() + 1 == features) {
+    hint = ": if the file has no label column, give --label-column none";
+  } else if (unlabelled && data.features() == features + 1) {
+    hint = ": it seems to have a label column; name it with --label-column";
+  }
+  throw DataError(a.data, 0, 0,
+                  fmt::format("{} feature columns ({}), but the model was trained on {}{}",
+                              data.features(), label, features, hint));
+}
+
+Dataset LoadData(const ApplyArgs& a, const LoadedModel& loaded, Executor& executor,
+                 bool labels_needed) {
+  const LoadOptions options = DataOptions(a, loaded);
+  if (labels_needed && options.label_column == kNoLabelColumn) {
+    throw UsageError("--label-column none: eval needs the labels; name their column");
+  }
   Dataset data;
-  executor.Execute([&] { data = LoadDataset(a.data, DataOptions(a, loaded)); });
+  executor.Execute([&] { data = LoadDataset(a.data, options); });
+  CheckCsvColumns(a, options, loaded, data);
   return data;
 }
 
@@ -173,7 +233,7 @@ int Predict(std::span<const std::string> args) {
   parser.Switch("scores", &scores,
                 "the decision values instead: one per row for the binary models, one per class "
                 "after a line 'labels L1 L2 ...' for softmax and mlp");
-  if (!parser.Parse(args)) {
+  if (!ParseApply(parser, args, a)) {
     std::printf("%s", parser.Help().c_str());
     return 0;
   }
@@ -182,7 +242,7 @@ int Predict(std::span<const std::string> args) {
   if (!a.output.empty()) out.emplace(a.output);
   auto executor = MakeTbbExecutor(a.threads);
   const LoadedModel loaded = LoadModel(a.model);
-  const Dataset data = LoadData(a, loaded, *executor);
+  const Dataset data = LoadData(a, loaded, *executor, false);
   const Predictor predictor = MakePredictor(loaded, data, *executor);
   if (probabilities && !HasProbabilities(predictor.kind)) {
     throw UsageError(fmt::format(
@@ -208,13 +268,13 @@ int Eval(std::span<const std::string> args) {
   ApplyArgs a;
   OptionParser parser("eval", "Report a saved model's mean loss and accuracy on a labelled data set.");
   Declare(parser, a);
-  if (!parser.Parse(args)) {
+  if (!ParseApply(parser, args, a)) {
     std::printf("%s", parser.Help().c_str());
     return 0;
   }
   auto executor = MakeTbbExecutor(a.threads);
   const LoadedModel loaded = LoadModel(a.model);
-  const Dataset data = LoadData(a, loaded, *executor);
+  const Dataset data = LoadData(a, loaded, *executor, true);
   const Evaluation e = std::visit(
       [&](const auto& model) {
         if constexpr (std::is_same_v<std::decay_t<decltype(model)>, LinearModel>) {

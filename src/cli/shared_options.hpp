@@ -22,12 +22,13 @@ inline void ZeroBasedOption(OptionParser& p, ZeroBased* zero_based, const std::s
 }
 
 // --header auto|yes|no and --label-column NAME|INDEX (CSV text).
-inline void CsvReadOptions(OptionParser& p, CsvHeader* header, std::string* label_column) {
+inline void CsvReadOptions(OptionParser& p, CsvHeader* header, std::string* label_column,
+                           const std::string& label_help =
+                               "csv: the label column, by header name or 0-based position (-1: "
+                               "the last) [default: the first]") {
   p.Choice<CsvHeader>("header", header, kCsvHeaders,
                       "csv: whether the first line names the columns");
-  p.String("label-column", label_column, "NAME|INDEX",
-           "csv: the label column, by header name or 0-based position (-1: the last) [default: "
-           "the first]");
+  p.String("label-column", label_column, "NAME|INDEX", label_help);
 }
 
 }  // namespace parsgd::cli

@@ -353,11 +353,11 @@ int TrainRun(std::span<const std::string> args, Communicator& ranks) {
   }
   if (model_out) {
     const std::string settings = SettingsText(trainer, a);
-    const ZeroBased zero_based = RunZeroBased(run, train);
+    const DataReading reading = RunReading(run, train);
     if (run.config.model == ModelKind::kMlp) {
-      WriteModel(trainer.mlp_model(), settings, *model_out, zero_based);
+      WriteModel(trainer.mlp_model(), settings, *model_out, reading);
     } else {
-      WriteModel(trainer.model(), settings, *model_out, zero_based);
+      WriteModel(trainer.model(), settings, *model_out, reading);
     }
   }
   if (metrics) metrics->Commit();

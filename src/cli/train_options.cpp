@@ -8,7 +8,7 @@
 namespace parsgd::cli {
 
 void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required) {
-  p.String("train", &a.train, "PATH", "training data (LIBSVM text, IDX images[,labels], or .bin)",
+  p.String("train", &a.train, "PATH", "training data (LIBSVM or CSV text, IDX images[,labels], or .bin)",
            train_required);
   p.String("test", &a.test, "PATH", "test data, evaluated after every epoch");
   FormatOption(p, &a.format);
@@ -30,8 +30,19 @@ ZeroBased RunZeroBased(const RunArgs& a, const Dataset& train) {
   return train.zero_based() != ZeroBased::kAuto ? train.zero_based() : a.zero_based;
 }
 
+DataReading RunReading(const RunArgs& a, const Dataset& train) {
+  DataReading reading{.zero_based = RunZeroBased(a, train)};
+  const DataFormat format = a.format == DataFormat::kAuto ? DetectDataFormat(a.train) : a.format;
+  if (format == DataFormat::kCsv) reading.csv_label_column = a.label_column;
+  return reading;
+}
+
 Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executor,
                     const Dataset* train, Communicator* ranks) {
+  if (a.label_column == kNoLabelColumn) {
+    throw UsageError("--label-column none: training and testing need the labels; name their "
+                     "column");
+  }
   LoadOptions options;
   options.format = a.format;
   options.max_features = a.features;

@@ -9,6 +9,7 @@
 #include "options.hpp"
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/data/load.hpp"
+#include "parsgd/io/model_file.hpp"
 #include "parsgd/config/train_config.hpp"
 #include "parsgd/train/executor.hpp"
 
@@ -46,5 +47,10 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
 // came from LIBSVM text (or a cache of it), else --zero-based. Test data and the saved model
 // use it, so that every file of a run numbers its features the same way.
 ZeroBased RunZeroBased(const RunArgs& a, const Dataset& train);
+
+// What the saved model records of how the run's training data was read: its index base
+// (RunZeroBased) and, when the training file is CSV text, its --label-column (predict's and
+// eval's defaults).
+DataReading RunReading(const RunArgs& a, const Dataset& train);
 
 }  // namespace parsgd::cli

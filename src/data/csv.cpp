@@ -92,10 +92,12 @@ bool IsHeader(std::string_view line, CsvHeader header) {
   }
 }
 
-// The label column's 0-based position among `fields` columns.
+// The label column's 0-based position among `fields` columns (`fields`: none).
 uint64_t LabelColumn(const std::string& column, const std::vector<std::string>& names,
-                     uint64_t fields, const std::string& name) {
+                     uint64_t fields, const std::string& name, const std::string& note) {
+  const std::string why = note.empty() ? "" : " (" + note + ")";
   if (column.empty()) return 0;
+  if (column == kNoLabelColumn) return fields;
   long long position = 0;
   const char* end = column.data() + column.size();
   if (auto [ptr, ec] = std::from_chars(column.data(), end, position);
@@ -104,16 +106,16 @@ uint64_t LabelColumn(const std::string& column, const std::vector<std::string>& 
     if (from_end < 0 || from_end >= static_cast<long long>(fields)) {
       throw Error(
           fmt::format("{}: label column {}: the file has {} columns (0 to {}, or -1 to -{} "
-                      "from the end)",
-                      name, column, fields, fields - 1, fields));
+                      "from the end){}",
+                      name, column, fields, fields - 1, fields, why));
     }
     return static_cast<uint64_t>(from_end);
   }
   if (names.empty()) {
     throw Error(
         fmt::format("{}: label column '{}' is a name, but the file has no header line (its "
-                    "first line is all numbers): give the column's 0-based position",
-                    name, column));
+                    "first line is all numbers): give the column's 0-based position{}",
+                    name, column, why));
   }
   std::optional<uint64_t> found;
   for (uint64_t i = 0; i < names.size(); ++i) {
@@ -129,8 +131,8 @@ uint64_t LabelColumn(const std::string& column, const std::vector<std::string>& 
       list.append(i ? ", '" : "'").append(names[i]).append("'");
     }
     if (names.size() > 20) list += fmt::format(", ... ({} in all)", names.size());
-    throw Error(fmt::format("{}: label column '{}' is not in the header; its columns are {}", name,
-                            column, list));
+    throw Error(fmt::format("{}: label column '{}' is not in the header; its columns are {}{}",
+                            name, column, list, why));
   }
   return *found;
 }
@@ -147,7 +149,7 @@ Dataset Parse(std::string_view text, const std::string& name, const CsvOptions& 
   if (header) names = SplitNames(line, name, first->line);
   const uint64_t fields =
       header ? names.size() : csv_internal::CountFields(line.data(), line.data() + line.size());
-  const RowShape shape{fields, LabelColumn(options.label_column, names, fields, name)};
+  const RowShape shape{fields, LabelColumn(options.label_column, names, fields, name, options.label_column_note)};
   const std::string_view data = header ? text.substr(first->next) : text;
   std::vector<Chunk> chunks = data_internal::ParseChunks(
       data, options.chunk_bytes,
@@ -156,7 +158,8 @@ Dataset Parse(std::string_view text, const std::string& name, const CsvOptions& 
   bool any_row = false;
   for (const Chunk& chunk : chunks) any_row |= !chunk.labels.empty();
   if (!any_row) throw DataError(name, 0, 0, "no data rows: the file has only a header line");
-  return data_internal::Assemble(std::move(chunks), fields - 1, name, 0, ZeroBased::kAuto);
+  const uint64_t features = shape.label == fields ? fields : fields - 1;
+  return data_internal::Assemble(std::move(chunks), features, name, 0, ZeroBased::kAuto);
 }
 
 }  // namespace

@@ -85,6 +85,7 @@ bool ParseLine(const LineContext& cx, const char* p, const char* end) {
     }
     ++p;  // the ','
   }
+  if (cx.shape.label == fields) cx.chunk->labels.push_back(0.f);  // no label column
   cx.chunk->row_ends.push_back(cx.chunk->indices.size());
   return true;
 }

@@ -11,7 +11,7 @@ namespace parsgd::csv_internal {
 // The shape every data line must have.
 struct RowShape {
   uint64_t fields;  // fields per line (at least 1)
-  uint64_t label;   // the label's field, 0-based
+  uint64_t label;   // the label's field, 0-based; `fields`: none (every label 0)
 };
 
 // Parses `text` (whole lines; the last may lack '\n') into `chunk`: per line the label and the

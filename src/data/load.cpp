@@ -55,7 +55,8 @@ Dataset ApplyMaxFeatures(const Dataset& d, uint64_t max_features) {
   if (max_features == 0 || d.features() == max_features) return d;
   if (d.features() > max_features) {
     throw Error(d.source() + ": the dataset has " + std::to_string(d.features()) +
-                " features, more than max_features " + std::to_string(max_features));
+                " features, more than the feature count given (--features) " +
+                std::to_string(max_features));
   }
   return WithFeatures(d, max_features);
 }
@@ -97,7 +98,9 @@ Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
                                .zero_based_note = options.zero_based_note});
     case DataFormat::kCsv:
       return ApplyMaxFeatures(
-          ReadCsv(path, {.header = options.header, .label_column = options.label_column}),
+          ReadCsv(path, {.header = options.header,
+                        .label_column = options.label_column,
+                        .label_column_note = options.label_column_note}),
           options.max_features);
     case DataFormat::kIdx: {
       const auto [images, labels] = IdxPaths(path);

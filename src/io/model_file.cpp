@@ -18,8 +18,10 @@ namespace parsgd {
 namespace {
 
 constexpr unsigned char kMagic[8] = {0x89, 'P', 'S', 'G', 'M', '\r', '\n', 0x1A};
-constexpr uint32_t kVersion = 2;
+constexpr uint32_t kVersion = 3;
 constexpr uint32_t kFirstVersion = 1;  // still read: no index base, binary labels only
+constexpr uint32_t kIndexBaseVersion = 2;  // still read: no CSV label column
+constexpr uint32_t kMaxLabelColumn = 4096;  // bytes of a recorded CSV label column
 
 using io_internal::FieldReader;
 using io_internal::PutField;
@@ -39,11 +41,18 @@ void Finish(const std::string& head, std::span<const float> params, AtomicFileWr
   out.Commit();
 }
 
-std::string StartHeader(ModelKind kind, ZeroBased zero_based) {
+std::string StartHeader(ModelKind kind, const DataReading& reading) {
+  const std::optional<std::string>& column = reading.csv_label_column;
+  if (column && column->size() > kMaxLabelColumn) {
+    throw Error(fmt::format("a CSV label column of {} bytes: at most {} are recorded",
+                            column->size(), kMaxLabelColumn));
+  }
   std::string head(reinterpret_cast<const char*>(kMagic), sizeof(kMagic));
   PutField<uint32_t>(head, kVersion);
   PutField<uint32_t>(head, static_cast<uint32_t>(kind));
-  PutField<uint32_t>(head, static_cast<uint32_t>(zero_based));
+  PutField<uint32_t>(head, static_cast<uint32_t>(reading.zero_based));
+  PutField<uint32_t>(head, column ? static_cast<uint32_t>(column->size()) + 1 : 0);
+  if (column) head += *column;
   return head;
 }
 
@@ -184,20 +193,20 @@ MlpModel ReadMlp(const MappedFile& file, FieldReader& in, uint32_t version, std:
 }  // namespace
 
 void SaveModel(const LinearModel& model, const std::string& path, const std::string& settings,
-               ZeroBased zero_based) {
+               const DataReading& reading) {
   AtomicFileWriter out(path);
-  WriteModel(model, settings, out, zero_based);
+  WriteModel(model, settings, out, reading);
 }
 
 void SaveModel(const MlpModel& model, const std::string& path, const std::string& settings,
-               ZeroBased zero_based) {
+               const DataReading& reading) {
   AtomicFileWriter out(path);
-  WriteModel(model, settings, out, zero_based);
+  WriteModel(model, settings, out, reading);
 }
 
 void WriteModel(const LinearModel& model, const std::string& settings, AtomicFileWriter& out,
-                ZeroBased zero_based) {
-  std::string head = StartHeader(model.kind(), zero_based);
+                const DataReading& reading) {
+  std::string head = StartHeader(model.kind(), reading);
   PutField<uint64_t>(head, model.features());
   PutField<uint32_t>(head, static_cast<uint32_t>(model.outputs()));
   PutLabels(head, model.labels());
@@ -207,8 +216,8 @@ void WriteModel(const LinearModel& model, const std::string& settings, AtomicFil
 }
 
 void WriteModel(const MlpModel& model, const std::string& settings, AtomicFileWriter& out,
-                ZeroBased zero_based) {
-  std::string head = StartHeader(ModelKind::kMlp, zero_based);
+                const DataReading& reading) {
+  std::string head = StartHeader(ModelKind::kMlp, reading);
   PutField<uint32_t>(head, static_cast<uint32_t>(model.sizes().size()));
   for (int s : model.sizes()) PutField<uint32_t>(head, static_cast<uint32_t>(s));
   PutLabels(head, model.labels());
@@ -228,8 +237,8 @@ LoadedModel LoadModel(const std::string& path) {
   }
   in.Text(sizeof(kMagic), "magic");
   const auto version = in.Get<uint32_t>("version");
-  if (version != kVersion && version != kFirstVersion) {
-    throw bad(fmt::format("unsupported model file version {} (this build reads {} and {})",
+  if (version < kFirstVersion || version > kVersion) {
+    throw bad(fmt::format("unsupported model file version {} (this build reads {} to {})",
                           version, kFirstVersion, kVersion));
   }
   const auto kind = in.Get<uint32_t>("model kind");
@@ -241,7 +250,15 @@ LoadedModel LoadModel(const std::string& path) {
     throw bad(fmt::format("unknown index base {}: expected 0, 1 or 2", zero_based));
   }
   LoadedModel loaded;
-  loaded.zero_based = static_cast<ZeroBased>(zero_based);
+  loaded.reading.zero_based = static_cast<ZeroBased>(zero_based);
+  if (version > kIndexBaseVersion) {
+    const auto length = in.Get<uint32_t>("CSV label column length");
+    if (length > kMaxLabelColumn + 1) {
+      throw bad(fmt::format("a CSV label column of {} bytes: at most {} are recorded", length - 1,
+                            kMaxLabelColumn));
+    }
+    if (length > 0) loaded.reading.csv_label_column = in.Text(length - 1, "CSV label column");
+  }
   if (kind == static_cast<uint32_t>(ModelKind::kMlp)) {
     loaded.model = ReadMlp(*file, in, version, loaded.settings, path);
   } else {

@@ -28,12 +28,19 @@ namespace parsgd {
 
 enum class CsvHeader { kAuto, kYes, kNo };
 
+// CsvOptions::label_column's word for "the file has no label column".
+inline constexpr std::string_view kNoLabelColumn = "none";
+
 struct CsvOptions {
   CsvHeader header = CsvHeader::kAuto;
   // The label column: empty for the first; an integer for a 0-based position (as xgboost's and
-  // LightGBM's label_column; negative counts from the end, -1 is the last); anything else is a
-  // column name, looked up in the header.
+  // LightGBM's label_column; negative counts from the end, -1 is the last); kNoLabelColumn for
+  // none (every column a feature, every label 0: data to predict); anything else is a column
+  // name, looked up in the header.
   std::string label_column = {};
+  // Added to the message when the label column is not in the file (for example where the column
+  // came from: a model's record).
+  std::string label_column_note = {};
   // Size of the pieces the text is cut into for parallel parsing, as LibsvmOptions::chunk_bytes
   // (0 picks one from the text size; the result never depends on it).
   uint64_t chunk_bytes = 0;
@@ -44,7 +51,7 @@ Dataset ReadCsv(const std::string& path, const CsvOptions& options = {});
 
 // Parses CSV text; `name` is the source and is used in messages. Parallel over chunks of whole
 // lines (oneTBB, the caller's arena); the result is the same at any thread count and chunk size.
-// features() is the number of columns minus one. Throws DataError "name:line:column: ..." for a
+// features() is the number of columns minus one (all of them with kNoLabelColumn). Throws DataError "name:line:column: ..." for a
 // malformed field (the first in the text), "name: ..." for a text without data rows, and
 // parsgd::Error for a label column that is not in the file. Cost: one pass over the text plus one
 // copy of the parsed entries.

@@ -52,9 +52,10 @@ struct LoadOptions {
   // LIBSVM text: see LibsvmOptions (zero_based, zero_based_note).
   ZeroBased zero_based = ZeroBased::kAuto;
   std::string zero_based_note = {};
-  // CSV text: see CsvOptions (header, label_column).
+  // CSV text: see CsvOptions (header, label_column, label_column_note).
   CsvHeader header = CsvHeader::kAuto;
   std::string label_column = {};
+  std::string label_column_note = {};
 };
 
 // The format `path` holds, read from its first bytes: the binary cache magic -> kBinary; an IDX

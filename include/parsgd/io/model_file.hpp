@@ -1,23 +1,26 @@
 // Saved models. A model file holds everything `predict` and `eval` need, and the settings it was
 // trained with (as text, for the record). Written atomically: complete or absent.
 //
-// Format version 2, little-endian. Every file starts with
+// Format version 3, little-endian. Every file starts with
 //   offset  size  field
 //        0     8  magic: 89 50 53 47 4D 0D 0A 1A ("\x89PSGM\r\n\x1A")
-//        8     4  version (uint32) = 2
+//        8     4  version (uint32) = 3
 //       12     4  model kind (uint32): 0 logistic, 1 hinge, 2 squared, 3 softmax, 4 mlp
 //       16     4  how the training data's LIBSVM indices were read (uint32): 0 not recorded
 //                 (the data was not LIBSVM text), 1 zero-based, 2 one-based
-// Linear models (kinds 0-3) continue with
-//       20     8  features
-//       28     4  outputs K (1 for binary models)
-//       32    4C  class labels (float32, ascending): C = 2 for the binary models (negative,
+//       20     4  N (uint32): 0 when the training data was not CSV text; else N - 1 bytes follow
+//                 (at most 4096): its label column as `--label-column` named it (empty: the
+//                 first), the default of predict and eval
+// and, at offset S = 24 + (N > 0 ? N - 1 : 0), linear models (kinds 0-3) continue with
+//      S+0     8  features
+//      S+8     4  outputs K (1 for binary models)
+//     S+12    4C  class labels (float32, ascending): C = 2 for the binary models (negative,
 //                 positive), K for softmax; how the training data wrote each class
-//     32+4C    4  settings length L (bytes), then L bytes of UTF-8 "key=value" lines
+//   S+12+4C    4  settings length L (bytes), then L bytes of UTF-8 "key=value" lines
 //                 8  parameter count = (features + 1) * K
 //                    then the weights (float32, LinearModel's layout, bias block last)
 // The MLP (kind 4) continues with
-//       20     4  layer-size count C (2 to 64), then C uint32 sizes: input, hidden..., classes
+//      S+0     4  layer-size count C (2 to 64), then C uint32 sizes: input, hidden..., classes
 //                 4 * classes: class labels (float32, ascending)
 //                 4  settings length L, then L bytes of settings
 //                    sizes[0] input scales (float32)
@@ -25,12 +28,14 @@
 // and every file ends with an 8-byte checksum: XXH64 of the parameter bytes, seeded with XXH64
 // (seed 0) of every byte before them.
 //
-// Version 1 files (before class labels and the index base) still load: they had no index base
-// field (it reads as one-based, the only kind version 1 read), linear models kept the negative
-// and positive label at offsets 28 and 32 after features (16) and outputs (24), and softmax and
-// MLP classes were the labels 0 .. K-1.
+// Version 2 files (before the CSV label column) still load: the same without the field at 20
+// (S = 20; the label column reads as not recorded). Version 1 files (before class labels and the
+// index base) too: they had no index base field (it reads as one-based, the only kind version 1
+// read), linear models kept the negative and positive label at offsets 28 and 32 after features
+// (16) and outputs (24), and softmax and MLP classes were the labels 0 .. K-1.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "parsgd/data/dataset.hpp"
@@ -40,27 +45,36 @@ namespace parsgd {
 
 class AtomicFileWriter;
 
-// `zero_based`: how the training data's LIBSVM indices were read (kAuto: not recorded), the
-// default of predict and eval. Throws parsgd::Error on I/O failure; the file at `path` is then
-// unchanged.
+// How the training data was read, where it matters to reading other files for the model: the
+// defaults of predict and eval.
+struct DataReading {
+  // LIBSVM text: how its indices were read (kYes or kNo); kAuto: not recorded.
+  ZeroBased zero_based = ZeroBased::kAuto;
+  // CSV text: its label column as given (CsvOptions::label_column; empty: the first); none: the
+  // data was not CSV text.
+  std::optional<std::string> csv_label_column = std::nullopt;
+};
+
+// Throws parsgd::Error on I/O failure (the file at `path` is then unchanged), or on a CSV label
+// column longer than 4096 bytes.
 void SaveModel(const LinearModel& model, const std::string& path, const std::string& settings,
-               ZeroBased zero_based = ZeroBased::kAuto);
+               const DataReading& reading = {});
 void SaveModel(const MlpModel& model, const std::string& path, const std::string& settings,
-               ZeroBased zero_based = ZeroBased::kAuto);
+               const DataReading& reading = {});
 // The same into a writer opened earlier (to fail on an unwritable path before training); commits.
 void WriteModel(const LinearModel& model, const std::string& settings, AtomicFileWriter& out,
-                ZeroBased zero_based = ZeroBased::kAuto);
+                const DataReading& reading = {});
 void WriteModel(const MlpModel& model, const std::string& settings, AtomicFileWriter& out,
-                ZeroBased zero_based = ZeroBased::kAuto);
+                const DataReading& reading = {});
 
 struct LoadedModel {
   Model model;
   std::string settings;
-  ZeroBased zero_based = ZeroBased::kAuto;  // as given to SaveModel
+  DataReading reading;  // as given to SaveModel
 };
 
 // Refuses, with a parsgd::DataError naming the file, anything but an intact model file of
-// version 1 or 2: a foreign file, another version, an unknown model kind or index base, a shape
+// version 1 to 3: a foreign file, another version, an unknown model kind or index base, a shape
 // that does not add up or a size that does not match the header (truncated or trailing bytes,
 // checked before any allocation), a checksum mismatch, a non-finite parameter or class label, or
 // class labels out of order.
