@@ -4,7 +4,10 @@
 
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/info.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/partitioner.h>
 #include <oneapi/tbb/task_arena.h>
@@ -49,9 +52,22 @@ int Resolve(int threads) {
   return threads == 0 ? AvailableCores() : threads;
 }
 
+// oneTBB's pool holds as many threads as the process may use cores (its default concurrency),
+// however large an arena: asked for more, an arena would run some workers' tasks one after
+// another on fewer threads while reporting `threads`. Beyond the cores the executor raises the
+// process's limit for its lifetime, so that `threads` workers run at once, time-sliced by the
+// system (oversubscribed, as OpenMP and std::thread would run them). The limit in force is the
+// smallest of those alive (oneTBB's rule).
+std::optional<tbb::global_control> RaisedLimit(int threads) {
+  if (threads <= tbb::info::default_concurrency()) return std::nullopt;
+  return std::optional<tbb::global_control>(
+      std::in_place, tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+}
+
 class TbbExecutor final : public Executor {
  public:
-  explicit TbbExecutor(int threads) : threads_(Resolve(threads)), arena_(threads_) {}
+  explicit TbbExecutor(int threads)
+      : threads_(Resolve(threads)), limit_(RaisedLimit(threads_)), arena_(threads_) {}
 
   int threads() const override { return threads_; }
 
@@ -80,6 +96,7 @@ class TbbExecutor final : public Executor {
 
  private:
   int threads_;
+  std::optional<tbb::global_control> limit_;
   tbb::task_arena arena_;
 };
 
