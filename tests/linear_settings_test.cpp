@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <memory>
 
@@ -42,6 +43,31 @@ TEST(ResolveLinearSettings, TheSameBitsAtAnyThreadCount) {
                   0)
             << threads;
       }
+    }
+  }
+}
+
+// A feature past 2^60 in magnitude would get a step scale below float's normal range (zero once
+// flushed): refused, naming the feature; one just below trains with a normal nonzero scale.
+TEST(ResolveLinearSettings, RefusesFeaturesTooLargeForFloatSteps) {
+  for (Normalization normalize : {Normalization::kMaxAbs, Normalization::kNone}) {
+    TrainConfig c;
+    c.model = ModelKind::kLogistic;
+    c.scheme = SchemeKind::kSequential;
+    c.normalize = normalize;
+    const auto executor = MakeThreadExecutor(1);
+    const Dataset huge = testing::MakeDataset({{{0, 1.f}, {1, 1e19f}}, {{0, 2.f}}}, {1.f, -1.f}, 2);
+    try {
+      ResolveLinearSettings(c, huge, *executor);
+      ADD_FAILURE() << "a feature of 1e19 was accepted";
+    } catch (const Error& e) {
+      EXPECT_TRUE(testing::Contains(e.what(), "0-based index 1 has a value of magnitude 1e+19"))
+          << e.what();
+    }
+    const Dataset large = testing::MakeDataset({{{0, 1.f}, {1, 1e18f}}, {{0, 2.f}}}, {1.f, -1.f}, 2);
+    const LinearSettings s = ResolveLinearSettings(c, large, *executor);
+    if (normalize == Normalization::kMaxAbs) {
+      EXPECT_TRUE(std::isnormal(s.rates[1].step_scale)) << s.rates[1].step_scale;
     }
   }
 }

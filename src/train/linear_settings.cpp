@@ -1,6 +1,8 @@
 // The linear models' data-derived settings (linear_settings.hpp).
 #include "linear_settings.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -186,8 +188,13 @@ uint64_t AgreeFeatureStats(FeatureStats& f, uint64_t rows, Communicator& comm) {
 
 // The rates, the regulariser and the mean preconditioned norms of a row, from the feature
 // statistics of `rows` rows.
+// Past 2^60 in magnitude a feature's step scale 1/x^2 (and the step size of unscaled features)
+// falls below float's normal range, where the workers' flush-to-zero makes it 0: such a feature
+// would silently never train. Refused, naming it (`source`: the data, for the message).
+constexpr float kLargestMagnitude = 0x1p60f;
+
 void ResolveFeatureRates(const TrainConfig& config, uint64_t features, uint64_t rows,
-                         const FeatureStats& f, LinearSettings& r) {
+                         const FeatureStats& f, const std::string& source, LinearSettings& r) {
   const double n = static_cast<double>(rows);
   r.l2 = config.l2 < 0 ? 1.0 / n : config.l2;  // auto: LIBLINEAR's C = 1
   const bool scaled = config.normalize == Normalization::kMaxAbs;
@@ -195,6 +202,13 @@ void ResolveFeatureRates(const TrainConfig& config, uint64_t features, uint64_t 
   double squares = 0, l1 = 0;
   if (scaled || r.l2 > 0) rates = AlignedArray<FeatureRate>(features);
   for (uint64_t j = 0; j < features; ++j) {
+    if (f.max_abs[j] > kLargestMagnitude) {
+      throw Error(fmt::format(
+          "{}: the feature at 0-based index {} has a value of magnitude {:g}: past 2^60 (about "
+          "1.2e18) the linear models' float steps underflow and it would not train; rescale the "
+          "data",
+          source, j, f.max_abs[j]));
+    }
     const double m = scaled && f.max_abs[j] > 0 ? 1.0 / (double(f.max_abs[j]) * f.max_abs[j]) : 1.0;
     const double q = f.rows_with[j] > 0 ? r.l2 * n / f.rows_with[j] : 0.0;
     squares += m * f.squares[j];
@@ -211,7 +225,8 @@ void ResolveFeatureRates(const TrainConfig& config, uint64_t features, uint64_t 
 LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& train,
                                      Executor& executor) {
   LinearSettings r;
-  ResolveFeatureRates(config, train.features(), train.rows(), ScanFeatures(train, executor), r);
+  ResolveFeatureRates(config, train.features(), train.rows(), ScanFeatures(train, executor),
+                      train.source(), r);
   if (config.batch > 1 && config.model == ModelKind::kSquared) {
     r.top_eigenvalue = EstimateTopEigenvalue(train, r.rates.empty() ? nullptr : r.rates.data());
   }
@@ -229,7 +244,7 @@ LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& t
   LinearSettings r;
   FeatureStats f = ScanFeatures(train, executor);
   const uint64_t rows = AgreeFeatureStats(f, train.rows(), comm);
-  ResolveFeatureRates(config, train.features(), rows, f, r);
+  ResolveFeatureRates(config, train.features(), rows, f, train.source(), r);
   r.eta0 = config.learning_rate == 0 ? AutoEta0(config, r) : config.learning_rate;
   return r;
 }
