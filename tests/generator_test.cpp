@@ -178,13 +178,14 @@ TEST(Generator, RejectsBadParamsNamingTheField) {
   const std::pair<GeneratorParams, const char*> cases[] = {
       {with([](auto& p) { p.rows = 0; }), "rows"},
       {with([](auto& p) { p.features = 0; }), "features"},
-      {with([](auto& p) { p.nnz_per_row = 0.5; }), "nnz_per_row"},
-      {with([](auto& p) { p.nnz_per_row = 5001; }), "nnz_per_row must be in [1, features = 5000]"},
+      {with([](auto& p) { p.nnz_per_row = 0.5; }), "nnz (mean nonzeros per row)"},
+      {with([](auto& p) { p.nnz_per_row = 5001; }),
+       "nnz (mean nonzeros per row) must be in [1, features = 5000]"},
       {with([](auto& p) { p.zipf = -1; }), "zipf"},
-      {with([](auto& p) { p.label_noise = 0.6; }), "label_noise"},
-      {with([](auto& p) { p.label_noise = std::nan(""); }), "label_noise"},
-      {with([](auto& p) { p.weight_density = 0; }), "weight_density"},
-      {with([](auto& p) { p.weight_density = 1.5; }), "weight_density"},
+      {with([](auto& p) { p.label_noise = 0.6; }), "noise (the fraction of labels flipped)"},
+      {with([](auto& p) { p.label_noise = std::nan(""); }), "noise"},
+      {with([](auto& p) { p.weight_density = 0; }), "density (the fraction of features"},
+      {with([](auto& p) { p.weight_density = 1.5; }), "density"},
   };
   for (const auto& [params, field] : cases) {
     SCOPED_TRACE(field);

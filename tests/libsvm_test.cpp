@@ -94,6 +94,9 @@ struct BadCase {
 TEST(Libsvm, EveryMalformedInputNamesLineColumnAndWhatWasExpected) {
   const BadCase cases[] = {
       {"abc 1:2\n", 1, 1, "expected a numeric label, found 'abc'"},
+      {"1,0.5,0\n", 1, 1,
+       "expected a numeric label, found '1,0.5,0' (CSV text? name the file *.csv, or give the "
+       "format csv)"},
       {"1 x:2\n", 1, 3, "expected a feature 'index:value', found 'x:2'"},
       {"1 2x:2\n", 1, 3, "expected a feature 'index:value', found '2x:2'"},
       {"1 2:abc\n", 1, 5, "expected a numeric value after '2:', found 'abc'"},
@@ -179,10 +182,10 @@ TEST(Libsvm, ZeroBasedLimitsAreOneLower) {
       [] {
         ParseLibsvm("1 3:1\n1 4:1\n", "m", {.max_features = 4, .zero_based = ZeroBased::kYes});
       },
-      "m", 2, 3, "feature index 4 exceeds max_features 4: zero-based indices go to 3");
+      "m", 2, 3, "feature index 4 exceeds the feature count given (--features) 4: zero-based indices go to 3");
   // Decided zero-based by an index 0 on a later line: the earlier index 4 is reported.
   ExpectDataError([] { ParseLibsvm("1 4:1\n1 0:1\n", "m", {.max_features = 4}); }, "m", 1, 3,
-                  "feature index 4 exceeds max_features 4: zero-based indices go to 3");
+                  "feature index 4 exceeds the feature count given (--features) 4: zero-based indices go to 3");
   EXPECT_EQ(ParseLibsvm("1 4:1\n", "m", {.max_features = 4}).features(), 4u);  // one-based
   // At most 2^32 - 1 features: zero-based indices stop at 2^32 - 2.
   EXPECT_EQ(ParseLibsvm("1 0:1 4294967294:1\n", "m", {}).features(), 4294967295u);
@@ -193,7 +196,7 @@ TEST(Libsvm, ZeroBasedLimitsAreOneLower) {
 
 TEST(Libsvm, IndexAboveMaxFeaturesIsAnError) {
   ExpectDataError([] { ParseLibsvm("1 4:1\n1 5:1\n", "m", {.max_features = 4}); }, "m", 2, 3,
-                  "feature index 5 exceeds max_features 4");
+                  "feature index 5 exceeds the feature count given (--features) 4");
 }
 
 TEST(Libsvm, EmptyOrRowlessTextIsAnError) {

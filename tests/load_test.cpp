@@ -111,7 +111,7 @@ TEST(LoadDataset, MaxFeaturesLimitsEveryFormatAndSetsTheWidth) {
   EXPECT_EQ(LoadDataset(dir.File("a.bin"), {.max_features = 10}).features(), 10u);
   EXPECT_THROW(LoadDataset(dir.File("a.svm"), {.max_features = 3}), DataError);
   ExpectError([&] { LoadDataset(dir.File("a.bin"), {.max_features = 3}); },
-              {dir.File("a.bin"), "4 features, more than max_features 3"});
+              {dir.File("a.bin"), "4 features, more than the feature count given (--features) 3"});
 }
 
 TEST(LoadDataset, GzipThatIsNotIdxIsRefused) {

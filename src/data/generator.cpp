@@ -197,13 +197,17 @@ void ValidateGeneratorParams(const GeneratorParams& p) {
   Require(
       std::isfinite(p.nnz_per_row) && p.nnz_per_row >= 1 &&
           p.nnz_per_row <= static_cast<double>(p.features),
-      fmt::format("nnz_per_row must be in [1, features = {}], got {}", p.features, p.nnz_per_row));
+      fmt::format("nnz (mean nonzeros per row) must be in [1, features = {}], got {}", p.features,
+                  p.nnz_per_row));
   Require(std::isfinite(p.zipf) && p.zipf >= 0,
           fmt::format("zipf must be a finite number >= 0, got {}", p.zipf));
   Require(p.label_noise >= 0 && p.label_noise <= 0.5,
-          fmt::format("label_noise must be in [0, 0.5], got {}", p.label_noise));
+          fmt::format("noise (the fraction of labels flipped) must be in [0, 0.5], got {}",
+                      p.label_noise));
   Require(p.weight_density > 0 && p.weight_density <= 1,
-          fmt::format("weight_density must be in (0, 1], got {}", p.weight_density));
+          fmt::format("density (the fraction of features with a hidden weight) must be in (0, 1], "
+                      "got {}",
+                      p.weight_density));
 }
 
 Dataset GenerateSparse(const GeneratorParams& params) {

@@ -41,7 +41,8 @@ IndexRules RulesFor(const LibsvmOptions& options) {
 Dataset Parse(std::string_view text, const std::string& name, const LibsvmOptions& options,
               const MappedFile* file, Communicator& comm) {
   if (options.max_features >= kIndexLimit) {
-    throw Error(name + ": max_features " + std::to_string(options.max_features) +
+    throw Error(name + ": the feature count given (--features) " +
+                std::to_string(options.max_features) +
                 " is too large: expected at most 2^32 - 1");
   }
   const bool solo = comm.size() == 1;
