@@ -97,9 +97,10 @@ TEST(SchemeChoice, FixedRulesWhereTimingMustNotDecide) {
   EXPECT_FALSE(NeedsRoundTrip(c, 2));
   EXPECT_EQ(ChooseScheme(c, 2, 100, -1).scheme, SchemeKind::kSequential);
   c.deterministic = false;
-  c.batch = 64;
+  c.batch = 64;  // minibatch SGD on one worker, near cores or far, at any thread count
   EXPECT_FALSE(NeedsRoundTrip(c, 2));
-  EXPECT_EQ(ChooseScheme(c, 2, 100, -1).scheme, SchemeKind::kSync);
+  EXPECT_EQ(ChooseScheme(c, 2, 100, -1).scheme, SchemeKind::kSequential);
+  EXPECT_EQ(ChooseScheme(c, 64, 100, 1e6, 1e6).scheme, SchemeKind::kSequential);
   c.batch = 0;
   c.backend = Backend::kOffload;
   EXPECT_FALSE(NeedsRoundTrip(c, 2));

@@ -7,7 +7,9 @@
 //    --batch > 1);
 //  - mlp: average. Every minibatch writes every weight, so a shared model moves all of its cache
 //    lines between the cores each step; replicas share nothing between two averages;
-//  - linear, --batch > 1: sync (the minibatch spread over the workers);
+//  - linear, --batch > 1: sequential minibatch SGD (sync's algorithm on one worker: sync at 2
+//    workers ran at 0.3-0.7x of one worker on sparse and dense data, each of its feature owners
+//    scanning the whole minibatch; bench/README.md);
 //  - linear, --deterministic: sequential (the schemes that repeat exactly and also update per
 //    sample);
 //  - linear otherwise: per-sample replicas (average, --batch 1, combined ten times an epoch) when
