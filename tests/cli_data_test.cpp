@@ -204,8 +204,12 @@ TEST_F(CliData, CsvPredictTakesTheModelsLabelColumnAndUnlabelledFiles) {
   }
   const std::string train = dir_.Write("t.csv", labelled);
   const std::string model = dir_.File("m.bin");
-  ASSERT_EQ(RunCli("train --train " + train + " --label-column class --epochs 20 --threads 1 "
-                   "--scheme sequential --quiet --save " + model).status, 0);
+  ASSERT_EQ(RunCli("train --train " + train +
+                   " --label-column class --epochs 20 --threads 1 "
+                   "--scheme sequential --quiet --save " +
+                   model)
+                .status,
+            0);
   const auto named = RunCli("predict " + model + " " + train);
   ASSERT_EQ(named.status, 0) << named.output;
   const auto given = RunCli("predict " + model + " " + train + " --label-column 2");
@@ -226,15 +230,18 @@ TEST_F(CliData, CsvPredictTakesTheModelsLabelColumnAndUnlabelledFiles) {
   EXPECT_EQ(none.output, named.output);
   const auto narrow = RunCli("predict " + model + " " + bare);
   EXPECT_EQ(narrow.status, 1);
-  EXPECT_TRUE(Contains(narrow.output, "label column 'class' is not in the header; its columns are "
-                                      "'a', 'b', 'c' (the model's training data had its label "
-                                      "there; if this file has no label column, give "
-                                      "--label-column none)")) << narrow.output;
+  EXPECT_TRUE(Contains(narrow.output,
+                       "label column 'class' is not in the header; its columns are "
+                       "'a', 'b', 'c' (the model's training data had its label "
+                       "there; if this file has no label column, give "
+                       "--label-column none)"))
+      << narrow.output;
   const auto by_position = RunCli("predict " + model + " " + bare + " --label-column -1");
   EXPECT_EQ(by_position.status, 1);
-  EXPECT_TRUE(Contains(by_position.output, "2 feature columns (the label in column '-1'), but the "
-                                           "model was trained on 3: if the file has no label "
-                                           "column, give --label-column none"))
+  EXPECT_TRUE(Contains(by_position.output,
+                       "2 feature columns (the label in column '-1'), but the "
+                       "model was trained on 3: if the file has no label "
+                       "column, give --label-column none"))
       << by_position.output;
   const auto wide = RunCli("predict " + model + " " + train + " --label-column none");
   EXPECT_EQ(wide.status, 1);

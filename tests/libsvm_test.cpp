@@ -182,10 +182,12 @@ TEST(Libsvm, ZeroBasedLimitsAreOneLower) {
       [] {
         ParseLibsvm("1 3:1\n1 4:1\n", "m", {.max_features = 4, .zero_based = ZeroBased::kYes});
       },
-      "m", 2, 3, "feature index 4 exceeds the feature count given (--features) 4: zero-based indices go to 3");
+      "m", 2, 3,
+      "feature index 4 exceeds the feature count given (--features) 4: zero-based indices go to 3");
   // Decided zero-based by an index 0 on a later line: the earlier index 4 is reported.
-  ExpectDataError([] { ParseLibsvm("1 4:1\n1 0:1\n", "m", {.max_features = 4}); }, "m", 1, 3,
-                  "feature index 4 exceeds the feature count given (--features) 4: zero-based indices go to 3");
+  ExpectDataError(
+      [] { ParseLibsvm("1 4:1\n1 0:1\n", "m", {.max_features = 4}); }, "m", 1, 3,
+      "feature index 4 exceeds the feature count given (--features) 4: zero-based indices go to 3");
   EXPECT_EQ(ParseLibsvm("1 4:1\n", "m", {.max_features = 4}).features(), 4u);  // one-based
   // At most 2^32 - 1 features: zero-based indices stop at 2^32 - 2.
   EXPECT_EQ(ParseLibsvm("1 0:1 4294967294:1\n", "m", {}).features(), 4294967295u);

@@ -64,7 +64,8 @@ TEST(ResolveLinearSettings, RefusesFeaturesTooLargeForFloatSteps) {
       EXPECT_TRUE(testing::Contains(e.what(), "0-based index 1 has a value of magnitude 1e+19"))
           << e.what();
     }
-    const Dataset large = testing::MakeDataset({{{0, 1.f}, {1, 1e18f}}, {{0, 2.f}}}, {1.f, -1.f}, 2);
+    const Dataset large =
+        testing::MakeDataset({{{0, 1.f}, {1, 1e18f}}, {{0, 2.f}}}, {1.f, -1.f}, 2);
     const LinearSettings s = ResolveLinearSettings(c, large, *executor);
     if (normalize == Normalization::kMaxAbs) {
       EXPECT_TRUE(std::isnormal(s.rates[1].step_scale)) << s.rates[1].step_scale;

@@ -8,8 +8,8 @@
 namespace parsgd::cli {
 
 void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required) {
-  p.String("train", &a.train, "PATH", "training data (LIBSVM or CSV text, IDX images[,labels], or .bin)",
-           train_required);
+  p.String("train", &a.train, "PATH",
+           "training data (LIBSVM or CSV text, IDX images[,labels], or .bin)", train_required);
   p.String("test", &a.test, "PATH", "test data, evaluated after every epoch");
   FormatOption(p, &a.format);
   p.UInt64("features", &a.features,
@@ -40,8 +40,9 @@ DataReading RunReading(const RunArgs& a, const Dataset& train) {
 Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executor,
                     const Dataset* train, Communicator* ranks) {
   if (a.label_column == kNoLabelColumn) {
-    throw UsageError("--label-column none: training and testing need the labels; name their "
-                     "column");
+    throw UsageError(
+        "--label-column none: training and testing need the labels; name their "
+        "column");
   }
   LoadOptions options;
   options.format = a.format;

@@ -8,9 +8,9 @@
 
 #include "options.hpp"
 #include "parsgd/comm/communicator.hpp"
+#include "parsgd/config/train_config.hpp"
 #include "parsgd/data/load.hpp"
 #include "parsgd/io/model_file.hpp"
-#include "parsgd/config/train_config.hpp"
 #include "parsgd/train/executor.hpp"
 
 namespace parsgd::cli {

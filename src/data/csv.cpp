@@ -149,7 +149,8 @@ Dataset Parse(std::string_view text, const std::string& name, const CsvOptions& 
   if (header) names = SplitNames(line, name, first->line);
   const uint64_t fields =
       header ? names.size() : csv_internal::CountFields(line.data(), line.data() + line.size());
-  const RowShape shape{fields, LabelColumn(options.label_column, names, fields, name, options.label_column_note)};
+  const RowShape shape{
+      fields, LabelColumn(options.label_column, names, fields, name, options.label_column_note)};
   const std::string_view data = header ? text.substr(first->next) : text;
   std::vector<Chunk> chunks = data_internal::ParseChunks(
       data, options.chunk_bytes,

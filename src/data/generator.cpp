@@ -194,11 +194,10 @@ void ValidateGeneratorParams(const GeneratorParams& p) {
   Require(p.rows >= 1, "rows must be at least 1");
   Require(p.features >= 1 && p.features < (uint64_t{1} << 32),
           fmt::format("features must be in [1, 2^32 - 1], got {}", p.features));
-  Require(
-      std::isfinite(p.nnz_per_row) && p.nnz_per_row >= 1 &&
-          p.nnz_per_row <= static_cast<double>(p.features),
-      fmt::format("nnz (mean nonzeros per row) must be in [1, features = {}], got {}", p.features,
-                  p.nnz_per_row));
+  Require(std::isfinite(p.nnz_per_row) && p.nnz_per_row >= 1 &&
+              p.nnz_per_row <= static_cast<double>(p.features),
+          fmt::format("nnz (mean nonzeros per row) must be in [1, features = {}], got {}",
+                      p.features, p.nnz_per_row));
   Require(std::isfinite(p.zipf) && p.zipf >= 0,
           fmt::format("zipf must be a finite number >= 0, got {}", p.zipf));
   Require(p.label_noise >= 0 && p.label_noise <= 0.5,

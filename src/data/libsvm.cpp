@@ -42,8 +42,7 @@ Dataset Parse(std::string_view text, const std::string& name, const LibsvmOption
               const MappedFile* file, Communicator& comm) {
   if (options.max_features >= kIndexLimit) {
     throw Error(name + ": the feature count given (--features) " +
-                std::to_string(options.max_features) +
-                " is too large: expected at most 2^32 - 1");
+                std::to_string(options.max_features) + " is too large: expected at most 2^32 - 1");
   }
   const bool solo = comm.size() == 1;
   if (comm.Sum(text.size()) == 0) {

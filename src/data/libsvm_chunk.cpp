@@ -56,9 +56,9 @@ bool ParseLabel(const LineContext& cx, const char*& p, const char* end) {
     }
     const char* q_end = q == nullptr ? p : q;
     const bool comma = q_end != end && *q_end == ',';
-    return cx.Fail(p, "expected a numeric label, found " + Quote(p, end) +
-                          (comma ? " (CSV text? name the file *.csv, or give the format csv)"
-                                 : ""));
+    return cx.Fail(p,
+                   "expected a numeric label, found " + Quote(p, end) +
+                       (comma ? " (CSV text? name the file *.csv, or give the format csv)" : ""));
   }
   if (!std::isfinite(label)) {
     return cx.Fail(p, "label " + Quote(p, end) + " is not finite: expected a finite number");
@@ -83,7 +83,8 @@ bool CheckIndex(const LineContext& cx, std::string_view digits, uint64_t index, 
                              (rules.zero_based ? "2^32 - 1 (zero-based)" : "2^32"));
     }
     if (rules.zero_based) {
-      return cx.Fail(at, "feature index " + text + " exceeds the feature count given (--features) " +
+      return cx.Fail(at, "feature index " + text +
+                             " exceeds the feature count given (--features) " +
                              std::to_string(rules.max_features) + ": zero-based indices go to " +
                              std::to_string(rules.max_features - 1));
     }

@@ -97,11 +97,10 @@ Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
                                .zero_based = options.zero_based,
                                .zero_based_note = options.zero_based_note});
     case DataFormat::kCsv:
-      return ApplyMaxFeatures(
-          ReadCsv(path, {.header = options.header,
-                        .label_column = options.label_column,
-                        .label_column_note = options.label_column_note}),
-          options.max_features);
+      return ApplyMaxFeatures(ReadCsv(path, {.header = options.header,
+                                             .label_column = options.label_column,
+                                             .label_column_note = options.label_column_note}),
+                              options.max_features);
     case DataFormat::kIdx: {
       const auto [images, labels] = IdxPaths(path);
       return ApplyMaxFeatures(ReadIdx(images, labels), options.max_features);

@@ -20,7 +20,7 @@ namespace {
 constexpr unsigned char kMagic[8] = {0x89, 'P', 'S', 'G', 'M', '\r', '\n', 0x1A};
 constexpr uint32_t kVersion = 3;
 constexpr uint32_t kFirstVersion = 1;  // still read: no index base, binary labels only
-constexpr uint32_t kIndexBaseVersion = 2;  // still read: no CSV label column
+constexpr uint32_t kIndexBaseVersion = 2;   // still read: no CSV label column
 constexpr uint32_t kMaxLabelColumn = 4096;  // bytes of a recorded CSV label column
 
 using io_internal::FieldReader;
@@ -238,8 +238,8 @@ LoadedModel LoadModel(const std::string& path) {
   in.Text(sizeof(kMagic), "magic");
   const auto version = in.Get<uint32_t>("version");
   if (version < kFirstVersion || version > kVersion) {
-    throw bad(fmt::format("unsupported model file version {} (this build reads {} to {})",
-                          version, kFirstVersion, kVersion));
+    throw bad(fmt::format("unsupported model file version {} (this build reads {} to {})", version,
+                          kFirstVersion, kVersion));
   }
   const auto kind = in.Get<uint32_t>("model kind");
   if (kind > static_cast<uint32_t>(kLastModelKind)) throw bad(fmt::format("unknown model kind {}", kind));

@@ -51,10 +51,10 @@ Dataset ReadCsv(const std::string& path, const CsvOptions& options = {});
 
 // Parses CSV text; `name` is the source and is used in messages. Parallel over chunks of whole
 // lines (oneTBB, the caller's arena); the result is the same at any thread count and chunk size.
-// features() is the number of columns minus one (all of them with kNoLabelColumn). Throws DataError "name:line:column: ..." for a
-// malformed field (the first in the text), "name: ..." for a text without data rows, and
-// parsgd::Error for a label column that is not in the file. Cost: one pass over the text plus one
-// copy of the parsed entries.
+// features() is the number of columns minus one (all of them with kNoLabelColumn). Throws DataError
+// "name:line:column: ..." for a malformed field (the first in the text), "name: ..." for a text
+// without data rows, and parsgd::Error for a label column that is not in the file. Cost: one pass
+// over the text plus one copy of the parsed entries.
 Dataset ParseCsv(std::string_view text, const std::string& name, const CsvOptions& options = {});
 
 }  // namespace parsgd
