@@ -1,11 +1,19 @@
-// The executors (train/executor.hpp): every worker of RunWorkers runs at once.
+// The executors (train/executor.hpp): every worker of RunWorkers runs at once; the pool's threads
+// keep the process's floating-point mode.
 #include "parsgd/train/executor.hpp"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/partitioner.h>
+#include <set>
 #include <thread>
+
+#include "parsgd/util/float_env.hpp"
 
 namespace parsgd {
 namespace {
@@ -30,6 +38,35 @@ TEST(Executor, MoreWorkersThanCoresAllRunAtOnce) {
     });
     EXPECT_EQ(met.load(), workers) << (tbb ? "tbb" : "threads");
   }
+}
+
+// An executor made and first used while the calling thread flushes subnormals (as the trainer's
+// epoch does) leaves no thread of oneTBB's pool flushing afterwards: later parallel work of the
+// process (a reader, a writer) keeps its subnormal values.
+TEST(Executor, LeavesThePoolsThreadsNotFlushing) {
+  ASSERT_FALSE(FlushesDenormals());
+  {
+    FlushDenormalsScope flush;
+    const auto executor = MakeTbbExecutor(AvailableCores());
+    executor->RunWorkers(AvailableCores(), [](int) {});
+    executor->ParallelFor(256, [](uint64_t) {});
+  }
+  EXPECT_FALSE(FlushesDenormals());
+  std::atomic<int> flushing{0}, threads_seen{0};
+  std::mutex mutex;
+  std::set<std::thread::id> ids;
+  tbb::parallel_for(
+      tbb::blocked_range<int>(0, 4096, 1),
+      [&](const tbb::blocked_range<int>&) {
+        if (FlushesDenormals()) flushing.fetch_add(1);
+        std::lock_guard lock(mutex);
+        ids.insert(std::this_thread::get_id());
+        for (volatile int spin = 0; spin < 2000; spin = spin + 1) {
+        }
+      },
+      tbb::simple_partitioner());
+  threads_seen = static_cast<int>(ids.size());
+  EXPECT_EQ(flushing.load(), 0) << "of 4096 pieces on " << threads_seen << " threads";
 }
 
 }  // namespace

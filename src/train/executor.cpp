@@ -1,16 +1,16 @@
 #include "parsgd/train/executor.hpp"
 
-#include <sched.h>
-
-#include <exception>
-#include <mutex>
-#include <optional>
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/partitioner.h>
 #include <oneapi/tbb/task_arena.h>
+#include <sched.h>
+
+#include <exception>
+#include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -60,14 +60,25 @@ int Resolve(int threads) {
 // smallest of those alive (oneTBB's rule).
 std::optional<tbb::global_control> RaisedLimit(int threads) {
   if (threads <= tbb::info::default_concurrency()) return std::nullopt;
-  return std::optional<tbb::global_control>(
-      std::in_place, tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+  return std::optional<tbb::global_control>(std::in_place,
+                                            tbb::global_control::max_allowed_parallelism,
+                                            static_cast<std::size_t>(threads));
 }
 
 class TbbExecutor final : public Executor {
  public:
   explicit TbbExecutor(int threads)
-      : threads_(Resolve(threads)), limit_(RaisedLimit(threads_)), arena_(threads_) {}
+      : threads_(Resolve(threads)), limit_(RaisedLimit(threads_)), arena_(threads_) {
+    // oneTBB captures the floating-point mode of the thread that initializes an arena and sets it
+    // in every thread that joins, which keeps it after leaving: initialized lazily inside a
+    // flushing scope (the trainer's epoch), the arena left the pool's threads flushing subnormals
+    // in the process's later work (a LIBSVM file written and read back lost its subnormal values).
+    // So the arena starts from the non-flushing mode; the workers flush in FirstError::Guard.
+    const bool flushing = FlushesDenormals();
+    SetFlushDenormals(false);
+    arena_.initialize();
+    SetFlushDenormals(flushing);
+  }
 
   int threads() const override { return threads_; }
 
