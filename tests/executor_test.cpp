@@ -3,13 +3,13 @@
 #include "parsgd/train/executor.hpp"
 
 #include <gtest/gtest.h>
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/partitioner.h>
 
 #include <atomic>
 #include <chrono>
 #include <mutex>
-#include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
-#include <oneapi/tbb/partitioner.h>
 #include <set>
 #include <thread>
 
@@ -52,7 +52,7 @@ TEST(Executor, LeavesThePoolsThreadsNotFlushing) {
     executor->ParallelFor(256, [](uint64_t) {});
   }
   EXPECT_FALSE(FlushesDenormals());
-  std::atomic<int> flushing{0}, threads_seen{0};
+  std::atomic<int> flushing{0};
   std::mutex mutex;
   std::set<std::thread::id> ids;
   tbb::parallel_for(
@@ -65,8 +65,7 @@ TEST(Executor, LeavesThePoolsThreadsNotFlushing) {
         }
       },
       tbb::simple_partitioner());
-  threads_seen = static_cast<int>(ids.size());
-  EXPECT_EQ(flushing.load(), 0) << "of 4096 pieces on " << threads_seen << " threads";
+  EXPECT_EQ(flushing.load(), 0) << "of 4096 pieces on " << ids.size() << " threads";
 }
 
 }  // namespace
