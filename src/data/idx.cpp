@@ -1,6 +1,8 @@
 #include "parsgd/data/idx.hpp"
 
 #include <fmt/format.h>
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -128,53 +130,84 @@ AlignedArray<float> ReadLabels(ByteStream& in, uint64_t count) {
   return labels;
 }
 
-struct Csr {
-  std::vector<uint64_t> offsets{0};
-  std::vector<uint32_t> indices;
-  std::vector<float> values;
+// The images' pixel bytes as read: pieces of kReadSize bytes (the last shorter), allocated as
+// the stream delivers them, so a header's count alone never sizes an allocation and no piece is
+// copied again.
+struct RawPixels {
+  std::vector<std::vector<unsigned char>> pieces;
+
+  // fn(pixel byte) for the bytes [begin, end) of the whole, in order.
+  template <class Fn>
+  void ForEach(uint64_t begin, uint64_t end, Fn&& fn) const {
+    while (begin < end) {
+      const std::vector<unsigned char>& piece = pieces[begin / kReadSize];
+      const uint64_t at = begin % kReadSize;
+      const uint64_t stop = std::min<uint64_t>(piece.size(), at + (end - begin));
+      for (uint64_t i = at; i < stop; ++i) fn(piece[i]);
+      begin += stop - at;
+    }
+  }
 };
 
-// Pixels to CSR rows, zeros left out; streamed through one buffer.
-Csr ReadPixels(ByteStream& in, const ImageShape& shape) {
+RawPixels ReadRawPixels(ByteStream& in, const ImageShape& shape) {
   CheckRawSize(in, kImagesHeaderBytes, shape.count * shape.pixels(),
                fmt::format("{} images of {}x{} pixels", shape.count, shape.rows, shape.cols));
+  RawPixels raw;
+  uint64_t remaining = shape.count * shape.pixels(), read = 0;
+  while (remaining > 0) {
+    const std::size_t want = std::min<uint64_t>(kReadSize, remaining);
+    std::vector<unsigned char>& piece = raw.pieces.emplace_back(want);
+    const std::size_t got = in.Read(piece.data(), want);
+    read += got;
+    if (got < want) {
+      FailTruncated(in, fmt::format("expected {} images of {}x{} pixels, the stream ends inside "
+                                    "image {}",
+                                    shape.count, shape.rows, shape.cols, read / shape.pixels()));
+    }
+    remaining -= got;
+  }
+  return raw;
+}
+
+// Pixels to CSR rows, zeros left out, scaled to [0, 1]: the nonzeros of each image counted, then
+// every image's entries written at its offset (both passes parallel over images, in the caller's
+// oneTBB arena), each array allocated once at its size.
+void PixelsToRows(const RawPixels& raw, const ImageShape& shape, Dataset::Parts& parts) {
   static const std::array<float, 256> kScale = [] {
     std::array<float, 256> scale;
     for (int i = 0; i < 256; ++i) scale[i] = static_cast<float>(i) / 255.f;
     return scale;
   }();
-  Csr csr;
-  uint64_t remaining = shape.count * shape.pixels();
-  std::vector<unsigned char> buffer(std::min<uint64_t>(kReadSize, remaining));
-  uint32_t pixel = 0;
-  while (remaining > 0) {
-    const std::size_t want = std::min<uint64_t>(kReadSize, remaining);
-    const std::size_t got = in.Read(buffer.data(), want);
-    for (std::size_t i = 0; i < got; ++i) {
-      if (buffer[i] != 0) {
-        csr.indices.push_back(pixel);
-        csr.values.push_back(kScale[buffer[i]]);
-      }
-      if (++pixel == shape.pixels()) {
-        csr.offsets.push_back(csr.indices.size());
-        pixel = 0;
-      }
+  const uint64_t images = shape.count, pixels = shape.pixels();
+  AlignedArray<uint64_t> offsets(images + 1);
+  offsets[0] = 0;
+  tbb::parallel_for(tbb::blocked_range<uint64_t>(0, images), [&](const auto& r) {
+    for (uint64_t i = r.begin(); i < r.end(); ++i) {
+      uint64_t nonzeros = 0;
+      raw.ForEach(i * pixels, (i + 1) * pixels, [&](unsigned char b) { nonzeros += b != 0; });
+      offsets[i + 1] = nonzeros;
     }
-    remaining -= got;
-    if (got < want) {
-      FailTruncated(in, fmt::format("expected {} images of {}x{} pixels, the stream ends inside "
-                                    "image {}",
-                                    shape.count, shape.rows, shape.cols, csr.offsets.size() - 1));
+  });
+  for (uint64_t i = 0; i < images; ++i) offsets[i + 1] += offsets[i];
+  AlignedArray<uint32_t> indices(offsets[images]);
+  AlignedArray<float> values(offsets[images]);
+  tbb::parallel_for(tbb::blocked_range<uint64_t>(0, images), [&](const auto& r) {
+    for (uint64_t i = r.begin(); i < r.end(); ++i) {
+      uint64_t at = offsets[i];
+      uint32_t pixel = 0;
+      raw.ForEach(i * pixels, (i + 1) * pixels, [&](unsigned char b) {
+        if (b != 0) {
+          indices[at] = pixel;
+          values[at] = kScale[b];
+          ++at;
+        }
+        ++pixel;
+      });
     }
-  }
-  return csr;
-}
-
-template <class T>
-SharedArray<T> ToShared(const std::vector<T>& v) {
-  AlignedArray<T> array(v.size());
-  std::copy(v.begin(), v.end(), array.begin());
-  return SharedArray<T>(std::move(array));
+  });
+  parts.offsets = SharedArray<uint64_t>(std::move(offsets));
+  parts.indices = SharedArray<uint32_t>(std::move(indices));
+  parts.values = SharedArray<float>(std::move(values));
 }
 
 }  // namespace
@@ -189,14 +222,12 @@ Dataset ReadIdx(const std::string& images_path, const std::string& labels_path) 
          fmt::format("image and label counts differ: {} labels, {} images in {}", label_count,
                      shape.count, images_path));
   }
-  const Csr csr = ReadPixels(images, shape);
+  const RawPixels raw = ReadRawPixels(images, shape);
   ExpectEnd(images, "image");
   Dataset::Parts parts;
   parts.labels = SharedArray<float>(ReadLabels(labels, label_count));
   ExpectEnd(labels, "label");
-  parts.offsets = ToShared(csr.offsets);
-  parts.indices = ToShared(csr.indices);
-  parts.values = ToShared(csr.values);
+  PixelsToRows(raw, shape, parts);
   parts.features = shape.pixels();
   parts.source = images_path;
   return Dataset(std::move(parts));
