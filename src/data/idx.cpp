@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
 #include <vector>
 
 #include "byte_stream.hpp"
@@ -134,16 +135,20 @@ AlignedArray<float> ReadLabels(ByteStream& in, uint64_t count) {
 // the stream delivers them, so a header's count alone never sizes an allocation and no piece is
 // copied again.
 struct RawPixels {
-  std::vector<std::vector<unsigned char>> pieces;
+  struct Piece {
+    std::unique_ptr<unsigned char[]> bytes;  // not zeroed: the stream fills them
+    std::size_t size;
+  };
+  std::vector<Piece> pieces;
 
   // fn(pixel byte) for the bytes [begin, end) of the whole, in order.
   template <class Fn>
   void ForEach(uint64_t begin, uint64_t end, Fn&& fn) const {
     while (begin < end) {
-      const std::vector<unsigned char>& piece = pieces[begin / kReadSize];
+      const Piece& piece = pieces[begin / kReadSize];
       const uint64_t at = begin % kReadSize;
-      const uint64_t stop = std::min<uint64_t>(piece.size(), at + (end - begin));
-      for (uint64_t i = at; i < stop; ++i) fn(piece[i]);
+      const uint64_t stop = std::min<uint64_t>(piece.size, at + (end - begin));
+      for (uint64_t i = at; i < stop; ++i) fn(piece.bytes[i]);
       begin += stop - at;
     }
   }
@@ -156,8 +161,9 @@ RawPixels ReadRawPixels(ByteStream& in, const ImageShape& shape) {
   uint64_t remaining = shape.count * shape.pixels(), read = 0;
   while (remaining > 0) {
     const std::size_t want = std::min<uint64_t>(kReadSize, remaining);
-    std::vector<unsigned char>& piece = raw.pieces.emplace_back(want);
-    const std::size_t got = in.Read(piece.data(), want);
+    RawPixels::Piece& piece =
+        raw.pieces.emplace_back(std::unique_ptr<unsigned char[]>(new unsigned char[want]), want);
+    const std::size_t got = in.Read(piece.bytes.get(), want);
     read += got;
     if (got < want) {
       FailTruncated(in, fmt::format("expected {} images of {}x{} pixels, the stream ends inside "
