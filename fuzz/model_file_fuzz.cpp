@@ -37,7 +37,7 @@ std::optional<uint64_t> ParamsAt(const std::string& file) {
   if (*version >= 3) {
     const auto column = At<uint32_t>(file, 20);
     if (!column) return std::nullopt;
-    after_base = 24 + (*column > 0 ? uint64_t{*column} - 1 : 0);
+    after_base = 24 + (*column > 0 ? uint64_t{*column} - 1 + 8 : 0);  // name, feature columns
   }
   if (*kind != 4) {  // linear: features, outputs, class labels, settings, count
     const auto outputs = At<uint32_t>(file, after_base + 8);

@@ -253,6 +253,25 @@ TEST_F(CliData, CsvPredictTakesTheModelsLabelColumnAndUnlabelledFiles) {
   EXPECT_TRUE(Contains(by_name.output, "label column 'class' is a name")) << by_name.output;
   EXPECT_EQ(RunCli("predict " + model + " " + headerless + " --label-column 2").output,
             named.output);
+  // A model with more features than the file has columns (--features): its own file still fits.
+  const std::string wider = dir_.File("w.bin");
+  ASSERT_EQ(RunCli("train --train " + train +
+                   " --label-column class --features 6 --epochs 20 "
+                   "--threads 1 --scheme sequential --quiet --save " +
+                   wider)
+                .status,
+            0);
+  EXPECT_EQ(LoadModel(wider).reading.csv_feature_columns, 3u);
+  const auto padded = RunCli("predict " + wider + " " + train);
+  EXPECT_EQ(padded.status, 0) << padded.output;
+  EXPECT_EQ(Lines(padded.output).size(), 300u);
+  EXPECT_EQ(RunCli("predict " + wider + " " + bare + " --label-column none").output, padded.output);
+  // The longest label column a model records is refused before training, not after.
+  const auto longest = RunCli("train --train " + train + " --label-column " +
+                              std::string(5000, 'x') + " --save " + dir_.File("x.bin"));
+  EXPECT_EQ(longest.status, 2);
+  EXPECT_TRUE(Contains(longest.output, "--label-column: 5000 bytes; at most 4096"))
+      << longest.output;
   // Labels are needed to train and to evaluate.
   const auto eval_none = RunCli("eval " + model + " " + bare + " --label-column none");
   EXPECT_EQ(eval_none.status, 2);

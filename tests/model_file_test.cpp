@@ -57,9 +57,10 @@ TEST(ModelFile, RoundTripsEveryField) {
   EXPECT_EQ(LoadModel(dir.File("b.bin")).reading.zero_based, ZeroBased::kNo);
   // A CSV label column, empty (the first) or named, and the weights after it as before.
   for (const std::string& column : {std::string(), std::string("class"), std::string(4096, 'x')}) {
-    SaveModel(m, dir.File("c.bin"), "s\n", {.csv_label_column = column});
+    SaveModel(m, dir.File("c.bin"), "s\n", {.csv_label_column = column, .csv_feature_columns = 4});
     const LoadedModel c = LoadModel(dir.File("c.bin"));
     EXPECT_EQ(c.reading.csv_label_column, std::optional<std::string>(column));
+    EXPECT_EQ(c.reading.csv_feature_columns, 4u);
     EXPECT_EQ(c.settings, "s\n");
     const LinearModel& cm = std::get<LinearModel>(c.model);
     EXPECT_EQ(cm.labels().values, m.labels().values);
@@ -105,7 +106,7 @@ TEST(ModelFile, RoundTripsAnMlp) {
   ExpectRefused(dir.Write("flipped.bin", flipped), "corrupted");
   ExpectRefused(dir.Write("short.bin", good.substr(0, good.size() - 3)), "truncated");
   std::string sizes = good;
-  sizes[25] = 1;  // one layer size (after the CSV label column "y"): no longer an MLP
+  sizes[33] = 1;  // one layer size (after the CSV label column "y" and its width)
   ExpectRefused(dir.Write("sizes.bin", sizes), "an MLP of 1 layer sizes");
 }
 

@@ -96,6 +96,10 @@ LoadOptions DataOptions(const ApplyArgs& a, const LoadedModel& loaded) {
   return options;
 }
 
+bool IsCsv(const ApplyArgs& a) {
+  return (a.format == DataFormat::kAuto ? DetectDataFormat(a.data) : a.format) == DataFormat::kCsv;
+}
+
 uint64_t ModelFeatures(const Model& model) {
   return std::visit(
       [](const auto& m) -> uint64_t {
@@ -113,15 +117,17 @@ uint64_t ModelFeatures(const Model& model) {
 // that merely lacks some features.
 void CheckCsvColumns(const ApplyArgs& a, const LoadOptions& options, const LoadedModel& loaded,
                      const Dataset& data) {
-  const DataFormat format = a.format == DataFormat::kAuto ? DetectDataFormat(a.data) : a.format;
-  const uint64_t features = ModelFeatures(loaded.model);
-  if (format != DataFormat::kCsv || data.features() == features) return;
+  if (!IsCsv(a)) return;
+  // The training file's columns where it was CSV text (the model may have more features, given
+  // by --features), else the model's features.
+  const uint64_t features = loaded.reading.csv_label_column ? loaded.reading.csv_feature_columns
+                                                            : ModelFeatures(loaded.model);
+  if (data.features() == features) return;
   const bool unlabelled = options.label_column == kNoLabelColumn;
-  const std::string label =
-      unlabelled ? "no label column"
-                 : fmt::format("the label in column {}", options.label_column.empty()
-                                                             ? std::string("0 (the first)")
-                                                             : "'" + options.label_column + "'");
+  const std::string label = unlabelled ? "no label column"
+                            : options.label_column.empty()
+                                ? std::string("the label in the first column")
+                                : fmt::format("the label in column '{}'", options.label_column);
   std::string hint;
   if (!unlabelled && data.features() + 1 == features) {
     hint = ": if the file has no label column, give --label-column none";
@@ -136,7 +142,7 @@ void CheckCsvColumns(const ApplyArgs& a, const LoadOptions& options, const Loade
 Dataset LoadData(const ApplyArgs& a, const LoadedModel& loaded, Executor& executor,
                  bool labels_needed) {
   const LoadOptions options = DataOptions(a, loaded);
-  if (labels_needed && options.label_column == kNoLabelColumn) {
+  if (labels_needed && IsCsv(a) && options.label_column == kNoLabelColumn) {
     throw UsageError("--label-column none: eval needs the labels; name their column");
   }
   Dataset data;

@@ -33,12 +33,19 @@ ZeroBased RunZeroBased(const RunArgs& a, const Dataset& train) {
 DataReading RunReading(const RunArgs& a, const Dataset& train) {
   DataReading reading{.zero_based = RunZeroBased(a, train)};
   const DataFormat format = a.format == DataFormat::kAuto ? DetectDataFormat(a.train) : a.format;
-  if (format == DataFormat::kCsv) reading.csv_label_column = a.label_column;
+  if (format == DataFormat::kCsv) {
+    reading.csv_label_column = a.label_column;
+    reading.csv_feature_columns = CsvColumns(a.train, a.header) - 1;  // read without error before
+  }
   return reading;
 }
 
 Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executor,
                     const Dataset* train, Communicator* ranks) {
+  if (a.label_column.size() > kMaxRecordedLabelColumn) {
+    throw UsageError(fmt::format("--label-column: {} bytes; at most {} (a saved model records it)",
+                                 a.label_column.size(), kMaxRecordedLabelColumn));
+  }
   if (a.label_column == kNoLabelColumn) {
     throw UsageError(
         "--label-column none: training and testing need the labels; name their "

@@ -169,6 +169,17 @@ Dataset ParseCsv(std::string_view text, const std::string& name, const CsvOption
   return Parse(text, name, options, nullptr);
 }
 
+uint64_t CsvColumns(const std::string& path, CsvHeader header) {
+  const std::shared_ptr<const MappedFile> file = MappedFile::Open(path);
+  std::string_view text(file->chars(), file->size());
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  const std::optional<FirstLine> first = FindFirstLine(text);
+  if (!first) return 0;
+  const std::string_view line = text.substr(first->begin, first->end - first->begin);
+  return IsHeader(line, header) ? SplitNames(line, path, first->line).size()
+                                : csv_internal::CountFields(line.data(), line.data() + line.size());
+}
+
 Dataset ReadCsv(const std::string& path, const CsvOptions& options) {
   std::shared_ptr<const MappedFile> file = MappedFile::Open(path);
   return Parse(std::string_view(file->chars(), file->size()), path, options, file.get());

@@ -21,7 +21,7 @@ constexpr unsigned char kMagic[8] = {0x89, 'P', 'S', 'G', 'M', '\r', '\n', 0x1A}
 constexpr uint32_t kVersion = 3;
 constexpr uint32_t kFirstVersion = 1;  // still read: no index base, binary labels only
 constexpr uint32_t kIndexBaseVersion = 2;   // still read: no CSV label column
-constexpr uint32_t kMaxLabelColumn = 4096;  // bytes of a recorded CSV label column
+constexpr uint32_t kMaxLabelColumn = kMaxRecordedLabelColumn;
 
 using io_internal::FieldReader;
 using io_internal::PutField;
@@ -52,7 +52,10 @@ std::string StartHeader(ModelKind kind, const DataReading& reading) {
   PutField<uint32_t>(head, static_cast<uint32_t>(kind));
   PutField<uint32_t>(head, static_cast<uint32_t>(reading.zero_based));
   PutField<uint32_t>(head, column ? static_cast<uint32_t>(column->size()) + 1 : 0);
-  if (column) head += *column;
+  if (column) {
+    head += *column;
+    PutField<uint64_t>(head, reading.csv_feature_columns);
+  }
   return head;
 }
 
@@ -257,7 +260,10 @@ LoadedModel LoadModel(const std::string& path) {
       throw bad(fmt::format("a CSV label column of {} bytes: at most {} are recorded", length - 1,
                             kMaxLabelColumn));
     }
-    if (length > 0) loaded.reading.csv_label_column = in.Text(length - 1, "CSV label column");
+    if (length > 0) {
+      loaded.reading.csv_label_column = in.Text(length - 1, "CSV label column");
+      loaded.reading.csv_feature_columns = in.Get<uint64_t>("CSV feature columns");
+    }
   }
   if (kind == static_cast<uint32_t>(ModelKind::kMlp)) {
     loaded.model = ReadMlp(*file, in, version, loaded.settings, path);

@@ -57,4 +57,9 @@ Dataset ReadCsv(const std::string& path, const CsvOptions& options = {});
 // over the text plus one copy of the parsed entries.
 Dataset ParseCsv(std::string_view text, const std::string& name, const CsvOptions& options = {});
 
+// The number of columns of the CSV file at `path` (of its first non-blank line, read as `header`
+// says), without parsing the rows; 0 for a file without one. Throws parsgd::Error if the file
+// cannot be read, the readers' errors for a malformed header.
+uint64_t CsvColumns(const std::string& path, CsvHeader header = CsvHeader::kAuto);
+
 }  // namespace parsgd

@@ -10,8 +10,9 @@
 //                 (the data was not LIBSVM text), 1 zero-based, 2 one-based
 //       20     4  N (uint32): 0 when the training data was not CSV text; else N - 1 bytes follow
 //                 (at most 4096): its label column as `--label-column` named it (empty: the
-//                 first), the default of predict and eval
-// and, at offset S = 24 + (N > 0 ? N - 1 : 0), linear models (kinds 0-3) continue with
+//                 first), the default of predict and eval, then 8 bytes: its feature columns
+//                 (uint64; the model may have more features, given by --features)
+// and, at offset S = 24 + (N > 0 ? N - 1 + 8 : 0), linear models (kinds 0-3) continue with
 //      S+0     8  features
 //      S+8     4  outputs K (1 for binary models)
 //     S+12    4C  class labels (float32, ascending): C = 2 for the binary models (negative,
@@ -53,10 +54,15 @@ struct DataReading {
   // CSV text: its label column as given (CsvOptions::label_column; empty: the first); none: the
   // data was not CSV text.
   std::optional<std::string> csv_label_column = std::nullopt;
+  // With csv_label_column: the CSV text's feature columns (every column but the label's).
+  uint64_t csv_feature_columns = 0;
 };
 
+// The longest CSV label column a model file records (bytes).
+inline constexpr std::size_t kMaxRecordedLabelColumn = 4096;
+
 // Throws parsgd::Error on I/O failure (the file at `path` is then unchanged), or on a CSV label
-// column longer than 4096 bytes.
+// column longer than kMaxRecordedLabelColumn.
 void SaveModel(const LinearModel& model, const std::string& path, const std::string& settings,
                const DataReading& reading = {});
 void SaveModel(const MlpModel& model, const std::string& path, const std::string& settings,
