@@ -203,13 +203,14 @@ TEST_F(CliData, CsvPredictTakesTheModelsLabelColumnAndUnlabelledFiles) {
     plain += fmt::format("{},{},{},{}\n", a, b, label, c);
   }
   const std::string train = dir_.Write("t.csv", labelled);
+  // Trains on t.csv by the column's name, with `flags`, into `model`.
+  auto train_into = [&](const std::string& model, const std::string& flags) {
+    return RunCli("train --train " + train + " --label-column class --epochs 20 --threads 1 " +
+                  "--scheme sequential --quiet " + flags + " --save " + model)
+        .status;
+  };
   const std::string model = dir_.File("m.bin");
-  ASSERT_EQ(RunCli("train --train " + train +
-                   " --label-column class --epochs 20 --threads 1 "
-                   "--scheme sequential --quiet --save " +
-                   model)
-                .status,
-            0);
+  ASSERT_EQ(train_into(model, ""), 0);
   const auto named = RunCli("predict " + model + " " + train);
   ASSERT_EQ(named.status, 0) << named.output;
   const auto given = RunCli("predict " + model + " " + train + " --label-column 2");
@@ -255,12 +256,7 @@ TEST_F(CliData, CsvPredictTakesTheModelsLabelColumnAndUnlabelledFiles) {
             named.output);
   // A model with more features than the file has columns (--features): its own file still fits.
   const std::string wider = dir_.File("w.bin");
-  ASSERT_EQ(RunCli("train --train " + train +
-                   " --label-column class --features 6 --epochs 20 "
-                   "--threads 1 --scheme sequential --quiet --save " +
-                   wider)
-                .status,
-            0);
+  ASSERT_EQ(train_into(wider, "--features 6"), 0);
   EXPECT_EQ(LoadModel(wider).reading.csv_feature_columns, 3u);
   const auto padded = RunCli("predict " + wider + " " + train);
   EXPECT_EQ(padded.status, 0) << padded.output;

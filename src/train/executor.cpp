@@ -57,7 +57,9 @@ int Resolve(int threads) {
 // another on fewer threads while reporting `threads`. Beyond the cores the executor raises the
 // process's limit for its lifetime, so that `threads` workers run at once, time-sliced by the
 // system (oversubscribed, as OpenMP and std::thread would run them). The limit in force is the
-// smallest of those alive (oneTBB's rule).
+// smallest of those alive (oneTBB's rule): executors alive at once (fits on several threads of a
+// Python process) share the smaller, and workers past it run in turn; every scheme's workers
+// meet only at fork-joins, so they still finish.
 std::optional<tbb::global_control> RaisedLimit(int threads) {
   if (threads <= tbb::info::default_concurrency()) return std::nullopt;
   return std::optional<tbb::global_control>(std::in_place,
