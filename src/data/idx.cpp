@@ -161,8 +161,8 @@ RawPixels ReadRawPixels(ByteStream& in, const ImageShape& shape) {
   uint64_t remaining = shape.count * shape.pixels(), read = 0;
   while (remaining > 0) {
     const std::size_t want = std::min<uint64_t>(kReadSize, remaining);
-    RawPixels::Piece& piece =
-        raw.pieces.emplace_back(std::unique_ptr<unsigned char[]>(new unsigned char[want]), want);
+    RawPixels::Piece& piece = raw.pieces.emplace_back(
+        RawPixels::Piece{std::unique_ptr<unsigned char[]>(new unsigned char[want]), want});
     const std::size_t got = in.Read(piece.bytes.get(), want);
     read += got;
     if (got < want) {
