@@ -5,7 +5,9 @@ LogisticRegression, fit on the same data in memory.
 The same objective on every side: logistic loss, L2 alpha = 1/n (LogisticRegression's C = 1), no
 intercept (parsgd's fit_intercept=False is its `bias off`), 10 epochs for the two SGDs
 (scikit-learn's tol=None: no early stop), LogisticRegression by lbfgs (at most its default 100
-iterations).
+iterations). parsgd runs twice: with its defaults (the linear schedule, steps scaled per feature
+by max |x_j|) and with scikit-learn SGDClassifier's own rate (learning_rate='optimal',
+normalize='none').
 Every method runs once a round, in turn (interleaved), and its fit time is also taken over
 scikit-learn SGDClassifier's of the same round (paired). Each library gets the data in its own layout, prepared before any clock starts: parsgd float32
 CSR (used in place), scikit-learn float64 (CSR for the sparse set, dense for Fashion-MNIST, its
@@ -108,6 +110,11 @@ def methods(n, threads):
         ("parsgd SGDClassifier", "csr32", lambda seed: parsgd.SGDClassifier(
             alpha=alpha, fit_intercept=False, max_iter=EPOCHS, n_jobs=threads,
             random_state=seed)),
+        # scikit-learn SGDClassifier's own rate, 1 / (alpha (t0 + t)) (parsgd's schedule
+        # optimal: plain per-sample SGD, one step size for every feature).
+        ("parsgd SGDClassifier, optimal rate", "csr32", lambda seed: parsgd.SGDClassifier(
+            alpha=alpha, fit_intercept=False, max_iter=EPOCHS, n_jobs=threads,
+            random_state=seed, learning_rate="optimal", normalize="none")),
         ("parsgd (dense float32 in)", "dense32", lambda seed: parsgd.SGDClassifier(
             alpha=alpha, fit_intercept=False, max_iter=EPOCHS, n_jobs=threads,
             random_state=seed)),

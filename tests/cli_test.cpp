@@ -171,6 +171,22 @@ TEST_F(Cli, BadCommandLinesExitWithStatus2AndSayWhatIsWrong) {
       // Settings that cannot work together (ValidateConfig) are command-line errors too.
       {"train --train " + train_ + " --backend offload --model mlp", "the mlp runs on the cpu backend"},
       {"train --train " + train_ + " --schedule geometric --decay 1.5", "factor per epoch in (0, 1]"},
+      // --schedule optimal: plain per-sample SGD on a linear model with L2, one step for all.
+      {"train --train " + train_ + " --schedule optimal", "give --normalize none"},
+      {"train --train " + train_ + " --schedule optimal --normalize none --l2 0",
+       "needs --l2 above 0"},
+      {"train --train " + train_ + " --schedule optimal --normalize none --model mlp",
+       "for the linear models"},
+      {"train --train " + train_ + " --schedule optimal --normalize none --optimizer adam",
+       "not --optimizer adam"},
+      {"train --train " + train_ + " --schedule optimal --normalize none --decay 2",
+       "leave --decay auto"},
+      {"train --train " + train_ + " --schedule optimal --normalize none --batch 8",
+       "not --batch 8"},
+      {"train --train " + train_ + " --schedule optimal --normalize none --scheme sync",
+       "--scheme sync"},
+      {"train --train " + train_ + " --schedule optimal --normalize none --solver cd",
+       "the coordinate solvers take no step size"},
   };
   for (const Case& c : cases) {
     const auto r = RunCli(c.args);

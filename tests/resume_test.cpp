@@ -121,6 +121,31 @@ INSTANTIATE_TEST_SUITE_P(
         ::testing::Values(ScheduleKind::kConstant, ScheduleKind::kInvTime, ScheduleKind::kGeometric)),
     LongerName);
 
+// The optimal schedule (1 / (l2 (t0 + t))) counts the samples from the run's start, not its
+// length: 3 epochs resumed to 6 are 6 straight, replicas included.
+TEST(LongerRun, OptimalScheduleRepeatsAStraightRun) {
+  for (const SchemeKind scheme : {SchemeKind::kSequential, SchemeKind::kAverage}) {
+    const Dataset data = testing::MakeProblem(600, 30, 5, 2, 0.05, 43);
+    TrainConfig c;
+    c.scheme = scheme;
+    c.threads = 2;
+    c.schedule = ScheduleKind::kOptimal;
+    c.normalize = Normalization::kNone;
+    c.order = OrderKind::kRandom;
+    c.epochs = 6;
+    TrainConfig shorter = c;
+    shorter.epochs = 3;
+    auto executor = MakeTbbExecutor(c.threads);
+    Trainer straight(c, data, nullptr, *executor);
+    RunToEnd(straight);
+    testing::TempDir dir;
+    const auto resumed = Resumed(shorter, 3, c, data, dir.File("optimal.ckpt"), *executor);
+    RunToEnd(*resumed);
+    EXPECT_TRUE(SameBits(Params(straight, c.model), Params(*resumed, c.model)))
+        << NameOf<SchemeKind>(kSchemeKinds, scheme);
+  }
+}
+
 // The linear schedule reaches 0 at the end of the run, so a finished run continued for longer
 // takes, for the epochs left, the step sizes of a run planned for the new length; a second resume
 // continues that plan.

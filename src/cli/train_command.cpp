@@ -167,12 +167,16 @@ void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& 
   }
   const bool uses_decay =
       c.schedule == ScheduleKind::kInvTime || c.schedule == ScheduleKind::kGeometric;
+  const std::string schedule_detail =
+      uses_decay ? fmt::format(" (decay {})", s.decay)
+      : c.schedule == ScheduleKind::kOptimal
+          ? fmt::format(" (1 / (l2 (t0 + t)), t0 {:.6g} samples)", 1.0 / (s.eta0 * s.l2))
+          : "";
   out += fmt::format(
       "  {} epochs{}, optimizer {}, eta0 {:.4g}{}, schedule {}{}, normalize {}, l2 {:.3g}{}\n",
       s.epochs, s.epochs_auto ? " (auto)" : "", NameOf<OptimizerKind>(kOptimizerKinds, s.optimizer),
       s.eta0, s.eta0_auto ? " (auto)" : "", NameOf<ScheduleKind>(kScheduleKinds, c.schedule),
-      uses_decay ? fmt::format(" (decay {})", s.decay) : "",
-      NameOf<Normalization>(kNormalizations, c.normalize), s.l2,
+      schedule_detail, NameOf<Normalization>(kNormalizations, c.normalize), s.l2,
       !s.l2_auto          ? ""
       : IsLinear(c.model) ? " (auto: 1/rows)"
                           : " (auto)");

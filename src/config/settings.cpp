@@ -132,13 +132,14 @@ std::vector<Setting> MakeTable() {
                    [](auto& c) -> auto& { return c.tol; }, 0, 1, true,
                    {{"auto", -1}, {"none", 0}}));
   t.push_back(Real("learning-rate",
-                   "initial step size eta0 (auto: 0.5 / (curvature * mean squared row norm))",
+                   "initial step size eta0 (auto: 0.5 / (curvature * mean squared row norm); for the "
+                   "optimal schedule Bottou's 1 / (l2 t0))",
                    [](auto& c) -> auto& { return c.learning_rate; }, 0, 1e9, true, automatic));
   t.push_back(Choice<ScheduleKind>("schedule", "step-size schedule", kScheduleKinds,
                                    [](auto& c) -> auto& { return c.schedule; }));
   t.push_back(Real("decay",
                    "invtime: rate per epoch; geometric: factor per epoch (auto: 1 for invtime, 0.9 "
-                   "for geometric)",
+                   "for geometric, rows / t0 for optimal)",
                    [](auto& c) -> auto& { return c.decay; }, 0, 1e9, true, automatic));
   t.push_back(Real("l2", "L2 regularisation strength (auto: 1/rows, LIBLINEAR's C = 1)",
                    [](auto& c) -> auto& { return c.l2; }, 0, 1e9, false, {{"auto", -1}}));

@@ -133,6 +133,32 @@ void ValidatePartitions(const TrainConfig& c) {
   }
 }
 
+// --schedule optimal: 1 / (l2 (t0 + t)) is plain per-sample SGD's step on an L2-regularised
+// linear model (the L2 term then turns the model into the average of every gradient taken,
+// scaled; scikit-learn's SGDClassifier default). The settings under which that holds.
+void ValidateOptimalSchedule(const TrainConfig& c, int ranks) {
+  auto fail = [](const std::string& what) {
+    throw SettingError("`schedule` optimal (1 / (l2 (t0 + t))): " + what);
+  };
+  if (!IsLinear(c.model)) fail("for the linear models; the mlp's objective is not convex");
+  if (c.solver != Solver::kSgd) fail("for `solver` sgd; the coordinate solvers take no step size");
+  if (c.optimizer.kind != OptimizerKind::kSgd && c.optimizer.kind != OptimizerKind::kAuto) {
+    fail(fmt::format("plain SGD's schedule; not `optimizer` {}",
+                     NameOf<OptimizerKind>(kOptimizerKinds, c.optimizer.kind)));
+  }
+  if (c.l2 == 0) fail("needs `l2` above 0 (the step is 1 / l2 over the samples seen)");
+  if (c.normalize != Normalization::kNone) {
+    fail(
+        "one step size for every feature, as the l2 term's: give `normalize` none (scale the "
+        "features to about 1 first)");
+  }
+  if (c.decay > 0) fail("its decay is derived (rows / t0): leave `decay` auto");
+  if (c.batch > 1) fail(fmt::format("per-sample steps; not `batch` {}", c.batch));
+  if (c.scheme == SchemeKind::kSync || (ranks > 1 && c.ranks_scheme == RanksScheme::kSync)) {
+    fail("per-sample steps; `scheme` sync and `ranks-scheme` sync step on minibatches");
+  }
+}
+
 // The outer optimiser's lines; none for the plain average.
 std::string OuterSettings(const TrainConfig& c) {
   if (c.outer.plain()) return "";
@@ -203,6 +229,7 @@ void ValidateConfig(const TrainConfig& c, int ranks) {
                     "replicas' average, so it needs `scheme` average (gossip takes no average)",
                     NameOf<OuterKind>(kOuterKinds, outer.kind), outer.learning_rate));
   }
+  if (c.schedule == ScheduleKind::kOptimal) ValidateOptimalSchedule(c, ranks);
   if (c.schedule == ScheduleKind::kGeometric && c.decay > 1) {
     fail(fmt::format("`decay` for the geometric schedule is a factor per epoch in (0, 1], got {}",
                      c.decay));

@@ -35,7 +35,8 @@ int AutoEpochs(uint64_t rows) {
 // MLP: 64, whose matrix products already run near the cores' peak (bench/README.md).
 int AutoBatch(const TrainConfig& config) {
   if (config.model == ModelKind::kMlp) return 64;
-  if (config.solver != Solver::kSgd) return 1;  // coordinate steps
+  if (config.solver != Solver::kSgd) return 1;              // coordinate steps
+  if (config.schedule == ScheduleKind::kOptimal) return 1;  // per-sample steps (ValidateConfig)
   return config.scheme == SchemeKind::kSync ? 256 : IsReplicaScheme(config.scheme) ? 32 : 1;
 }
 
@@ -353,8 +354,9 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
 
 // The model's own settings: the linear models' from the data (of every rank), the MLP's from the
 // optimiser; then the config made whole.
-void ResolveModel(TrainConfig& config, const Dataset& train, Executor& executor, Communicator& comm,
-                  Resolution& out) {
+// `rows`: every rank's together.
+void ResolveModel(TrainConfig& config, const Dataset& train, uint64_t rows, Executor& executor,
+                  Communicator& comm, Resolution& out) {
   ResolvedSettings& r = out.settings;
   r.l2_auto = config.l2 < 0;
   r.eta0_auto = config.learning_rate == 0;
@@ -367,6 +369,9 @@ void ResolveModel(TrainConfig& config, const Dataset& train, Executor& executor,
     r.mean_squared_norm = linear.mean_squared_norm;
     r.mean_l1_norm = linear.mean_l1_norm;
     r.top_eigenvalue = linear.top_eigenvalue;
+    // optimal: eta0 / (1 + decay e) after e epochs is 1 / (l2 (t0 + t)) after t = e rows samples
+    // when eta0 = 1 / (l2 t0) and decay = rows / t0.
+    if (config.schedule == ScheduleKind::kOptimal) r.decay = r.eta0 * r.l2 * double(rows);
   } else {
     r.l2 = r.l2_auto ? 0.0 : config.l2;
     r.eta0 = r.eta0_auto ? MlpAutoEta0(config.optimizer.kind) : config.learning_rate;
@@ -410,7 +415,7 @@ Resolution Resolve(const TrainConfig& given, const Dataset& train, const Targets
                        ? 1
                        : (updates + r.ranks_period - 1) / static_cast<uint64_t>(r.ranks_period);
   }
-  ResolveModel(config, train, executor, comm, out);
+  ResolveModel(config, train, rows, executor, comm, out);
   return out;
 }
 

@@ -47,7 +47,26 @@ double CurvatureOf(ModelKind kind) {
   return WithHead(kind, []<class Head>(Head) { return Head::kCurvature; });
 }
 
+// --schedule optimal's first step: Bottou's heuristic (his sgd code, and scikit-learn's for its
+// 'optimal' rate), the step that moves a weight of the typical size sqrt(1 / sqrt(l2)) with one
+// gradient of the loss at a score of that size on the wrong side (at most 1 for the logistic,
+// hinge and softmax losses).
+double OptimalEta0(ModelKind model, double l2) {
+  const double typical = std::sqrt(1.0 / std::sqrt(l2));
+  const double slope = WithHead(model, [&]<class Head>(Head) {
+    if constexpr (Head::kOutputs == 1) {
+      float z = static_cast<float>(-typical);  // becomes the loss's derivative there
+      Head::LossAndGradient(&z, 1, 1.f);
+      return std::abs(static_cast<double>(z));
+    } else {
+      return 1.0;  // softmax: every coordinate of its gradient is within [-1, 1]
+    }
+  });
+  return typical / std::max(1.0, slope);
+}
+
 double AutoEta0(const TrainConfig& config, const LinearSettings& r) {
+  if (config.schedule == ScheduleKind::kOptimal) return OptimalEta0(config.model, r.l2);
   constexpr double kDampedBatch = 256;
   const double b = config.batch;
   const double curvature = CurvatureOf(config.model);

@@ -73,3 +73,18 @@ def test_random_state_none_draws_a_seed_an_int_is_the_seed():
     assert a == b  # drawn from numpy's global state, as scikit-learn's estimators do
     c = parsgd.SGDClassifier(max_iter=1, random_state=np.random.RandomState(1)).fit(X, y)
     assert c.settings_["seed"] == np.random.RandomState(1).randint(np.iinfo(np.int32).max)
+
+
+def test_the_optimal_schedule_is_scikit_learns():
+    # learning_rate='optimal': scikit-learn's default rate, 1 / (alpha (t0 + t)), first step
+    # sqrt(1 / sqrt(alpha)) for the logistic loss; plain SGD in the data's own scale only.
+    X, y = make_problem(250, 6, 2, seed=82)
+    clf = parsgd.SGDClassifier(learning_rate="optimal", normalize="none", alpha=0.01,
+                               max_iter=2, random_state=1).fit(X, y)
+    s = clf.settings_
+    assert s["eta0"] == pytest.approx(np.sqrt(10.0))
+    assert s["decay"] == pytest.approx(s["eta0"] * 0.01 * 250)
+    t0 = 1 / (0.01 * s["eta0"])
+    assert clf.history_[-1]["learning_rate"] == pytest.approx(1 / (0.01 * (t0 + 500)), rel=1e-6)
+    with pytest.raises(ValueError, match="normalize"):
+        parsgd.SGDClassifier(learning_rate="optimal").fit(X, y)

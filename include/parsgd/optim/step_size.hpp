@@ -10,7 +10,7 @@
 
 namespace parsgd {
 
-enum class ScheduleKind { kConstant, kInvTime, kGeometric, kLinear };
+enum class ScheduleKind { kConstant, kInvTime, kGeometric, kLinear, kOptimal };
 
 inline constexpr Named<ScheduleKind> kScheduleKinds[] = {
     {ScheduleKind::kConstant, "constant", "eta0 throughout"},
@@ -20,13 +20,18 @@ inline constexpr Named<ScheduleKind> kScheduleKinds[] = {
      "eta0 * decay^epoch, constant within an epoch (Hogwild!'s step-size backoff)"},
     {ScheduleKind::kLinear, "linear",
      "eta0 * (1 - e / epochs): down to 0 at the end of the run (fastText, word2vec)"},
+    {ScheduleKind::kOptimal, "optimal",
+     "1 / (l2 (t0 + t)), t = samples done: scikit-learn SGDClassifier's default (Bottou's t0); "
+     "plain sgd with l2 > 0 and normalize none"},
 };
 
 class StepSize {
  public:
   StepSize() = default;
   // decay: invtime's rate per epoch (> 0) or geometric's factor per epoch (in (0, 1]); unused by
-  // constant and linear. epochs: the run's length (linear only).
+  // constant and linear. epochs: the run's length (linear only). optimal is invtime with eta0 =
+  // 1 / (l2 t0) and decay = rows / t0 (run/resolve.cpp derives both), so that the step after t
+  // samples is 1 / (l2 (t0 + t)).
   StepSize(ScheduleKind kind, double eta0, double decay, int epochs = 1)
       : kind_(kind), eta0_(eta0), decay_(decay), epochs_(epochs) {}
 
@@ -36,6 +41,7 @@ class StepSize {
       case ScheduleKind::kConstant:
         return static_cast<float>(eta0_);
       case ScheduleKind::kInvTime:
+      case ScheduleKind::kOptimal:
         return static_cast<float>(eta0_ / (1.0 + decay_ * (static_cast<double>(epoch) + fraction)));
       case ScheduleKind::kGeometric:
         return static_cast<float>(eta0_ * std::pow(decay_, static_cast<double>(epoch)));
