@@ -96,11 +96,11 @@ TEST(SchemeChoice, FixedRulesWhereTimingMustNotDecide) {
   c.deterministic = true;
   EXPECT_FALSE(NeedsRoundTrip(c, 2));
   EXPECT_EQ(ChooseScheme(c, 2, 100, -1).scheme, SchemeKind::kSequential);
-  c.deterministic = false;
   c.batch = 64;  // minibatch SGD on one worker, near cores or far, at any thread count
   EXPECT_FALSE(NeedsRoundTrip(c, 2));
   EXPECT_EQ(ChooseScheme(c, 2, 100, -1).scheme, SchemeKind::kSequential);
   EXPECT_EQ(ChooseScheme(c, 64, 100, 1e6, 1e6).scheme, SchemeKind::kSequential);
+  c.deterministic = false;
   c.batch = 0;
   c.backend = Backend::kOffload;
   EXPECT_FALSE(NeedsRoundTrip(c, 2));
@@ -112,16 +112,38 @@ TEST(SchemeChoice, FixedRulesWhereTimingMustNotDecide) {
   EXPECT_EQ(ChooseScheme(c, 2, -1, -1).scheme, SchemeKind::kSync);
 }
 
+TEST(SchemeChoice, MinibatchesSpreadOverTheWorkersOnlyOnNearCores) {
+  TrainConfig c = Auto(ModelKind::kLogistic);
+  c.batch = 64;
+  EXPECT_TRUE(NeedsRoundTrip(c, 2));
+  EXPECT_EQ(ChooseScheme(c, 2, 100, -1).scheme, SchemeKind::kSync);
+  EXPECT_EQ(ChooseScheme(c, 2, kNearRoundTripNs, -1).scheme, SchemeKind::kSync);
+  // Far or unmeasured: one worker, whatever the data says for per-sample schemes.
+  EXPECT_EQ(ChooseScheme(c, 2, 200, 1e6, 1e6).scheme, SchemeKind::kSequential);
+  EXPECT_EQ(ChooseScheme(c, 2, -1, 1e6, 1e6).scheme, SchemeKind::kSequential);
+  c.model = ModelKind::kSoftmax;
+  EXPECT_EQ(ChooseScheme(c, 8, 60, -1).scheme, SchemeKind::kSync);
+  EXPECT_EQ(ChooseScheme(c, 1, 60, -1).scheme, SchemeKind::kSequential);
+  c.batch = 8 * kSyncShare;  // a step's fork-joins pay off from kSyncShare samples a worker
+  EXPECT_EQ(ChooseScheme(c, 8, 60, -1).scheme, SchemeKind::kSync);
+  EXPECT_EQ(ChooseScheme(c, 9, 60, -1).scheme, SchemeKind::kSequential);
+  c.batch = 4;
+  EXPECT_EQ(ChooseScheme(c, 2, 60, -1).scheme, SchemeKind::kSequential);
+}
+
 TEST(SchemeChoice, EveryChoiceIsAcceptedByTheSettingsCheck) {
   for (ModelKind m : {ModelKind::kLogistic, ModelKind::kMlp}) {
     for (bool deterministic : {false, true}) {
       for (int batch : {0, 32}) {
         for (double trip : {-1.0, 100.0, 900.0}) {
-          TrainConfig c = Auto(m);
-          c.deterministic = deterministic;
-          c.batch = batch;
-          c.scheme = ChooseScheme(c, 2, trip, -1).scheme;
-          EXPECT_NO_THROW(ValidateConfig(c)) << NameOf<SchemeKind>(kSchemeKinds, c.scheme);
+          for (int threads : {2, 64}) {
+            TrainConfig c = Auto(m);
+            c.deterministic = deterministic;
+            c.batch = batch;
+            c.threads = threads;
+            c.scheme = ChooseScheme(c, threads, trip, -1).scheme;
+            EXPECT_NO_THROW(ValidateConfig(c)) << NameOf<SchemeKind>(kSchemeKinds, c.scheme);
+          }
         }
       }
     }
@@ -145,6 +167,19 @@ TEST(SchemeChoice, TheTrainerResolvesAutoBeforeAllocating) {
   EXPECT_FALSE(trainer.settings().scheme_reason.empty());
   EXPECT_NE(trainer.RunIdentity().find("scheme=sequential"), std::string::npos)
       << "a checkpoint records the scheme that ran";
+}
+
+TEST(SchemeChoice, TheTrainerGivesSyncAMinibatchForEachWorker) {
+  const Dataset data = testing::MakeProblem(200, 20, 4, 2, 0.0, 3);
+  TrainConfig c = Auto(ModelKind::kLogistic);
+  c.threads = 8;
+  c.batch = 4;  // sync would refuse it; near cores or far, one worker takes it
+  auto executor = MakeTbbExecutor(8);
+  Trainer trainer(c, data, nullptr, *executor);
+  EXPECT_EQ(trainer.settings().scheme, SchemeKind::kSequential);
+  EXPECT_EQ(trainer.settings().workers, 1);
+  EXPECT_NE(trainer.settings().scheme_reason.find("the 8 threads"), std::string::npos)
+      << trainer.settings().scheme_reason;
 }
 
 }  // namespace

@@ -143,12 +143,14 @@ void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& 
   if (c.bias == Bias::kOff) model += " (bias off)";
   if (c.backend == Backend::kOffload) {
     out +=
-        fmt::format("  model {}, scheme {}, order {}, offload to {} ({} workers), seed {}\n", model,
-                    scheme, NameOf<OrderKind>(kOrderKinds, c.order), s.device, s.workers, c.seed);
+        fmt::format("  model {}, scheme {}, order {}, offload to {} ({} worker{}), seed {}\n", model,
+                    scheme, NameOf<OrderKind>(kOrderKinds, c.order), s.device, s.workers,
+                    s.workers == 1 ? "" : "s", c.seed);
   } else {
     out +=
-        fmt::format("  model {}, scheme {}, order {}, {} threads ({} workers), seed {}\n", model,
-                    scheme, NameOf<OrderKind>(kOrderKinds, c.order), s.threads, s.workers, c.seed);
+        fmt::format("  model {}, scheme {}, order {}, {} threads ({} worker{}), seed {}\n", model,
+                    scheme, NameOf<OrderKind>(kOrderKinds, c.order), s.threads, s.workers,
+                    s.workers == 1 ? "" : "s", c.seed);
   }
   if (c.solver != Solver::kSgd) {
     const bool dual = c.solver == Solver::kDualCd;

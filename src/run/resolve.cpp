@@ -183,11 +183,12 @@ std::vector<float> MlpInputScale(const Dataset& train, Communicator& comm) {
 SchemeChoice AutoScheme(const TrainConfig& config, const Dataset& train, int threads, int outputs,
                         Executor& executor) {
   const bool asks = NeedsRoundTrip(config, threads);
-  const double work = asks ? ReplicaWork(train, threads) : -1;
+  const bool per_sample = config.batch <= 1;  // minibatches: sync or sequential, by the distance
+  const double work = asks && per_sample ? ReplicaWork(train, threads) : -1;
   const bool measure = asks && work < kReplicaWork;
   const double trip = measure ? MeasureRoundTripNs(executor) : -1;
   const bool near = trip >= 0 && trip <= kNearRoundTripNs;
-  const double lines = measure && !near ? EffectiveWriteLines(train, outputs) : -1;
+  const double lines = measure && !near && per_sample ? EffectiveWriteLines(train, outputs) : -1;
   return ChooseScheme(config, threads, trip, lines, work);
 }
 

@@ -30,11 +30,22 @@ class GradientSum {
     for (uint32_t e = 0; e < x.nnz; ++e) {
       const uint32_t j = x.index[e];
       if (!keep(j)) continue;
-      const float input = rates ? x.value[e] * rates[j].step_scale : x.value[e];
+      const float input = StepInput(x.value[e], rates, j);
       float* s = sum + static_cast<uint64_t>(j) * k_out;
       for (int k = 0; k < k_out; ++k) s[k] += d[k] * input;
       if (count[j]++ == 0) touched_.push_back(j);
     }
+  }
+  // Adds the gradient d_k input of feature j, input = StepInput(x_j, rates, j): one nonzero of Add,
+  // the same arithmetic, for callers that routed the nonzeros themselves.
+  void AddInput(uint32_t j, const float* d, float input) {
+    const int k_out = kOutputs > 0 ? kOutputs : outputs_;
+    float* s = sum_ + static_cast<uint64_t>(j) * k_out;
+    for (int k = 0; k < k_out; ++k) s[k] += d[k] * input;
+    if (count_[j]++ == 0) touched_.push_back(j);
+  }
+  static float StepInput(float value, const FeatureRate* rates, uint32_t j) {
+    return rates ? value * rates[j].step_scale : value;
   }
   void AddBias(const float* d) {
     float* s = sum_ + features_ * outputs_;

@@ -13,9 +13,12 @@ namespace parsgd {
 namespace {
 
 // The linear models' half of the sync scheme (sync_runner.hpp). Phase A: scores, losses and loss
-// derivatives of the worker's samples, at their positions in the step's minibatch. Phase B: the
+// derivatives of the worker's samples, at their positions in the step's minibatch, and (with more
+// than one worker) the samples' nonzeros routed to the owners of their features. Phase B: the
 // owners of each feature block sum the minibatch's gradients for their features in batch order and
-// apply the rule.
+// apply the rule. Routed, an owner reads only its own nonzeros: phase B costs O(nnz / workers) per
+// worker, not a scan of the whole minibatch each (which made it as long as one worker's step at
+// any thread count).
 template <class Head, class Rule>
 class LinearSyncLocal {
  public:
@@ -30,8 +33,10 @@ class LinearSyncLocal {
         rows_(batch),
         d_(static_cast<std::size_t>(batch) * shape.outputs),
         loss_(batch) {
-    for (Worker& w : workers_)
+    for (Worker& w : workers_) {
       w.gradient.emplace(sum_.data(), count_.data(), shape.features, shape.outputs);
+      if (shape.workers > 1) w.routed.resize(shape.workers);
+    }
   }
   LinearSyncLocal(LinearSyncLocal&&) = default;
 
@@ -43,23 +48,35 @@ class LinearSyncLocal {
     const std::span<const uint32_t> part = split.Part(s, w);
     const uint64_t begin = split.Offset(s, w);
     std::copy(part.begin(), part.end(), rows_.begin() + begin);
+    for (std::vector<Routed>& to : workers_[w].routed) to.clear();  // the owners read them
     for (uint64_t i = 0; i < part.size(); ++i) {
       PrefetchAhead(*c.data, c.targets, part, i);
       const uint32_t r = part[i];
       float* d = d_.data() + (begin + i) * outputs_;
-      LinearScores<Head::kOutputs>(c.params, c.data->row(r), d);
+      const SparseRow x = c.data->row(r);
+      LinearScores<Head::kOutputs>(c.params, x, d);
       loss_[begin + i] = Head::LossAndGradient(d, outputs_, c.targets[r]);
+      if (workers_.size() > 1) Route(x, c.params.rates, static_cast<uint32_t>(begin + i), w);
     }
   }
 
   void Sum(const Context& c, const SyncSplit& split, uint64_t s, int w, uint64_t) {
     auto& g = *workers_[w].gradient;
     const uint64_t size = split.Offset(s, split.workers());
-    for (uint64_t i = 0; i < size; ++i) {
-      const float* d = d_.data() + i * outputs_;
-      g.Add(c.data->row(rows_[i]), d, c.params.rates,
-            [&](uint32_t j) { return owners_.Of(j) == w; });
-      if (w == 0 && c.params.bias) g.AddBias(d);
+    if (workers_.size() == 1) {
+      for (uint64_t i = 0; i < size; ++i) {
+        g.Add(c.data->row(rows_[i]), d_.data() + i * outputs_, c.params.rates,
+              [](uint32_t) { return true; });
+      }
+    } else {
+      // The parts in worker order are the minibatch in batch order: each feature's sum is taken in
+      // the order of the scan above, to the bit.
+      for (Worker& from : workers_) {
+        for (const Routed& n : from.routed[w]) g.AddInput(n.j, d_.data() + n.i * outputs_, n.input);
+      }
+    }
+    if (w == 0 && c.params.bias) {
+      for (uint64_t i = 0; i < size; ++i) g.AddBias(d_.data() + i * outputs_);
     }
   }
 
@@ -90,10 +107,26 @@ class LinearSyncLocal {
   }
 
  private:
+  // One nonzero of the minibatch on its way to the owner of feature j: the sample's position in
+  // the minibatch and the nonzero's step input (GradientSum::StepInput).
+  struct Routed {
+    uint32_t j;
+    uint32_t i;
+    float input;
+  };
   struct alignas(kCacheLine) Worker {
     std::vector<uint32_t> order_scratch;
     std::optional<GradientSum<Head::kOutputs>> gradient;
+    std::vector<std::vector<Routed>> routed;  // [owner]: this worker's part's nonzeros, in order
   };
+
+  void Route(const SparseRow& x, const FeatureRate* rates, uint32_t i, int w) {
+    std::vector<std::vector<Routed>>& to = workers_[w].routed;
+    for (uint32_t e = 0; e < x.nnz; ++e) {
+      const uint32_t j = x.index[e];
+      to[owners_.Of(j)].push_back({j, i, GradientSum<Head::kOutputs>::StepInput(x.value[e], rates, j)});
+    }
+  }
 
   int outputs_;
   AlignedArray<float> sum_;

@@ -30,7 +30,8 @@ bool SpinUntil(Ready ready, Clock::time_point deadline) {
 
 bool NeedsRoundTrip(const TrainConfig& c, int threads) {
   return c.scheme == SchemeKind::kAuto && threads > 1 && IsLinear(c.model) &&
-         c.backend == Backend::kCpu && !c.deterministic && c.batch <= 1;
+         c.backend == Backend::kCpu && !c.deterministic &&
+         (c.batch <= 1 || c.batch >= kSyncShare * threads);
 }
 
 SchemeChoice ChooseScheme(const TrainConfig& c, int threads, double round_trip_ns,
@@ -46,10 +47,25 @@ SchemeChoice ChooseScheme(const TrainConfig& c, int threads, double round_trip_n
                                   "between averages"};
   }
   if (c.batch > 1) {
+    if (c.deterministic) {
+      return {SchemeKind::kSequential,
+              fmt::format("--batch {}, --deterministic: minibatch steps on one worker", c.batch)};
+    }
+    if (round_trip_ns >= 0 && round_trip_ns <= kNearRoundTripNs &&
+        c.batch >= kSyncShare * threads) {
+      return {SchemeKind::kSync,
+              fmt::format("--batch {}: each minibatch spread over the workers, whose cores are "
+                          "{:.0f} ns apart: near",
+                          c.batch, round_trip_ns)};
+    }
+    const std::string why =
+        c.batch < kSyncShare * threads
+            ? fmt::format("fewer than {} samples for each of the {} threads", kSyncShare, threads)
+        : round_trip_ns < 0
+            ? std::string("the threads' round trip could not be measured")
+            : fmt::format("the threads' cores are {:.0f} ns apart", round_trip_ns);
     return {SchemeKind::kSequential,
-            fmt::format("--batch {}: minibatch steps on one worker; sync, which spreads each "
-                        "minibatch over the workers, ran at 0.3-0.7x of it",
-                        c.batch)};
+            fmt::format("--batch {}: minibatch steps on one worker; {}", c.batch, why)};
   }
   if (c.deterministic) return {SchemeKind::kSequential, "--deterministic, per-sample updates"};
   if (replica_work >= kReplicaWork) {

@@ -7,9 +7,13 @@
 //    --batch > 1);
 //  - mlp: average. Every minibatch writes every weight, so a shared model moves all of its cache
 //    lines between the cores each step; replicas share nothing between two averages;
-//  - linear, --batch > 1: sequential minibatch SGD (sync's algorithm on one worker: sync at 2
-//    workers ran at 0.3-0.7x of one worker on sparse and dense data, each of its feature owners
-//    scanning the whole minibatch; bench/README.md);
+//  - linear, --batch > 1: sync when a cache line's round trip between two of the run's threads is
+//    at most kNearRoundTripNs and the minibatch holds kSyncShare samples for each thread (on the
+//    zen5 VM at 97 ns, 2 workers ran at 1.05-1.15x the samples/s of one on the RCV1-shaped set
+//    at batch 16 to 64, 2.6x at 16,384, 0.78x at batch 4, and 1.58x on Fashion-MNIST softmax at
+//    64); else, or under --deterministic, sequential minibatch SGD (sync's algorithm on one worker;
+//    sync at 2 far workers, before its owners read only their own nonzeros, ran at 0.3-0.7x of
+//    one, and it has not been measured far since; bench/README.md);
 //  - linear, --deterministic: sequential (the schemes that repeat exactly and also update per
 //    sample);
 //  - linear otherwise: per-sample replicas (average, --batch 1, combined ten times an epoch) when
@@ -41,6 +45,7 @@ namespace parsgd {
 inline constexpr double kNearRoundTripNs = 150;
 inline constexpr double kSpreadWriteLines = 4096;
 inline constexpr double kReplicaWork = 10;
+inline constexpr int kSyncShare = 8;
 
 struct SchemeChoice {
   SchemeKind scheme;
