@@ -69,7 +69,21 @@ void PrintTo(const Base& b, std::ostream* os) { *os << b.name; }
 using LongerParam = std::tuple<Base, ScheduleKind>;
 class LongerRun : public ::testing::TestWithParam<LongerParam> {};
 
-// A run of 3 epochs, checkpointed at its end and resumed with 6: the same bits as 6 straight.
+// A run of c's settings for 3 epochs, checkpointed at its end and resumed with 6: the same bits
+// as 6 straight.
+bool ThreeResumedToSixEqualSixStraight(TrainConfig c, const Dataset& data) {
+  c.epochs = 6;
+  TrainConfig shorter = c;
+  shorter.epochs = 3;
+  auto executor = MakeTbbExecutor(c.threads);
+  Trainer straight(c, data, nullptr, *executor);
+  RunToEnd(straight);
+  testing::TempDir dir;
+  const auto resumed = Resumed(shorter, 3, c, data, dir.File("run.ckpt"), *executor);
+  RunToEnd(*resumed);
+  return SameBits(Params(straight, c.model), Params(*resumed, c.model));
+}
+
 TEST_P(LongerRun, ThreeEpochsResumedToSixEqualSixStraight) {
   const auto [k, schedule] = GetParam();
   TrainConfig c;
@@ -83,18 +97,9 @@ TEST_P(LongerRun, ThreeEpochsResumedToSixEqualSixStraight) {
   c.order = OrderKind::kRandom;
   c.period = 3;
   c.hidden = {8};
-  c.epochs = 6;
-  TrainConfig shorter = c;
-  shorter.epochs = 3;
   const Dataset data = testing::MakeProblem(600, 30, 5, k.model == ModelKind::kLogistic ? 2 : 3,
                                             0.05, 41);
-  auto executor = MakeTbbExecutor(c.threads);
-  Trainer straight(c, data, nullptr, *executor);
-  RunToEnd(straight);
-  testing::TempDir dir;
-  const auto resumed = Resumed(shorter, 3, c, data, dir.File("run.ckpt"), *executor);
-  RunToEnd(*resumed);
-  EXPECT_TRUE(SameBits(Params(straight, c.model), Params(*resumed, c.model)));
+  EXPECT_TRUE(ThreeResumedToSixEqualSixStraight(c, data));
 }
 
 std::string LongerName(const ::testing::TestParamInfo<LongerParam>& info) {
@@ -132,16 +137,7 @@ TEST(LongerRun, OptimalScheduleRepeatsAStraightRun) {
     c.schedule = ScheduleKind::kOptimal;
     c.normalize = Normalization::kNone;
     c.order = OrderKind::kRandom;
-    c.epochs = 6;
-    TrainConfig shorter = c;
-    shorter.epochs = 3;
-    auto executor = MakeTbbExecutor(c.threads);
-    Trainer straight(c, data, nullptr, *executor);
-    RunToEnd(straight);
-    testing::TempDir dir;
-    const auto resumed = Resumed(shorter, 3, c, data, dir.File("optimal.ckpt"), *executor);
-    RunToEnd(*resumed);
-    EXPECT_TRUE(SameBits(Params(straight, c.model), Params(*resumed, c.model)))
+    EXPECT_TRUE(ThreeResumedToSixEqualSixStraight(c, data))
         << NameOf<SchemeKind>(kSchemeKinds, scheme);
   }
 }
