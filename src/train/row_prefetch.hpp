@@ -20,16 +20,6 @@ namespace parsgd {
 
 constexpr uint64_t kPrefetchBatch = 16;
 
-// Every cache line of [begin, begin + bytes).
-inline void PrefetchBytes(const void* begin, uint64_t bytes) {
-  if (bytes == 0) return;
-  const auto first = reinterpret_cast<uintptr_t>(begin) & ~uintptr_t{kCacheLine - 1};
-  const auto last = reinterpret_cast<uintptr_t>(begin) + bytes - 1;
-  for (uintptr_t line = first; line <= last; line += kCacheLine) {
-    Prefetch(reinterpret_cast<const void*>(line));
-  }
-}
-
 inline void PrefetchRow(const Dataset& data, const float* targets, uint32_t r) {
   const uint64_t begin = data.offsets()[r];
   const uint64_t bytes = (data.offsets()[r + 1] - begin) * 4;
