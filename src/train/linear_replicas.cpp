@@ -47,6 +47,7 @@ class LinearLocal {
       r.count = AlignedArray<uint32_t>::Zeroed(features_);
       r.gradient.emplace(r.sum.data(), r.count.data(), features_, outputs_);
       r.seen.assign(features_, 0);
+      r.touched.resize(workers_.size());
       r.z.resize(outputs_);
       r.ready = true;
     }
@@ -76,8 +77,10 @@ class LinearLocal {
   void Train(const Context& c, int w, const ParamArrays& replica, uint64_t& steps, uint64_t m_begin,
              uint64_t m_end) {
     Worker& r = workers_[w];
-    for (uint32_t j : r.touched) r.seen[j] = 0;  // the previous combining step covered them
-    r.touched.clear();
+    for (std::vector<uint32_t>& owned : r.touched) {
+      for (uint32_t j : owned) r.seen[j] = 0;  // the previous combining step covered them
+      owned.clear();
+    }
     const bool mark = !whole_;  // whether the combining step needs to know what changed
     const uint64_t begin = std::min<uint64_t>(m_begin * c.batch, r.shard.size());
     const uint64_t end = std::min<uint64_t>(m_end * c.batch, r.shard.size());
@@ -135,7 +138,9 @@ class LinearLocal {
     ++round_;
     if (whole_) return;
     uint64_t touched = 0;
-    for (const Worker& r : workers_) touched += r.touched.size();
+    for (const Worker& r : workers_) {
+      for (const std::vector<uint32_t>& owned : r.touched) touched += owned.size();
+    }
     whole_ = touched * kTouchedShare >= features_;
   }
 
@@ -151,8 +156,8 @@ class LinearLocal {
       return;
     }
     for (const Worker& r : workers_) {
-      for (uint32_t j : r.touched) {
-        if (owners_.Of(j) != w || stamp_[j] == round_) continue;
+      for (uint32_t j : r.touched[w]) {
+        if (stamp_[j] == round_) continue;
         stamp_[j] = round_;
         const uint64_t at = static_cast<uint64_t>(j) * outputs_;
         fn(at, at + outputs_);
@@ -175,8 +180,10 @@ class LinearLocal {
     AlignedArray<float> sum;
     AlignedArray<uint32_t> count;
     std::optional<GradientSum<Head::kOutputs>> gradient;
-    std::vector<uint8_t> seen;      // features touched since the last combining step
-    std::vector<uint32_t> touched;  // the same, as a list
+    std::vector<uint8_t> seen;  // features touched since the last combining step
+    // The same as lists, one per owner (FeatureOwners), in the order first touched: an owner's
+    // combining step reads only its own, O(touched / workers), not every list.
+    std::vector<std::vector<uint32_t>> touched;
     std::vector<uint32_t> order_scratch;
     std::span<const uint32_t> shard;
     std::vector<float> z;
@@ -185,10 +192,10 @@ class LinearLocal {
     bool ready = false;
   };
 
-  static void MarkTouched(Worker& r, uint32_t j) {
+  void MarkTouched(Worker& r, uint32_t j) const {
     if (!r.seen[j]) {
       r.seen[j] = 1;
-      r.touched.push_back(j);
+      r.touched[owners_.Of(j)].push_back(j);
     }
   }
 
