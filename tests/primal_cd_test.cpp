@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "parsgd/config/settings.hpp"
+#include "parsgd/data/load.hpp"
 #include "parsgd/model/targets.hpp"
 #include "parsgd/run/run_loop.hpp"
 #include "parsgd/run/trainer.hpp"
@@ -286,6 +287,33 @@ TEST(PrimalCd, StopsAtTheFirstEpochThatLowersTheObjectiveByAtMostTheTolerance) {
   for (std::size_t e = 1; e + 1 < o.size(); ++e) EXPECT_GT(o[e - 1] - o[e], c.tol * o[e]);
   Trainer automatic(Cd(SchemeKind::kSequential, 1, 0, ModelKind::kLogistic), data, nullptr, *executor);
   EXPECT_EQ(automatic.settings().epochs, 1000);
+}
+
+// Known to go wrong: with the bias, the squared hinge on positive, correlated features (a fixture,
+// data/make_cd_bias.py) climbed to objective 42.6 and reported success (0.87 without the bias).
+// Whatever the solver does there, it never hands back such a model: either an objective no worse
+// than without the bias, or the run ends with the divergence named.
+TEST(PrimalCd, NeverReportsSuccessWithAnObjectiveThatRose) {
+  const Dataset data = LoadDataset(testing::SourcePath("data/fixtures/cd_bias.svm"));
+  auto executor = MakeTbbExecutor(1);
+  auto last_objective = [&](Bias bias) {
+    TrainConfig c;  // the defaults, as the command line's run that went wrong
+    c.model = ModelKind::kSquaredHinge;
+    c.solver = Solver::kCd;
+    c.scheme = SchemeKind::kSequential;
+    c.threads = 1;
+    c.bias = bias;
+    Trainer trainer(c, data, nullptr, *executor);
+    return RunEpochs(trainer, {}, [](const EpochReport&, double) {}).last.objective;
+  };
+  const double without = last_objective(Bias::kOff);
+  try {
+    EXPECT_LE(last_objective(Bias::kOn), without * (1 + 1e-6));
+  } catch (const SettingError& e) {
+    const std::string text = e.Render([](std::string_view key) { return std::string(key); });
+    EXPECT_TRUE(testing::Contains(text, "the run diverged: the objective rose")) << text;
+    EXPECT_TRUE(testing::Contains(text, "try bias off")) << text;
+  }
 }
 
 TEST(PrimalCd, RefusesWhatItDoesNotSolve) {
