@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
 
 #include "parsgd/util/error.hpp"
 
@@ -20,23 +21,86 @@ constexpr std::size_t kBufferSize = std::size_t{1} << 20;
   throw Error(path + ": " + what + ": " + std::strerror(err));
 }
 
+std::string FolderOf(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// What a symbolic link at `path` names, as a path usable from here (a relative target is relative
+// to the link's folder); `path` itself where it is no link or cannot be read.
+std::string LinkTarget(const std::string& path) {
+  if (char* resolved = ::realpath(path.c_str(), nullptr)) {
+    std::string target(resolved);
+    std::free(resolved);
+    return target;
+  }
+  std::string target(4096, '\0');  // a dangling link: follow it once
+  const ssize_t n = ::readlink(path.c_str(), target.data(), target.size());
+  if (n <= 0 || static_cast<std::size_t>(n) >= target.size()) return path;
+  target.resize(static_cast<std::size_t>(n));
+  return target.front() == '/' ? target : FolderOf(path) + "/" + target;
+}
+
+// The descriptor a name of the process's own descriptors stands for (/dev/stdout, /dev/stderr,
+// /dev/fd/N, /proc/self/fd/N), or -1.
+int OwnDescriptor(const std::string& path) {
+  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  for (const std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (!path.starts_with(prefix) || path.size() == prefix.size()) continue;
+    int fd = 0;
+    for (std::size_t i = prefix.size(); i < path.size(); ++i) {
+      if (path[i] < '0' || path[i] > '9' || fd > 1000000) return -1;
+      fd = fd * 10 + (path[i] - '0');
+    }
+    return fd;
+  }
+  return -1;
+}
+
+// A stream rather than a file to replace: one of the process's own descriptors (its file is
+// shared with the process's other output, at the same offset), or something that exists and is
+// not a regular file (a device such as /dev/null, a pipe, a terminal).
+bool IsStream(const std::string& path) {
+  if (OwnDescriptor(path) >= 0) return true;
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 }  // namespace
 
 AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)) {
   if (path_.empty()) throw Error("empty output path");
-  temp_path_ = path_ + ".tmp.XXXXXX";
+  buffer_.reserve(kBufferSize);
+  if (IsStream(path_)) {
+    // Written through: a device or pipe cannot be replaced (and must not be: renaming over
+    // /dev/null as root would break every other program), and has no partial file to remove.
+    stream_ = true;
+    const int own = OwnDescriptor(path_);
+    fd_ = own >= 0 ? ::fcntl(own, F_DUPFD_CLOEXEC, 0) : ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) Fail(path_, "cannot open for writing", errno);
+    return;
+  }
+  // Through a symbolic link, the file it names is replaced and the link kept.
+  struct stat st;
+  target_ = ::lstat(path_.c_str(), &st) == 0 && S_ISLNK(st.st_mode) ? LinkTarget(path_) : path_;
+  temp_path_ = target_ + ".tmp.XXXXXX";
   fd_ = ::mkostemp(temp_path_.data(), O_CLOEXEC);
-  if (fd_ < 0) Fail(path_, "cannot create a file beside it", errno);
+  if (fd_ < 0) {
+    const int err = errno;
+    throw Error(path_ + ": cannot create a temporary file in its folder " + FolderOf(target_) +
+                ": " + std::strerror(err));
+  }
   // mkstemp creates 0600; give the usual 0666 & ~umask, as a plain open() would.
   mode_t mask = ::umask(0);
   ::umask(mask);
   ::fchmod(fd_, 0666 & ~mask);
-  buffer_.reserve(kBufferSize);
 }
 
 AtomicFileWriter::~AtomicFileWriter() {
   if (fd_ >= 0) ::close(fd_);
-  if (!committed_) ::unlink(temp_path_.c_str());
+  if (!committed_ && !stream_) ::unlink(temp_path_.c_str());
 }
 
 void AtomicFileWriter::Write(const void* data, std::size_t size) {
@@ -69,13 +133,22 @@ void AtomicFileWriter::WriteAll(const char* p, std::size_t size) {
 
 void AtomicFileWriter::Commit() {
   Flush();
+  if (stream_) {
+    if (::close(fd_) != 0) {
+      fd_ = -1;
+      Fail(path_, "cannot close", errno);
+    }
+    fd_ = -1;
+    committed_ = true;
+    return;
+  }
   if (::fsync(fd_) != 0) Fail(path_, "cannot sync", errno);
   if (::close(fd_) != 0) {
     fd_ = -1;
     Fail(path_, "cannot close", errno);
   }
   fd_ = -1;
-  if (std::rename(temp_path_.c_str(), path_.c_str()) != 0) Fail(path_, "cannot rename into place", errno);
+  if (std::rename(temp_path_.c_str(), target_.c_str()) != 0) Fail(path_, "cannot rename into place", errno);
   committed_ = true;
 }
 

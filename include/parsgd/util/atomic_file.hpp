@@ -1,7 +1,9 @@
 // Writes a file so that it appears complete or not at all: the bytes go to a temporary file in the
 // same folder, which Commit() flushes, syncs and renames over the final name. If the writer is
 // destroyed without Commit() (an error, an exception), the temporary file is removed and whatever
-// was at the final path before is untouched.
+// was at the final path before is untouched. A symbolic link is followed: the file it names is
+// replaced, the link kept. A path that is a stream, not a file (a device such as /dev/null, a
+// pipe, /dev/stdout or /proc/self/fd/N) is written through as it comes: it cannot be replaced.
 #pragma once
 
 #include <cstddef>
@@ -34,7 +36,9 @@ class AtomicFileWriter {
   void WriteAll(const char* data, std::size_t size);
 
   std::string path_;
+  std::string target_;     // the file replaced: path_, or the file a symbolic link there names
   std::string temp_path_;
+  bool stream_ = false;    // written through (IsStream in atomic_file.cpp)
   int fd_ = -1;
   std::vector<char> buffer_;
   bool committed_ = false;
