@@ -251,6 +251,34 @@ TEST_F(Cli, AModelTooLargeForMemoryIsRefusedBeforeTraining) {
   }
 }
 
+// An output naming a file the command reads (through a link too) or another output is refused
+// before anything is read; the checkpoint resumed from may be written again.
+TEST_F(Cli, AnOutputThatWouldOverwriteAnInputIsRefused) {
+  const std::string data = dir_.Write("data.svm", testing::ReadFile(train_));
+  const std::string before = testing::ReadFile(data);
+  std::filesystem::create_symlink(data, dir_.File("link.svm"));
+  const std::string model = dir_.File("m.bin");
+  for (const std::string& command :
+       {"train --train " + data + " --save " + dir_.File("link.svm"),
+        "train --train " + train_ + " --test " + data + " --metrics " + data,
+        "train --train " + train_ + " --metrics " + model + " --save " + model,
+        "convert " + data + " " + data}) {
+    const auto r = RunCli(command);
+    EXPECT_EQ(r.status, 2) << command << "\n" << r.output;
+    EXPECT_TRUE(Contains(r.output, "the same file as")) << r.output;
+  }
+  ASSERT_EQ(RunCli("train --train " + data + " --epochs 1 --save " + model).status, 0);
+  const auto predict = RunCli("predict " + model + " " + data + " --output " + data);
+  EXPECT_EQ(predict.status, 2) << predict.output;
+  EXPECT_TRUE(Contains(predict.output, "--output " + data + ": the same file as DATA")) << predict.output;
+  EXPECT_EQ(testing::ReadFile(data), before);
+  const std::string ckpt = dir_.File("run.ckpt");
+  ASSERT_EQ(RunCli("train --train " + data + " --epochs 1 --checkpoint " + ckpt).status, 0);
+  const auto resumed =
+      RunCli("train --train " + data + " --epochs 2 --checkpoint " + ckpt + " --resume " + ckpt);
+  EXPECT_EQ(resumed.status, 0) << resumed.output;
+}
+
 TEST_F(Cli, UnwritableOutputFailsBeforeTraining) {
   const auto r = RunCli("train --train " + train_ + " --save " + dir_.File("no/such/dir/m.bin"));
   EXPECT_EQ(r.status, 1);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "distinct_paths.hpp"
 #include "options.hpp"
 #include "shared_options.hpp"
 #include "parsgd/data/generator.hpp"
@@ -59,6 +60,7 @@ int Convert(std::span<const std::string> args) {
     std::printf("%s", p.Help().c_str());
     return 0;
   }
+  RefuseOverwrites({{"INPUT", input}}, {{"OUTPUT", output}});
   auto executor = MakeTbbExecutor(threads);
   executor->Execute([&] {
     const Dataset data = LoadDataset(input, load);

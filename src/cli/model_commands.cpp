@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "distinct_paths.hpp"
 #include "options.hpp"
 #include "shared_options.hpp"
 #include "parsgd/data/load.hpp"
@@ -244,6 +245,7 @@ int Predict(std::span<const std::string> args) {
     return 0;
   }
   if (probabilities && scores) throw UsageError("--probabilities and --scores: give one of them");
+  RefuseOverwrites({{"MODEL", a.model}, {"DATA", a.data}}, {{"--output", a.output}});
   std::optional<AtomicFileWriter> out;
   if (!a.output.empty()) out.emplace(a.output);
   auto executor = MakeTbbExecutor(a.threads);

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "commands.hpp"
+#include "distinct_paths.hpp"
 #include "interrupt.hpp"
 #include "options.hpp"
 #include "parsgd/comm/process.hpp"
@@ -261,6 +262,12 @@ int TrainRun(std::span<const std::string> args, Communicator& ranks) {
     return 0;
   }
   RunArgs& run = a.run;
+  // The checkpoint may be the one resumed from (a run continued and checkpointed again), the model
+  // saved the one started from (fine-tuned in place); nothing else written may be a file read.
+  RefuseOverwrites({{"--train", run.train}, {"--test", run.test}},
+                   {{"--save", a.save}, {"--metrics", a.metrics}, {"--checkpoint", a.checkpoint}});
+  RefuseOverwrites({{"--resume", a.resume}}, {{"--save", a.save}, {"--metrics", a.metrics}});
+  RefuseOverwrites({{"--init", a.init}}, {{"--metrics", a.metrics}, {"--checkpoint", a.checkpoint}});
   std::optional<LoadedModel> init;
   if (!a.init.empty()) {
     if (!a.resume.empty()) {
