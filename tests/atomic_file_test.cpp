@@ -102,6 +102,24 @@ TEST(AtomicFile, TheProcesssOwnDescriptorsAreWrittenAtTheirOffset) {
   EXPECT_EQ(TempFiles(dir.path()), 0);
 }
 
+// What a signal handler calls before the process ends: the unfinished writers' temporary files go,
+// a finished file stays.
+TEST(AtomicFile, RemoveUnfinishedFilesRemovesOnlyTheUnfinished) {
+  testing::TempDir dir;
+  {
+    AtomicFileWriter done(dir.File("done.txt"));
+    done.Write("kept");
+    done.Commit();
+  }
+  AtomicFileWriter a(dir.File("a.txt")), b(dir.File("b.txt"));
+  a.Write("never");
+  EXPECT_EQ(TempFiles(dir.path()), 2);
+  RemoveUnfinishedFiles();
+  EXPECT_EQ(TempFiles(dir.path()), 0);
+  EXPECT_EQ(Read(dir.File("done.txt")), "kept");
+  EXPECT_FALSE(fs::exists(dir.File("a.txt")));
+}
+
 TEST(AtomicFile, AMissingFolderIsNamed) {
   testing::TempDir dir;
   try {

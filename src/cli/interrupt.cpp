@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include "parsgd/util/atomic_file.hpp"
+
 namespace parsgd::cli {
 namespace {
 
@@ -14,6 +16,7 @@ void OnSignal(int sig) {
   int none = 0;
   if (!g_signal.compare_exchange_strong(none, sig)) {
     if (sig == SIGINT) {  // the second one: leave now, write nothing
+      RemoveUnfinishedFiles();
       static const char kMessage[] = "\nparsgd: second interrupt: exiting without a checkpoint\n";
       [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
       ::_exit(128 + SIGINT);
@@ -23,7 +26,24 @@ void OnSignal(int sig) {
   if (std::atomic<bool>* stop = g_stop.load()) stop->store(true, std::memory_order_relaxed);
 }
 
+// Outside training: the outputs' temporary files removed, then the signal's own ending.
+void EndOnSignal(int sig) {
+  RemoveUnfinishedFiles();
+  static const char kMessage[] = "\nparsgd: interrupted; no output file written\n";
+  [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
 }  // namespace
+
+void EndCleanlyOnSignals() {
+  struct sigaction action {};
+  action.sa_handler = EndOnSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
 
 InterruptGuard::InterruptGuard(std::atomic<bool>& stop) {
   g_signal.store(0);

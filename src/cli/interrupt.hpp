@@ -8,6 +8,11 @@
 
 namespace parsgd::cli {
 
+// Outside an InterruptGuard (reading the data, writing predictions, compare's runs): SIGINT and
+// SIGTERM remove the temporary files of the outputs being written (AtomicFileWriter), say so, and
+// end the process as the signal would. Installed once, by main.
+void EndCleanlyOnSignals();
+
 class InterruptGuard {
  public:
   // Installs the handlers for the guard's lifetime; `stop` must outlive it.

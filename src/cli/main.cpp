@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "interrupt.hpp"
 #include "options.hpp"
 #include "parsgd/comm/process.hpp"
 
@@ -61,6 +62,7 @@ int main(int argc, char** argv) {
                  ranks, argv[1]);
     return 2;
   }
+  parsgd::cli::EndCleanlyOnSignals();
   for (const Command& c : kCommands) {
     if (name != c.name) continue;
     try {

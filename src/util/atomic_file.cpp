@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +17,27 @@ namespace parsgd {
 namespace {
 
 constexpr std::size_t kBufferSize = std::size_t{1} << 20;
+
+// The temporary files of the writers alive, for RemoveUnfinishedFiles (a signal handler): slots of
+// plain atomic pointers, nothing a handler may not touch. A writer that finds no free slot (more
+// than kSlots at once) is simply not listed.
+constexpr int kSlots = 64;
+std::atomic<const char*> g_unfinished[kSlots];
+static_assert(std::atomic<const char*>::is_always_lock_free);
+
+void List(const char* path) {
+  for (std::atomic<const char*>& slot : g_unfinished) {
+    const char* none = nullptr;
+    if (slot.compare_exchange_strong(none, path)) return;
+  }
+}
+
+void Unlist(const char* path) {
+  for (std::atomic<const char*>& slot : g_unfinished) {
+    const char* mine = path;
+    if (slot.compare_exchange_strong(mine, nullptr)) return;
+  }
+}
 
 [[noreturn]] void Fail(const std::string& path, const char* what, int err) {
   throw Error(path + ": " + what + ": " + std::strerror(err));
@@ -92,6 +114,7 @@ AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)) {
     throw Error(path_ + ": cannot create a temporary file in its folder " + FolderOf(target_) +
                 ": " + std::strerror(err));
   }
+  List(temp_path_.c_str());
   // mkstemp creates 0600; give the usual 0666 & ~umask, as a plain open() would.
   mode_t mask = ::umask(0);
   ::umask(mask);
@@ -100,7 +123,16 @@ AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)) {
 
 AtomicFileWriter::~AtomicFileWriter() {
   if (fd_ >= 0) ::close(fd_);
-  if (!committed_ && !stream_) ::unlink(temp_path_.c_str());
+  if (!committed_ && !stream_) {
+    ::unlink(temp_path_.c_str());
+    Unlist(temp_path_.c_str());
+  }
+}
+
+void RemoveUnfinishedFiles() noexcept {
+  for (std::atomic<const char*>& slot : g_unfinished) {
+    if (const char* path = slot.exchange(nullptr)) ::unlink(path);
+  }
 }
 
 void AtomicFileWriter::Write(const void* data, std::size_t size) {
@@ -148,7 +180,15 @@ void AtomicFileWriter::Commit() {
     Fail(path_, "cannot close", errno);
   }
   fd_ = -1;
-  if (std::rename(temp_path_.c_str(), target_.c_str()) != 0) Fail(path_, "cannot rename into place", errno);
+  // Unlisted after the rename (or the removal): a signal in between removes a name no longer there.
+  if (std::rename(temp_path_.c_str(), target_.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(temp_path_.c_str());
+    Unlist(temp_path_.c_str());
+    committed_ = true;  // nothing left to remove
+    Fail(path_, "cannot rename into place", err);
+  }
+  Unlist(temp_path_.c_str());
   committed_ = true;
 }
 

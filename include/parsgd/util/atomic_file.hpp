@@ -44,4 +44,8 @@ class AtomicFileWriter {
   bool committed_ = false;
 };
 
+// Removes the temporary files of every AtomicFileWriter alive, for a signal handler about to end
+// the process (async-signal-safe: atomic exchanges and unlink). Their writers cannot commit after.
+void RemoveUnfinishedFiles() noexcept;
+
 }  // namespace parsgd
