@@ -341,10 +341,21 @@ TEST(InterruptDeathTest, SecondSigintExitsAtOnce) {
       {
         cli::InterruptGuard guard(stop);
         std::raise(SIGINT);
+        std::this_thread::sleep_for(std::chrono::milliseconds(150));
         std::raise(SIGINT);
         std::exit(0);
       },
       ::testing::ExitedWithCode(130), "second interrupt");
+}
+
+// GNU `timeout -s INT` signals the command, then its process group: one interrupt, twice.
+TEST(Interrupt, ASigintRepeatedAtOnceIsOneInterrupt) {
+  std::atomic<bool> stop{false};
+  cli::InterruptGuard guard(stop);
+  std::raise(SIGINT);
+  std::raise(SIGINT);  // would have _exit(130)ed: the test would not go on
+  EXPECT_TRUE(stop.load());
+  EXPECT_EQ(guard.signal(), SIGINT);
 }
 
 // Runs the parsgd program, sends SIGINT once its first epoch line is out, and returns the exit

@@ -1,6 +1,8 @@
 // SIGINT and SIGTERM during training: the first raises the executor's stop flag (workers return
 // within kStepBlock samples, or one minibatch) so that the command can write a checkpoint and exit
-// with 128 + the signal number; a second SIGINT exits at once (status 130) without writing.
+// with 128 + the signal number; a second SIGINT exits at once (status 130) without writing. A
+// SIGINT within 100 ms of the first is the same interrupt delivered twice (GNU `timeout -s INT`
+// signals the command and then its process group), not a second one.
 #pragma once
 
 #include <atomic>
