@@ -164,6 +164,8 @@ TEST_F(Cli, BadCommandLinesExitWithStatus2AndSayWhatIsWrong) {
       {"train --train", "--train: missing value"},
       {"frobnicate", "unknown command 'frobnicate'"},
       {"predict model.bin", "missing DATA"},
+      {"gen " + dir_.File("g.svm") + " --rows 0", "--rows must be at least 1"},
+      {"gen " + dir_.File("g.svm") + " --rows 10 --features 5 --nnz 100", "--nnz (mean nonzeros per row) must be in [1, features = 5]"},
       {"train --train " + train_ + " --batch 0", "--batch: must be between 1 and 1073741824 (or 'auto'), got 0"},
       {"train --train " + train_ + " --momentum 1", "--momentum: must be a number in [0, 0.999999], got 1"},
       {"train --train " + train_ + " --scheme average --period 0",

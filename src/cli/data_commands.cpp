@@ -34,6 +34,13 @@ int Generate(std::span<const std::string> args) {
     std::printf("%s", p.Help().c_str());
     return 0;
   }
+  try {
+    ValidateGeneratorParams(g);  // what no flag's range says alone (rows, features, nnz <= features)
+  } catch (const Error& e) {
+    std::string what = e.what();
+    if (what.starts_with("generator: ")) what = "--" + what.substr(11);  // "--rows must be ..."
+    throw UsageError(what);
+  }
   auto executor = MakeTbbExecutor(threads);
   executor->Execute([&] { SaveDataset(GenerateSparse(g), output); });
   return 0;
