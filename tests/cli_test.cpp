@@ -281,6 +281,17 @@ TEST_F(Cli, AnOutputThatWouldOverwriteAnInputIsRefused) {
   EXPECT_EQ(resumed.status, 0) << resumed.output;
 }
 
+// Resumed on other data with every setting at its default: the data is named as the cause, not
+// the step size and L2 weight made from it.
+TEST_F(Cli, ResumingOnOtherDataSaysSo) {
+  const std::string ckpt = dir_.File("other.ckpt");
+  ASSERT_EQ(RunCli("train --train " + train_ + " --epochs 1 --checkpoint " + ckpt).status, 0);
+  const auto r = RunCli("train --train " + test_ + " --epochs 2 --resume " + ckpt);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(Contains(r.output, "the checkpoint was trained on other data")) << r.output;
+  EXPECT_FALSE(Contains(r.output, "other settings")) << r.output;
+}
+
 TEST_F(Cli, UnwritableOutputFailsBeforeTraining) {
   const auto r = RunCli("train --train " + train_ + " --save " + dir_.File("no/such/dir/m.bin"));
   EXPECT_EQ(r.status, 1);

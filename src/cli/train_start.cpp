@@ -66,17 +66,20 @@ int CheckpointBatch(const Checkpoint& c, const std::string& path) {
 
 std::string Resume(Trainer& trainer, const TrainConfig& config, const Checkpoint& c,
                    const std::string& path) {
+  // Other data first: the settings made from it (eta0, l2, ...) differ with it and would hide the
+  // cause. But the data's identity across ranks hashes each rank's share: another rank count
+  // changes it for the same data, and the settings name the ranks.
   const std::string run = IdentityDifferences(c.run, trainer.RunIdentity(), kRunLength);
+  const std::string data = IdentityDifferences(c.data, trainer.DataIdentity());
+  if (!data.empty() && run.find("  ranks: ") == std::string::npos) {
+    throw Error(
+        fmt::format("--resume {}: the checkpoint was trained on other data:\n{}", path, data));
+  }
   if (!run.empty()) {
     throw Error(
         fmt::format("--resume {}: the checkpoint comes from a run with other settings; give "
                     "the same flags as that run (only --epochs may grow):\n{}",
                     path, run));
-  }
-  const std::string data = IdentityDifferences(c.data, trainer.DataIdentity());
-  if (!data.empty()) {
-    throw Error(
-        fmt::format("--resume {}: the checkpoint was trained on other data:\n{}", path, data));
   }
   const ResolvedSettings& s = trainer.settings();
   const int before = CheckpointEpochs(c, path);
