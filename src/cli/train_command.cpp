@@ -149,9 +149,9 @@ void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& 
                     s.workers == 1 ? "" : "s", c.seed);
   } else {
     out +=
-        fmt::format("  model {}, scheme {}, order {}, {} threads ({} worker{}), seed {}\n", model,
-                    scheme, NameOf<OrderKind>(kOrderKinds, c.order), s.threads, s.workers,
-                    s.workers == 1 ? "" : "s", c.seed);
+        fmt::format("  model {}, scheme {}, order {}, {} thread{} ({} worker{}), seed {}\n", model,
+                    scheme, NameOf<OrderKind>(kOrderKinds, c.order), s.threads,
+                    s.threads == 1 ? "" : "s", s.workers, s.workers == 1 ? "" : "s", c.seed);
   }
   if (c.solver != Solver::kSgd) {
     const bool dual = c.solver == Solver::kDualCd;
