@@ -78,10 +78,6 @@ std::string DataIdentityOf(const Dataset& d, const Targets& t, Communicator& com
                      h);
 }
 
-// How far an epoch of primal coordinate descent may raise the best objective before the run is
-// taken as diverged.
-constexpr double kCdRise = 2;
-
 // The error of a run whose loss or objective is not finite.
 SettingError Diverged(const EpochReport& report, double eta0) {
   return SettingError(fmt::format(
@@ -265,17 +261,6 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
 
   if (!std::isfinite(report.objective) || !std::isfinite(report.progressive_loss)) {
     throw Diverged(report, s.settings.eta0);
-  }
-  // Primal coordinate descent lowers the objective at every step (a line search; races under
-  // hogwild add little): an epoch that more than doubles the best one is a broken run, not one
-  // that has converged.
-  if (s.config.solver == Solver::kCd && s.progress.best &&
-      report.objective > kCdRise * *s.progress.best) {
-    throw SettingError(fmt::format(
-        "epoch {}: the run diverged: the objective rose from {:.6g} to {:.6g}, where each step of "
-        "`solver` cd should lower it{}",
-        report.epoch, *s.progress.best, report.objective,
-        s.config.bias == Bias::kOn ? "; its steps with the bias went wrong: try `bias` off" : ""));
   }
   report.converged = Converged(report, s.progress, s.settings.tol, s.config.solver);
   return report;

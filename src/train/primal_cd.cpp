@@ -114,11 +114,17 @@ struct BiasView {
   double g = 0;       // G = sum_i loss'(z_i + b), at the epoch's start
   double h = 0;       // H = sum_i loss''(z_i + b), likewise
   float offset = 0;   // what this worker adds to a row's X w: b and the moves of b it sees
+  bool centred = true;  // the steps move b along (else b stays; CdRunner::Run)
 };
 
 template <class Write, class Loss, Sharing kSharing, bool kBias>
 class CdRunner final : public LinearRunner {
  public:
+  // Sums over every row of the losses and their first two derivatives at the scores z_i + b.
+  struct RowSums {
+    double loss = 0, g = 0, h = 0;
+  };
+
   CdRunner(const RunnerShape& shape, double l2, uint64_t seed)
       : l2_(l2), seed_(seed), features_(shape.features), workers_(shape.workers) {}
 
@@ -144,6 +150,52 @@ class CdRunner final : public LinearRunner {
     EpochTotals totals;
     RowSums start = Recompute(c, w, kBias ? bias : 0.0);
     totals.loss_sum = start.loss;
+    if constexpr (kBias && !Loss::kExact) {
+      // The centred steps' sums G and H over every row are the epoch start's: where the loss's
+      // curvature changes much within the epoch (the squared hinge's loss'' jumps between 0 and 2,
+      // unscaled features), they fall behind, and the epoch can raise the objective (a walkthrough:
+      // 16,642 on scikit-learn's breast cancer, 1e33 on manual-page text). So the epoch is checked
+      // against where it began, and one that rose is taken again from there without the centring:
+      // the steps on w_j alone and the Newton step on b are each checked by their line search over
+      // every row they move, so that epoch cannot rise (to rounding, and to the races of hogwild).
+      // Cost: a copy of the weights and one more pass over the rows an epoch, and the epoch again
+      // where it rose.
+      snapshot_.assign(w, w + features_ + 1);
+      const double before = start.loss / double(n) + Regularizer(w);
+      RowSums copy = start;
+      totals.updates = Epoch(c, w, bias, copy, true);
+      if (c.executor->stop_flag().load()) return totals;  // interrupted: the trainer undoes it
+      const RowSums after = Recompute(c, w, bias);
+      if (after.loss / double(n) + Regularizer(w) > before + kRise * std::abs(before)) {
+        std::copy(snapshot_.begin(), snapshot_.end(), w);
+        RowSums again = Recompute(c, w, bias);
+        totals.updates = Epoch(c, w, bias, again, false);
+      }
+      return totals;
+    }
+    totals.updates = Epoch(c, w, bias, start, true);
+    return totals;
+  }
+
+ private:
+  static constexpr int kHalvings = 20;
+  static constexpr double kArmijo = 0.01;
+  // How much an epoch with the centred steps may raise the objective (relative) before it is
+  // taken again without them: races and rounding, not a step gone wrong.
+  static constexpr double kRise = 1e-9;
+
+  double Regularizer(const float* w) const {
+    double sum = 0;
+    for (uint64_t j = 0; j < features_; ++j) sum += double(w[j]) * w[j];
+    return 0.5 * l2_ * sum;
+  }
+
+  // One epoch from the sums `start` at the current scores: b's own step, then every worker's
+  // coordinates (with the bias moved along each step's centred feature when `centred`). Returns
+  // the samples processed: the epoch's share of the data's nonzeros, in rows.
+  uint64_t Epoch(const LinearContext& c, float* w, float& bias, RowSums& start, bool centred) {
+    const Dataset& data = *c.data;
+    const uint64_t n = data.rows();
     double b0 = 0;
     if constexpr (kBias) b0 = StepBias(c, bias, start);
     const double inv_n = 1.0 / static_cast<double>(n);
@@ -159,7 +211,7 @@ class CdRunner final : public LinearRunner {
         me.copy.assign(scores_.begin(), scores_.end());
         z = me.copy.data();
       }
-      BiasView view{start.g, start.h, static_cast<float>(b0)};
+      BiasView view{start.g, start.h, static_cast<float>(b0), centred};
       me.order.resize(cuts_[b + 1] - cuts_[b]);
       std::iota(me.order.begin(), me.order.end(), cuts_[b]);
       Rng rng(DeriveSeed(seed_, {kCoordinateStream, c.epoch, static_cast<uint64_t>(b)}));
@@ -198,13 +250,8 @@ class CdRunner final : public LinearRunner {
     }
     // Samples processed: the epoch's share of the data's nonzeros, in rows (n for a whole epoch).
     const uint64_t nnz = std::accumulate(done.begin(), done.end(), uint64_t{0});
-    totals.updates = data.nnz() == 0 ? n : static_cast<uint64_t>(double(nnz) / data.nnz() * n);
-    return totals;
+    return data.nnz() == 0 ? n : static_cast<uint64_t>(double(nnz) / data.nnz() * n);
   }
-
- private:
-  static constexpr int kHalvings = 20;
-  static constexpr double kArmijo = 0.01;
 
   struct alignas(kCacheLine) Worker {
     std::vector<uint64_t> order;
@@ -212,10 +259,6 @@ class CdRunner final : public LinearRunner {
     double moved = 0;         // --bias on, average: its moves of b in the epoch (unscaled)
   };
 
-  // Sums over every row of the losses and their first two derivatives at the scores z_i + b.
-  struct RowSums {
-    double loss = 0, g = 0, h = 0;
-  };
   static constexpr uint64_t kRows = 4096;  // rows per block of the passes over the rows
 
   // Calls row(i, sums) for every row, by blocks of rows in parallel; the blocks' sums are added in
@@ -317,7 +360,7 @@ class CdRunner final : public LinearRunner {
     }
     double mean = 0;  // xbar_j
     if constexpr (kBias) {
-      if (bias.h > 0) mean = h1 / bias.h;
+      if (bias.h > 0 && bias.centred) mean = h1 / bias.h;
       g -= mean * bias.g;
       h = std::max(h - mean * h1, 0.0);
     }
@@ -367,6 +410,7 @@ class CdRunner final : public LinearRunner {
   Columns columns_;
   std::vector<uint64_t> cuts_;
   AlignedArray<float> scores_;
+  std::vector<float> snapshot_;  // the weights and b at the epoch's start (Run)
   std::vector<double> squares_;  // sum_i x_ij^2 per column
   std::vector<double> sums_;     // sum_i x_ij per column
 };
