@@ -32,7 +32,9 @@ std::string EpochLine(const EpochReport& r, int epochs, double elapsed, bool has
                        100 * r.test_accuracy.value_or(0));
   }
   return fmt::format("{:>7}  {:>10.6f}  {:>10.6f}  {:>8.2f}%{}  {:>9}  {:>9.3g}  {:>7.2f}s",
-                     fmt::format("{}/{}", r.epoch, epochs), r.objective, r.progressive_loss,
+                     // the epoch as wide as the last, so that the rows stay aligned
+                     fmt::format("{:>{}}/{}", r.epoch, fmt::formatted_size("{}", epochs), epochs),
+                     r.objective, r.progressive_loss,
                      100 * r.train_accuracy, test, HumanCount(r.samples_per_second()),
                      r.relative_gap().value_or(r.learning_rate), elapsed);
 }
