@@ -152,12 +152,14 @@ TEST(Csv, TheFirstBadFieldWinsAcrossChunks) {
   }
 }
 
-TEST(Csv, LoadDatasetPicksCsvByNameOrFormat) {
+TEST(Csv, LoadDatasetPicksCsvByNameContentsOrFormat) {
   testing::TempDir dir;
   const std::string csv = dir.Write("d.CSV", "y,a\n1,2\n");
   const std::string txt = dir.Write("d.txt", "y,a\n1,2\n");
   EXPECT_EQ(DetectDataFormat(csv), DataFormat::kCsv);
-  EXPECT_EQ(DetectDataFormat(txt), DataFormat::kLibsvm);
+  EXPECT_EQ(DetectDataFormat(txt), DataFormat::kCsv) << "commas and no index:value pair";
+  EXPECT_EQ(DetectDataFormat(dir.Write("l.txt", "1 1:0.5 2:1 # a, b\n")), DataFormat::kLibsvm);
+  EXPECT_EQ(DetectDataFormat(dir.Write("n.txt", "1 2 3\n")), DataFormat::kLibsvm);
   const Dataset expected = testing::MakeDataset({{{0, 2.f}}}, {1.f}, 1);
   ExpectSameData(LoadDataset(csv), expected);
   LoadOptions options;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "byte_stream.hpp"
@@ -76,16 +78,23 @@ DataFormat DetectDataFormat(const std::string& path) {
   if (!fs::is_regular_file(path)) return DataFormat::kLibsvm;
   if (HasBinaryCacheMagic(path)) return DataFormat::kBinary;
   if (HasIdxMagic(path)) return DataFormat::kIdx;
-  const bool csv = HasCsvName(path);
   data_internal::ByteStream stream(path);
-  char first;
-  stream.Read(&first, 1);
+  std::string head(4096, '\0');
+  head.resize(stream.Read(head.data(), head.size()));
   if (stream.compressed()) {
     throw Error(path +
                 ": a gzip file that is not IDX: decompress it first (LIBSVM and CSV text are read "
                 "uncompressed, memory-mapped)");
   }
-  return csv ? DataFormat::kCsv : DataFormat::kLibsvm;
+  if (HasCsvName(path)) return DataFormat::kCsv;
+  // Whatever the name: a first line (before any comment) with commas and no index:value pair is
+  // CSV, which LIBSVM never is (a walkthrough's wine.txt was read as LIBSVM and refused).
+  std::string_view line(head);
+  line = line.substr(0, line.find('\n'));
+  line = line.substr(0, line.find('#'));
+  if (line.find(',') != std::string_view::npos && line.find(':') == std::string_view::npos)
+    return DataFormat::kCsv;
+  return DataFormat::kLibsvm;
 }
 
 Dataset LoadDataset(const std::string& path, const LoadOptions& options) {

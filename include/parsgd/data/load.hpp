@@ -16,7 +16,9 @@ namespace parsgd {
 enum class DataFormat { kAuto, kLibsvm, kIdx, kBinary, kCsv };
 
 inline constexpr Named<DataFormat> kDataFormats[] = {
-    {DataFormat::kAuto, "auto", "detected from the file's first bytes and the name (.csv)"},
+    {DataFormat::kAuto, "auto",
+     "detected from the file's first bytes (CSV: a name ending in .csv, or a first line with commas "
+     "and no index:value pair)"},
     {DataFormat::kLibsvm, "libsvm", "LIBSVM/svmlight text: label idx:val ..."},
     {DataFormat::kIdx, "idx", "IDX images (MNIST family, raw or gzip): IMAGES[,LABELS]"},
     {DataFormat::kBinary, "bin", "parsgd's binary cache (memory-mapped, checksummed)"},
@@ -59,8 +61,8 @@ struct LoadOptions {
 };
 
 // The format `path` holds, read from its first bytes: the binary cache magic -> kBinary; an IDX
-// magic, raw or after gunzip -> kIdx; a name ending in ".csv" (any case) -> kCsv; anything else ->
-// kLibsvm. A path that does not exist but
+// magic, raw or after gunzip -> kIdx; a name ending in ".csv" (any case), or a first line (before
+// any '#') with a comma and no ':' -> kCsv; anything else -> kLibsvm. A path that does not exist but
 // contains a comma is an IDX pair -> kIdx. Throws parsgd::Error for a gzip file that is not IDX.
 DataFormat DetectDataFormat(const std::string& path);
 
