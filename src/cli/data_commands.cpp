@@ -35,7 +35,8 @@ int Generate(std::span<const std::string> args) {
     return 0;
   }
   try {
-    ValidateGeneratorParams(g);  // what no flag's range says alone (rows, features, nnz <= features)
+    // What no flag's range says alone: rows, features, nnz <= features.
+    ValidateGeneratorParams(g);
   } catch (const Error& e) {
     std::string what = e.what();
     if (what.starts_with("generator: ")) what = "--" + what.substr(11);  // "--rows must be ..."

@@ -144,8 +144,8 @@ void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& 
   if (c.bias == Bias::kOff) model += " (bias off)";
   if (c.backend == Backend::kOffload) {
     out +=
-        fmt::format("  model {}, scheme {}, order {}, offload to {} ({} worker{}), seed {}\n", model,
-                    scheme, NameOf<OrderKind>(kOrderKinds, c.order), s.device, s.workers,
+        fmt::format("  model {}, scheme {}, order {}, offload to {} ({} worker{}), seed {}\n",
+                    model, scheme, NameOf<OrderKind>(kOrderKinds, c.order), s.device, s.workers,
                     s.workers == 1 ? "" : "s", c.seed);
   } else {
     out +=
@@ -267,7 +267,8 @@ int TrainRun(std::span<const std::string> args, Communicator& ranks) {
   RefuseOverwrites({{"--train", run.train}, {"--test", run.test}},
                    {{"--save", a.save}, {"--metrics", a.metrics}, {"--checkpoint", a.checkpoint}});
   RefuseOverwrites({{"--resume", a.resume}}, {{"--save", a.save}, {"--metrics", a.metrics}});
-  RefuseOverwrites({{"--init", a.init}}, {{"--metrics", a.metrics}, {"--checkpoint", a.checkpoint}});
+  RefuseOverwrites({{"--init", a.init}},
+                   {{"--metrics", a.metrics}, {"--checkpoint", a.checkpoint}});
   std::optional<LoadedModel> init;
   if (!a.init.empty()) {
     if (!a.resume.empty()) {

@@ -124,7 +124,8 @@ class LinearSyncLocal {
     std::vector<std::vector<Routed>>& to = workers_[w].routed;
     for (uint32_t e = 0; e < x.nnz; ++e) {
       const uint32_t j = x.index[e];
-      to[owners_.Of(j)].push_back({j, i, GradientSum<Head::kOutputs>::StepInput(x.value[e], rates, j)});
+      const float input = GradientSum<Head::kOutputs>::StepInput(x.value[e], rates, j);
+      to[owners_.Of(j)].push_back({j, i, input});
     }
   }
 

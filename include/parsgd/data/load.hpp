@@ -17,8 +17,8 @@ enum class DataFormat { kAuto, kLibsvm, kIdx, kBinary, kCsv };
 
 inline constexpr Named<DataFormat> kDataFormats[] = {
     {DataFormat::kAuto, "auto",
-     "detected from the file's first bytes (CSV: a name ending in .csv, or a first line with commas "
-     "and no index:value pair)"},
+     "detected from the file's first bytes (CSV: a name ending in .csv, or a first line with "
+     "commas and no index:value pair)"},
     {DataFormat::kLibsvm, "libsvm", "LIBSVM/svmlight text: label idx:val ..."},
     {DataFormat::kIdx, "idx", "IDX images (MNIST family, raw or gzip): IMAGES[,LABELS]"},
     {DataFormat::kBinary, "bin", "parsgd's binary cache (memory-mapped, checksummed)"},
@@ -62,8 +62,8 @@ struct LoadOptions {
 
 // The format `path` holds, read from its first bytes: the binary cache magic -> kBinary; an IDX
 // magic, raw or after gunzip -> kIdx; a name ending in ".csv" (any case), or a first line (before
-// any '#') with a comma and no ':' -> kCsv; anything else -> kLibsvm. A path that does not exist but
-// contains a comma is an IDX pair -> kIdx. Throws parsgd::Error for a gzip file that is not IDX.
+// any '#') with a comma and no ':' -> kCsv; anything else -> kLibsvm. A path that does not exist
+// but contains a comma is an IDX pair -> kIdx. Throws parsgd::Error for a gzip file that is not IDX.
 DataFormat DetectDataFormat(const std::string& path);
 
 // Loads `path` in the given format (or the detected one). IDX paths are either "IMAGES,LABELS" or
