@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "parsgd/optim/optimizer.hpp"
+#include "train/gradient_sum.hpp"
 
 namespace parsgd {
 namespace {
@@ -190,6 +191,49 @@ TEST(Optimizer, StepFollowsTheFiniteDifferenceGradient) {
     EXPECT_NEAR((start[i] - w[i]) / eta, gradient, 1e-3) << "coordinate " << i;
   }
   EXPECT_EQ(w[1], start[1]);
+}
+
+// --normalize maxabs gives feature j the step multiplier m_j = 1 / max|x_j|^2. The adaptive rules
+// divide by the gradient's own scale, so m_j cancelled in them and every weight moved by about eta
+// whatever its feature's scale (a walkthrough: adam 88.8% on raw breast cancer, 97.0% scaled).
+// Two features that are the same signal in units 1000 apart must move their weights 1000 apart,
+// as SGD does, per sample (LinearSgdStep) and per minibatch (GradientSum).
+template <class Rule>
+void ExpectMovesScaledByTheFeaturesRange(OptimizerKind kind) {
+  const uint32_t index[] = {0, 1};
+  const float value[] = {0.5f, 500.f};  // feature 1 is feature 0 in units 1000 smaller
+  const SparseRow x{index, value, 2};
+  // m_j and the L2 term m_j r_j, the same for both: the L2 weight of the same normalised problem.
+  const std::vector<FeatureRate> rates = {{1.f, 0.01f}, {1e-6f, 0.01f}};
+  OptimizerConfig h = Hyper(kind);
+  const RuleContext c = MakeRuleContext(h, 0.1f, 1);
+  // Per sample.
+  std::vector<float> w(3, 0.f), s0(3, 0.f), s1(3, 0.f);
+  const LinearParams p{{w.data(), s0.data(), s1.data()}, 2, 1, rates.data()};
+  SequentialScheme scheme;
+  float z[1];
+  LinearSgdStep<BinaryHead<LogisticLoss>, Rule>(scheme, p, x, 1.f, c, z);
+  ASSERT_GT(w[0], 0.f);
+  EXPECT_NEAR(w[1] * 1000.f, w[0], 1e-3f * w[0]) << "per sample";
+  // Per minibatch of that one row.
+  std::vector<float> v(3, 0.f), t0(3, 0.f), t1(3, 0.f), sum(3, 0.f);
+  std::vector<uint32_t> count(2, 0);
+  const LinearParams q{{v.data(), t0.data(), t1.data()}, 2, 1, rates.data()};
+  GradientSum<1> g(sum.data(), count.data(), 2, 1);
+  float d[1] = {0.f};
+  LinearScores<1>(q, x, d);
+  BinaryHead<LogisticLoss>::LossAndGradient(d, 1, 1.f);
+  g.Add(x, d, rates.data(), [](uint32_t) { return true; });
+  g.template ApplyAndClear<Rule, PlainWrite>(q, 1, c);
+  ASSERT_GT(v[0], 0.f);
+  EXPECT_NEAR(v[1] * 1000.f, v[0], 1e-3f * v[0]) << "per minibatch";
+}
+
+TEST(Optimizer, AdaptiveRulesMoveEachWeightByItsFeaturesRange) {
+  ExpectMovesScaledByTheFeaturesRange<SgdRule>(OptimizerKind::kSgd);  // the reference behaviour
+  ExpectMovesScaledByTheFeaturesRange<AdaGradRule>(OptimizerKind::kAdaGrad);
+  ExpectMovesScaledByTheFeaturesRange<RmsPropRule>(OptimizerKind::kRmsProp);
+  ExpectMovesScaledByTheFeaturesRange<AdamRule>(OptimizerKind::kAdam);
 }
 
 }  // namespace

@@ -236,8 +236,10 @@ void RunSyncStep(const Rows& d, const Params& p, const SyncBuffers& b, uint64_t 
       const float q = rates ? rates[j].shrink_rate * (static_cast<float>(count[j]) * inv) : 0.f;
       const float reg = Rule::Prepare(rc, q);
       const uint64_t at = static_cast<uint64_t>(j) * outputs;
+      const RuleContext cj =
+          Rule::kScaleFree && rates ? FeatureContext<Rule>(rc, rates[j].step_scale) : rc;
       for (int k = 0; k < outputs; ++k) {
-        Rule::template Apply<StoreWrite>(arrays, at + k, sum[at + k] * inv, reg, rc);
+        Rule::template Apply<StoreWrite>(arrays, at + k, sum[at + k] * inv, reg, cj);
         sum[at + k] = 0.f;
       }
       count[j] = 0;

@@ -65,8 +65,10 @@ class GradientSum {
       const float q = p.rates ? p.rates[j].shrink_rate * (static_cast<float>(count[j]) * inv) : 0.f;
       const float reg = Rule::Prepare(c, q);
       const uint64_t at = static_cast<uint64_t>(j) * k_out;
+      const RuleContext cj =
+          Rule::kScaleFree && p.rates ? FeatureContext<Rule>(c, p.rates[j].step_scale) : c;
       for (int k = 0; k < k_out; ++k) {
-        Rule::template Apply<Write>(p.arrays, at + k, sum[at + k] * inv, reg, c);
+        Rule::template Apply<Write>(p.arrays, at + k, sum[at + k] * inv, reg, cj);
         sum[at + k] = 0.f;
       }
       count[j] = 0;

@@ -88,6 +88,7 @@ inline float Update(float& x, F f) {
 // coordinate given its loss gradient l.
 struct SgdRule {
   static constexpr OptimizerKind kKind = OptimizerKind::kSgd;
+  static constexpr bool kScaleFree = false;
   static float Prepare(const RuleContext& c, float q) { return 1.f / (1.f + c.eta * q); }
   template <class Write>
   static void Apply(const ParamArrays& p, uint64_t i, float l, float shrink, const RuleContext& c) {
@@ -98,6 +99,7 @@ struct SgdRule {
 
 struct MomentumRule {
   static constexpr OptimizerKind kKind = OptimizerKind::kMomentum;
+  static constexpr bool kScaleFree = false;
   static float Prepare(const RuleContext& c, float q) { return 1.f / (1.f + c.momentum_eta * q); }
   template <class Write>
   static void Apply(const ParamArrays& p, uint64_t i, float l, float shrink, const RuleContext& c) {
@@ -109,6 +111,7 @@ struct MomentumRule {
 
 struct NesterovRule {
   static constexpr OptimizerKind kKind = OptimizerKind::kNesterov;
+  static constexpr bool kScaleFree = false;
   static float Prepare(const RuleContext& c, float q) { return 1.f / (1.f + c.momentum_eta * q); }
   template <class Write>
   static void Apply(const ParamArrays& p, uint64_t i, float l, float shrink, const RuleContext& c) {
@@ -118,6 +121,19 @@ struct NesterovRule {
   }
 };
 
+// The adaptive rules (kScaleFree) divide the step by the gradient's own scale, so the per-feature
+// factor m_j = 1 / max|x_j|^2 that --normalize maxabs gives the gradient cancels in them: each
+// weight moved by about eta whatever its feature's scale (adam reached 88.8% on raw breast cancer
+// against 97.0% on a max-abs-scaled copy; a walkthrough). In the normalised coordinates w'_j =
+// w_j / a_j, a_j = sqrt(m_j), the rule moves w'_j by its step; mapped back, that is a step of
+// eta a_j on w_j, the implicit L2 included. The callers that know m_j pass the context this gives.
+template <class Rule>
+inline RuleContext FeatureContext(const RuleContext& c, float step_scale) {
+  RuleContext scaled = c;
+  if constexpr (Rule::kScaleFree) scaled.eta = c.eta * std::sqrt(step_scale);
+  return scaled;
+}
+
 // The adaptive rules' implicit step with denominator D = sqrt(s) + eps and numerator n (eta times
 // the loss part of the move): (w - n / D) / (1 + eta q / D), one division.
 inline float AdaptiveStep(float w, float n, float q, float d, const RuleContext& c) {
@@ -126,6 +142,7 @@ inline float AdaptiveStep(float w, float n, float q, float d, const RuleContext&
 
 struct AdaGradRule {
   static constexpr OptimizerKind kKind = OptimizerKind::kAdaGrad;
+  static constexpr bool kScaleFree = true;
   static float Prepare(const RuleContext&, float q) { return q; }
   template <class Write>
   static void Apply(const ParamArrays& p, uint64_t i, float l, float q, const RuleContext& c) {
@@ -138,6 +155,7 @@ struct AdaGradRule {
 
 struct RmsPropRule {
   static constexpr OptimizerKind kKind = OptimizerKind::kRmsProp;
+  static constexpr bool kScaleFree = true;
   static float Prepare(const RuleContext&, float q) { return q; }
   template <class Write>
   static void Apply(const ParamArrays& p, uint64_t i, float l, float q, const RuleContext& c) {
@@ -151,6 +169,7 @@ struct RmsPropRule {
 
 struct AdamRule {
   static constexpr OptimizerKind kKind = OptimizerKind::kAdam;
+  static constexpr bool kScaleFree = true;
   static float Prepare(const RuleContext&, float q) { return q; }
   template <class Write>
   static void Apply(const ParamArrays& p, uint64_t i, float l, float q, const RuleContext& c) {

@@ -123,6 +123,7 @@ inline void LinearUpdate(const LinearParams& p, const SparseRow& x, const float*
   // divisions the compiler vectorises), then applied.
   constexpr uint32_t kChunk = 64;
   float input[kChunk], reg[kChunk];
+  [[maybe_unused]] float scale[Rule::kScaleFree ? kChunk : 1];  // m_j, for FeatureContext
   for (uint32_t begin = 0; begin < x.nnz; begin += kChunk) {
     const uint32_t n = std::min(kChunk, x.nnz - begin);
     // Pointers, not x.value[begin + e]: a 32-bit index sum may wrap, so g++ kept it in vector
@@ -134,6 +135,7 @@ inline void LinearUpdate(const LinearParams& p, const SparseRow& x, const float*
         const FeatureRate rate = p.rates[index[e]];
         input[e] = value[e] * rate.step_scale;
         reg[e] = rate.shrink_rate;
+        if constexpr (Rule::kScaleFree) scale[e] = rate.step_scale;
       }
     } else {
       for (uint32_t e = 0; e < n; ++e) {
@@ -144,8 +146,15 @@ inline void LinearUpdate(const LinearParams& p, const SparseRow& x, const float*
     for (uint32_t e = 0; e < n; ++e) reg[e] = Rule::Prepare(c, reg[e]);
     for (uint32_t e = 0; e < n; ++e) {
       const uint64_t at = static_cast<uint64_t>(index[e]) * k_out;
-      for (int k = 0; k < k_out; ++k) {
-        Rule::template Apply<Write>(arrays, at + k, d[k] * input[e], reg[e], c);
+      if constexpr (Rule::kScaleFree) {
+        const RuleContext ce = p.rates ? FeatureContext<Rule>(c, scale[e]) : c;
+        for (int k = 0; k < k_out; ++k) {
+          Rule::template Apply<Write>(arrays, at + k, d[k] * input[e], reg[e], ce);
+        }
+      } else {
+        for (int k = 0; k < k_out; ++k) {
+          Rule::template Apply<Write>(arrays, at + k, d[k] * input[e], reg[e], c);
+        }
       }
     }
   }
