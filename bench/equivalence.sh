@@ -3,14 +3,15 @@
 # the training core that must not change any result).
 #
 # It runs a FIXED list of small `parsgd train` cases (every deterministic scheme; the one-worker
-# case of every asynchronous scheme; the models, optimisers, orders, schedules and MLP backends
-# spread over them; the offload backend's host fallback; checkpoint + resume and --init) and keeps
-# the exact bytes of what each writes: the saved model (--save) and the per-epoch metrics
-# (--metrics) with every wall-clock field removed, canonicalised with json.dumps(sort_keys=True).
-# The data is written by the binary itself (`parsgd gen`) plus a slice of Debian's Fashion-MNIST
+# case of every asynchronous scheme; the MLP's model partitions; the coordinate-descent solvers;
+# the models, optimisers, orders, schedules and MLP backends spread over them; the offload
+# backend's host fallback; ranks under mpirun; checkpoint + resume and --init) and keeps the exact
+# bytes of what each writes: the saved model (--save) and the per-epoch metrics (--metrics) with
+# every wall-clock field removed, canonicalised with json.dumps(sort_keys=True). The data is
+# written by the binary itself (`parsgd gen`) plus a slice of Debian's Fashion-MNIST
 # (/usr/share/datasets/fashion-mnist, package dataset-fashion-mnist), so nothing else is needed
-# but /usr/bin/python3. 68 cases (57 from before the replica schemes were written once, 11 for
-# gossip and the outer optimiser), about 5 s on the (loaded) 2-vCPU development VM.
+# but /usr/bin/python3 (and mpirun for the ranks' cases, skipped where the binary has no MPI).
+# About 100 cases, under a minute on 2 cores.
 # Every command runs in OUTDIR with relative paths: the model file records the --train path.
 #
 #   bench/equivalence.sh BINARY OUTDIR        run every case with BINARY (a parsgd executable);
@@ -30,7 +31,6 @@
 #   git checkout NEW && cmake --build build
 #   bench/equivalence.sh build/parsgd /tmp/eq-new
 #   bench/equivalence.sh --compare /tmp/eq-old /tmp/eq-new
-# The metrics gained a field at e72b5fc ("solver"): compare two binaries on the same side of it.
 # Run both on the same machine: the MLP's oneDNN kernels (and the compiler's vector code) depend
 # on the CPU, so the bytes are only comparable between runs on one machine (and one build
 # configuration: -march=native, PARSGD_OFFLOAD).
@@ -145,10 +145,11 @@ open(sys.argv[2], "w").write("\n".join(out) + "\n")
 '
 
 NCASES=0
+LAUNCH=()  # a launcher before the binary (mpirun for the ranks' cases)
 # run NAME ARGS...: one case, `parsgd train ARGS --save NAME.model --metrics ...`.
 run() {
   local name=$1; shift
-  local cmd=("$BIN" train "$@" --save "$name.model" --metrics "work/$name.jsonl")
+  local cmd=("${LAUNCH[@]}" "$BIN" train "$@" --save "$name.model" --metrics "work/$name.jsonl")
   record "$name" "${cmd[@]}"
   if ! "${cmd[@]}" > "work/$name.log" 2>&1; then
     tail -5 "work/$name.log" >&2
@@ -271,6 +272,53 @@ if "$BIN" device 2>&1 | grep -q '^backend offload: *\(host-fallback\|gpu\|GPU\)'
 else
   echo "offload backend not built (parsgd device): skipping the offload cases"
   echo "# offload cases skipped: parsgd device reports no offload backend" >> commands.txt
+fi
+
+# ----- 7. the MLP's model partitions (threads 2), deterministic -----------------------------------
+run mlp-pipeline-onednn           "${FM[@]}" "${DET[@]}" --model mlp --hidden 64,32 --mlp-backend onednn --scheme pipeline --threads 2 --batch 32 --epochs 2
+run mlp-pipeline-ref-micro        "${FM[@]}" "${DET[@]}" --model mlp --hidden 32 --mlp-backend reference --scheme pipeline --threads 2 --batch 16 --micro-batches 2 --optimizer adam --learning-rate 0.001 --epochs 2
+run mlp-vertical-onednn           "${FM[@]}" "${DET[@]}" --model mlp --hidden 64,32 --mlp-backend onednn --scheme vertical --threads 2 --batch 32 --epochs 2
+run mlp-vertical-ref-nesterov     "${FM[@]}" "${DET[@]}" --model mlp --hidden 32 --mlp-backend reference --scheme vertical --threads 2 --batch 16 --optimizer nesterov --epochs 2 --order local
+run mlp-subnet-onednn             "${FM[@]}" "${DET[@]}" --model mlp --hidden 64,32 --mlp-backend onednn --scheme subnet --threads 2 --batch 16 --period 4 --epochs 2
+run mlp-subnet-ref-skeleton       "${FM[@]}" "${DET[@]}" --model mlp --hidden 32 --mlp-backend reference --scheme subnet --threads 2 --batch 16 --skeleton-ratio 0.5 --period epoch --epochs 2
+run mlp-subnet-t1                 "${FM[@]}" "${DET[@]}" --model mlp --hidden 32 --scheme subnet --threads 1 --batch 16 --epochs 2
+
+# ----- 8. the coordinate-descent solvers --------------------------------------------------------
+run cd-seq-logistic-bias          "${LIN[@]}" "${DET[@]}" --solver cd --scheme sequential --threads 1 --model logistic --epochs 4
+run cd-seq-squared-nobias         "${LIN[@]}" "${DET[@]}" --solver cd --scheme sequential --threads 1 --model squared --bias off --epochs 3
+run cd-seq-sqhinge-bias           "${LIN[@]}" "${DET[@]}" --solver cd --scheme sequential --threads 1 --model squared-hinge --epochs 3 --l2 0.001
+run cd-avg-logistic-t2            "${LIN[@]}" "${DET[@]}" --solver cd --scheme average --threads 2 --model logistic --epochs 3
+run cd-avg-squared-nobias-t2      "${LIN[@]}" "${DET[@]}" --solver cd --scheme average --threads 2 --model squared --bias off --epochs 3
+run cd-hogwild-t1-sqhinge-nobias  "${LIN[@]}" --solver cd --scheme hogwild --threads 1 --model squared-hinge --bias off --epochs 3
+run cd-atomic-t1-logistic         "${LIN[@]}" --solver cd --scheme atomic --threads 1 --model logistic --epochs 3 --tol none
+run cd-auto-det-t2                "${LIN[@]}" "${DET[@]}" --solver cd --threads 2 --model logistic --epochs 3
+run dual-seq-hinge                "${LIN[@]}" "${DET[@]}" --solver dual-cd --bias off --scheme sequential --threads 1 --model hinge --epochs 5
+run dual-seq-hinge-noshrink       "${LIN[@]}" "${DET[@]}" --solver dual-cd --bias off --scheme sequential --threads 1 --model hinge --shrinking off --epochs 5 --order random
+run dual-seq-sqhinge              "${LIN[@]}" "${DET[@]}" --solver dual-cd --bias off --scheme sequential --threads 1 --model squared-hinge --epochs 5
+run dual-seq-logistic             "${LIN[@]}" "${DET[@]}" --solver dual-cd --bias off --scheme sequential --threads 1 --model logistic --epochs 4 --order local
+run dual-hogwild-t1-logistic      "${LIN[@]}" --solver dual-cd --bias off --scheme hogwild --threads 1 --model logistic --epochs 3
+run dual-locked-t1-hinge          "${LIN[@]}" --solver dual-cd --bias off --scheme locked --threads 1 --model hinge --epochs 3
+run dual-striped-t1-sqhinge       "${LIN[@]}" --solver dual-cd --bias off --scheme striped --threads 1 --model squared-hinge --epochs 3
+run dual-atomic-t1-hinge          "${LIN[@]}" --solver dual-cd --bias off --scheme atomic --threads 1 --model hinge --epochs 3 --tol none
+
+# ----- 9. ranks (mpirun -np 2, one thread a rank) ------------------------------------------------
+MPIRUN=$(command -v mpirun || true)
+if [[ -n $MPIRUN ]] && ldd "$BIN" | grep -q libmpi; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+         OMPI_MCA_btl_vader_single_copy_mechanism=none
+  LAUNCH=("$MPIRUN" -np 2)
+  run ranks2-avg-logistic         "${LIN[@]}" "${DET[@]}" --ranks-scheme average --scheme sequential --threads 1 --model logistic --epochs 2
+  run ranks2-avg-state-momentum   "${LIN[@]}" "${DET[@]}" --ranks-scheme average --ranks-period 200 --average-state --scheme sequential --threads 1 --model hinge --optimizer momentum --learning-rate 0.05 --epochs 2
+  run ranks2-avg-outer-nesterov   "${LIN[@]}" "${DET[@]}" --ranks-scheme average --ranks-period 300 --outer-optimizer nesterov --outer-learning-rate 0.7 --scheme sequential --threads 1 --model logistic --epochs 2
+  run ranks2-gossip-softmax       "${LIN[@]}" "${DET[@]}" --ranks-scheme gossip --ranks-period 250 --scheme sequential --threads 1 --model softmax --epochs 2
+  run ranks2-sync-hinge-adam       "${LIN[@]}" "${DET[@]}" --ranks-scheme sync --batch 32 --threads 1 --model hinge --optimizer adam --learning-rate 0.01 --epochs 2
+  run ranks2-sync-mlp             "${FM[@]}"  "${DET[@]}" --ranks-scheme sync --batch 32 --threads 1 --model mlp --hidden 32 --epochs 2
+  run ranks2-avg-replicas-t2      "${LIN[@]}" "${DET[@]}" --ranks-scheme average --scheme average --threads 2 --period 4 --batch 16 --model logistic --epochs 2
+  run ranks2-gossip-mlp-avg       "${FM[@]}"  "${DET[@]}" --ranks-scheme gossip --scheme average --threads 1 --period 5 --batch 16 --model mlp --hidden 32 --epochs 2
+  LAUNCH=()
+else
+  echo "mpirun or the binary's MPI support missing: skipping the ranks' cases"
+  echo "# ranks cases skipped: no mpirun, or a binary built without MPI" >> commands.txt
 fi
 
 # ----- 5. checkpoint + resume, and --init --------------------------------------------------------
