@@ -7,7 +7,7 @@
 
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/data/generator.hpp"
-#include "parsgd/train/executor.hpp"
+#include "parsgd/exec/executor.hpp"
 
 namespace parsgd::bench {
 

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "../src/train/row_prefetch.hpp"
 #include "bench_common.hpp"
+#include "parsgd/data/row_prefetch.hpp"
 #include "parsgd/order/sample_order.hpp"
 #include "parsgd/run/trainer.hpp"
 

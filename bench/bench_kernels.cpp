@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "parsgd/train/linear_step.hpp"
+#include "parsgd/model/linear/linear_step.hpp"
 #include "parsgd/util/rng.hpp"
 
 namespace parsgd {
@@ -85,7 +85,8 @@ template <class Write>
 void Update(benchmark::State& state, bool regularised) {
   std::vector<float> w(kFeatures + 1, 0.01f);
   std::vector<FeatureRate> reg(kFeatures, FeatureRate{1.f, 1e-3f});
-  const LinearParams p{{w.data(), nullptr, nullptr}, kFeatures, 1, regularised ? reg.data() : nullptr};
+  const LinearParams p{
+      {w.data(), nullptr, nullptr}, kFeatures, 1, regularised ? reg.data() : nullptr};
   const float d = 1e-3f;
   const RuleContext c = MakeRuleContext(OptimizerConfig{}, 0.1f, 1);
   int r = 0;
@@ -123,15 +124,21 @@ void Step(benchmark::State& state, OptimizerKind kind) {
   }
   SetCounters(state);
 }
-void BM_LogisticStep_Hogwild(benchmark::State& s) { Step<HogwildScheme, SgdRule>(s, OptimizerKind::kSgd); }
-void BM_LogisticStep_Atomic(benchmark::State& s) { Step<AtomicScheme, SgdRule>(s, OptimizerKind::kSgd); }
+void BM_LogisticStep_Hogwild(benchmark::State& s) {
+  Step<HogwildScheme, SgdRule>(s, OptimizerKind::kSgd);
+}
+void BM_LogisticStep_Atomic(benchmark::State& s) {
+  Step<AtomicScheme, SgdRule>(s, OptimizerKind::kSgd);
+}
 void BM_LogisticStep_Momentum(benchmark::State& s) {
   Step<HogwildScheme, MomentumRule>(s, OptimizerKind::kMomentum);
 }
 void BM_LogisticStep_AdaGrad(benchmark::State& s) {
   Step<HogwildScheme, AdaGradRule>(s, OptimizerKind::kAdaGrad);
 }
-void BM_LogisticStep_Adam(benchmark::State& s) { Step<HogwildScheme, AdamRule>(s, OptimizerKind::kAdam); }
+void BM_LogisticStep_Adam(benchmark::State& s) {
+  Step<HogwildScheme, AdamRule>(s, OptimizerKind::kAdam);
+}
 BENCHMARK(BM_LogisticStep_Hogwild);
 BENCHMARK(BM_LogisticStep_Atomic);
 BENCHMARK(BM_LogisticStep_Momentum);

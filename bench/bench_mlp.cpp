@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "parsgd/model/mlp_engine.hpp"
-#include "parsgd/model/mlp_model.hpp"
+#include "parsgd/model/mlp/mlp_engine.hpp"
+#include "parsgd/model/mlp/mlp_model.hpp"
 #include "parsgd/util/rng.hpp"
 
 namespace parsgd {
@@ -36,9 +36,11 @@ void Step(benchmark::State& state, MlpBackend backend, std::vector<int> sizes) {
   for (int& y : labels) y = static_cast<int>(rng.Uniform(sizes.back()));
   std::vector<float> grad(model.params().size());
   for (auto _ : state) {
-    benchmark::DoNotOptimize(engine->LossAndGradient(model.params().data(), x.data(), labels.data(), kBatch, grad.data()));
+    benchmark::DoNotOptimize(engine->LossAndGradient(model.params().data(), x.data(), labels.data(),
+                                                     kBatch, grad.data()));
   }
-  state.counters["samples/s"] = benchmark::Counter(double(kBatch) * state.iterations(), benchmark::Counter::kIsRate);
+  state.counters["samples/s"] =
+      benchmark::Counter(double(kBatch) * state.iterations(), benchmark::Counter::kIsRate);
   state.counters["FLOP/s"] = benchmark::Counter(StepFlops(model) * kBatch * state.iterations(),
                                                 benchmark::Counter::kIsRate);
 }
@@ -58,7 +60,9 @@ void Forward(benchmark::State& state, std::vector<int> sizes) {
 }
 
 void BM_MlpStep_OneDnn(benchmark::State& s) { Step(s, MlpBackend::kOneDnn, {784, 256, 128, 10}); }
-void BM_MlpStep_Reference(benchmark::State& s) { Step(s, MlpBackend::kReference, {784, 256, 128, 10}); }
+void BM_MlpStep_Reference(benchmark::State& s) {
+  Step(s, MlpBackend::kReference, {784, 256, 128, 10});
+}
 void BM_Layer784x256_OneDnn(benchmark::State& s) { Step(s, MlpBackend::kOneDnn, {784, 256}); }
 void BM_Layer784x256_Reference(benchmark::State& s) { Step(s, MlpBackend::kReference, {784, 256}); }
 void BM_Gemm64x784x256_OneDnn(benchmark::State& s) { Forward(s, {784, 256}); }

@@ -50,17 +50,22 @@ die() { echo "equivalence.sh: $*" >&2; exit 1; }
 # ---------------------------------------------------------------------------------------------
 # --compare DIR_A DIR_B
 # ---------------------------------------------------------------------------------------------
+# The cases' commands of an output dir, the binary's path written BIN.
+commands_of() {
+  local bin
+  bin=$(sed -n 's/^# binary: //p' "$1/commands.txt")
+  grep -v '^#' "$1/commands.txt" | awk -v bin="$bin" '{ for (i = 1; i <= NF; ++i) if ($i == bin) $i = "BIN"; print }'
+}
+
 compare() {
   local a=$1 b=$2 name n=0 m=0 what
   [[ -f $a/commands.txt && -f $a/SHA256SUMS ]] || die "$a: not an equivalence.sh output dir"
   [[ -f $b/commands.txt && -f $b/SHA256SUMS ]] || die "$b: not an equivalence.sh output dir"
   local bad=0
-  # The same list of commands (the binary's path, field 2, aside) and the same input data.
-  if ! cmp -s <(grep -v '^#' "$a/commands.txt" | awk '{ $2 = ""; print }') \
-              <(grep -v '^#' "$b/commands.txt" | awk '{ $2 = ""; print }'); then
+  # The same list of commands (the binary's path aside) and the same input data.
+  if ! cmp -s <(commands_of "$a") <(commands_of "$b"); then
     echo "commands differ (not the same case list: different versions of this script?):"
-    diff <(grep -v '^#' "$a/commands.txt" | awk '{ $2 = ""; print }') \
-         <(grep -v '^#' "$b/commands.txt" | awk '{ $2 = ""; print }') | head -20 || true
+    diff <(commands_of "$a") <(commands_of "$b") | head -20 || true
     bad=1
   fi
   if ! cmp -s "$a/data/SHA256SUMS" "$b/data/SHA256SUMS"; then

@@ -26,8 +26,8 @@
 #include "parsgd/data/generator.hpp"
 #include "parsgd/data/load.hpp"
 #include "parsgd/io/model_file.hpp"
+#include "parsgd/model/evaluate.hpp"
 #include "parsgd/model/targets.hpp"
-#include "parsgd/train/evaluate.hpp"
 #include "parsgd/run/trainer.hpp"
 
 namespace parsgd {
@@ -53,7 +53,8 @@ constexpr Job kJobs[] = {
     {"hinge locked momentum", ModelKind::kHinge, SchemeKind::kLocked, OptimizerKind::kMomentum},
     {"squared striped adagrad", ModelKind::kSquared, SchemeKind::kStriped, OptimizerKind::kAdaGrad},
     {"softmax sync adam", ModelKind::kSoftmax, SchemeKind::kSync, OptimizerKind::kAdam},
-    {"logistic average rmsprop", ModelKind::kLogistic, SchemeKind::kAverage, OptimizerKind::kRmsProp},
+    {"logistic average rmsprop", ModelKind::kLogistic, SchemeKind::kAverage,
+     OptimizerKind::kRmsProp},
     {"mlp hogwild momentum", ModelKind::kMlp, SchemeKind::kHogwild, OptimizerKind::kMomentum},
     {"mlp average adam", ModelKind::kMlp, SchemeKind::kAverage, OptimizerKind::kAdam},
     {"mlp sync sgd", ModelKind::kMlp, SchemeKind::kSync, OptimizerKind::kSgd},
@@ -90,8 +91,9 @@ int OpenFds() {
 Dataset WithClassIds(const Dataset& data) {
   AlignedArray<float> labels(data.rows());
   for (uint64_t i = 0; i < data.rows(); ++i) labels[i] = data.label(i) > 0 ? 1.f : 0.f;
-  Dataset::Parts parts{data.offsets(), data.indices(), data.values(),
-                       SharedArray<float>(std::move(labels)), data.features(), "classes", nullptr};
+  Dataset::Parts parts{
+      data.offsets(),  data.indices(), data.values(), SharedArray<float>(std::move(labels)),
+      data.features(), "classes",      nullptr};
   return Dataset(std::move(parts));
 }
 
@@ -137,19 +139,25 @@ Options Parse(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string_view flag = argv[i];
     const char* value = argv[i + 1];
-    if (flag == "--rounds") o.rounds = std::atoi(value);
-    else if (flag == "--warmup") o.warmup = std::atoi(value);
-    else if (flag == "--tolerance-mb") o.tolerance_mb = std::atof(value);
-    else if (flag == "--heap-tolerance-mb") o.heap_tolerance_mb = std::atof(value);
-    else if (flag == "--threads") o.threads = std::atoi(value);
+    if (flag == "--rounds")
+      o.rounds = std::atoi(value);
+    else if (flag == "--warmup")
+      o.warmup = std::atoi(value);
+    else if (flag == "--tolerance-mb")
+      o.tolerance_mb = std::atof(value);
+    else if (flag == "--heap-tolerance-mb")
+      o.heap_tolerance_mb = std::atof(value);
+    else if (flag == "--threads")
+      o.threads = std::atoi(value);
     else {
       std::fprintf(stderr, "soak: unknown flag %s\n", argv[i]);
       std::exit(2);
     }
   }
   if (argc % 2 == 0 || o.rounds <= o.warmup || o.warmup < 1 || o.threads < 1) {
-    std::fprintf(stderr, "usage: soak [--rounds N > warmup] [--warmup N >= 1] "
-                         "[--tolerance-mb X] [--heap-tolerance-mb X] [--threads N]\n");
+    std::fprintf(stderr,
+                 "usage: soak [--rounds N > warmup] [--warmup N >= 1] "
+                 "[--tolerance-mb X] [--heap-tolerance-mb X] [--threads N]\n");
     std::exit(2);
   }
   return o;
@@ -176,8 +184,8 @@ int main(int argc, char** argv) {
 
   std::printf("soak: %zu jobs per round, %d threads, %d warm-up rounds; %d open fds at start\n",
               std::size(kJobs), options.threads, options.warmup, start_fds);
-  std::printf("%6s %9s %9s %9s %9s %5s %8s\n", "round", "rss MiB", "vs warm", "heap MiB",
-              "vs warm", "fds", "seconds");
+  std::printf("%6s %9s %9s %9s %9s %5s %8s\n", "round", "rss MiB", "vs warm", "heap MiB", "vs warm",
+              "fds", "seconds");
   double warm_rss = 0, warm_heap = 0, rss_growth = 0, heap_growth = 0;
   int bad_fd_rounds = 0;
   for (int round = 1; round <= options.rounds; ++round) {
@@ -202,9 +210,10 @@ int main(int argc, char** argv) {
   std::filesystem::remove_all(dir);
   const bool leak = rss_growth > options.tolerance_mb || heap_growth > options.heap_tolerance_mb ||
                     bad_fd_rounds > 0;
-  std::printf("soak: %s: after warm-up, resident memory at most %+.2f MiB (tolerance %.1f), heap in "
-              "use at most %+.3f MiB (tolerance %.1f); %d rounds ended with open fds != %d\n",
-              leak ? "LEAK" : "ok", rss_growth, options.tolerance_mb, heap_growth,
-              options.heap_tolerance_mb, bad_fd_rounds, start_fds);
+  std::printf(
+      "soak: %s: after warm-up, resident memory at most %+.2f MiB (tolerance %.1f), heap in "
+      "use at most %+.3f MiB (tolerance %.1f); %d rounds ended with open fds != %d\n",
+      leak ? "LEAK" : "ok", rss_growth, options.tolerance_mb, heap_growth,
+      options.heap_tolerance_mb, bad_fd_rounds, start_fds);
   return leak ? 1 : 0;
 }

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "parsgd/exec/executor.hpp"
 #include "parsgd/io/model_file.hpp"
-#include "parsgd/train/evaluate.hpp"
-#include "parsgd/train/executor.hpp"
+#include "parsgd/model/evaluate.hpp"
 
 namespace parsgd::python {
 namespace {

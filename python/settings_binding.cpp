@@ -4,7 +4,7 @@
 
 #include "bindings.hpp"
 #include "parsgd/config/train_config.hpp"
-#include "parsgd/train/executor.hpp"
+#include "parsgd/exec/executor.hpp"
 
 namespace parsgd::python {
 namespace {

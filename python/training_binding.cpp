@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "parsgd/exec/executor.hpp"
 #include "parsgd/run/run_loop.hpp"
 #include "parsgd/run/trainer.hpp"
-#include "parsgd/train/executor.hpp"
 
 namespace parsgd::python {
 namespace {
@@ -215,14 +215,16 @@ py::dict Train(const Settings& settings, const PyDataset& data, const PyModel* s
 }  // namespace
 
 void BindTraining(py::module_& m) {
-  m.def("train", &Train, py::arg("settings"), py::arg("data"), py::arg("start").none(true),
-        py::arg("spelling"), py::arg("on_epoch"), py::arg("every_epoch"),
-        "Trains on `data` with `settings` ((key, text) pairs of the settings table), from `start` "
-        "(a Model, or None), calling on_epoch(dict) after each epoch (evaluated every epoch, or with "
-        "every_epoch false only the last and where a stopping rule needs it); returns a dict with model, "
-        "epochs_done, settings (the resolved ones) and settings_text. Releases the GIL while the "
-        "library's workers train; Ctrl-C stops them and raises KeyboardInterrupt. Errors are "
-        "ValueError, the settings named as `spelling` maps their keys.");
+  m.def(
+      "train", &Train, py::arg("settings"), py::arg("data"), py::arg("start").none(true),
+      py::arg("spelling"), py::arg("on_epoch"), py::arg("every_epoch"),
+      "Trains on `data` with `settings` ((key, text) pairs of the settings table), from `start` "
+      "(a Model, or None), calling on_epoch(dict) after each epoch (evaluated every epoch, or with "
+      "every_epoch false only the last and where a stopping rule needs it); returns a dict with "
+      "model, "
+      "epochs_done, settings (the resolved ones) and settings_text. Releases the GIL while the "
+      "library's workers train; Ctrl-C stops them and raises KeyboardInterrupt. Errors are "
+      "ValueError, the settings named as `spelling` maps their keys.");
 }
 
 }  // namespace parsgd::python

@@ -1,5 +1,7 @@
 // Checkpoints: resuming continues exactly as if never stopped; damaged or foreign files and
 // mismatched runs are refused with a clear error; SIGINT stops, saves and exits with 130.
+#include "parsgd/io/checkpoint.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,19 +11,18 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "../src/cli/interrupt.hpp"
-#include "../src/util/xxhash64.hpp"
-#include "parsgd/io/checkpoint.hpp"
+#include "interrupt.hpp"
 #include "parsgd/run/trainer.hpp"
 #include "parsgd/util/error.hpp"
 #include "test_support.hpp"
+#include "util/xxhash64.hpp"
 
 namespace parsgd {
 namespace {
@@ -205,17 +206,26 @@ TEST_P(ResumeExact, TenStraightEqualsFourResumeSix) {
 
 INSTANTIATE_TEST_SUITE_P(
     DeterministicSchemes, ResumeExact,
-    ::testing::Values(
-        Case{"sequential_sgd", ModelKind::kLogistic, SchemeKind::kSequential, OptimizerKind::kSgd, 1, 1, false},
-        Case{"sequential_adam", ModelKind::kSoftmax, SchemeKind::kSequential, OptimizerKind::kAdam, 1, 1, false},
-        Case{"minibatch_adam", ModelKind::kLogistic, SchemeKind::kSequential, OptimizerKind::kAdam, 1, 8, false},
-        Case{"sync_momentum", ModelKind::kSoftmax, SchemeKind::kSync, OptimizerKind::kMomentum, 2, 16, false},
-        Case{"average_adam", ModelKind::kLogistic, SchemeKind::kAverage, OptimizerKind::kAdam, 2, 4, false},
-        Case{"average_state_rmsprop", ModelKind::kSoftmax, SchemeKind::kAverage, OptimizerKind::kRmsProp, 2, 4, true},
-        Case{"average_per_sample_adagrad", ModelKind::kLogistic, SchemeKind::kAverage, OptimizerKind::kAdaGrad, 2, 1, false},
-        Case{"mlp_sequential_momentum", ModelKind::kMlp, SchemeKind::kSequential, OptimizerKind::kMomentum, 1, 16, false},
-        Case{"mlp_average_adam", ModelKind::kMlp, SchemeKind::kAverage, OptimizerKind::kAdam, 2, 16, false},
-        Case{"mlp_sync_nesterov", ModelKind::kMlp, SchemeKind::kSync, OptimizerKind::kNesterov, 2, 16, false}),
+    ::testing::Values(Case{"sequential_sgd", ModelKind::kLogistic, SchemeKind::kSequential,
+                           OptimizerKind::kSgd, 1, 1, false},
+                      Case{"sequential_adam", ModelKind::kSoftmax, SchemeKind::kSequential,
+                           OptimizerKind::kAdam, 1, 1, false},
+                      Case{"minibatch_adam", ModelKind::kLogistic, SchemeKind::kSequential,
+                           OptimizerKind::kAdam, 1, 8, false},
+                      Case{"sync_momentum", ModelKind::kSoftmax, SchemeKind::kSync,
+                           OptimizerKind::kMomentum, 2, 16, false},
+                      Case{"average_adam", ModelKind::kLogistic, SchemeKind::kAverage,
+                           OptimizerKind::kAdam, 2, 4, false},
+                      Case{"average_state_rmsprop", ModelKind::kSoftmax, SchemeKind::kAverage,
+                           OptimizerKind::kRmsProp, 2, 4, true},
+                      Case{"average_per_sample_adagrad", ModelKind::kLogistic, SchemeKind::kAverage,
+                           OptimizerKind::kAdaGrad, 2, 1, false},
+                      Case{"mlp_sequential_momentum", ModelKind::kMlp, SchemeKind::kSequential,
+                           OptimizerKind::kMomentum, 1, 16, false},
+                      Case{"mlp_average_adam", ModelKind::kMlp, SchemeKind::kAverage,
+                           OptimizerKind::kAdam, 2, 16, false},
+                      Case{"mlp_sync_nesterov", ModelKind::kMlp, SchemeKind::kSync,
+                           OptimizerKind::kNesterov, 2, 16, false}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // A checkpoint written by a real run, for the damage tests.
@@ -274,7 +284,9 @@ TEST(CheckpointFile, RoundTripsEmptyArraysAndCounters) {
 TEST(CheckpointFile, RefusesDamagedAndForeignFiles) {
   testing::TempDir dir;
   const std::string good = testing::ReadFile(WriteCheckpoint(dir));
-  auto variant = [&](const std::string& name, const std::string& bytes) { return dir.Write(name, bytes); };
+  auto variant = [&](const std::string& name, const std::string& bytes) {
+    return dir.Write(name, bytes);
+  };
 
   ExpectRefused(variant("truncated", good.substr(0, good.size() - 9)), "checksum mismatch");
   std::string flipped = good;
@@ -423,16 +435,21 @@ TEST(Interrupt, WhileReadingTheDataLeavesNoTemporaryFiles) {
 TEST(Interrupt, SigintWritesACheckpointThatResumesToTheSameModel) {
   testing::TempDir dir;
   const std::string data = dir.File("d.bin");
-  ASSERT_EQ(testing::RunCli("gen " + data + " --rows 2000 --features 500 --nnz 10 --seed 3").status, 0);
-  const std::string common = "train --train " + data + " --scheme sync --batch 32 --threads 2 --epochs 150 ";
-  const testing::CliResult straight = testing::RunCli(common + "--quiet --save " + dir.File("a.model"));
+  ASSERT_EQ(testing::RunCli("gen " + data + " --rows 2000 --features 500 --nnz 10 --seed 3").status,
+            0);
+  const std::string common =
+      "train --train " + data + " --scheme sync --batch 32 --threads 2 --epochs 150 ";
+  const testing::CliResult straight =
+      testing::RunCli(common + "--quiet --save " + dir.File("a.model"));
   ASSERT_EQ(straight.status, 0) << straight.output;
 
   const std::string ckpt = dir.File("run.ckpt");
   const testing::CliResult stopped =
-      RunAndInterrupt(common + "--save " + dir.File("b.model") + " --checkpoint " + ckpt + " --checkpoint-every 50");
+      RunAndInterrupt(common + "--save " + dir.File("b.model") + " --checkpoint " + ckpt +
+                      " --checkpoint-every 50");
   ASSERT_EQ(stopped.status, 130) << stopped.output;
-  EXPECT_NE(stopped.output.find("interrupted: stopped during epoch"), std::string::npos) << stopped.output;
+  EXPECT_NE(stopped.output.find("interrupted: stopped during epoch"), std::string::npos)
+      << stopped.output;
   EXPECT_NE(stopped.output.find("resume with: parsgd train"), std::string::npos) << stopped.output;
   EXPECT_FALSE(std::ifstream(dir.File("b.model")).good());  // no model from an unfinished run
 
@@ -441,10 +458,12 @@ TEST(Interrupt, SigintWritesACheckpointThatResumesToTheSameModel) {
   ASSERT_EQ(resumed.status, 0) << resumed.output;
   EXPECT_EQ(testing::ReadFile(dir.File("a.model")), testing::ReadFile(dir.File("b.model")));
 
-  const testing::CliResult mismatch = testing::RunCli(
-      "train --train " + data + " --scheme sync --batch 64 --threads 2 --epochs 150 --resume " + ckpt);
+  const testing::CliResult mismatch =
+      testing::RunCli("train --train " + data +
+                      " --scheme sync --batch 64 --threads 2 --epochs 150 --resume " + ckpt);
   EXPECT_EQ(mismatch.status, 1);
-  EXPECT_NE(mismatch.output.find("batch: checkpoint 32, this run 64"), std::string::npos) << mismatch.output;
+  EXPECT_NE(mismatch.output.find("batch: checkpoint 32, this run 64"), std::string::npos)
+      << mismatch.output;
 }
 
 // A run started from a model (--init) and interrupted: the printed command resumes it from the
@@ -452,16 +471,19 @@ TEST(Interrupt, SigintWritesACheckpointThatResumesToTheSameModel) {
 TEST(Interrupt, TheResumeCommandOfAnInitRunLeavesInitOut) {
   testing::TempDir dir;
   const std::string data = dir.File("d.bin");
-  ASSERT_EQ(testing::RunCli("gen " + data + " --rows 2000 --features 500 --nnz 10 --seed 4").status, 0);
+  ASSERT_EQ(testing::RunCli("gen " + data + " --rows 2000 --features 500 --nnz 10 --seed 4").status,
+            0);
   const std::string model = dir.File("start.model");
-  ASSERT_EQ(testing::RunCli("train --train " + data + " --epochs 1 --quiet --save " + model).status, 0);
-  const testing::CliResult stopped =
-      RunAndInterrupt("train --train " + data + " --scheme sync --batch 32 --threads 2 --epochs 150 --init " +
-                      model + " --checkpoint " + dir.File("run.ckpt"));
+  ASSERT_EQ(testing::RunCli("train --train " + data + " --epochs 1 --quiet --save " + model).status,
+            0);
+  const testing::CliResult stopped = RunAndInterrupt(
+      "train --train " + data + " --scheme sync --batch 32 --threads 2 --epochs 150 --init " +
+      model + " --checkpoint " + dir.File("run.ckpt"));
   ASSERT_EQ(stopped.status, 130) << stopped.output;
   const auto at = stopped.output.find("resume with: parsgd ");
   ASSERT_NE(at, std::string::npos) << stopped.output;
-  const std::string command = stopped.output.substr(at + 20, stopped.output.find('\n', at) - at - 20);
+  const std::string command =
+      stopped.output.substr(at + 20, stopped.output.find('\n', at) - at - 20);
   EXPECT_EQ(command.find("--init"), std::string::npos) << command;
   const testing::CliResult resumed = testing::RunCli(command + " --quiet");
   EXPECT_EQ(resumed.status, 0) << command << "\n" << resumed.output;

@@ -1,6 +1,6 @@
 // The executors (train/executor.hpp): every worker of RunWorkers runs at once; the pool's threads
 // keep the process's floating-point mode.
-#include "parsgd/train/executor.hpp"
+#include "parsgd/exec/executor.hpp"
 
 #include <gtest/gtest.h>
 #include <oneapi/tbb/blocked_range.h>

@@ -5,8 +5,8 @@
 #include <atomic>
 #include <memory>
 
+#include "parsgd/exec/executor.hpp"
 #include "parsgd/offload/device.hpp"
-#include "parsgd/train/executor.hpp"
 
 namespace parsgd {
 namespace {

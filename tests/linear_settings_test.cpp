@@ -1,5 +1,5 @@
-// The linear models' data-derived settings (train/linear_settings.hpp).
-#include "train/linear_settings.hpp"
+// The linear models' data-derived settings (model/linear/linear_settings.hpp).
+#include "model/linear/linear_settings.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <memory>
 
-#include "parsgd/train/executor.hpp"
+#include "parsgd/exec/executor.hpp"
 #include "test_support.hpp"
 
 namespace parsgd {

@@ -1,12 +1,12 @@
-#include "parsgd/train/linear_step.hpp"
+#include "parsgd/model/linear/linear_step.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
+#include "model/linear/gradient_sum.hpp"
 #include "parsgd/optim/optimizer.hpp"
-#include "train/gradient_sum.hpp"
 
 namespace parsgd {
 namespace {
@@ -56,7 +56,7 @@ TEST(LinearStep, SoftmaxStepMovesTowardTheTrueClass) {
   // grad_k = 1/3 - [k == 2]; w(1, k) = -0.1 * grad_k * 3.
   EXPECT_FLOAT_EQ(w[3 + 0], -0.1f * (1.f / 3) * 3.f);
   EXPECT_FLOAT_EQ(w[3 + 2], -0.1f * (1.f / 3 - 1.f) * 3.f);
-  EXPECT_FLOAT_EQ(w[0], 0.f);  // feature 0 untouched
+  EXPECT_FLOAT_EQ(w[0], 0.f);                          // feature 0 untouched
   EXPECT_FLOAT_EQ(w[6 + 2], -0.1f * (1.f / 3 - 1.f));  // bias of class 2
 }
 
@@ -67,8 +67,9 @@ TEST(LinearStep, HingeBeyondTheMarginWithoutL2ChangesNothing) {
   LockedScheme scheme;
   float z[1];
   const RuleContext c = MakeRuleContext(Hyper(OptimizerKind::kSgd), 0.5f, 1);
-  LinearSgdStep<BinaryHead<HingeLoss>, SgdRule>(scheme, LinearParams{{w.data(), nullptr, nullptr}, 1, 1, nullptr},
-                                                SparseRow{index, value, 1}, 1.f, c, z);
+  LinearSgdStep<BinaryHead<HingeLoss>, SgdRule>(
+      scheme, LinearParams{{w.data(), nullptr, nullptr}, 1, 1, nullptr}, SparseRow{index, value, 1},
+      1.f, c, z);
   EXPECT_EQ(w[0], 2.f);
   EXPECT_EQ(w[1], 0.f);
 }

@@ -1,4 +1,4 @@
-#include "parsgd/model/loss.hpp"
+#include "parsgd/model/linear/loss.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
-#include "parsgd/model/mlp_engine.hpp"
+#include "parsgd/model/mlp/mlp_engine.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
-#include "parsgd/model/mlp_model.hpp"
+#include "parsgd/model/mlp/mlp_model.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/rng.hpp"
 
@@ -35,8 +35,10 @@ TEST(MlpEngine, OneDnnMatchesTheReference) {
   for (int n : {6, 2, 6}) {  // a full batch, a last partial one, the full shape again
     const Batch b = RandomBatch(n, 7, 3, 10 + n);
     std::vector<float> g_ref(model.params().size()), g_dnn(model.params().size());
-    const double l_ref = reference->LossAndGradient(model.params().data(), b.x.data(), b.labels.data(), n, g_ref.data());
-    const double l_dnn = onednn->LossAndGradient(model.params().data(), b.x.data(), b.labels.data(), n, g_dnn.data());
+    const double l_ref = reference->LossAndGradient(model.params().data(), b.x.data(),
+                                                    b.labels.data(), n, g_ref.data());
+    const double l_dnn = onednn->LossAndGradient(model.params().data(), b.x.data(), b.labels.data(),
+                                                 n, g_dnn.data());
     EXPECT_NEAR(l_dnn, l_ref, 1e-4 * l_ref);
     for (std::size_t i = 0; i < g_ref.size(); ++i) {
       EXPECT_NEAR(g_dnn[i], g_ref[i], 1e-5 + 1e-4 * std::abs(g_ref[i])) << "parameter " << i;
@@ -44,7 +46,8 @@ TEST(MlpEngine, OneDnnMatchesTheReference) {
     std::vector<float> s_ref(n * 3), s_dnn(n * 3);
     reference->Scores(model.params().data(), b.x.data(), n, s_ref.data());
     onednn->Scores(model.params().data(), b.x.data(), n, s_dnn.data());
-    for (int i = 0; i < n * 3; ++i) EXPECT_NEAR(s_dnn[i], s_ref[i], 1e-5 + 1e-4 * std::abs(s_ref[i]));
+    for (int i = 0; i < n * 3; ++i)
+      EXPECT_NEAR(s_dnn[i], s_ref[i], 1e-5 + 1e-4 * std::abs(s_ref[i]));
   }
 }
 
@@ -62,8 +65,10 @@ TEST(MlpEngine, GradientMatchesFiniteDifferences) {
     std::vector<float> up(model.params().begin(), model.params().end()), down = up;
     up[i] += 1e-2f;
     down[i] -= 1e-2f;
-    const double l_up = engine->LossAndGradient(up.data(), b.x.data(), b.labels.data(), 5, unused.data());
-    const double l_down = engine->LossAndGradient(down.data(), b.x.data(), b.labels.data(), 5, unused.data());
+    const double l_up =
+        engine->LossAndGradient(up.data(), b.x.data(), b.labels.data(), 5, unused.data());
+    const double l_down =
+        engine->LossAndGradient(down.data(), b.x.data(), b.labels.data(), 5, unused.data());
     EXPECT_NEAR(grad[i], (l_up - l_down) / 5 / 2e-2, 2e-3) << "parameter " << i;
   }
 }

@@ -1,11 +1,9 @@
-// The MLP's model partitions (train/mlp_partitions.hpp): the subnet deal holds every unit outside
-// the skeleton in exactly one worker's subnetwork; the pipeline's stages balance the layers'
-// costs; one worker's subnet scheme is the sequential scheme bit for bit; the pipeline and the
-// vertical split take the sequential scheme's steps, equal where they compute the same sums and to
-// rounding where they sum in another order; every partition repeats, resumes exactly, counts what
-// its workers exchange, and refuses what does not apply.
-#include "../src/train/mlp_partitions.hpp"
-
+// The MLP's model partitions (model/mlp/partition/partitions.hpp): the subnet deal holds every unit
+// outside the skeleton in exactly one worker's subnetwork; the pipeline's stages balance the
+// layers' costs; one worker's subnet scheme is the sequential scheme bit for bit; the pipeline and
+// the vertical split take the sequential scheme's steps, equal where they compute the same sums and
+// to rounding where they sum in another order; every partition repeats, resumes exactly, counts
+// what its workers exchange, and refuses what does not apply.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,7 +12,8 @@
 #include <set>
 #include <vector>
 
-#include "../src/train/subnet_deal.hpp"
+#include "model/mlp/partition/partitions.hpp"
+#include "model/mlp/partition/subnet_deal.hpp"
 #include "parsgd/config/settings.hpp"
 #include "parsgd/run/trainer.hpp"
 #include "parsgd/util/rng.hpp"

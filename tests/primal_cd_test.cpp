@@ -15,15 +15,16 @@
 #include "parsgd/run/run_loop.hpp"
 #include "parsgd/run/trainer.hpp"
 #include "reference_solver.hpp"
+#include "solver/columns.hpp"
 #include "test_support.hpp"
-#include "train/columns.hpp"
 
 namespace parsgd {
 namespace {
 
 constexpr double kL2 = 0.01;
 
-TrainConfig Cd(SchemeKind scheme, int threads, int epochs, ModelKind model, Bias bias = Bias::kOff) {
+TrainConfig Cd(SchemeKind scheme, int threads, int epochs, ModelKind model,
+               Bias bias = Bias::kOff) {
   TrainConfig c;
   c.model = model;
   c.solver = Solver::kCd;
@@ -41,7 +42,9 @@ const Dataset& Problem() {
   return data;
 }
 
-std::vector<float> Labels(const Dataset& data) { return testing::TargetValues(ModelKind::kSquared, data); }
+std::vector<float> Labels(const Dataset& data) {
+  return testing::TargetValues(ModelKind::kSquared, data);
+}
 
 TEST(Columns, AreTheRowsTransposedWhateverTheThreads) {
   const Dataset& data = Problem();
@@ -155,7 +158,8 @@ TEST(PrimalCd, SquaredLossWithABiasReachesTheClosedFormOptimumUnderEveryScheme) 
       EXPECT_NEAR(m.weights()[j], best[j], 1e-4 * (1 + std::abs(best[j])))
           << testing::Name(r.scheme) << ", feature " << j;
     }
-    EXPECT_NEAR(m.bias()[0], best.back(), 1e-4 * (1 + std::abs(best.back()))) << testing::Name(r.scheme);
+    EXPECT_NEAR(m.bias()[0], best.back(), 1e-4 * (1 + std::abs(best.back())))
+        << testing::Name(r.scheme);
   }
 }
 
@@ -187,7 +191,8 @@ TEST_P(PrimalCdSmooth, ReachesTheOptimumOfTheReferenceAndOfTheDualSolver) {
   dual.solver = Solver::kDualCd;
   dual.tol = 1e-9;
   Trainer dual_run(dual, data, nullptr, *one);
-  const double dual_objective = RunEpochs(dual_run, {}, [](const EpochReport&, double) {}).last.objective;
+  const double dual_objective =
+      RunEpochs(dual_run, {}, [](const EpochReport&, double) {}).last.objective;
   EXPECT_NEAR(dual_objective, reference.objective, 1e-6 * reference.objective);
   for (const SchemeThreads& r : kRuns) {
     auto executor = MakeTbbExecutor(r.threads);
@@ -233,15 +238,16 @@ TEST(PrimalCd, TheDeterministicSchemesLowerTheObjectiveEveryEpoch) {
         double previous = trainer.RunEpoch().objective;
         for (int e = 1; e < 15; ++e) {
           const double now = trainer.RunEpoch().objective;
-          EXPECT_LE(now, previous * (1 + 1e-7)) << testing::Name(model) << ", "
-                                                << testing::Name(r.scheme) << ", bias "
-                                                << int(bias) << ", epoch " << e + 1;
+          EXPECT_LE(now, previous * (1 + 1e-7))
+              << testing::Name(model) << ", " << testing::Name(r.scheme) << ", bias " << int(bias)
+              << ", epoch " << e + 1;
           previous = now;
         }
       }
       auto two = MakeTbbExecutor(2);
       const TrainConfig c = Cd(SchemeKind::kAverage, 2, 4, model, bias);
-      EXPECT_TRUE(testing::SameBits(testing::TrainModel(c, data, *two), testing::TrainModel(c, data, *two)))
+      EXPECT_TRUE(
+          testing::SameBits(testing::TrainModel(c, data, *two), testing::TrainModel(c, data, *two)))
           << testing::Name(model);
     }
   }
@@ -260,7 +266,8 @@ TEST(PrimalCd, AResumedRunIsTheStraightRunAndARunCanStartFromAModel) {
     resumed.Restore(first.Snapshot());
     for (int e = 0; e < 2; ++e) resumed.RunEpoch();
     EXPECT_TRUE(testing::SameBits(resumed.model(), straight.model())) << int(bias);
-    EXPECT_EQ(testing::Contains(straight.RunIdentity(), "\nbias=off\nsolver=cd\n"), bias == Bias::kOff);
+    EXPECT_EQ(testing::Contains(straight.RunIdentity(), "\nbias=off\nsolver=cd\n"),
+              bias == Bias::kOff);
     EXPECT_EQ(straight.model().bias()[0] != 0.f, bias == Bias::kOn);
     // From a trained model the scores are its own: the objective goes on from where it was.
     const double before = straight.RunEpoch().objective;
@@ -277,15 +284,15 @@ TEST(PrimalCd, StopsAtTheFirstEpochThatLowersTheObjectiveByAtMostTheTolerance) {
   c.tol = 1e-7;
   Trainer trainer(c, data, nullptr, *executor);
   std::vector<double> o;
-  const RunLoopResult r = RunEpochs(trainer, {}, [&](const EpochReport& e, double) {
-    o.push_back(e.objective);
-  });
+  const RunLoopResult r =
+      RunEpochs(trainer, {}, [&](const EpochReport& e, double) { o.push_back(e.objective); });
   ASSERT_GE(o.size(), 2u);
   ASSERT_LT(o.size(), 500u);
   EXPECT_TRUE(r.last.converged);
   EXPECT_LE(o[o.size() - 2] - o.back(), c.tol * o.back());
   for (std::size_t e = 1; e + 1 < o.size(); ++e) EXPECT_GT(o[e - 1] - o[e], c.tol * o[e]);
-  Trainer automatic(Cd(SchemeKind::kSequential, 1, 0, ModelKind::kLogistic), data, nullptr, *executor);
+  Trainer automatic(Cd(SchemeKind::kSequential, 1, 0, ModelKind::kLogistic), data, nullptr,
+                    *executor);
   EXPECT_EQ(automatic.settings().epochs, 1000);
 }
 
@@ -297,7 +304,8 @@ TEST(PrimalCd, StopsAtTheFirstEpochThatLowersTheObjectiveByAtMostTheTolerance) {
 TEST(PrimalCd, WithTheBiasEndsBelowTheBiasFreeObjective) {
   const Dataset data = LoadDataset(testing::SourcePath("data/fixtures/cd_bias.svm"));
   for (const ModelKind model : {ModelKind::kSquaredHinge, ModelKind::kLogistic}) {
-    for (const auto [scheme, threads] : {std::pair{SchemeKind::kSequential, 1}, std::pair{SchemeKind::kHogwild, 2}}) {
+    for (const auto [scheme, threads] :
+         {std::pair{SchemeKind::kSequential, 1}, std::pair{SchemeKind::kHogwild, 2}}) {
       auto executor = MakeTbbExecutor(threads);
       auto last_objective = [&](Bias bias) {
         TrainConfig c;  // the defaults, as the command line's run that went wrong
@@ -322,7 +330,8 @@ TEST(PrimalCd, RefusesWhatItDoesNotSolve) {
   EXPECT_EQ(Refusal(c), "");
   TrainConfig hinge = c;
   hinge.model = ModelKind::kHinge;
-  EXPECT_TRUE(testing::Contains(Refusal(hinge), "solver cd trains model squared, squared-hinge and logistic; not hinge"))
+  EXPECT_TRUE(testing::Contains(
+      Refusal(hinge), "solver cd trains model squared, squared-hinge and logistic; not hinge"))
       << Refusal(hinge);
   TrainConfig bias = c;
   bias.bias = Bias::kOn;
@@ -340,11 +349,13 @@ TEST(PrimalCd, RefusesWhatItDoesNotSolve) {
   TrainConfig average = c;
   average.scheme = SchemeKind::kAverage;
   EXPECT_EQ(Refusal(average), "");
-  for (auto set : {+[](TrainConfig& x) { x.period = 5; }, +[](TrainConfig& x) { x.average_state = true; },
-                   +[](TrainConfig& x) { x.outer.kind = OuterKind::kNesterov; }}) {
+  for (auto set :
+       {+[](TrainConfig& x) { x.period = 5; }, +[](TrainConfig& x) { x.average_state = true; },
+        +[](TrainConfig& x) { x.outer.kind = OuterKind::kNesterov; }}) {
     TrainConfig extra = average;
     set(extra);
-    EXPECT_TRUE(testing::Contains(Refusal(extra), "period, average-state and outer-optimizer are for solver sgd"))
+    EXPECT_TRUE(testing::Contains(Refusal(extra),
+                                  "period, average-state and outer-optimizer are for solver sgd"))
         << Refusal(extra);
   }
 }

@@ -12,8 +12,8 @@
 
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/data/shard.hpp"
+#include "parsgd/model/evaluate.hpp"
 #include "parsgd/run/trainer.hpp"
-#include "parsgd/train/evaluate.hpp"
 #include "parsgd/util/rng.hpp"
 #include "ranks_support.hpp"
 #include "test_support.hpp"

@@ -9,8 +9,8 @@
 
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/data/shard.hpp"
+#include "parsgd/exec/executor.hpp"
 #include "parsgd/run/trainer.hpp"
-#include "parsgd/train/executor.hpp"
 #include "test_support.hpp"
 
 namespace parsgd::testing {

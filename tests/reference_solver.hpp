@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "parsgd/data/dataset.hpp"
-#include "parsgd/model/loss.hpp"
+#include "parsgd/model/linear/loss.hpp"
 
 namespace parsgd::testing {
 

@@ -5,13 +5,13 @@
 #include <cmath>
 #include <vector>
 
-#include "parsgd/model/loss.hpp"
+#include "parsgd/model/linear/loss.hpp"
 #include "parsgd/model/targets.hpp"
 #include "parsgd/order/sample_order.hpp"
 #include "parsgd/run/trainer.hpp"
 #include "parsgd/util/error.hpp"
+#include "scheme/replicas.hpp"
 #include "test_support.hpp"
-#include "train/replicas.hpp"
 
 namespace parsgd {
 namespace {
@@ -86,7 +86,8 @@ TEST(Gossip, PeriodOneOnTwoWorkersIsTheRingMixComputedByHand) {
   const LinearModel average = testing::TrainModel(config, data, *executor);
   double difference = 0;
   for (std::size_t j = 0; j < expected.size(); ++j) {
-    difference = std::max(difference, std::abs(static_cast<double>(average.weights()[j]) - expected[j]));
+    difference =
+        std::max(difference, std::abs(static_cast<double>(average.weights()[j]) - expected[j]));
   }
   EXPECT_GT(difference, 1e-3);
 }
@@ -104,7 +105,8 @@ TEST(Gossip, OneMixPerEpochKeepsTheAverage) {
   config.scheme = SchemeKind::kAverage;
   const LinearModel average = testing::TrainModel(config, data, *executor);
   for (std::size_t j = 0; j < gossip.weights().size(); ++j) {
-    EXPECT_NEAR(gossip.weights()[j], average.weights()[j], 1e-6 * (1 + std::abs(average.weights()[j])));
+    EXPECT_NEAR(gossip.weights()[j], average.weights()[j],
+                1e-6 * (1 + std::abs(average.weights()[j])));
   }
 }
 

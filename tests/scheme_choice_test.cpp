@@ -1,5 +1,5 @@
-// --scheme auto (src/train/scheme_choice.hpp): the rule, and the trainer applying it.
-#include "train/scheme_choice.hpp"
+// --scheme auto (src/run/scheme_choice.hpp): the rule, and the trainer applying it.
+#include "run/scheme_choice.hpp"
 
 #include <gtest/gtest.h>
 
@@ -55,7 +55,8 @@ TEST(SchemeChoice, LinearTakesPerSampleReplicasWhereAPeriodOutweighsTheModel) {
   EXPECT_EQ(replicas.batch, 1);
   EXPECT_NE(replicas.reason.find("replicas"), std::string::npos) << replicas.reason;
   EXPECT_EQ(ChooseScheme(c, 2, -1, 50, 35).scheme, SchemeKind::kAverage) << "not measured: far";
-  EXPECT_EQ(ChooseScheme(c, 2, 120, 50, 35).scheme, SchemeKind::kAverage) << "near: replicas all the same";
+  EXPECT_EQ(ChooseScheme(c, 2, 120, 50, 35).scheme, SchemeKind::kAverage)
+      << "near: replicas all the same";
   EXPECT_EQ(ChooseScheme(c, 2, 120, 50, 1.2).scheme, SchemeKind::kHogwild);
   EXPECT_EQ(ChooseScheme(c, 2, 480, 50, kReplicaWork - 0.1).scheme, SchemeKind::kSequential);
   EXPECT_EQ(ChooseScheme(c, 2, 480, kSpreadWriteLines, 1.2).scheme, SchemeKind::kHogwild);
@@ -83,8 +84,8 @@ TEST(SchemeChoice, EffectiveWriteLinesCountsTheLinesWritesSpreadOver) {
   EXPECT_DOUBLE_EQ(EffectiveWriteLines(spread, 4), 4.0);
   // Every nonzero on line 0 (features 0-15): one effective line.
   std::vector<testing::Entries> hot(10, {{1, 1.f}, {2, 1.f}, {15, 1.f}});
-  EXPECT_DOUBLE_EQ(EffectiveWriteLines(testing::MakeDataset(hot, std::vector<float>(10, 1.f), 64), 1),
-                   1.0);
+  EXPECT_DOUBLE_EQ(
+      EffectiveWriteLines(testing::MakeDataset(hot, std::vector<float>(10, 1.f), 64), 1), 1.0);
   // Three nonzeros on line 0 and one on line 1: 16 / (9 + 1).
   std::vector<testing::Entries> skewed(1, {{0, 1.f}, {1, 1.f}, {2, 1.f}, {20, 1.f}});
   EXPECT_DOUBLE_EQ(

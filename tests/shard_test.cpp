@@ -14,16 +14,16 @@
 #include <tuple>
 #include <vector>
 
+#include "model/linear/linear_settings.hpp"
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/libsvm.hpp"
 #include "parsgd/data/load.hpp"
+#include "parsgd/exec/executor.hpp"
+#include "parsgd/model/evaluate.hpp"
 #include "parsgd/model/targets.hpp"
-#include "parsgd/train/evaluate.hpp"
-#include "parsgd/train/executor.hpp"
 #include "parsgd/util/error.hpp"
 #include "test_support.hpp"
-#include "train/linear_settings.hpp"
 
 namespace parsgd {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/data/dataset.hpp"
-#include "parsgd/model/loss.hpp"
+#include "parsgd/model/linear/loss.hpp"
 #include "parsgd/optim/optimizer.hpp"
 #include "parsgd/order/sample_order.hpp"
 #include "parsgd/run/trainer.hpp"

@@ -5,13 +5,13 @@
 #include <cstring>
 #include <tuple>
 
-#include "parsgd/config/settings.hpp"
-#include "parsgd/model/targets.hpp"
-#include "parsgd/train/evaluate.hpp"
-#include "parsgd/util/error.hpp"
 #include "data_test_util.hpp"
-#include "reference_solver.hpp"
+#include "parsgd/config/settings.hpp"
+#include "parsgd/model/evaluate.hpp"
+#include "parsgd/model/targets.hpp"
+#include "parsgd/util/error.hpp"
 #include "parsgd/util/memory_limit.hpp"
+#include "reference_solver.hpp"
 #include "test_support.hpp"
 
 namespace parsgd {
@@ -22,8 +22,8 @@ class OneWorker : public ::testing::TestWithParam<std::tuple<ModelKind, OrderKin
 
 TEST_P(OneWorker, EverySchemeGivesTheSequentialResultBitForBit) {
   auto [model, order] = GetParam();
-  const Dataset data = testing::MakeProblem(600, 40, 6, model == ModelKind::kSoftmax ? 3 : 2,
-                                            0.1, 17);
+  const Dataset data =
+      testing::MakeProblem(600, 40, 6, model == ModelKind::kSoftmax ? 3 : 2, 0.1, 17);
   TrainConfig config;
   config.model = model;
   config.order = order;
@@ -33,8 +33,8 @@ TEST_P(OneWorker, EverySchemeGivesTheSequentialResultBitForBit) {
   auto executor = MakeTbbExecutor(1);
   config.scheme = SchemeKind::kSequential;
   const LinearModel reference = testing::TrainModel(config, data, *executor);
-  for (SchemeKind scheme : {SchemeKind::kHogwild, SchemeKind::kLocked, SchemeKind::kStriped,
-                            SchemeKind::kAtomic}) {
+  for (SchemeKind scheme :
+       {SchemeKind::kHogwild, SchemeKind::kLocked, SchemeKind::kStriped, SchemeKind::kAtomic}) {
     config.scheme = scheme;
     EXPECT_TRUE(testing::SameBits(testing::TrainModel(config, data, *executor), reference))
         << NameOf<SchemeKind>(kSchemeKinds, scheme);
@@ -57,14 +57,14 @@ INSTANTIATE_TEST_SUITE_P(
 constexpr double kConvergenceL2 = 0.01;
 constexpr double kRelativeTolerance = 0.01;
 
-class Converges
-    : public ::testing::TestWithParam<std::tuple<SchemeKind, OrderKind, int>> {};
+class Converges : public ::testing::TestWithParam<std::tuple<SchemeKind, OrderKind, int>> {};
 
 TEST_P(Converges, LogisticReachesTheKnownOptimum) {
   auto [scheme, order, threads] = GetParam();
   static const Dataset data = testing::MakeProblem(2000, 60, 8, 2, 0.05, 3);
   static const auto reference = testing::SolveReference(
-      ModelKind::kLogistic, data, testing::TargetValues(ModelKind::kLogistic, data), 1, kConvergenceL2, 2000);
+      ModelKind::kLogistic, data, testing::TargetValues(ModelKind::kLogistic, data), 1,
+      kConvergenceL2, 2000);
   TrainConfig config;
   config.scheme = scheme;
   config.order = order;
@@ -92,14 +92,14 @@ INSTANTIATE_TEST_SUITE_P(
 
 // Every optimiser under every kind of scheme (asynchronous, synchronous minibatch, averaging)
 // minimises the same objective: each ends near its optimum (seen: within 0.25% after 30 epochs).
-class EveryOptimizer
-    : public ::testing::TestWithParam<std::tuple<OptimizerKind, SchemeKind>> {};
+class EveryOptimizer : public ::testing::TestWithParam<std::tuple<OptimizerKind, SchemeKind>> {};
 
 TEST_P(EveryOptimizer, ReachesTheKnownOptimum) {
   auto [optimizer, scheme] = GetParam();
   static const Dataset data = testing::MakeProblem(2000, 60, 8, 2, 0.05, 3);
   static const auto reference = testing::SolveReference(
-      ModelKind::kLogistic, data, testing::TargetValues(ModelKind::kLogistic, data), 1, kConvergenceL2, 2000);
+      ModelKind::kLogistic, data, testing::TargetValues(ModelKind::kLogistic, data), 1,
+      kConvergenceL2, 2000);
   TrainConfig config;
   config.optimizer.kind = optimizer;
   config.scheme = scheme;
@@ -131,8 +131,8 @@ TEST_P(EveryModel, HogwildReachesTheKnownOptimum) {
   const int classes = model == ModelKind::kSoftmax ? 4 : 2;
   const Dataset data = testing::MakeProblem(2000, 60, 8, classes, 0.05, 5);
   const int outputs = model == ModelKind::kSoftmax ? classes : 1;
-  const auto reference = testing::SolveReference(model, data, testing::TargetValues(model, data), outputs,
-                                                 kConvergenceL2, 3000);
+  const auto reference = testing::SolveReference(model, data, testing::TargetValues(model, data),
+                                                 outputs, kConvergenceL2, 3000);
   TrainConfig config;
   config.model = model;
   config.threads = 2;
@@ -158,7 +158,7 @@ INSTANTIATE_TEST_SUITE_P(Trainer, EveryModel,
                          ::testing::Values(ModelKind::kLogistic, ModelKind::kHinge,
                                            ModelKind::kSquaredHinge, ModelKind::kSquared,
                                            ModelKind::kSoftmax),
-    testing::ParamName());
+                         testing::ParamName());
 
 TEST(Trainer, SequentialRunsRepeatExactly) {
   const Dataset data = testing::MakeProblem(500, 30, 5, 2, 0.1, 1);
@@ -229,8 +229,7 @@ TEST(Trainer, RefusesLabelsTheModelCannotTake) {
     Trainer trainer(config, classes, nullptr, *executor);
     FAIL() << "three labels accepted by a binary model";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("the data has 3: 0, 1, 2"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("the data has 3: 0, 1, 2"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("model softmax or mlp"), std::string::npos) << e.what();
   }
 }
@@ -258,7 +257,8 @@ TEST(Trainer, DivergenceIsAnErrorThatNamesTheEpoch) {
   } catch (const SettingError& e) {
     EXPECT_NE(std::string(e.what()).find("epoch 1"), std::string::npos) << e.what();
     // It names the setting to change, as each front end spells it.
-    const std::string flags = e.Render([](std::string_view key) { return "--" + std::string(key); });
+    const std::string flags =
+        e.Render([](std::string_view key) { return "--" + std::string(key); });
     EXPECT_NE(flags.find("try a smaller --learning-rate than"), std::string::npos) << flags;
   }
 }
@@ -308,9 +308,10 @@ TEST(Trainer, RefusesAModelThatCannotFitInMemoryBeforeAllocatingIt) {
     replicas.model = ModelKind::kSoftmax;
     replicas.scheme = SchemeKind::kAverage;
     replicas.threads = 2;
-    testing::ExpectError([&] { Trainer(replicas, big, nullptr, *two); },
-                         {"big.svm: ", "and a copy of both and a gradient for each of the 2 replicas",
-                          "GiB this process may use"});
+    testing::ExpectError(
+        [&] { Trainer(replicas, big, nullptr, *two); },
+        {"big.svm: ", "and a copy of both and a gradient for each of the 2 replicas",
+         "GiB this process may use"});
   }
   config.model = ModelKind::kMlp;
   const Dataset images = testing::MakeDataset({{{1u << 24, 1.f}}, {{0, 1.f}}}, {1.f, 0.f},

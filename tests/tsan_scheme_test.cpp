@@ -7,9 +7,9 @@
 #include <thread>
 #include <vector>
 
-#include "parsgd/scheme/scheme.hpp"
-#include "parsgd/train/linear_step.hpp"
+#include "parsgd/model/linear/linear_step.hpp"
 #include "parsgd/run/trainer.hpp"
+#include "parsgd/scheme/scheme.hpp"
 #include "test_support.hpp"
 
 namespace parsgd {
@@ -49,8 +49,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 // The dual solver's shared weights and dual variables, and --bias off, under real concurrency (the
 // random order lets two workers draw the same sample, so they meet on its dual variable too).
-class DualCdScheme
-    : public ::testing::TestWithParam<std::tuple<ModelKind, SchemeKind, OrderKind>> {};
+class DualCdScheme : public ::testing::TestWithParam<std::tuple<ModelKind, SchemeKind, OrderKind>> {
+};
 
 TEST_P(DualCdScheme, TrainsWithConcurrentThreads) {
   auto [model, scheme, order] = GetParam();
@@ -126,15 +126,14 @@ TEST_P(PrimalCdScheme, TrainsWithConcurrentThreads) {
 
 INSTANTIATE_TEST_SUITE_P(
     Tsan, PrimalCdScheme,
-    ::testing::Combine(::testing::Values(ModelKind::kSquared, ModelKind::kSquaredHinge,
-                                         ModelKind::kLogistic),
-                       ::testing::Values(SchemeKind::kHogwild, SchemeKind::kAtomic,
-                                         SchemeKind::kAverage)),
+    ::testing::Combine(
+        ::testing::Values(ModelKind::kSquared, ModelKind::kSquaredHinge, ModelKind::kLogistic),
+        ::testing::Values(SchemeKind::kHogwild, SchemeKind::kAtomic, SchemeKind::kAverage)),
     testing::ParamName());
 
 // Optimiser state is shared like the weights (hogwild, atomic) or kept per replica (average).
-class SchemeAndOptimizer
-    : public ::testing::TestWithParam<std::tuple<SchemeKind, OptimizerKind>> {};
+class SchemeAndOptimizer : public ::testing::TestWithParam<std::tuple<SchemeKind, OptimizerKind>> {
+};
 
 TEST_P(SchemeAndOptimizer, TrainsWithConcurrentThreads) {
   auto [scheme, optimizer] = GetParam();
@@ -236,8 +235,8 @@ TEST(Tsan, AtomicWritesLoseNothingAndRacyWritesStayInRange) {
 }
 
 // Striped locks: samples that share features update them under the same stripe lock, so a
-// read-modify-write of a shared coordinate is never interleaved: with StoreWrite inside the guard no
-// update is lost. The bias is compare-and-swap. Every sample adds exactly 1 to each coordinate.
+// read-modify-write of a shared coordinate is never interleaved: with StoreWrite inside the guard
+// no update is lost. The bias is compare-and-swap. Every sample adds exactly 1 to each coordinate.
 TEST(Tsan, StripedLocksMakeRacyStoresExact) {
   constexpr int kThreads = 4, kSteps = 5000;
   const uint32_t index[] = {0, 3, 17, 40};

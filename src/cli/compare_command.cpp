@@ -12,7 +12,7 @@
 #include "csv_writer.hpp"
 #include "markdown_report.hpp"
 #include "output_folder.hpp"
-#include "parsgd/train/executor.hpp"
+#include "parsgd/exec/executor.hpp"
 #include "parsgd/util/atomic_file.hpp"
 #include "plot_writer.hpp"
 #include "text_format.hpp"

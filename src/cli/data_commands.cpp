@@ -1,14 +1,15 @@
 // parsgd gen / convert: make and transform data sets.
-#include <cstdio>
 #include <fmt/format.h>
+
+#include <cstdio>
 
 #include "commands.hpp"
 #include "distinct_paths.hpp"
 #include "options.hpp"
-#include "shared_options.hpp"
 #include "parsgd/data/generator.hpp"
 #include "parsgd/data/load.hpp"
-#include "parsgd/train/executor.hpp"
+#include "parsgd/exec/executor.hpp"
+#include "shared_options.hpp"
 
 namespace parsgd::cli {
 
@@ -16,11 +17,12 @@ int Generate(std::span<const std::string> args) {
   GeneratorParams g;
   std::string output;
   int threads = 0;
-  OptionParser p("gen",
-                 "Write a synthetic RCV1-shaped binary problem: Zipf feature frequencies, unit-norm "
-                 "tf-idf-like rows, labels from a hidden sparse weight vector plus label noise. The "
-                 "same arguments always write the same bytes. OUTPUT ending in .bin gets the binary "
-                 "cache, anything else LIBSVM text.");
+  OptionParser p(
+      "gen",
+      "Write a synthetic RCV1-shaped binary problem: Zipf feature frequencies, unit-norm "
+      "tf-idf-like rows, labels from a hidden sparse weight vector plus label noise. The "
+      "same arguments always write the same bytes. OUTPUT ending in .bin gets the binary "
+      "cache, anything else LIBSVM text.");
   p.Positional("OUTPUT", &output, "file to write");
   p.UInt64("rows", &g.rows, "rows");
   p.UInt64("features", &g.features, "features");
@@ -51,10 +53,11 @@ int Convert(std::span<const std::string> args) {
   std::string input, output;
   LoadOptions load;
   int threads = 0;
-  OptionParser p("convert",
-                 "Read a data set in any supported format and write it again: OUTPUT ending in .bin "
-                 "gets the binary cache (memory-mapped on load, checksummed), anything else LIBSVM "
-                 "text (1-based indices).");
+  OptionParser p(
+      "convert",
+      "Read a data set in any supported format and write it again: OUTPUT ending in .bin "
+      "gets the binary cache (memory-mapped on load, checksummed), anything else LIBSVM "
+      "text (1-based indices).");
   p.Positional("INPUT", &input, "data set to read");
   p.Positional("OUTPUT", &output, "file to write");
   FormatOption(p, &load.format);

@@ -1,8 +1,9 @@
 // parsgd predict / eval: apply a saved model to a data set.
-#include <algorithm>
-#include <cstdio>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <iterator>
 #include <optional>
@@ -13,12 +14,12 @@
 #include "commands.hpp"
 #include "distinct_paths.hpp"
 #include "options.hpp"
-#include "shared_options.hpp"
 #include "parsgd/data/load.hpp"
 #include "parsgd/io/model_file.hpp"
+#include "parsgd/model/evaluate.hpp"
 #include "parsgd/model/targets.hpp"
-#include "parsgd/train/evaluate.hpp"
 #include "parsgd/util/atomic_file.hpp"
+#include "shared_options.hpp"
 
 namespace parsgd::cli {
 namespace {
@@ -274,7 +275,8 @@ int Predict(std::span<const std::string> args) {
 
 int Eval(std::span<const std::string> args) {
   ApplyArgs a;
-  OptionParser parser("eval", "Report a saved model's mean loss and accuracy on a labelled data set.");
+  OptionParser parser("eval",
+                      "Report a saved model's mean loss and accuracy on a labelled data set.");
   Declare(parser, a);
   if (!ParseApply(parser, args, a)) {
     std::printf("%s", parser.Help().c_str());

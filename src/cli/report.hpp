@@ -5,7 +5,7 @@
 #include <string>
 
 #include "parsgd/config/train_config.hpp"
-#include "parsgd/train/epoch_report.hpp"
+#include "parsgd/run/epoch_report.hpp"
 
 namespace parsgd::cli {
 

@@ -15,7 +15,7 @@
 #include "parsgd/comm/process.hpp"
 #include "parsgd/io/checkpoint.hpp"
 #include "parsgd/io/model_file.hpp"
-#include "parsgd/model/mlp_model.hpp"
+#include "parsgd/model/mlp/mlp_model.hpp"
 #include "parsgd/run/run_loop.hpp"
 #include "parsgd/run/trainer.hpp"
 #include "parsgd/util/atomic_file.hpp"
@@ -143,15 +143,13 @@ void PrintSetup(const TrainConfig& c, const ResolvedSettings& s, const Dataset& 
   }
   if (c.bias == Bias::kOff) model += " (bias off)";
   if (c.backend == Backend::kOffload) {
-    out +=
-        fmt::format("  model {}, scheme {}, order {}, offload to {} ({} worker{}), seed {}\n",
-                    model, scheme, NameOf<OrderKind>(kOrderKinds, c.order), s.device, s.workers,
-                    s.workers == 1 ? "" : "s", c.seed);
+    out += fmt::format("  model {}, scheme {}, order {}, offload to {} ({} worker{}), seed {}\n",
+                       model, scheme, NameOf<OrderKind>(kOrderKinds, c.order), s.device, s.workers,
+                       s.workers == 1 ? "" : "s", c.seed);
   } else {
-    out +=
-        fmt::format("  model {}, scheme {}, order {}, {} thread{} ({} worker{}), seed {}\n", model,
-                    scheme, NameOf<OrderKind>(kOrderKinds, c.order), s.threads,
-                    s.threads == 1 ? "" : "s", s.workers, s.workers == 1 ? "" : "s", c.seed);
+    out += fmt::format("  model {}, scheme {}, order {}, {} thread{} ({} worker{}), seed {}\n",
+                       model, scheme, NameOf<OrderKind>(kOrderKinds, c.order), s.threads,
+                       s.threads == 1 ? "" : "s", s.workers, s.workers == 1 ? "" : "s", c.seed);
   }
   if (c.solver != Solver::kSgd) {
     const bool dual = c.solver == Solver::kDualCd;

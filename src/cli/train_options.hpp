@@ -10,8 +10,8 @@
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/config/train_config.hpp"
 #include "parsgd/data/load.hpp"
+#include "parsgd/exec/executor.hpp"
 #include "parsgd/io/model_file.hpp"
-#include "parsgd/train/executor.hpp"
 
 namespace parsgd::cli {
 
@@ -25,8 +25,9 @@ struct RunArgs {
   std::string label_column;
 };
 
-// --train, --test, --format, --features, --zero-based, --header, --label-column. `train_required`: the parser refuses a command line
-// without --train (compare checks it itself: it may come from an experiment file).
+// --train, --test, --format, --features, --zero-based, --header, --label-column. `train_required`:
+// the parser refuses a command line without --train (compare checks it itself: it may come from an
+// experiment file).
 void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required = true);
 // --model ... --deterministic: every setting of the library's table (config/settings.hpp) but the
 // seed, which each command declares itself (compare derives one per repeat).

@@ -1,12 +1,13 @@
 #include "parsgd/config/settings.hpp"
 
-#include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "parsgd/model/mlp_model.hpp"
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "parsgd/model/mlp/mlp_model.hpp"
 #include "parsgd/util/edit_distance.hpp"
 
 namespace parsgd {
@@ -26,7 +27,8 @@ std::string Rendered(std::string_view marked,
       out.append(marked.substr(at));
       break;
     }
-    out.append(marked.substr(at, open - at)).append(spell(marked.substr(open + 1, close - open - 1)));
+    out.append(marked.substr(at, open - at))
+        .append(spell(marked.substr(open + 1, close - open - 1)));
     at = close + 1;
   }
   return out;
@@ -93,117 +95,142 @@ Setting Switch(std::string key, std::string help, Field field) {
 std::vector<Setting> MakeTable() {
   const std::vector<SettingWord> automatic = {{"auto", 0}};
   std::vector<Setting> t;
-  t.push_back(Choice<ModelKind>("model", "model and loss", kModelKinds,
-                                [](auto& c) -> auto& { return c.model; }));
-  t.push_back(Choice<Solver>("solver", "how the model is fitted", kSolvers,
-                             [](auto& c) -> auto& { return c.solver; }));
+  t.push_back(Choice<ModelKind>(
+      "model", "model and loss", kModelKinds, [](auto& c) -> auto& { return c.model; }));
+  t.push_back(Choice<Solver>(
+      "solver", "how the model is fitted", kSolvers, [](auto& c) -> auto& { return c.solver; }));
   Setting hidden = Entry("hidden", SettingType::kSizes, "mlp: hidden layer sizes");
-  hidden.get = [](const TrainConfig& c) { return SettingValue(fmt::format("{}", fmt::join(c.hidden, ","))); };
+  hidden.get = [](const TrainConfig& c) {
+    return SettingValue(fmt::format("{}", fmt::join(c.hidden, ",")));
+  };
   hidden.put = [](TrainConfig& c, const SettingValue& v) {
     c.hidden = ParseHiddenSizes(std::get<std::string>(v));
   };
   t.push_back(std::move(hidden));
-  t.push_back(Choice<MlpBackend>("mlp-backend", "mlp: dense compute", kMlpBackends,
-                                 [](auto& c) -> auto& { return c.mlp_backend; }));
-  t.push_back(Choice<SchemeKind>("scheme", "how workers meet the shared model", kSchemeKinds,
-                                 [](auto& c) -> auto& { return c.scheme; }));
+  t.push_back(Choice<MlpBackend>(
+      "mlp-backend", "mlp: dense compute", kMlpBackends,
+      [](auto& c) -> auto& { return c.mlp_backend; }));
+  t.push_back(Choice<SchemeKind>(
+      "scheme", "how workers meet the shared model", kSchemeKinds,
+      [](auto& c) -> auto& { return c.scheme; }));
   t.push_back(Choice<Backend>(
-      "backend", "where the workers run (offload: linear models; sequential, hogwild, atomic, sync)",
+      "backend",
+      "where the workers run (offload: linear models; sequential, hogwild, atomic, sync)",
       kBackends, [](auto& c) -> auto& { return c.backend; }));
   t.push_back(Switch(
       "require-gpu",
       "offload: fail unless the target regions really run on a GPU (not the host fallback)",
       [](auto& c) -> auto& { return c.require_gpu; }));
-  t.push_back(Choice<OrderKind>("order", "sample order", kOrderKinds,
-                                [](auto& c) -> auto& { return c.order; }));
-  t.push_back(Int("threads",
-                  "worker threads (offload: device workers; auto: 65,536 on a GPU for hogwild and "
-                  "atomic, 1 for sync; elsewhere every core this process may use)",
-                  [](auto& c) -> auto& { return c.threads; }, 1, 4096, automatic));
-  t.push_back(Int("epochs",
-                  "passes over the training data (auto: enough for about 10^6 updates, 10 to "
-                  "1000; dual-cd: 1000, a cap for --tol)",
-                  [](auto& c) -> auto& { return c.epochs; }, 1, 1000000, automatic));
-  t.push_back(Real("tol",
-                   "stop once the relative duality gap is at most this (dual-cd), an epoch lowers "
-                   "the objective by at most this of it (cd), or 5 epochs in a row do not lower the "
-                   "best objective by more than this of it (sgd) (auto: dual-cd 1e-4 for hinge, "
-                   "1e-5 for squared-hinge and logistic; cd 1e-6; sgd none)",
-                   [](auto& c) -> auto& { return c.tol; }, 0, 1, true,
-                   {{"auto", -1}, {"none", 0}}));
-  t.push_back(Real("learning-rate",
-                   "initial step size eta0 (auto: 0.5 / (curvature * mean squared row norm); for the "
-                   "optimal schedule Bottou's 1 / (l2 t0))",
-                   [](auto& c) -> auto& { return c.learning_rate; }, 0, 1e9, true, automatic));
-  t.push_back(Choice<ScheduleKind>("schedule", "step-size schedule", kScheduleKinds,
-                                   [](auto& c) -> auto& { return c.schedule; }));
-  t.push_back(Real("decay",
-                   "invtime: rate per epoch; geometric: factor per epoch (auto: 1 for invtime, 0.9 "
-                   "for geometric, rows / t0 for optimal)",
-                   [](auto& c) -> auto& { return c.decay; }, 0, 1e9, true, automatic));
+  t.push_back(Choice<OrderKind>(
+      "order", "sample order", kOrderKinds, [](auto& c) -> auto& { return c.order; }));
+  t.push_back(Int(
+      "threads",
+      "worker threads (offload: device workers; auto: 65,536 on a GPU for hogwild and "
+      "atomic, 1 for sync; elsewhere every core this process may use)",
+      [](auto& c) -> auto& { return c.threads; }, 1, 4096, automatic));
+  t.push_back(Int(
+      "epochs",
+      "passes over the training data (auto: enough for about 10^6 updates, 10 to "
+      "1000; dual-cd: 1000, a cap for --tol)",
+      [](auto& c) -> auto& { return c.epochs; }, 1, 1000000, automatic));
+  t.push_back(
+      Real("tol",
+           "stop once the relative duality gap is at most this (dual-cd), an epoch lowers "
+           "the objective by at most this of it (cd), or 5 epochs in a row do not lower the "
+           "best objective by more than this of it (sgd) (auto: dual-cd 1e-4 for hinge, "
+           "1e-5 for squared-hinge and logistic; cd 1e-6; sgd none)",
+           [](auto& c) -> auto& { return c.tol; }, 0, 1, true, {{"auto", -1}, {"none", 0}}));
+  t.push_back(Real(
+      "learning-rate",
+      "initial step size eta0 (auto: 0.5 / (curvature * mean squared row norm); for the "
+      "optimal schedule Bottou's 1 / (l2 t0))",
+      [](auto& c) -> auto& { return c.learning_rate; }, 0, 1e9, true, automatic));
+  t.push_back(Choice<ScheduleKind>(
+      "schedule", "step-size schedule", kScheduleKinds,
+      [](auto& c) -> auto& { return c.schedule; }));
+  t.push_back(Real(
+      "decay",
+      "invtime: rate per epoch; geometric: factor per epoch (auto: 1 for invtime, 0.9 "
+      "for geometric, rows / t0 for optimal)",
+      [](auto& c) -> auto& { return c.decay; }, 0, 1e9, true, automatic));
   t.push_back(Real("l2", "L2 regularisation strength (auto: 1/rows, LIBLINEAR's C = 1)",
                    [](auto& c) -> auto& { return c.l2; }, 0, 1e9, false, {{"auto", -1}}));
-  t.push_back(Choice<Shrinking>("shrinking", "dual-cd, the SVMs: set aside the variables at a bound",
-                                kShrinkings, [](auto& c) -> auto& { return c.shrinking; }));
-  t.push_back(Choice<Bias>("bias", "linear models: the bias b of z = W^T x + b", kBiases,
-                           [](auto& c) -> auto& { return c.bias; }));
-  t.push_back(Choice<Normalization>("normalize", "per-feature step scaling", kNormalizations,
-                                    [](auto& c) -> auto& { return c.normalize; }));
-  t.push_back(Choice<OptimizerKind>("optimizer", "per-coordinate update rule", kOptimizerKinds,
-                                    [](auto& c) -> auto& { return c.optimizer.kind; }));
+  t.push_back(Choice<Shrinking>(
+      "shrinking", "dual-cd, the SVMs: set aside the variables at a bound", kShrinkings,
+      [](auto& c) -> auto& { return c.shrinking; }));
+  t.push_back(Choice<Bias>(
+      "bias", "linear models: the bias b of z = W^T x + b", kBiases,
+      [](auto& c) -> auto& { return c.bias; }));
+  t.push_back(Choice<Normalization>(
+      "normalize", "per-feature step scaling", kNormalizations,
+      [](auto& c) -> auto& { return c.normalize; }));
+  t.push_back(Choice<OptimizerKind>(
+      "optimizer", "per-coordinate update rule", kOptimizerKinds,
+      [](auto& c) -> auto& { return c.optimizer.kind; }));
   constexpr double kBelowOne = 0.999999;
-  t.push_back(Real("momentum", "momentum and nesterov: momentum mu",
-                   [](auto& c) -> auto& { return c.optimizer.momentum; }, 0, kBelowOne));
-  t.push_back(Real("rho", "rmsprop: decay of the squared-gradient average",
-                   [](auto& c) -> auto& { return c.optimizer.rho; }, 0, kBelowOne));
-  t.push_back(Real("beta1", "adam: decay of the first moment",
-                   [](auto& c) -> auto& { return c.optimizer.beta1; }, 0, kBelowOne));
-  t.push_back(Real("beta2", "adam: decay of the second moment",
-                   [](auto& c) -> auto& { return c.optimizer.beta2; }, 0, kBelowOne));
-  t.push_back(Real("epsilon", "adagrad, rmsprop, adam: added to the denominator",
-                   [](auto& c) -> auto& { return c.optimizer.epsilon; }, 0, 1, true));
-  t.push_back(Int("batch",
-                  "samples per update: the global minibatch for sync, each worker's for average, "
-                  "sequential minibatch SGD for sequential (auto: 256 for sync, 32 for average, "
-                  "else 1)",
-                  [](auto& c) -> auto& { return c.batch; }, 1, 1 << 30, automatic));
+  t.push_back(Real(
+      "momentum", "momentum and nesterov: momentum mu",
+      [](auto& c) -> auto& { return c.optimizer.momentum; }, 0, kBelowOne));
+  t.push_back(Real(
+      "rho", "rmsprop: decay of the squared-gradient average",
+      [](auto& c) -> auto& { return c.optimizer.rho; }, 0, kBelowOne));
+  t.push_back(Real(
+      "beta1", "adam: decay of the first moment",
+      [](auto& c) -> auto& { return c.optimizer.beta1; }, 0, kBelowOne));
+  t.push_back(Real(
+      "beta2", "adam: decay of the second moment",
+      [](auto& c) -> auto& { return c.optimizer.beta2; }, 0, kBelowOne));
+  t.push_back(Real(
+      "epsilon", "adagrad, rmsprop, adam: added to the denominator",
+      [](auto& c) -> auto& { return c.optimizer.epsilon; }, 0, 1, true));
+  t.push_back(Int(
+      "batch",
+      "samples per update: the global minibatch for sync, each worker's for average, "
+      "sequential minibatch SGD for sequential (auto: 256 for sync, 32 for average, "
+      "else 1)",
+      [](auto& c) -> auto& { return c.batch; }, 1, 1 << 30, automatic));
   t.push_back(Int("period",
                   "average, gossip, subnet: each worker's minibatches between two combining steps "
                   "(auto: 10; with per-sample steps, --batch 1, a tenth of each worker's shard)",
                   [](auto& c) -> auto& { return c.period; }, 1, 1 << 30,
                   {{"auto", -1}, {"epoch", 0}}));
-  t.push_back(Int("micro-batches",
-                  "pipeline: the micro-batches each minibatch is cut into, flowing through the "
-                  "stages (auto: 4 a stage, at most --batch)",
-                  [](auto& c) -> auto& { return c.micro_batches; }, 1, 1 << 20, automatic));
+  t.push_back(Int(
+      "micro-batches",
+      "pipeline: the micro-batches each minibatch is cut into, flowing through the "
+      "stages (auto: 4 a stage, at most --batch)",
+      [](auto& c) -> auto& { return c.micro_batches; }, 1, 1 << 20, automatic));
   t.push_back(Real("skeleton-ratio",
                    "subnet: the share of each hidden layer's units in the skeleton every worker "
                    "trains, the rest dealt among the workers every --period (auto: 0.25)",
                    [](auto& c) -> auto& { return c.skeleton_ratio; }, 0, 0.999999, false,
                    {{"auto", -1}}));
-  t.push_back(Switch("average-state",
-                     "average: average the optimiser state too; gossip: mix it with the weights",
-                     [](auto& c) -> auto& { return c.average_state; }));
-  t.push_back(Choice<OuterKind>("outer-optimizer",
-                                "average: the rule applied at each average to d = model before "
-                                "the period - replicas' mean",
-                                kOuterKinds, [](auto& c) -> auto& { return c.outer.kind; }));
-  t.push_back(Real("outer-learning-rate", "average: the outer rule's rate lr",
-                   [](auto& c) -> auto& { return c.outer.learning_rate; }, 0, 1e9, true));
-  t.push_back(Real("outer-momentum", "average: the outer momentum mu",
-                   [](auto& c) -> auto& { return c.outer.momentum; }, 0, kBelowOne));
-  t.push_back(Choice<RanksScheme>("ranks-scheme",
-                                  "across ranks (mpirun): how the ranks' models meet",
-                                  kRanksSchemes, [](auto& c) -> auto& { return c.ranks_scheme; }));
+  t.push_back(Switch(
+      "average-state", "average: average the optimiser state too; gossip: mix it with the weights",
+      [](auto& c) -> auto& { return c.average_state; }));
+  t.push_back(Choice<OuterKind>(
+      "outer-optimizer",
+      "average: the rule applied at each average to d = model before "
+      "the period - replicas' mean",
+      kOuterKinds, [](auto& c) -> auto& { return c.outer.kind; }));
+  t.push_back(Real(
+      "outer-learning-rate", "average: the outer rule's rate lr",
+      [](auto& c) -> auto& { return c.outer.learning_rate; }, 0, 1e9, true));
+  t.push_back(Real(
+      "outer-momentum", "average: the outer momentum mu",
+      [](auto& c) -> auto& { return c.outer.momentum; }, 0, kBelowOne));
+  t.push_back(Choice<RanksScheme>(
+      "ranks-scheme", "across ranks (mpirun): how the ranks' models meet", kRanksSchemes,
+      [](auto& c) -> auto& { return c.ranks_scheme; }));
   t.push_back(Int("ranks-period",
                   "across ranks: each rank's updates (samples) between two combinations (auto: "
                   "10 per epoch, at a tenth of the largest rank's share)",
                   [](auto& c) -> auto& { return c.ranks_period; }, 1, 1 << 30,
                   {{"auto", -1}, {"epoch", 0}}));
-  t.push_back(Switch("deterministic",
-                     "require bit-identical results run to run (sequential, sync, average, gossip "
-                     "only); the metrics then leave out wall-clock times",
-                     [](auto& c) -> auto& { return c.deterministic; }));
+  t.push_back(Switch(
+      "deterministic",
+      "require bit-identical results run to run (sequential, sync, average, gossip "
+      "only); the metrics then leave out wall-clock times",
+      [](auto& c) -> auto& { return c.deterministic; }));
   Setting seed = Entry("seed", SettingType::kCount, "seed of every random choice (sample order)");
   seed.get = [](const TrainConfig& c) { return SettingValue(c.seed); };
   seed.put = [](TrainConfig& c, const SettingValue& v) { c.seed = std::get<uint64_t>(v); };
@@ -299,14 +326,16 @@ SettingValue ParseSetting(const Setting& s, std::string_view text) {
     case SettingType::kInt: {
       const auto v = ParseNumber<long long>(s, text, Expected(s));
       if (v < s.min || v > s.max) {
-        throw SettingError(fmt::format("`{}`: must be {}{}, got {}", s.key, Range(s), OrWords(s), text));
+        throw SettingError(
+            fmt::format("`{}`: must be {}{}, got {}", s.key, Range(s), OrWords(s), text));
       }
       return int64_t{v};
     }
     case SettingType::kReal: {
       const double v = ParseNumber<double>(s, text, Expected(s));
       if (!InRange(s, v)) {
-        throw SettingError(fmt::format("`{}`: must be {}{}, got {}", s.key, Range(s), OrWords(s), text));
+        throw SettingError(
+            fmt::format("`{}`: must be {}{}, got {}", s.key, Range(s), OrWords(s), text));
       }
       return v;
     }
@@ -356,7 +385,8 @@ void CheckSetting(const Setting& s, const SettingValue& value) {
     case SettingType::kReal: {
       const auto* v = std::get_if<double>(&value);
       if (v == nullptr) refuse("expected a number");
-      if (!InRange(s, *v) && WordOf(s, *v) == nullptr) refuse(fmt::format("must be {}{}", Range(s), words));
+      if (!InRange(s, *v) && WordOf(s, *v) == nullptr)
+        refuse(fmt::format("must be {}{}", Range(s), words));
       return;
     }
     case SettingType::kCount:
@@ -424,9 +454,12 @@ std::string ValueName(const Setting& s) {
       for (const SettingWord& w : s.words) out += "|" + w.word;
       return out;
     }
-    case SettingType::kChoice: return "NAME";
-    case SettingType::kSwitch: return "";
-    case SettingType::kSizes: return "SIZES";
+    case SettingType::kChoice:
+      return "NAME";
+    case SettingType::kSwitch:
+      return "";
+    case SettingType::kSizes:
+      return "SIZES";
   }
   return "";
 }

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "../util/xxhash64.hpp"
+#include "util/xxhash64.hpp"
 
 namespace parsgd::cache_internal {
 namespace {

@@ -8,11 +8,11 @@
 #include <sstream>
 #include <utility>
 
-#include "../util/xxhash64.hpp"
 #include "binary_fields.hpp"
 #include "parsgd/util/atomic_file.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/mapped_file.hpp"
+#include "util/xxhash64.hpp"
 
 namespace parsgd {
 namespace {
@@ -25,7 +25,8 @@ using io_internal::FieldReader;
 using io_internal::PutField;
 
 void PutName(std::string& out, const std::string& name) {
-  if (name.size() > UINT16_MAX) throw Error("checkpoint: entry name too long: " + name.substr(0, 64));
+  if (name.size() > UINT16_MAX)
+    throw Error("checkpoint: entry name too long: " + name.substr(0, 64));
   PutField<uint16_t>(out, static_cast<uint16_t>(name.size()));
   out += name;
 }
@@ -79,7 +80,8 @@ Checkpoint LoadCheckpoint(const std::string& path) {
   uint32_t version;
   std::memcpy(&version, file.chars() + sizeof(kMagic), sizeof(version));
   if (version != kVersion) {
-    throw bad(fmt::format("checkpoint version {}; this parsgd reads version {}", version, kVersion));
+    throw bad(
+        fmt::format("checkpoint version {}; this parsgd reads version {}", version, kVersion));
   }
   const std::size_t body = file.size() - sizeof(uint64_t);
   uint64_t stored;
@@ -103,13 +105,15 @@ Checkpoint LoadCheckpoint(const std::string& path) {
     const std::string name = in.Text(in.Get<uint16_t>("array name length"), "array name");
     const uint64_t count = in.Get<uint64_t>("array length");
     if (count > in.left() / sizeof(float)) {
-      throw bad(fmt::format("checkpoint array '{}' declares {} values, more than the file holds", name, count));
+      throw bad(fmt::format("checkpoint array '{}' declares {} values, more than the file holds",
+                            name, count));
     }
     std::vector<float> values(count);
     const char* bytes = in.Skip(count * sizeof(float), "array values");
     if (count > 0) std::memcpy(values.data(), bytes, count * sizeof(float));  // data() may be null
     for (float v : values) {
-      if (!std::isfinite(v)) throw bad(fmt::format("checkpoint array '{}' holds a non-finite value", name));
+      if (!std::isfinite(v))
+        throw bad(fmt::format("checkpoint array '{}' holds a non-finite value", name));
     }
     c.state.Put(name, values);
   }
@@ -128,10 +132,12 @@ std::string IdentityDifferences(const std::string& found, const std::string& exp
   for (const auto& [key, value] : b) {
     const auto at = a.find(key);
     const std::string theirs = at == a.end() ? "(absent)" : at->second;
-    if (theirs != value) out += fmt::format("  {}: checkpoint {}, this run {}\n", key, theirs, value);
+    if (theirs != value)
+      out += fmt::format("  {}: checkpoint {}, this run {}\n", key, theirs, value);
   }
   for (const auto& [key, value] : a) {
-    if (!b.contains(key)) out += fmt::format("  {}: checkpoint {}, this run (absent)\n", key, value);
+    if (!b.contains(key))
+      out += fmt::format("  {}: checkpoint {}, this run (absent)\n", key, value);
   }
   return out;
 }

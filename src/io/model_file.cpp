@@ -8,19 +8,19 @@
 #include <span>
 #include <vector>
 
-#include "../util/xxhash64.hpp"
 #include "binary_fields.hpp"
 #include "parsgd/util/atomic_file.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/mapped_file.hpp"
+#include "util/xxhash64.hpp"
 
 namespace parsgd {
 namespace {
 
 constexpr unsigned char kMagic[8] = {0x89, 'P', 'S', 'G', 'M', '\r', '\n', 0x1A};
 constexpr uint32_t kVersion = 3;
-constexpr uint32_t kFirstVersion = 1;  // still read: no index base, binary labels only
-constexpr uint32_t kIndexBaseVersion = 2;   // still read: no CSV label column
+constexpr uint32_t kFirstVersion = 1;      // still read: no index base, binary labels only
+constexpr uint32_t kIndexBaseVersion = 2;  // still read: no CSV label column
 constexpr uint32_t kMaxLabelColumn = kMaxRecordedLabelColumn;
 
 using io_internal::FieldReader;
@@ -94,14 +94,16 @@ std::size_t CheckTail(const MappedFile& file, const FieldReader& in, uint64_t co
   auto bad = [&](const std::string& what) { return DataError(path, 0, 0, what); };
   const uint64_t left = in.left();
   if (left < sizeof(uint64_t) || count > (left - sizeof(uint64_t)) / sizeof(float)) {
-    throw bad(fmt::format("truncated model file: the header declares {} parameters, {} bytes "
-                          "follow (4 per parameter and an 8-byte checksum expected)",
-                          count, left));
+    throw bad(
+        fmt::format("truncated model file: the header declares {} parameters, {} bytes "
+                    "follow (4 per parameter and an 8-byte checksum expected)",
+                    count, left));
   }
   if (left != count * sizeof(float) + sizeof(uint64_t)) {
-    throw bad(fmt::format("model file has trailing bytes after the checksum: {} parameters "
-                          "declared, {} bytes follow",
-                          count, left));
+    throw bad(
+        fmt::format("model file has trailing bytes after the checksum: {} parameters "
+                    "declared, {} bytes follow",
+                    count, left));
   }
   const std::size_t params_at = in.pos();
   const std::size_t checksum_at = params_at + count * sizeof(float);
@@ -114,7 +116,8 @@ std::size_t CheckTail(const MappedFile& file, const FieldReader& in, uint64_t co
   return params_at;
 }
 
-void CopyFinite(const MappedFile& file, std::size_t at, std::span<float> to, const std::string& path) {
+void CopyFinite(const MappedFile& file, std::size_t at, std::span<float> to,
+                const std::string& path) {
   std::memcpy(to.data(), file.chars() + at, to.size_bytes());
   for (float v : to) {
     if (!std::isfinite(v)) throw DataError(path, 0, 0, "model file holds a non-finite parameter");
@@ -142,8 +145,8 @@ LinearModel ReadLinear(const MappedFile& file, FieldReader& in, ModelKind kind, 
   settings = in.Text(in.Get<uint32_t>("settings length"), "settings");
   const auto count = in.Get<uint64_t>("parameter count");
   if (count != (features + 1) * outputs) {
-    throw bad(fmt::format("{} weights for {} features and {} outputs, expected {}", count,
-                          features, outputs, (features + 1) * outputs));
+    throw bad(fmt::format("{} weights for {} features and {} outputs, expected {}", count, features,
+                          outputs, (features + 1) * outputs));
   }
   const std::size_t at = CheckTail(file, in, count, path);
   LinearModel model(kind, features, static_cast<int>(outputs), std::move(labels));
@@ -159,7 +162,8 @@ MlpModel ReadMlp(const MappedFile& file, FieldReader& in, uint32_t version, std:
   std::vector<int> sizes;
   for (uint32_t i = 0; i < count; ++i) {
     const auto size = in.Get<uint32_t>("layer sizes");
-    if (size < 1 || size > (1u << 24)) throw bad(fmt::format("MLP layer size {} out of range", size));
+    if (size < 1 || size > (1u << 24))
+      throw bad(fmt::format("MLP layer size {} out of range", size));
     sizes.push_back(static_cast<int>(size));
   }
   ClassLabels labels = version == kFirstVersion ? ClassLabels::Default(false, sizes.back())
@@ -234,8 +238,7 @@ LoadedModel LoadModel(const std::string& path) {
   const auto file = MappedFile::Open(path);
   FieldReader in(file->chars(), file->size(), path, "model file");
   auto bad = [&](const std::string& what) { return DataError(path, 0, 0, what); };
-  if (file->size() < sizeof(kMagic) ||
-      std::memcmp(file->chars(), kMagic, sizeof(kMagic)) != 0) {
+  if (file->size() < sizeof(kMagic) || std::memcmp(file->chars(), kMagic, sizeof(kMagic)) != 0) {
     throw bad("not a parsgd model file");
   }
   in.Text(sizeof(kMagic), "magic");
@@ -245,7 +248,8 @@ LoadedModel LoadModel(const std::string& path) {
                           kFirstVersion, kVersion));
   }
   const auto kind = in.Get<uint32_t>("model kind");
-  if (kind > static_cast<uint32_t>(kLastModelKind)) throw bad(fmt::format("unknown model kind {}", kind));
+  if (kind > static_cast<uint32_t>(kLastModelKind))
+    throw bad(fmt::format("unknown model kind {}", kind));
   // Version 1 read only one-based LIBSVM text.
   const auto zero_based = version == kFirstVersion ? static_cast<uint32_t>(ZeroBased::kNo)
                                                    : in.Get<uint32_t>("index base");

@@ -1,8 +1,9 @@
 // The offload backend's target regions for the linear models. Every array a region names is
 // already mapped (DeviceArray) and is named with map(alloc: ...), so no region copies data; only
 // the scalars of a reduction come back. The loop bodies are the CPU backend's own step functions
-// (linear_step.hpp, the optimiser rules, the schemes' write policies): GCC compiles them for the
-// device because the regions call them, so both backends run the same arithmetic.
+// (parsgd/model/linear/linear_step.hpp, the optimiser rules, the schemes' write policies): GCC
+// compiles them for the device because the regions call them, so both backends run the same
+// arithmetic.
 //
 // Shared parameters are written only through std::atomic_ref (relaxed load/store for hogwild and
 // sequential, compare-and-swap for atomic) or `omp atomic` (the sync scheme's gradient sums).
@@ -17,9 +18,9 @@
 #include <atomic>
 #include <cstdint>
 
-#include "../train/epoch_runner.hpp"
-#include "parsgd/train/evaluate.hpp"
-#include "parsgd/train/linear_step.hpp"
+#include "model/linear/linear_runner.hpp"
+#include "parsgd/model/evaluate.hpp"
+#include "parsgd/model/linear/linear_step.hpp"
 
 namespace parsgd::offload {
 
@@ -65,10 +66,10 @@ struct AsyncEpoch {
   const uint64_t* shard;        // workers + 1
   const RuleContext* contexts;  // blocks
   uint64_t blocks;
-  float* scratch;               // workers * outputs
+  float* scratch;  // workers * outputs
   int workers;
   const std::atomic<bool>* stop = nullptr;
-  uint64_t* done = nullptr;     // workers entries
+  uint64_t* done = nullptr;  // workers entries
 };
 
 template <class Head, class Rule, class Scheme>
@@ -131,20 +132,20 @@ EpochTotals RunAsyncEpoch(const Rows& d, const Params& p, const AsyncEpoch& a, G
 // touched counter is zero; consecutive steps use the two counters in turn, so that each step's
 // second region can clear the next step's counter.
 struct SyncBuffers {
-  const uint32_t* order;   // rows entries: the epoch's samples in batch order
-  double* losses;          // rows entries: each sample's loss, by its position in `order`
-  float* d;                // batch * outputs: the step's loss derivatives
-  float* sum;              // (features + 1) * outputs: the step's summed gradient
-  uint32_t* count;         // features: how many of the step's samples have feature j
-  uint32_t* touched;       // features: the features the step touched, in no particular order
-  uint32_t* touched_count; // 2
+  const uint32_t* order;    // rows entries: the epoch's samples in batch order
+  double* losses;           // rows entries: each sample's loss, by its position in `order`
+  float* d;                 // batch * outputs: the step's loss derivatives
+  float* sum;               // (features + 1) * outputs: the step's summed gradient
+  uint32_t* count;          // features: how many of the step's samples have feature j
+  uint32_t* touched;        // features: the features the step touched, in no particular order
+  uint32_t* touched_count;  // 2
   uint64_t batch;
 };
 
 // One synchronous minibatch step over order[first, first + size): every sample's derivatives from
 // the same weights, summed per coordinate (float atomics: the sum's association order varies), then
-// the rule applied once to each touched coordinate with the mean, exactly as GradientSum does on the
-// CPU. `bound` is at least the number of features the step can touch (its samples' nonzeros).
+// the rule applied once to each touched coordinate with the mean, exactly as GradientSum does on
+// the CPU. `bound` is at least the number of features the step can touch (its samples' nonzeros).
 template <class Head, class Rule>
 void RunSyncStep(const Rows& d, const Params& p, const SyncBuffers& b, uint64_t first,
                  uint64_t size, uint64_t bound, int parity, const RuleContext rc, int threads,
@@ -176,9 +177,10 @@ void RunSyncStep(const Rows& d, const Params& p, const SyncBuffers& b, uint64_t 
 
   // Derivatives and the scattered gradient sum.
 #pragma omp target teams distribute parallel for num_teams(teams_for(size)) thread_limit(threads) \
-    map(alloc : off[0 : rows + 1], idx[0 : nnz], val[0 : nnz], tgt[0 : rows], w[0 : psize],      \
-            rates[0 : nr], order[0 : rows], losses[0 : rows], dd[0 : nd], sum[0 : nsum],          \
-            count[0 : features], touched[0 : features], tc[0 : 2])
+    map(alloc                                                                                     \
+        : off [0:rows + 1], idx [0:nnz], val [0:nnz], tgt [0:rows], w [0:psize], rates [0:nr],    \
+          order [0:rows], losses [0:rows], dd [0:nd], sum [0:nsum], count [0:features],           \
+          touched [0:features], tc [0:2])
   for (uint64_t i = 0; i < size; ++i) {
     const LinearParams params{ParamArrays{w, nullptr, nullptr}, features, outputs, rates};
     const uint32_t r = order[first + i];
@@ -218,10 +220,10 @@ void RunSyncStep(const Rows& d, const Params& p, const SyncBuffers& b, uint64_t 
 
   // The rule on each touched coordinate (one thread per feature), then the bias; clears as it goes.
   const float inv = 1.f / static_cast<float>(size);
-#pragma omp target teams distribute parallel for num_teams(teams_for(bound + 1)) \
-    thread_limit(threads)                                                      \
-    map(alloc : w[0 : psize], s0[0 : n0], s1[0 : n1], rates[0 : nr], sum[0 : nsum], \
-            count[0 : features], touched[0 : features], tc[0 : 2])
+#pragma omp target teams distribute parallel for num_teams(teams_for(bound + 1))               \
+    thread_limit(threads) map(alloc                                                            \
+                              : w [0:psize], s0 [0:n0], s1 [0:n1], rates [0:nr], sum [0:nsum], \
+                                count [0:features], touched [0:features], tc [0:2])
   for (uint64_t t = 0; t <= bound; ++t) {
     const ParamArrays arrays{w, s0, s1};
     if (t == 0) tc[1 - parity] = 0;

@@ -4,7 +4,7 @@
 #include <span>
 #include <vector>
 
-#include "../train/outer_rule.hpp"
+#include "scheme/outer_rule.hpp"
 
 namespace parsgd {
 

@@ -1,9 +1,10 @@
 // Internal: how the ranks of a run combine their models between two parts of an epoch and at its
 // end (--ranks-scheme average and gossip; under sync the ranks sum every step's gradient inside the
-// sync scheme instead, sync_runner.hpp, and their models never differ).
+// sync scheme instead, scheme/sync_runner.hpp, and their models never differ).
 //  - average: every rank's model (with --average-state its optimiser state) replaced by the ranks'
-//    mean; with an outer optimiser (--outer-optimizer, outer_rule.hpp) the mean is the outer rule's
-//    pull on the model of the last combination, the anchor, and every rank takes the moved anchor.
+//    mean; with an outer optimiser (--outer-optimizer, scheme/outer_rule.hpp) the mean is the outer
+//    rule's pull on the model of the last combination, the anchor, and every rank takes the moved
+//    anchor.
 //  - gossip: each rank's model replaced by the mix of itself and its ring neighbours, a third each
 //    (x_r <- (x_{r-1} + x_r + x_{r+1}) / 3, in that order).
 // At an epoch's end, under either, the model and the optimiser state are replaced by the ranks'
@@ -13,10 +14,10 @@
 // family's runner takes the combined model up (its replicas, where it has them).
 #pragma once
 
-#include "../train/family.hpp"
+#include "model/learner.hpp"
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/config/train_config.hpp"
-#include "parsgd/train/training_state.hpp"
+#include "parsgd/run/training_state.hpp"
 #include "parsgd/util/array.hpp"
 
 namespace parsgd {

@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "../offload/offload_family.hpp"
-#include "../train/linear_settings.hpp"
-#include "../train/scheme_choice.hpp"
-#include "../train/subnet_deal.hpp"
+#include "model/linear/linear_settings.hpp"
+#include "model/mlp/partition/subnet_deal.hpp"
+#include "offload/offload_learner.hpp"
 #include "parsgd/config/settings.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/memory_limit.hpp"
+#include "scheme_choice.hpp"
 
 namespace parsgd {
 namespace {
@@ -179,7 +179,7 @@ std::vector<float> MlpInputScale(const Dataset& train, Communicator& comm) {
 }
 
 // --scheme auto: the machine and the data are asked only where the rule needs them
-// (train/scheme_choice.hpp).
+// (run/scheme_choice.hpp).
 SchemeChoice AutoScheme(const TrainConfig& config, const Dataset& train, int threads, int outputs,
                         Executor& executor) {
   const bool asks = NeedsRoundTrip(config, threads);

@@ -3,10 +3,10 @@
 // only reads it.
 //
 // Order: the optimiser; the memory check of the model; the scheme (--scheme auto, which may also
-// choose the minibatch: train/scheme_choice.hpp); the offload device; the minibatch; the workers;
+// choose the minibatch: run/scheme_choice.hpp); the offload device; the minibatch; the workers;
 // the memory check of the replicas; the period; decay and epochs; then the model's own: for the
 // linear models the per-feature rates, the L2 strength and the step size from the data
-// (train/linear_settings.hpp), for the MLP from the optimiser.
+// (model/linear/linear_settings.hpp), for the MLP from the optimiser.
 #pragma once
 
 #include <vector>
@@ -14,10 +14,10 @@
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/config/train_config.hpp"
 #include "parsgd/data/dataset.hpp"
+#include "parsgd/exec/executor.hpp"
+#include "parsgd/model/linear/linear_step.hpp"
 #include "parsgd/model/targets.hpp"
 #include "parsgd/offload/device.hpp"
-#include "parsgd/train/executor.hpp"
-#include "parsgd/train/linear_step.hpp"
 #include "parsgd/util/array.hpp"
 
 namespace parsgd {

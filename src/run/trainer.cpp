@@ -9,19 +9,19 @@
 #include <string>
 #include <utility>
 
-#include "../offload/offload_family.hpp"
-#include "../train/family.hpp"
-#include "../train/start_model.hpp"
-#include "../util/xxhash64.hpp"
+#include "model/learner.hpp"
+#include "model/start_model.hpp"
+#include "offload/offload_learner.hpp"
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/config/settings.hpp"
+#include "parsgd/model/evaluate.hpp"
 #include "parsgd/model/targets.hpp"
-#include "parsgd/train/evaluate.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/float_env.hpp"
 #include "parsgd/util/rng.hpp"
 #include "ranks_combiner.hpp"
 #include "resolve.hpp"
+#include "util/xxhash64.hpp"
 
 namespace parsgd {
 namespace {

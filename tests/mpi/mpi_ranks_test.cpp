@@ -15,7 +15,7 @@
 #include "parsgd/data/libsvm.hpp"
 #include "parsgd/data/shard.hpp"
 #include "parsgd/util/error.hpp"
-#include "../test_support.hpp"
+#include "test_support.hpp"
 
 namespace parsgd {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "parsgd/model/mlp_engine.hpp"
+#include "parsgd/model/mlp/mlp_engine.hpp"
 #include "parsgd/model/model_kind.hpp"
 #include "parsgd/optim/optimizer.hpp"
 #include "parsgd/optim/step_size.hpp"
@@ -110,7 +110,7 @@ inline constexpr Named<RanksScheme> kRanksSchemes[] = {
 struct TrainConfig {
   ModelKind model = ModelKind::kLogistic;
   Solver solver = Solver::kSgd;
-  SchemeKind scheme = SchemeKind::kAuto;  // resolved by the trainer (train/scheme_choice.hpp)
+  SchemeKind scheme = SchemeKind::kAuto;  // resolved by the trainer (run/scheme_choice.hpp)
   OrderKind order = OrderKind::kGlobal;
   int threads = 0;           // 0: every core this process may use
   int epochs = 0;            // 0: enough for about 10^6 updates, at least 10, at most 1000;
@@ -135,9 +135,9 @@ struct TrainConfig {
                                // once per epoch; -1: automatic (10 per epoch)
   bool deterministic = false;  // refuse schemes whose result depends on timing
   std::vector<int> hidden = {256, 128};  // mlp: hidden layer sizes
-  int micro_batches = 0;      // pipeline: micro-batches of a minibatch; 0: automatic
-  double skeleton_ratio = -1; // subnet: each hidden layer's share of units every worker trains;
-                              // -1: automatic (0.25)
+  int micro_batches = 0;                 // pipeline: micro-batches of a minibatch; 0: automatic
+  double skeleton_ratio = -1;  // subnet: each hidden layer's share of units every worker trains;
+                               // -1: automatic (0.25)
   MlpBackend mlp_backend = MlpBackend::kOneDnn;
   Backend backend = Backend::kCpu;
   bool require_gpu = false;  // offload: fail unless the target regions run on a device

@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "parsgd/train/training_state.hpp"
+#include "parsgd/run/training_state.hpp"
 
 namespace parsgd {
 

@@ -1,11 +1,12 @@
 // A trained model of either family: what a model file holds (io/model_file.hpp), what a run starts
-// from (Trainer::StartFrom, --init), and what `parsgd predict` and `eval` score (train/evaluate.hpp).
+// from (Trainer::StartFrom, --init), and what `parsgd predict` and `eval` score
+// (train/evaluate.hpp).
 #pragma once
 
 #include <variant>
 
-#include "parsgd/model/linear_model.hpp"
-#include "parsgd/model/mlp_model.hpp"
+#include "parsgd/model/linear/linear_model.hpp"
+#include "parsgd/model/mlp/mlp_model.hpp"
 #include "parsgd/model/model_kind.hpp"
 
 namespace parsgd {

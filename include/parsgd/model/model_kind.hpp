@@ -1,5 +1,6 @@
 // The model axis (--model): which model a run trains. Five linear models, one per loss head
-// (loss.hpp: a LinearModel scores z = W^T x + b), and the multi-layer perceptron (mlp_model.hpp).
+// (parsgd/model/linear/loss.hpp: a LinearModel scores z = W^T x + b), and the multi-layer
+// perceptron (parsgd/model/mlp/mlp_model.hpp).
 #pragma once
 
 #include "parsgd/util/named.hpp"

@@ -11,7 +11,7 @@
 
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/model/class_labels.hpp"
-#include "parsgd/model/linear_model.hpp"
+#include "parsgd/model/linear/linear_model.hpp"
 #include "parsgd/util/array.hpp"
 
 namespace parsgd {

@@ -8,16 +8,17 @@
 //   const RunLoopResult r = RunEpochs(trainer, options, [](const EpochReport& e, double elapsed) {
 //     std::printf("epoch %d: %g after %.1f s\n", e.epoch, e.objective, elapsed);
 //   });
-//   if (r.interrupted) SaveCheckpoint({trainer.RunIdentity(), trainer.DataIdentity(), r.consistent}, path);
+//   if (r.interrupted) SaveCheckpoint({trainer.RunIdentity(), trainer.DataIdentity(),
+//   r.consistent}, path);
 #pragma once
 
 #include <functional>
 #include <string>
 
 #include "parsgd/config/train_config.hpp"
-#include "parsgd/train/epoch_report.hpp"
+#include "parsgd/run/epoch_report.hpp"
 #include "parsgd/run/trainer.hpp"
-#include "parsgd/train/training_state.hpp"
+#include "parsgd/run/training_state.hpp"
 
 namespace parsgd {
 

@@ -13,12 +13,12 @@
 #include <memory>
 
 #include "parsgd/comm/communicator.hpp"
-#include "parsgd/data/dataset.hpp"
-#include "parsgd/model/model.hpp"
 #include "parsgd/config/train_config.hpp"
-#include "parsgd/train/epoch_report.hpp"
-#include "parsgd/train/executor.hpp"
-#include "parsgd/train/training_state.hpp"
+#include "parsgd/data/dataset.hpp"
+#include "parsgd/exec/executor.hpp"
+#include "parsgd/model/model.hpp"
+#include "parsgd/run/epoch_report.hpp"
+#include "parsgd/run/training_state.hpp"
 
 namespace parsgd {
 
@@ -37,8 +37,8 @@ class Trainer {
   // derived from the data and DataIdentity are those of every rank's data together, and an error on
   // one rank is thrown on every rank (AgreedError). Snapshot and Restore stay per rank: after an
   // epoch every rank holds the same state.
-  Trainer(const TrainConfig& config, const Dataset& train, const Dataset* test,
-          Executor& executor, Communicator* comm = nullptr);
+  Trainer(const TrainConfig& config, const Dataset& train, const Dataset* test, Executor& executor,
+          Communicator* comm = nullptr);
   ~Trainer();
   Trainer(const Trainer&) = delete;
   Trainer& operator=(const Trainer&) = delete;

@@ -1,12 +1,13 @@
 // Schemes: how workers meet the shared model. The asynchronous ones (every scheme but sync,
 // average and gossip, which are epoch structures: see train/) are small policy types with
-//  - Write / BiasWrite: how one coordinate is updated (relaxed store, or an atomic read-modify-write);
+//  - Write / BiasWrite: how one coordinate is updated (relaxed store, or an atomic
+//  read-modify-write);
 //  - Guard: what is held while one sample is read, its gradient computed and the update written.
 // The training loop is a template over the scheme, so none of this costs a call per sample.
 //
-// Every shared weight is read and written through std::atomic_ref: races between workers are part of
-// the Hogwild! bargain, undefined behaviour is not. On x86 a relaxed atomic load or store of a float
-// is a plain move.
+// Every shared weight is read and written through std::atomic_ref: races between workers are part
+// of the Hogwild! bargain, undefined behaviour is not. On x86 a relaxed atomic load or store of a
+// float is a plain move.
 #pragma once
 
 #include <atomic>
@@ -63,13 +64,14 @@ inline constexpr Named<SchemeKind> kSchemeKinds[] = {
      "(independent subnet training, Yuan et al. 2019)"},
 };
 
-// The schemes of per-worker replicas combined every --period minibatches (train/replica_scheme.hpp).
+// The schemes of per-worker replicas combined every --period minibatches
+// (scheme/replica_runner.hpp).
 inline bool IsReplicaScheme(SchemeKind kind) {
   return kind == SchemeKind::kAverage || kind == SchemeKind::kGossip;
 }
 
-// The MLP's model partitions (train/mlp_partitions.hpp): workers own parts of the network, not
-// samples or replicas of all of it.
+// The MLP's model partitions (model/mlp/partition/partitions.hpp): workers own parts of the
+// network, not samples or replicas of all of it.
 inline bool IsModelPartition(SchemeKind kind) {
   return kind == SchemeKind::kPipeline || kind == SchemeKind::kVertical ||
          kind == SchemeKind::kSubnet;
@@ -78,8 +80,8 @@ inline bool IsModelPartition(SchemeKind kind) {
 // Schemes whose result does not depend on timing (--deterministic accepts only these; auto then
 // chooses among them).
 inline bool IsDeterministic(SchemeKind kind) {
-  return kind == SchemeKind::kSequential || kind == SchemeKind::kSync ||
-         IsReplicaScheme(kind) || IsModelPartition(kind) || kind == SchemeKind::kAuto;
+  return kind == SchemeKind::kSequential || kind == SchemeKind::kSync || IsReplicaScheme(kind) ||
+         IsModelPartition(kind) || kind == SchemeKind::kAuto;
 }
 
 inline float LoadRelaxed(const float& w) {

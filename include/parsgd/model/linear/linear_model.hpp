@@ -1,0 +1,53 @@
+// A linear model's parameters: K score functions z_k = w_k . x + b_k over `features` columns.
+//
+// Layout (feature-major): weight (j, k) at weights[j * K + k], bias k at weights[features * K + k].
+// A sparse update of row x touches K contiguous floats per nonzero, and the bias block last.
+// Binary models have K = 1.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "parsgd/model/class_labels.hpp"
+#include "parsgd/model/linear/loss.hpp"
+#include "parsgd/util/array.hpp"
+
+namespace parsgd {
+
+class LinearModel {
+ public:
+  LinearModel() = default;
+  // All weights start at zero (the optimum of the regulariser; SGD on a convex loss needs no random
+  // start). `classes` is K for softmax and ignored for the binary models. `labels`: how the
+  // training data wrote each class, so that predictions come back the same way (empty:
+  // ClassLabels::Default). Throws parsgd::Error unless there is one label per class (2 for the
+  // binary models), in ascending order.
+  LinearModel(ModelKind kind, uint64_t features, int classes, ClassLabels labels = {});
+
+  ModelKind kind() const { return kind_; }
+  uint64_t features() const { return features_; }
+  int outputs() const { return outputs_; }
+  const ClassLabels& labels() const { return labels_; }
+
+  // All parameters, (features + 1) * outputs floats, 64-byte aligned. The training schemes share
+  // this array between workers; see scheme/ for how they touch it.
+  std::span<float> weights() { return weights_.span(); }
+  std::span<const float> weights() const { return weights_.span(); }
+  const float* bias() const { return weights_.data() + features_ * outputs_; }
+
+  // Scores of row x; columns >= features() contribute nothing (data wider than the model).
+  // z must hold outputs() floats. Not synchronised: call it when no worker is writing.
+  void Scores(const uint32_t* index, const float* value, uint32_t nnz, float* z) const;
+
+  // Sum of squared weights, bias excluded (the L2 regulariser is (l2 / 2) * this).
+  double SquaredNorm() const;
+
+ private:
+  ModelKind kind_ = ModelKind::kLogistic;
+  uint64_t features_ = 0;
+  int outputs_ = 1;
+  ClassLabels labels_;
+  AlignedArray<float> weights_;
+};
+
+}  // namespace parsgd

@@ -1,0 +1,188 @@
+// One SGD step of a linear model on one sample: the inner loop of the asynchronous schemes.
+// Header-only so it inlines into the epoch loop and into the kernel benchmarks.
+//
+// L2 regularisation costs O(nonzeros): only the coordinates the sample touches are shrunk, by the
+// per-feature rate r_j = l2 * n / d_j, where d_j is the number of training rows that have feature
+// j. Over a uniformly drawn row this regulariser is (l2 / 2) ||w||^2 in expectation, exactly the
+// objective's, and untouched coordinates cost nothing (the Hogwild! paper's sparse separable form).
+//
+// Each feature may also carry a step multiplier m_j (a diagonal preconditioner: with --normalize
+// maxabs, m_j = 1 / max_i |x_ij|^2, which is plain SGD on features scaled to [-1, 1], expressed on
+// the unscaled weights). With plain SGD the update of a touched coordinate is
+//     w_j <- (w_j - eta m_j g x_j) / (1 + eta m_j r_j),
+// the regulariser taken implicitly: stable for any step size, even on rare features where m_j r_j
+// is large. Every other rule takes it implicitly too, at its own step (optimizer.hpp).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "parsgd/data/dataset.hpp"
+#include "parsgd/model/linear/loss.hpp"
+#include "parsgd/optim/optimizer.hpp"
+#include "parsgd/scheme/scheme.hpp"
+
+namespace parsgd {
+
+// A feature's constants for a run (8 bytes, read together).
+struct FeatureRate {
+  float step_scale;   // m_j
+  float shrink_rate;  // m_j * r_j
+};
+
+// What a step needs to know about the shared parameters.
+struct LinearParams {
+  ParamArrays arrays;        // weights ((features + 1) * outputs, LinearModel's layout) and state
+  uint64_t features;         // the bias block starts at features * outputs
+  int outputs;               // K
+  const FeatureRate* rates;  // per feature; nullptr: m_j = 1 and r_j = 0 for all j
+  bool bias = true;          // whether the bias is trained (--bias on); off, it stays as it is (0)
+};
+
+// Binary head: one score, a margin loss from parsgd/model/linear/loss.hpp.
+template <class Loss>
+struct BinaryHead {
+  static constexpr int kOutputs = 1;
+  static constexpr double kCurvature = Loss::kCurvature;  // the loss's largest second derivative
+  // Replaces z[0] by d loss / dz and returns the loss.
+  static double LossAndGradient(float* z, int, float target) {
+    return Loss::ValueAndDerivative(z[0], target, z);
+  }
+  static double Value(const float* z, int, float target) { return Loss::Value(z[0], target); }
+  // Whether the predicted class (the sign of the score, 0 counting as positive) is the target's.
+  static bool Correct(const float* z, int, float target) { return (z[0] >= 0) == (target > 0); }
+};
+
+// Softmax head: K scores, K known at run time.
+struct SoftmaxHead {
+  static constexpr int kOutputs = 0;  // dynamic
+  static constexpr double kCurvature = SoftmaxLoss::kCurvature;
+  static double LossAndGradient(float* z, int k, float target) {
+    return SoftmaxLoss::ValueAndGradient(z, k, static_cast<int>(target), z);
+  }
+  static double Value(const float* z, int k, float target) {
+    return SoftmaxLoss::Value(z, k, static_cast<int>(target));
+  }
+  // Whether the predicted class (the first of the largest scores) is the target.
+  static bool Correct(const float* z, int k, float target) {
+    int best = 0;
+    for (int c = 1; c < k; ++c) {
+      if (z[c] > z[best]) best = c;
+    }
+    return best == static_cast<int>(target);
+  }
+};
+
+// Scores z (outputs floats) of row x from the shared weights, read with relaxed loads.
+template <int kOutputs>
+inline void LinearScores(const LinearParams& p, const SparseRow& x, float* z) {
+  const float* w = p.arrays.weights;
+  if constexpr (kOutputs == 1) {
+    // Four partial sums in registers: the adds of one row do not wait on each other.
+    float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    uint32_t e = 0;
+    for (; e + 4 <= x.nnz; e += 4) {
+      s0 += x.value[e] * LoadRelaxed(w[x.index[e]]);
+      s1 += x.value[e + 1] * LoadRelaxed(w[x.index[e + 1]]);
+      s2 += x.value[e + 2] * LoadRelaxed(w[x.index[e + 2]]);
+      s3 += x.value[e + 3] * LoadRelaxed(w[x.index[e + 3]]);
+    }
+    for (; e < x.nnz; ++e) s0 += x.value[e] * LoadRelaxed(w[x.index[e]]);
+    z[0] = LoadRelaxed(w[p.features]) + ((s0 + s1) + (s2 + s3));
+  } else {
+    const int k_out = kOutputs > 0 ? kOutputs : p.outputs;
+    const float* bias = w + p.features * k_out;
+    for (int k = 0; k < k_out; ++k) z[k] = LoadRelaxed(bias[k]);
+    for (uint32_t e = 0; e < x.nnz; ++e) {
+      const float v = x.value[e];
+      const float* wj = w + static_cast<uint64_t>(x.index[e]) * k_out;
+      for (int k = 0; k < k_out; ++k) z[k] += v * LoadRelaxed(wj[k]);
+    }
+  }
+}
+
+// Applies the rule to the coordinates row x touches, given d_k = dloss/dz_k: coordinate (j, k) gets
+// loss gradient d_k m_j x_j and L2 term m_j r_j; bias k gets d_k and none.
+template <int kOutputs, class Rule, class Write, class BiasWrite>
+inline void LinearUpdate(const LinearParams& p, const SparseRow& x, const float* d_in,
+                         const RuleContext& c_in) {
+  const int k_out = kOutputs > 0 ? kOutputs : p.outputs;
+  // Local copies of what the writes loop reads: the compiler treats an atomic store as writing
+  // any memory whose address escaped, and reloaded the weights pointer, the step size and d from
+  // memory after every coordinate (a third of the loop's loads). d is copied when K is known at
+  // compile time (the binary heads); the softmax head reads it from `d_in`.
+  const ParamArrays arrays = p.arrays;
+  const RuleContext c = c_in;
+  float d_local[kOutputs > 0 ? kOutputs : 1];
+  const float* d = d_in;
+  if constexpr (kOutputs > 0) {
+    std::copy(d_in, d_in + kOutputs, d_local);
+    d = d_local;
+  }
+  // The per-entry factors of a chunk are computed first (the L2 shrinks in a loop of independent
+  // divisions the compiler vectorises), then applied.
+  constexpr uint32_t kChunk = 64;
+  float input[kChunk], reg[kChunk];
+  [[maybe_unused]] float scale[Rule::kScaleFree ? kChunk : 1];  // m_j, for FeatureContext
+  for (uint32_t begin = 0; begin < x.nnz; begin += kChunk) {
+    const uint32_t n = std::min(kChunk, x.nnz - begin);
+    // Pointers, not x.value[begin + e]: a 32-bit index sum may wrap, so g++ kept it in vector
+    // registers and extracted each lane to address the load (a third of the update's instructions).
+    const uint32_t* index = x.index + begin;
+    const float* value = x.value + begin;
+    if (p.rates) {
+      for (uint32_t e = 0; e < n; ++e) {
+        const FeatureRate rate = p.rates[index[e]];
+        input[e] = value[e] * rate.step_scale;
+        reg[e] = rate.shrink_rate;
+        if constexpr (Rule::kScaleFree) scale[e] = rate.step_scale;
+      }
+    } else {
+      for (uint32_t e = 0; e < n; ++e) {
+        input[e] = value[e];
+        reg[e] = 0.f;
+      }
+    }
+    for (uint32_t e = 0; e < n; ++e) reg[e] = Rule::Prepare(c, reg[e]);
+    for (uint32_t e = 0; e < n; ++e) {
+      const uint64_t at = static_cast<uint64_t>(index[e]) * k_out;
+      if constexpr (Rule::kScaleFree) {
+        const RuleContext ce = p.rates ? FeatureContext<Rule>(c, scale[e]) : c;
+        for (int k = 0; k < k_out; ++k) {
+          Rule::template Apply<Write>(arrays, at + k, d[k] * input[e], reg[e], ce);
+        }
+      } else {
+        for (int k = 0; k < k_out; ++k) {
+          Rule::template Apply<Write>(arrays, at + k, d[k] * input[e], reg[e], c);
+        }
+      }
+    }
+  }
+  if (!p.bias) return;
+  const uint64_t bias = p.features * k_out;
+  const float no_reg = Rule::Prepare(c, 0.f);
+  for (int k = 0; k < k_out; ++k)
+    Rule::template Apply<BiasWrite>(arrays, bias + k, d[k], no_reg, c);
+}
+
+// One step on sample (x, target); returns the sample's loss before the step. z is scratch for
+// `outputs` floats. Holds the scheme's guard from the first read to the last write.
+template <class Head, class Rule, class Scheme>
+inline double LinearSgdStep(Scheme& scheme, const LinearParams& p, const SparseRow& x, float target,
+                            const RuleContext& c, float* z) {
+  constexpr int kOut = Head::kOutputs;
+  const int k_out = kOut > 0 ? kOut : p.outputs;
+  typename Scheme::Guard guard(scheme, x);
+  LinearScores<kOut>(p, x, z);
+  const double loss = Head::LossAndGradient(z, k_out, target);
+  if constexpr (Rule::kKind == OptimizerKind::kSgd) {
+    // Plain SGD with a zero gradient and no L2 (hinge beyond the margin) changes nothing.
+    bool any = p.rates != nullptr;
+    for (int k = 0; k < k_out; ++k) any |= (z[k] != 0.f);
+    if (!any) return loss;
+  }
+  LinearUpdate<kOut, Rule, typename Scheme::Write, typename Scheme::BiasWrite>(p, x, z, c);
+  return loss;
+}
+
+}  // namespace parsgd

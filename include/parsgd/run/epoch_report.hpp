@@ -1,0 +1,55 @@
+// What a training epoch reports: the workers' totals and the trainer's report after evaluation.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+
+namespace parsgd {
+
+// What the workers of one epoch did: the progressive loss summed in a fixed order, and the samples
+// they processed.
+struct EpochTotals {
+  double loss_sum = 0;
+  uint64_t updates = 0;
+  double comm_seconds = 0;  // in collectives with other ranks (--ranks-scheme sync's sums)
+  // The model partitions (the MLP's pipeline, vertical, subnet): the bytes one worker read that
+  // another wrote; the pipeline's stages' busy seconds, and the seconds they were there for
+  // (stages x the wall time of the ticks).
+  uint64_t exchanged_bytes = 0;
+  double busy_seconds = 0;
+  double stage_seconds = 0;
+};
+
+struct EpochReport {
+  int epoch = 0;             // 1-based
+  uint64_t updates = 0;      // samples processed this epoch
+  double train_seconds = 0;  // the workers' wall time, evaluation excluded
+  double eval_seconds = 0;
+  double comm_seconds = 0;       // across ranks: combining the ranks' models, or under sync their
+                                 // gradients (in train_seconds)
+  uint64_t exchanged_bytes = 0;  // the model partitions: read by one worker, written by another
+  std::optional<double> bubble;  // the pipeline: the share of its stages' time spent idle
+  double learning_rate = 0;      // at the end of the epoch (0 for --solver dual-cd)
+  double progressive_loss = 0;   // mean loss of each sample just before its own update
+  double objective = 0;          // mean training loss + l2 / 2 * ||w||^2, after the epoch
+  double train_accuracy = 0;
+  std::optional<double> test_loss;
+  std::optional<double> test_accuracy;
+  // The dual solver's dual objective D(a) on the objective's scale (D <= the optimum <= objective):
+  // the duality gap objective - D bounds how far the weights are from the optimum.
+  std::optional<double> dual_objective;
+  bool evaluated = true;     // false: not evaluated (Trainer::RunEpoch(false)): the objective,
+                             // the accuracies, the test and dual metrics are not set
+  bool converged = false;    // the stopping rule (--tol) holds after this epoch
+  bool interrupted = false;  // the stop flag ended the epoch early: no evaluation
+  double samples_per_second() const { return train_seconds > 0 ? updates / train_seconds : 0; }
+  // (objective - D) / |objective|; none without a dual.
+  std::optional<double> relative_gap() const {
+    if (!dual_objective) return std::nullopt;
+    return (objective - *dual_objective) / std::max(std::abs(objective), 1e-300);
+  }
+};
+
+}  // namespace parsgd

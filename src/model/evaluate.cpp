@@ -1,0 +1,212 @@
+#include "parsgd/model/evaluate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "model/linear/linear_runner.hpp"
+#include "parsgd/comm/communicator.hpp"
+#include "parsgd/model/mlp/mlp_input.hpp"
+
+namespace parsgd {
+namespace {
+
+constexpr uint64_t kBlockRows = 4096;
+constexpr int kMlpBlockRows = 256;  // rows per MLP block: fixed, so sums repeat at any thread count
+
+double SampleLoss(const LinearModel& model, const float* z, float target) {
+  return WithHead(model.kind(),
+                  [&]<class Head>(Head) { return Head::Value(z, model.outputs(), target); });
+}
+
+struct BlockSum {
+  double loss = 0;
+  uint64_t correct = 0;
+};
+
+Evaluation Combine(const std::vector<BlockSum>& sums, uint64_t rows) {
+  BlockSum total;
+  for (const BlockSum& s : sums) {  // block order: the same sum at any thread count
+    total.loss += s.loss;
+    total.correct += s.correct;
+  }
+  Evaluation e;
+  e.rows = rows;
+  if (rows > 0) {
+    e.mean_loss = total.loss / static_cast<double>(rows);
+    e.accuracy = static_cast<double>(total.correct) / static_cast<double>(rows);
+  }
+  return e;
+}
+
+}  // namespace
+
+void Probabilities(ModelKind kind, const float* z, int classes, float* p) {
+  if (kind == ModelKind::kLogistic) {
+    // 1 / (1 + exp(-z)) written so that neither branch overflows.
+    const double e = std::exp(-std::abs(static_cast<double>(z[0])));
+    const double positive = z[0] >= 0 ? 1 / (1 + e) : e / (1 + e);
+    p[0] = static_cast<float>(1 - positive);
+    p[1] = static_cast<float>(positive);
+    return;
+  }
+  const float top = *std::max_element(z, z + classes);
+  double sum = 0;
+  for (int k = 0; k < classes; ++k) sum += std::exp(static_cast<double>(z[k] - top));
+  for (int k = 0; k < classes; ++k) {
+    p[k] = static_cast<float>(std::exp(static_cast<double>(z[k] - top)) / sum);
+  }
+}
+
+int PredictedClass(const LinearModel& model, const float* z) {
+  if (IsBinary(model.kind())) return z[0] >= 0 ? 1 : 0;
+  int best = 0;
+  for (int k = 1; k < model.outputs(); ++k) {
+    if (z[k] > z[best]) best = k;
+  }
+  return best;
+}
+
+Evaluation CombineEvaluations(const Evaluation& mine, Communicator& comm) {
+  const double rows = static_cast<double>(mine.rows);
+  std::vector<double> sums = {mine.mean_loss * rows, std::round(mine.accuracy * rows)};
+  comm.SumAll(sums);
+  Evaluation all;
+  all.rows = comm.Sum(mine.rows);
+  if (all.rows > 0) {
+    all.mean_loss = sums[0] / static_cast<double>(all.rows);
+    all.accuracy = sums[1] / static_cast<double>(all.rows);
+  }
+  return all;
+}
+
+Evaluation Evaluate(const LinearModel& model, const Dataset& data, const Targets& targets,
+                    Executor& executor) {
+  const uint64_t rows = data.rows();
+  const uint64_t blocks = (rows + kBlockRows - 1) / kBlockRows;
+  std::vector<BlockSum> sums(blocks);
+  executor.ParallelFor(blocks, [&](uint64_t b) {
+    std::vector<float> z(model.outputs());
+    BlockSum s;
+    const uint64_t end = std::min(rows, (b + 1) * kBlockRows);
+    for (uint64_t i = b * kBlockRows; i < end; ++i) {
+      const SparseRow x = data.row(i);
+      model.Scores(x.index, x.value, x.nnz, z.data());
+      const float target = targets.values[i];
+      s.loss += SampleLoss(model, z.data(), target);
+      const int truth = IsBinary(model.kind()) ? (target > 0 ? 1 : 0) : static_cast<int>(target);
+      s.correct += PredictedClass(model, z.data()) == truth;
+    }
+    sums[b] = s;
+  });
+  return Combine(sums, rows);
+}
+
+namespace {
+
+// Scores rows [first, last) of `data` in fixed blocks of kMlpBlockRows from `first`, one engine
+// per executor thread, and calls fn(block, first_row, rows, scores) for each block (from any
+// thread, each block once).
+template <class Fn>
+void ForEachMlpBlock(const MlpModel& model, const Dataset& data, uint64_t first, uint64_t last,
+                     Executor& executor, MlpBackend backend, Fn fn) {
+  const int threads = executor.threads();
+  const int classes = model.classes(), inputs = model.inputs();
+  const uint64_t blocks = (last - first + kMlpBlockRows - 1) / kMlpBlockRows;
+  executor.RunWorkers(threads, [&](int t) {
+    auto engine = MakeMlpEngine(backend, model.sizes(), kMlpBlockRows, 1);
+    std::vector<float> x(static_cast<std::size_t>(kMlpBlockRows) * inputs);
+    std::vector<float> scores(static_cast<std::size_t>(kMlpBlockRows) * classes);
+    std::vector<uint32_t> rows(kMlpBlockRows);
+    for (uint64_t b = t; b < blocks; b += threads) {
+      const uint64_t begin = first + b * kMlpBlockRows;
+      const int n = static_cast<int>(std::min<uint64_t>(last, begin + kMlpBlockRows) - begin);
+      std::iota(rows.begin(), rows.begin() + n, static_cast<uint32_t>(begin));
+      GatherDense(data, {rows.data(), static_cast<std::size_t>(n)}, model.input_scale().data(),
+                  inputs, x.data());
+      engine->Scores(model.params().data(), x.data(), n, scores.data());
+      fn(b, begin, n, scores.data());
+    }
+  });
+}
+
+int ArgMax(const float* z, int classes) {
+  return static_cast<int>(std::max_element(z, z + classes) - z);
+}
+
+}  // namespace
+
+Evaluation EvaluateMlp(const MlpModel& model, const Dataset& data, const Targets& targets,
+                       Executor& executor, MlpBackend backend) {
+  const int classes = model.classes();
+  const uint64_t blocks = (data.rows() + kMlpBlockRows - 1) / kMlpBlockRows;
+  std::vector<BlockSum> sums(blocks);
+  ForEachMlpBlock(model, data, 0, data.rows(), executor, backend,
+                  [&](uint64_t b, uint64_t begin, int n, const float* scores) {
+                    BlockSum s;
+                    for (int i = 0; i < n; ++i) {
+                      const float* z = scores + static_cast<std::size_t>(i) * classes;
+                      const int y = static_cast<int>(targets.values[begin + i]);
+                      s.loss += SoftmaxLoss::Value(z, classes, y);
+                      s.correct += ArgMax(z, classes) == y;
+                    }
+                    sums[b] = s;
+                  });
+  return Combine(sums, data.rows());
+}
+
+std::vector<int> PredictClasses(const MlpModel& model, const Dataset& data, Executor& executor,
+                                MlpBackend backend) {
+  std::vector<int> classes(data.rows());
+  ForEachMlpBlock(model, data, 0, data.rows(), executor, backend,
+                  [&](uint64_t, uint64_t begin, int n, const float* scores) {
+                    for (int i = 0; i < n; ++i) {
+                      classes[begin + i] = ArgMax(
+                          scores + static_cast<std::size_t>(i) * model.classes(), model.classes());
+                    }
+                  });
+  return classes;
+}
+
+std::vector<int> PredictClasses(const LinearModel& model, const Dataset& data, Executor& executor) {
+  std::vector<int> classes(data.rows());
+  const uint64_t blocks = (data.rows() + kBlockRows - 1) / kBlockRows;
+  executor.ParallelFor(blocks, [&](uint64_t b) {
+    std::vector<float> z(model.outputs());
+    for (uint64_t i = b * kBlockRows; i < std::min(data.rows(), (b + 1) * kBlockRows); ++i) {
+      const SparseRow x = data.row(i);
+      model.Scores(x.index, x.value, x.nnz, z.data());
+      classes[i] = PredictedClass(model, z.data());
+    }
+  });
+  return classes;
+}
+
+std::vector<float> PredictScores(const MlpModel& model, const Dataset& data, uint64_t begin,
+                                 uint64_t end, Executor& executor, MlpBackend backend) {
+  const std::size_t classes = static_cast<std::size_t>(model.classes());
+  std::vector<float> out((end - begin) * classes);
+  ForEachMlpBlock(model, data, begin, end, executor, backend,
+                  [&](uint64_t, uint64_t first, int n, const float* scores) {
+                    std::copy(scores, scores + n * classes, out.data() + (first - begin) * classes);
+                  });
+  return out;
+}
+
+std::vector<float> PredictScores(const LinearModel& model, const Dataset& data, uint64_t begin,
+                                 uint64_t end, Executor& executor) {
+  const std::size_t outputs = static_cast<std::size_t>(model.outputs());
+  std::vector<float> out((end - begin) * outputs);
+  const uint64_t blocks = (end - begin + kBlockRows - 1) / kBlockRows;
+  executor.ParallelFor(blocks, [&](uint64_t b) {
+    const uint64_t first = begin + b * kBlockRows;
+    for (uint64_t i = first; i < std::min(end, first + kBlockRows); ++i) {
+      const SparseRow x = data.row(i);
+      model.Scores(x.index, x.value, x.nnz, out.data() + (i - begin) * outputs);
+    }
+  });
+  return out;
+}
+
+}  // namespace parsgd

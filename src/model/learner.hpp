@@ -1,0 +1,111 @@
+// The model-specific half of training. A family (the linear models, the MLP) owns its parameters
+// and optimiser state, runs an epoch under the configured scheme and evaluates; the settings come
+// resolved (run/resolve.hpp) and the Trainer does the rest (orders, schedule, reports).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "parsgd/comm/communicator.hpp"
+#include "parsgd/config/train_config.hpp"
+#include "parsgd/data/dataset.hpp"
+#include "parsgd/exec/executor.hpp"
+#include "parsgd/model/evaluate.hpp"
+#include "parsgd/model/linear/linear_model.hpp"
+#include "parsgd/model/linear/linear_step.hpp"
+#include "parsgd/model/mlp/mlp_model.hpp"
+#include "parsgd/model/targets.hpp"
+#include "parsgd/optim/step_size.hpp"
+#include "parsgd/order/sample_order.hpp"
+#include "parsgd/run/epoch_report.hpp"
+#include "parsgd/run/training_state.hpp"
+#include "parsgd/util/error.hpp"
+
+namespace parsgd {
+
+// A part of an epoch (RunContext::part): `index` of `count`, in order from 0; and under
+// `--ranks-scheme sync` the ranks that sum each step's gradient (RunContext::ranks).
+struct EpochPart {
+  uint64_t index = 0;
+  uint64_t count = 1;
+  Communicator* ranks = nullptr;
+};
+
+class ModelFamily {
+ public:
+  virtual ~ModelFamily() = default;
+  // Runs the epoch, or one part of it (count > 1: across ranks, which combine their models
+  // between two parts).
+  virtual EpochTotals RunEpoch(uint64_t epoch, const SampleOrder& order, const StepSize& step,
+                               Executor& executor, EpochPart part) = 0;
+  virtual Evaluation Evaluate(const Dataset& data, const Targets& targets, Executor& executor) = 0;
+  // (l2 / 2) * ||w||^2 of the current parameters, biases excluded.
+  virtual double Regularizer() const = 0;
+  // A dual solver's dual objective (EpochReport::dual_objective); none for the others.
+  virtual std::optional<double> DualObjective() { return std::nullopt; }
+  // The parameters, optimiser state and runner state between two epochs
+  // (parsgd/run/training_state.hpp).
+  virtual void Save(TrainingState& state) const = 0;
+  virtual void Load(const TrainingState& state) = 0;
+  // Replaces the parameters by a trained model's, of this family's shape (Trainer::StartFrom checks
+  // it first); the optimiser state is left as it is. The MLP takes the model's input scaling too.
+  virtual void StartFrom(const LinearModel& model) = 0;
+  virtual void StartFrom(const MlpModel& model) = 0;
+  // The arrays the ranks of a run combine (their mean): the parameters, and with `state` the
+  // optimiser state. Throws parsgd::Error for a family that does not train across ranks.
+  virtual std::vector<std::span<float>> RankArrays(bool /*state*/) {
+    throw Error("this model does not train across ranks");
+  }
+  // After the ranks replaced the contents of RankArrays(state) by their combination.
+  virtual void RanksCombined(bool /*state*/) {}
+  virtual const LinearModel* linear() const { return nullptr; }
+  virtual const MlpModel* mlp() const { return nullptr; }
+};
+
+// An optimiser's state arrays as entries "<prefix>state0" and "<prefix>state1" (those it has).
+inline void SaveOptimizerState(const OptimizerState& o, TrainingState& s,
+                               const std::string& prefix = "") {
+  if (!o.state0.empty()) s.Put(prefix + "state0", o.state0.span());
+  if (!o.state1.empty()) s.Put(prefix + "state1", o.state1.span());
+}
+inline void LoadOptimizerState(const TrainingState& s, OptimizerState& o,
+                               const std::string& prefix = "") {
+  if (!o.state0.empty()) s.Get(prefix + "state0", o.state0.span());
+  if (!o.state1.empty()) s.Get(prefix + "state1", o.state1.span());
+}
+
+// A family's RankArrays: its parameters, and with `state` its optimiser's state arrays.
+inline std::vector<std::span<float>> ParamsAndState(std::span<float> params, OptimizerState& o,
+                                                    bool state) {
+  std::vector<std::span<float>> out = {params};
+  if (state && !o.state0.empty()) out.push_back(o.state0.span());
+  if (state && !o.state1.empty()) out.push_back(o.state1.span());
+  return out;
+}
+
+// The linear models' parameters as every backend starts them: the zero model, its per-feature
+// rates and L2 strength (model/linear/linear_settings.hpp).
+struct LinearSetup {
+  LinearModel model;
+  AlignedArray<FeatureRate> rates;
+  double l2 = 0;
+};
+LinearSetup MakeLinearSetup(const TrainConfig& config, const ResolvedSettings& settings,
+                            AlignedArray<FeatureRate> rates, const Targets& targets);
+
+// The families of the cpu backend (the offload backend's: src/offload/offload_learner.hpp). Each
+// takes the run's resolution (run/resolve.hpp): `config` with every automatic setting made and
+// `settings`, which it reads and never changes.
+std::unique_ptr<ModelFamily> MakeLinearFamily(const TrainConfig& config,
+                                              const ResolvedSettings& settings,
+                                              AlignedArray<FeatureRate> rates, const Dataset& train,
+                                              const Targets& targets);
+// `input_scale`: the model's input scaling (Resolution::input_scale; empty: none).
+std::unique_ptr<ModelFamily> MakeMlpFamily(const TrainConfig& config,
+                                           const ResolvedSettings& settings,
+                                           std::vector<float> input_scale, const Dataset& train,
+                                           const Targets& targets);
+
+}  // namespace parsgd

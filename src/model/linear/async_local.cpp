@@ -1,0 +1,82 @@
+// The asynchronous schemes for the linear models: the scheme is scheme/async_runner.hpp; here each
+// worker's per-sample steps, under the scheme's write policy and guard.
+#include <vector>
+
+#include "linear_runner.hpp"
+#include "parsgd/data/row_prefetch.hpp"
+#include "scheme/async_runner.hpp"
+
+namespace parsgd {
+namespace {
+
+// The linear models' half of the asynchronous schemes (scheme/async_runner.hpp): one sparse SGD
+// step per sample, the step size recomputed every kStepBlock samples.
+template <class Head, class Rule, class Scheme>
+class LinearAsyncLocal {
+ public:
+  using Context = LinearContext;
+
+  explicit LinearAsyncLocal(const RunnerShape& shape)
+      : scheme_(MakeScheme<Scheme>(shape.features, shape.outputs)), workers_(shape.workers) {
+    for (Worker& w : workers_) w.z.resize(shape.outputs);
+  }
+
+  std::span<const uint32_t> Shard(const Context& c, int w) {
+    return c.order->Indices(c.epoch, w, workers_[w].order_scratch);
+  }
+  uint64_t Block(const Context&) const { return kStepBlock; }
+  double SamplesPerUpdate(const Context&) const { return 1; }
+
+  void Train(const Context& c, int w, std::span<const uint32_t> shard, uint64_t begin, uint64_t end,
+             const RuleContext& rc, double& loss) {
+    float* z = workers_[w].z.data();
+    for (uint64_t i = begin; i < end; ++i) {
+      PrefetchAhead(*c.data, c.targets, shard, i);
+      const uint32_t r = shard[i];
+      loss += LinearSgdStep<Head, Rule>(scheme_, c.params, c.data->row(r), c.targets[r], rc, z);
+    }
+  }
+
+ private:
+  // One worker's scratch, on its own cache lines.
+  struct alignas(kCacheLine) Worker {
+    std::vector<uint32_t> order_scratch;
+    std::vector<float> z;
+  };
+
+  Scheme scheme_;
+  std::vector<Worker> workers_;
+};
+
+template <class Head, class Rule, class Scheme>
+std::unique_ptr<LinearRunner> Make(const RunnerShape& shape) {
+  return std::make_unique<AsyncRunner<LinearParams, LinearAsyncLocal<Head, Rule, Scheme>>>(
+      shape.workers, shape);
+}
+
+template <class Head, class Rule>
+std::unique_ptr<LinearRunner> ForScheme(SchemeKind scheme, const RunnerShape& shape) {
+  switch (scheme) {
+    case SchemeKind::kHogwild:
+      return Make<Head, Rule, HogwildScheme>(shape);
+    case SchemeKind::kLocked:
+      return Make<Head, Rule, LockedScheme>(shape);
+    case SchemeKind::kStriped:
+      return Make<Head, Rule, StripedScheme>(shape);
+    case SchemeKind::kAtomic:
+      return Make<Head, Rule, AtomicScheme>(shape);
+    default:
+      return Make<Head, Rule, SequentialScheme>(shape);
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<LinearRunner> MakeAsyncRunner(const TrainConfig& config, const RunnerShape& shape) {
+  return WithHead(config.model, [&]<class Head>(Head) {
+    return WithRule(config.optimizer.kind,
+                    [&]<class Rule>(Rule) { return ForScheme<Head, Rule>(config.scheme, shape); });
+  });
+}
+
+}  // namespace parsgd

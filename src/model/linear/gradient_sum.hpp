@@ -1,0 +1,127 @@
+// The summed loss gradient of a minibatch, kept sparse: a dense accumulator that is zero outside
+// the features the minibatch touched, the list of those features in first-touch order, and how many
+// of the minibatch's rows had each. Applying it costs O(touched coordinates), not O(model).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "parsgd/data/dataset.hpp"
+#include "parsgd/model/linear/linear_step.hpp"
+
+namespace parsgd {
+
+// kOutputs: 1 for the binary models (the inner loops vanish), 0 for K known at run time.
+template <int kOutputs>
+class GradientSum {
+ public:
+  // sum: (features + 1) * outputs floats, count: features counters, both zero. Several GradientSums
+  // may share the arrays if they keep disjoint features (the sync scheme's owners).
+  GradientSum(float* sum, uint32_t* count, uint64_t features, int outputs)
+      : sum_(sum), count_(count), features_(features), outputs_(outputs) {}
+
+  // Adds row x's gradient d_k m_j x_j for the features `keep(j)` accepts.
+  template <class Keep>
+  void Add(const SparseRow& x, const float* d, const FeatureRate* rates, Keep keep) {
+    // Members in locals: the compiler cannot know that the float stores leave them unchanged.
+    float* const sum = sum_;
+    uint32_t* const count = count_;
+    const int k_out = kOutputs > 0 ? kOutputs : outputs_;
+    for (uint32_t e = 0; e < x.nnz; ++e) {
+      const uint32_t j = x.index[e];
+      if (!keep(j)) continue;
+      const float input = StepInput(x.value[e], rates, j);
+      float* s = sum + static_cast<uint64_t>(j) * k_out;
+      for (int k = 0; k < k_out; ++k) s[k] += d[k] * input;
+      if (count[j]++ == 0) touched_.push_back(j);
+    }
+  }
+  // Adds the gradient d_k input of feature j, input = StepInput(x_j, rates, j): one nonzero of Add,
+  // the same arithmetic, for callers that routed the nonzeros themselves.
+  void AddInput(uint32_t j, const float* d, float input) {
+    const int k_out = kOutputs > 0 ? kOutputs : outputs_;
+    float* s = sum_ + static_cast<uint64_t>(j) * k_out;
+    for (int k = 0; k < k_out; ++k) s[k] += d[k] * input;
+    if (count_[j]++ == 0) touched_.push_back(j);
+  }
+  static float StepInput(float value, const FeatureRate* rates, uint32_t j) {
+    return rates ? value * rates[j].step_scale : value;
+  }
+  void AddBias(const float* d) {
+    float* s = sum_ + features_ * outputs_;
+    for (int k = 0; k < outputs_; ++k) s[k] += d[k];
+    has_bias_ = true;
+  }
+
+  // Applies the rule to every touched coordinate with the minibatch mean over `rows` samples (and
+  // the L2 term of feature j weighted by the fraction of rows that had it), then clears.
+  template <class Rule, class Write>
+  void ApplyAndClear(const LinearParams& p, uint32_t rows, const RuleContext& c) {
+    const float inv = 1.f / static_cast<float>(rows);
+    float* const sum = sum_;
+    uint32_t* const count = count_;
+    const int k_out = kOutputs > 0 ? kOutputs : outputs_;
+    for (uint32_t j : touched_) {
+      const float q = p.rates ? p.rates[j].shrink_rate * (static_cast<float>(count[j]) * inv) : 0.f;
+      const float reg = Rule::Prepare(c, q);
+      const uint64_t at = static_cast<uint64_t>(j) * k_out;
+      const RuleContext cj =
+          Rule::kScaleFree && p.rates ? FeatureContext<Rule>(c, p.rates[j].step_scale) : c;
+      for (int k = 0; k < k_out; ++k) {
+        Rule::template Apply<Write>(p.arrays, at + k, sum[at + k] * inv, reg, cj);
+        sum[at + k] = 0.f;
+      }
+      count[j] = 0;
+    }
+    touched_.clear();
+    if (has_bias_) {
+      const uint64_t at = features_ * outputs_;
+      const float none = Rule::Prepare(c, 0.f);
+      for (int k = 0; k < outputs_; ++k) {
+        Rule::template Apply<Write>(p.arrays, at + k, sum_[at + k] * inv, none, c);
+        sum_[at + k] = 0.f;
+      }
+      has_bias_ = false;
+    }
+  }
+
+  // The touched features made anew from the counts (after the arrays were summed with other ranks'
+  // ones, whose touched features this one never saw): every feature `keep` accepts with a nonzero
+  // count, and the bias when `bias`. Cost: O(features).
+  template <class Keep>
+  void CollectTouched(Keep keep, bool bias) {
+    touched_.clear();
+    for (uint64_t j = 0; j < features_; ++j) {
+      if (count_[j] != 0 && keep(static_cast<uint32_t>(j)))
+        touched_.push_back(static_cast<uint32_t>(j));
+    }
+    has_bias_ = bias;
+  }
+
+  const std::vector<uint32_t>& touched() const { return touched_; }
+
+ private:
+  float* sum_;
+  uint32_t* count_;
+  uint64_t features_;
+  int outputs_;
+  std::vector<uint32_t> touched_;
+  bool has_bias_ = false;
+};
+
+// Which worker owns each feature when the workers split the coordinates: blocks of 64 features
+// dealt round-robin (balanced even when frequent features cluster; each owner's writes stay on its
+// own cache lines). A table, since a division per nonzero would cost more than the rest of the
+// work.
+class FeatureOwners {
+ public:
+  FeatureOwners(uint64_t features, int workers) : owner_((features >> 6) + 1) {
+    for (std::size_t b = 0; b < owner_.size(); ++b) owner_[b] = static_cast<uint16_t>(b % workers);
+  }
+  int Of(uint32_t j) const { return owner_[j >> 6]; }
+
+ private:
+  std::vector<uint16_t> owner_;
+};
+
+}  // namespace parsgd

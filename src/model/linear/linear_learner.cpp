@@ -1,0 +1,103 @@
+// The linear models' half of training: the model with its rates, the optimiser state, the sparse
+// epoch runners.
+#include <algorithm>
+
+#include "linear_runner.hpp"
+#include "model/learner.hpp"
+#include "parsgd/util/error.hpp"
+
+namespace parsgd {
+namespace {
+
+class LinearFamily final : public ModelFamily {
+ public:
+  LinearFamily(const TrainConfig& config, const ResolvedSettings& r, LinearSetup setup,
+               const Dataset& train, const Targets& targets)
+      : config_(config), train_(train), targets_(targets), setup_(std::move(setup)) {
+    state_ = OptimizerState(config.optimizer.kind, setup_.model.weights().size());
+    runner_ = MakeLinearRunner(config, {train.features(), r.outputs, r.workers, train.rows()});
+    workers_ = r.workers;
+    batch_ = r.batch;
+  }
+
+  EpochTotals RunEpoch(uint64_t epoch, const SampleOrder& order, const StepSize& step,
+                       Executor& executor, EpochPart part) override {
+    const LinearContext context{&train_,    targets_.values.data(),
+                                Params(),   &order,
+                                step,       config_.optimizer,
+                                epoch,      workers_,
+                                batch_,     &executor,
+                                part.index, part.count,
+                                part.ranks};
+    return runner_->Run(context);
+  }
+
+  Evaluation Evaluate(const Dataset& data, const Targets& targets, Executor& executor) override {
+    return parsgd::Evaluate(setup_.model, data, targets, executor);
+  }
+  double Regularizer() const override { return 0.5 * setup_.l2 * setup_.model.SquaredNorm(); }
+  std::optional<double> DualObjective() override {
+    return runner_->DualObjective(train_, targets_.values.data(), Params());
+  }
+  const LinearModel* linear() const override { return &setup_.model; }
+  std::vector<std::span<float>> RankArrays(bool state) override {
+    return ParamsAndState(setup_.model.weights(), state_, state);
+  }
+
+  void RanksCombined(bool state) override { runner_->TakeParams(Params(), state); }
+
+  void Save(TrainingState& s) const override {
+    s.Put("weights", setup_.model.weights());
+    SaveOptimizerState(state_, s);
+    runner_->Save(s);
+  }
+  void Load(const TrainingState& s) override {
+    s.Get("weights", setup_.model.weights());
+    LoadOptimizerState(s, state_);
+    runner_->Load(s);
+  }
+  void StartFrom(const LinearModel& model) override {
+    std::ranges::copy(model.weights(), setup_.model.weights().begin());
+  }
+  void StartFrom(const MlpModel&) override { throw Error("a linear run cannot start from an mlp"); }
+
+ private:
+  // The model and its optimiser state as the runners see them.
+  LinearParams Params() {
+    LinearModel& model = setup_.model;
+    return LinearParams{state_.With(model.weights().data()), model.features(), model.outputs(),
+                        setup_.rates.empty() ? nullptr : setup_.rates.data(),
+                        config_.bias == Bias::kOn};
+  }
+
+  TrainConfig config_;
+  const Dataset& train_;
+  const Targets& targets_;
+  LinearSetup setup_;
+  OptimizerState state_;  // in the weights' layout
+  std::unique_ptr<LinearRunner> runner_;
+  int workers_ = 1;
+  int batch_ = 1;
+};
+
+}  // namespace
+
+LinearSetup MakeLinearSetup(const TrainConfig& config, const ResolvedSettings& settings,
+                            AlignedArray<FeatureRate> rates, const Targets& targets) {
+  LinearSetup setup;
+  setup.rates = std::move(rates);
+  setup.l2 = settings.l2;
+  setup.model = LinearModel(config.model, settings.features, settings.outputs, targets.labels);
+  return setup;
+}
+
+std::unique_ptr<ModelFamily> MakeLinearFamily(const TrainConfig& config,
+                                              const ResolvedSettings& settings,
+                                              AlignedArray<FeatureRate> rates, const Dataset& train,
+                                              const Targets& targets) {
+  return std::make_unique<LinearFamily>(
+      config, settings, MakeLinearSetup(config, settings, std::move(rates), targets), train,
+      targets);
+}
+
+}  // namespace parsgd

@@ -1,0 +1,55 @@
+#include "parsgd/model/linear/linear_model.hpp"
+
+#include "parsgd/util/error.hpp"
+
+namespace parsgd {
+
+LinearModel::LinearModel(ModelKind kind, uint64_t features, int classes, ClassLabels labels)
+    : kind_(kind),
+      features_(features),
+      outputs_(IsBinary(kind) ? 1 : classes),
+      labels_(std::move(labels)) {
+  if (!IsBinary(kind) && classes < 2) {
+    throw Error("a softmax model needs at least 2 classes, got " + std::to_string(classes));
+  }
+  const int expected = IsBinary(kind) ? 2 : classes;
+  if (labels_.values.empty()) labels_ = ClassLabels::Default(IsBinary(kind), classes);
+  if (labels_.classes() != expected || !labels_.Ascending()) {
+    throw Error("a model with " + std::to_string(expected) + " classes needs " +
+                std::to_string(expected) + " class labels in ascending order, got " +
+                std::to_string(labels_.classes()));
+  }
+  weights_ = AlignedArray<float>::Zeroed((features + 1) * static_cast<uint64_t>(outputs_));
+}
+
+void LinearModel::Scores(const uint32_t* index, const float* value, uint32_t nnz, float* z) const {
+  const int k_out = outputs_;
+  const float* w = weights_.data();
+  if (k_out == 1) {
+    // Independent partial sums in registers (z may alias nothing, but the compiler cannot know).
+    float s0 = 0, s1 = 0;
+    uint32_t e = 0;
+    for (; e + 2 <= nnz; e += 2) {
+      if (index[e] < features_) s0 += value[e] * w[index[e]];
+      if (index[e + 1] < features_) s1 += value[e + 1] * w[index[e + 1]];
+    }
+    if (e < nnz && index[e] < features_) s0 += value[e] * w[index[e]];
+    z[0] = w[features_] + (s0 + s1);
+    return;
+  }
+  for (int k = 0; k < k_out; ++k) z[k] = w[features_ * k_out + k];
+  for (uint32_t e = 0; e < nnz; ++e) {
+    if (index[e] >= features_) continue;
+    const float* wj = w + static_cast<uint64_t>(index[e]) * k_out;
+    for (int k = 0; k < k_out; ++k) z[k] += value[e] * wj[k];
+  }
+}
+
+double LinearModel::SquaredNorm() const {
+  double sum = 0;
+  const uint64_t n = features_ * outputs_;
+  for (uint64_t i = 0; i < n; ++i) sum += static_cast<double>(weights_[i]) * weights_[i];
+  return sum;
+}
+
+}  // namespace parsgd

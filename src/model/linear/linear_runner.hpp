@@ -1,0 +1,71 @@
+// The linear models' epoch runners: how the workers of one epoch meet the model, one family per
+// kind of scheme.
+//  - asynchronous (sequential, hogwild, locked, striped, atomic): each worker walks its samples and
+//    updates the shared parameters per sample (model/linear/async_local.cpp);
+//  - minibatch (sync, and sequential with --batch > 1): steps of one global minibatch, gradients
+//    combined in a fixed order, one update per step (scheme/sync_runner.hpp, with the linear
+//    models' half in model/linear/sync_local.cpp);
+//  - average, gossip: per-worker replicas, combined every period (scheme/replica_runner.hpp, with
+//  the
+//    linear models' half in model/linear/replica_local.cpp).
+// Each runner is a template over the loss head and the optimiser rule (and the scheme),
+// instantiated for every combination; the run-time choice is made once, in MakeLinearRunner.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "parsgd/config/train_config.hpp"
+#include "parsgd/model/linear/linear_step.hpp"
+#include "scheme/runner.hpp"
+
+namespace parsgd {
+
+// The linear models' runners (scheme/runner.hpp), on the weights with their per-feature rates.
+using LinearContext = RunContext<LinearParams>;
+using LinearRunner = Runner<LinearParams>;
+
+// The shape every runner is built for.
+struct RunnerShape {
+  uint64_t features;
+  int outputs;
+  int workers;
+  uint64_t rows = 0;  // of the training data
+};
+
+std::unique_ptr<LinearRunner> MakeLinearRunner(const TrainConfig& config, const RunnerShape& shape);
+
+// The families (one .cpp each).
+std::unique_ptr<LinearRunner> MakeAsyncRunner(const TrainConfig& config, const RunnerShape& shape);
+std::unique_ptr<LinearRunner> MakeMinibatchRunner(const TrainConfig& config,
+                                                  const RunnerShape& shape);
+// --solver dual-cd (solver/dual_cd.cpp): hinge and logistic, under the asynchronous schemes.
+std::unique_ptr<LinearRunner> MakeDualCdRunner(const TrainConfig& config, const RunnerShape& shape);
+// --solver cd (solver/primal_cd.cpp): squared and logistic, over a partition of the features.
+std::unique_ptr<LinearRunner> MakePrimalCdRunner(const TrainConfig& config,
+                                                 const RunnerShape& shape);
+std::unique_ptr<LinearRunner> MakeLinearReplicaRunner(const TrainConfig& config,
+                                                      const RunnerShape& shape);
+
+// Calls fn(Head{}) with the loss head of a linear `model` (the MLP has its own runners): the one
+// dispatch from a linear model's kind to its loss (scores, losses, curvature).
+template <class Fn>
+decltype(auto) WithHead(ModelKind model, Fn&& fn) {
+  switch (model) {
+    case ModelKind::kHinge:
+      return fn(BinaryHead<HingeLoss>{});
+    case ModelKind::kSquared:
+      return fn(BinaryHead<SquaredLoss>{});
+    case ModelKind::kSquaredHinge:
+      return fn(BinaryHead<SquaredHingeLoss>{});
+    case ModelKind::kSoftmax:
+    case ModelKind::kMlp:
+      return fn(SoftmaxHead{});
+    case ModelKind::kLogistic:
+      break;
+  }
+  return fn(BinaryHead<LogisticLoss>{});
+}
+
+}  // namespace parsgd

@@ -1,0 +1,224 @@
+// The linear models' half of the replica schemes (average, gossip; scheme/replica_runner.hpp): how
+// a worker trains its replica on its minibatches, and which coordinates changed. With --batch 1 a
+// replica takes per-sample steps (per-core local SGD, as DimmWitted's replicas), the step size
+// changing at the same sample positions as in the asynchronous schemes; with larger batches one
+// step per minibatch of summed gradients. A replica changes only at the features its samples
+// touched (and the bias): ForChanged lists those, each feature once, dealt to the workers by
+// FeatureOwners.
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "gradient_sum.hpp"
+#include "linear_runner.hpp"
+#include "parsgd/data/row_prefetch.hpp"
+#include "scheme/replica_runner.hpp"
+
+namespace parsgd {
+namespace {
+
+// A period's combining step covers the whole model when the period's nonzeros, over all workers,
+// reach the features (then no worker marks what it touched: marking costs ~15% of a per-sample
+// step), or when the features they touched reach 1/kTouchedShare of them: one vectorised pass over
+// the model then costs no more than visiting the touched features one by one (bench/README.md,
+// "The replica schemes on sparse data"; a feature is `outputs` coordinates either way).
+bool CombinesWholeModel(double nonzeros, uint64_t features) {
+  return nonzeros >= static_cast<double>(features);
+}
+constexpr uint64_t kTouchedShare = 8;
+
+template <class Head, class Rule>
+class LinearLocal {
+ public:
+  using Context = LinearContext;
+
+  explicit LinearLocal(const RunnerShape& shape)
+      : features_(shape.features),
+        outputs_(shape.outputs),
+        stamp_(AlignedArray<uint32_t>::Zeroed(shape.features)),
+        owners_(shape.features, shape.workers),
+        workers_(shape.workers) {}
+
+  void Begin(const Context& c, int w) {
+    Worker& r = workers_[w];
+    if (!r.ready) {
+      const uint64_t size = (features_ + 1) * outputs_;
+      r.sum = AlignedArray<float>::Zeroed(size);
+      r.count = AlignedArray<uint32_t>::Zeroed(features_);
+      r.gradient.emplace(r.sum.data(), r.count.data(), features_, outputs_);
+      r.seen.assign(features_, 0);
+      r.touched.resize(workers_.size());
+      r.z.resize(outputs_);
+      r.ready = true;
+    }
+    r.shard = c.order->Indices(c.epoch, w, r.order_scratch);
+    r.loss = 0;
+    r.done = 0;
+  }
+
+  uint64_t Minibatches(int w, int batch) const {
+    return (workers_[w].shard.size() + batch - 1) / batch;
+  }
+
+  // Before the period of minibatches [m_begin, m_end): whether its combining step covers the whole
+  // model (then no worker needs to mark what it touched), from the mean nonzeros per row (with the
+  // bias as one more feature).
+  void BeginPeriod(const Context& c, uint64_t m_begin, uint64_t m_end) {
+    uint64_t samples = 0;
+    for (const Worker& r : workers_) {
+      const uint64_t n = r.shard.size();
+      samples += std::min<uint64_t>(m_end * c.batch, n) - std::min<uint64_t>(m_begin * c.batch, n);
+    }
+    const double per_row = static_cast<double>(c.data->nnz()) / static_cast<double>(c.data->rows());
+    whole_ = CombinesWholeModel(per_row * static_cast<double>(samples), features_ + 1);
+  }
+
+  // Worker w trains `replica` on its minibatches [m_begin, m_end).
+  void Train(const Context& c, int w, const ParamArrays& replica, uint64_t& steps, uint64_t m_begin,
+             uint64_t m_end) {
+    Worker& r = workers_[w];
+    for (std::vector<uint32_t>& owned : r.touched) {
+      for (uint32_t j : owned) r.seen[j] = 0;  // the previous combining step covered them
+      owned.clear();
+    }
+    const bool mark = !whole_;  // whether the combining step needs to know what changed
+    const uint64_t begin = std::min<uint64_t>(m_begin * c.batch, r.shard.size());
+    const uint64_t end = std::min<uint64_t>(m_end * c.batch, r.shard.size());
+    const LinearParams p{replica, c.params.features, c.params.outputs, c.params.rates,
+                         c.params.bias};
+    const double rows = static_cast<double>(c.data->rows());
+    const std::atomic<bool>& stop = c.executor->stop_flag();  // checked per block or minibatch
+    auto context = [&](uint64_t i) {  // this worker's progress, scaled by the worker count
+      const double samples = static_cast<double>(i) * c.workers;
+      return MakeRuleContext(c.optimizer, StepAt(c, samples),
+                             c.batch == 1 ? c.epoch * rows + samples + 1 : double(steps + 1));
+    };
+    if (c.batch == 1) {
+      SequentialScheme scheme;
+      RuleContext rc = context(begin - begin % kStepBlock);
+      for (uint64_t i = begin; i < end; ++i) {
+        if (i % kStepBlock == 0) {
+          if (stop.load(std::memory_order_relaxed)) break;
+          rc = context(i);
+        }
+        PrefetchAhead(*c.data, c.targets, r.shard, i);
+        const SparseRow x = c.data->row(r.shard[i]);
+        r.loss += LinearSgdStep<Head, Rule>(scheme, p, x, c.targets[r.shard[i]], rc, r.z.data());
+        if (mark) {
+          for (uint32_t e = 0; e < x.nnz; ++e) MarkTouched(r, x.index[e]);
+        }
+        ++steps;
+      }
+    } else {
+      for (uint64_t b = begin; b < end && !stop.load(std::memory_order_relaxed); b += c.batch) {
+        const uint64_t b_end = std::min<uint64_t>(b + c.batch, end);
+        const RuleContext rc = context(b);
+        for (uint64_t i = b; i < b_end; ++i) {
+          PrefetchAhead(*c.data, c.targets, r.shard, i);
+          const SparseRow x = c.data->row(r.shard[i]);
+          LinearScores<Head::kOutputs>(p, x, r.z.data());
+          r.loss += Head::LossAndGradient(r.z.data(), outputs_, c.targets[r.shard[i]]);
+          r.gradient->Add(x, r.z.data(), p.rates, [](uint32_t) { return true; });
+          if (p.bias) r.gradient->AddBias(r.z.data());
+        }
+        if (mark) {
+          for (uint32_t j : r.gradient->touched()) MarkTouched(r, j);
+        }
+        r.gradient->template ApplyAndClear<Rule, StoreWrite>(p, static_cast<uint32_t>(b_end - b),
+                                                             rc);
+        ++steps;
+      }
+    }
+    r.done += end - begin;
+  }
+
+  // After the period: a step planned sparse covers the whole model all the same when the replicas
+  // touched more than 1/kTouchedShare of it.
+  void EndPeriod() {
+    ++round_;
+    if (whole_) return;
+    uint64_t touched = 0;
+    for (const Worker& r : workers_) {
+      for (const std::vector<uint32_t>& owned : r.touched) touched += owned.size();
+    }
+    whole_ = touched * kTouchedShare >= features_;
+  }
+
+  // The touched features worker w owns, each once over all replicas (worker 0 also the bias), as
+  // ranges of their `outputs` coordinates; or, for a period that covers the whole model
+  // (BeginPeriod), worker w's equal share of all coordinates: a coordinate no replica moved is
+  // equal in all of them, which the combining steps leave as it is.
+  template <class Fn>
+  void ForChanged(int w, int workers, Fn&& fn) const {
+    if (whole_) {
+      const uint64_t n = (features_ + 1) * outputs_;
+      fn(SplitAt(n, w, workers), SplitAt(n, w + 1, workers));
+      return;
+    }
+    for (const Worker& r : workers_) {
+      for (uint32_t j : r.touched[w]) {
+        if (stamp_[j] == round_) continue;
+        stamp_[j] = round_;
+        const uint64_t at = static_cast<uint64_t>(j) * outputs_;
+        fn(at, at + outputs_);
+      }
+    }
+    if (w == 0) fn(features_ * outputs_, (features_ + 1) * outputs_);
+  }
+
+  EpochTotals Totals() const {
+    EpochTotals totals;
+    for (const Worker& r : workers_) {  // worker order
+      totals.loss_sum += r.loss;
+      totals.updates += r.done;
+    }
+    return totals;
+  }
+
+ private:
+  struct alignas(kCacheLine) Worker {
+    AlignedArray<float> sum;
+    AlignedArray<uint32_t> count;
+    std::optional<GradientSum<Head::kOutputs>> gradient;
+    std::vector<uint8_t> seen;  // features touched since the last combining step
+    // The same as lists, one per owner (FeatureOwners), in the order first touched: an owner's
+    // combining step reads only its own, O(touched / workers), not every list.
+    std::vector<std::vector<uint32_t>> touched;
+    std::vector<uint32_t> order_scratch;
+    std::span<const uint32_t> shard;
+    std::vector<float> z;
+    double loss = 0;
+    uint64_t done = 0;
+    bool ready = false;
+  };
+
+  void MarkTouched(Worker& r, uint32_t j) const {
+    if (!r.seen[j]) {
+      r.seen[j] = 1;
+      r.touched[owners_.Of(j)].push_back(j);
+    }
+  }
+
+  uint64_t features_;
+  int outputs_;
+  // Per feature: the last period whose combining step covered it (written by its owner only).
+  mutable AlignedArray<uint32_t> stamp_;
+  FeatureOwners owners_;
+  uint32_t round_ = 0;
+  bool whole_ = false;  // this period's combining step covers the whole model
+  std::vector<Worker> workers_;
+};
+
+}  // namespace
+
+std::unique_ptr<LinearRunner> MakeLinearReplicaRunner(const TrainConfig& config,
+                                                      const RunnerShape& shape) {
+  return WithHead(config.model, [&]<class Head>(Head) {
+    return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) {
+      return MakeReplicaRunner<LinearRunner>(config, LinearLocal<Head, Rule>(shape), shape.workers,
+                                             (shape.features + 1) * shape.outputs);
+    });
+  });
+}
+
+}  // namespace parsgd

@@ -1,0 +1,27 @@
+#include "parsgd/model/mlp/mlp_engine.hpp"
+
+#include "engines.hpp"
+#include "parsgd/model/linear/loss.hpp"
+
+namespace parsgd {
+
+std::unique_ptr<MlpEngine> MakeMlpEngine(MlpBackend backend, const std::vector<int>& sizes,
+                                         int max_batch, int threads) {
+  if (backend == MlpBackend::kReference) return MakeReferenceEngine(sizes, max_batch);
+  return MakeOneDnnEngine(sizes, max_batch, threads);
+}
+
+double SoftmaxOutputGradient(const float* logits, const int* labels, int n, int classes, float* dz,
+                             int mean_over) {
+  double loss = 0;
+  const float inv = 1.f / static_cast<float>(mean_over > 0 ? mean_over : n);
+  for (int i = 0; i < n; ++i) {
+    float* row = dz + static_cast<std::size_t>(i) * classes;
+    loss += SoftmaxLoss::ValueAndGradient(logits + static_cast<std::size_t>(i) * classes, classes,
+                                          labels[i], row);
+    for (int k = 0; k < classes; ++k) row[k] *= inv;
+  }
+  return loss;
+}
+
+}  // namespace parsgd

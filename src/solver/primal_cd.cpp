@@ -1,0 +1,450 @@
+// --solver cd: primal coordinate descent over a partition of the features (the source texts' model
+// parallelism for linear models; Shotgun, Bradley et al. 2011; SySCD, Ioannou et al. 2019). The
+// data is read by column (solver/columns.hpp, built at the first epoch); the features are cut into
+// one block per worker, balanced by nonzeros, and each worker visits its own block's coordinates in
+// a fresh shuffled order every epoch. What the workers share are the scores z = X w (one per row),
+// which every step on a coordinate moves along its column; how they share them is the scheme:
+//   - sequential: one worker;
+//   - hogwild: the scores in place, relaxed loads and stores (a racing write may be lost);
+//   - atomic: the scores in place, every write by compare-and-swap (none is lost);
+//   - average: each worker on its own copy of the scores for the epoch, its steps taken on the
+//     safe surrogate of CoCoA+ (Ma et al. 2015; the curvature scaled by the K workers: by
+//     convexity, the objective after all K blocks' changes is at most the mean of the objectives
+//     after K times each block's change), so that the epoch lowers the objective as every block's
+//     steps do; deterministic.
+// Every epoch starts from z = X w recomputed from the weights (in parallel, by rows): a lost write
+// lasts at most one epoch, a resumed or initialised run needs no saved scores, and the epoch's
+// progressive loss is the mean loss of those scores.
+//
+// The step on coordinate j, with z the worker's scores and s the surrogate's scale (K for average,
+// else 1): g = 1/n sum_i loss'(z_i) x_ij + l2 w_j, h = s/n sum_i loss''(z_i) x_ij^2 + l2, d = -g/h,
+// exact for the squared loss; for the logistic and squared-hinge losses a Newton step with a
+// backtracking line search (as LIBLINEAR's primal coordinate descent): d is halved until
+//     1/n sum_i [loss(z_i + s d x_ij) - loss(z_i)] / s + l2 (w_j d + d^2/2) <= 0.01 g d,
+// at most kHalvings times (then no step). The full step needs no test where the bound on loss''
+// already grants it: the change is at most g d + H d^2 / 2 with H = s/n kMaxD2 sum_i x_ij^2 + l2,
+// at most 0.01 g d while |d| <= 2 (1 - 0.01) |g| / H, that is while h >= H / 1.98 (early on, where
+// most rows' loss'' is near its bound, about every step). Then w_j += d and z_i += s d x_ij along
+// the column. w_j is written only by its block's worker; the scores by every worker whose columns
+// hold the row.
+//
+// With a bias (--bias on: unregularised, the score is x.w + b), stepping b alone now and then is
+// not enough: on features of one sign the bias and the weights are coupled, and coordinate descent
+// crawls along the valley between them (b stepped once an epoch ended 1.8e-4 above the optimum of
+// the test fixture after 40 epochs). So each step on w_j moves b with it, along the feature centred
+// on the rows' curvature-weighted mean xbar_j = sum_i loss''_i x_ij / H, H = sum_i loss''_i: the
+// direction (e_j, -xbar_j), a rise of w_j by d lowers b by d xbar_j (the centring glmnet applies to
+// its intercept). To first order such a step leaves the bias's gradient G = sum_i loss'_i where it
+// was (exactly, for the squared loss). Along it the gradient is g - xbar_j G / n and the curvature
+// s/n (sum_i loss''_i x_ij^2 - xbar_j sum_i loss''_i x_ij) + l2: the column's sums and the totals G
+// and H, taken over every row at the epoch's start, after b's own step (below), and held for the
+// epoch. The rows outside the column move by u = -s d xbar_j; the line search counts them by the
+// second-order bound, (G - the column's sum of loss') u + (rows outside) kMaxD2 u^2 / 2. Every
+// epoch starts with a Newton step on b alone over every row (exact for the squared loss; with the
+// line search otherwise). At a fixed point those give G = 0 and the coordinate steps g = 0: the
+// optimum with the bias. The workers' moves of b are summed in double: under sequential, hogwild
+// and atomic into one total, added to by every step (fetch_add: a lost move of b would outlast the
+// epoch) and read before every step (a worker that sees the others' moves of the scores but not
+// their moves of b sees every score shifted: two workers reading it every 64 steps diverged on the
+// fixture); under average each worker into its own, which only it sees (scaled by s, as its moves
+// of the scores are). The epoch ends with b plus the moves.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include "columns.hpp"
+#include "model/linear/linear_runner.hpp"
+#include "parsgd/scheme/scheme.hpp"
+#include "parsgd/util/rng.hpp"
+
+namespace parsgd {
+namespace {
+
+constexpr uint64_t kCoordinateStream = 0x636f6f7264;  // "coord"
+
+// The losses as functions of the score z for target y, with their first two derivatives.
+struct SquaredCd {
+  static constexpr bool kExact = true;  // quadratic: the Newton step is the coordinate's minimiser
+  static double Value(double z, double y) { return 0.5 * (z - y) * (z - y); }
+  static void Derivatives(float z, float y, double& d1, double& d2) {
+    d1 = double(z) - y;
+    d2 = 1;
+  }
+};
+
+struct LogisticCd {
+  static constexpr bool kExact = false;
+  static constexpr double kMaxD2 = 0.25;  // loss'' <= 1/4 everywhere
+  // In double: the line search sums differences of nearby values.
+  static double Value(double z, double y) {
+    const double m = y * z;
+    return std::log1p(std::exp(-std::abs(m))) + std::max(-m, 0.0);
+  }
+  // In float (one exp per nonzero: the solver's main cost), summed in double by the caller.
+  static void Derivatives(float z, float y, double& d1, double& d2) {
+    const float m = y * z;
+    const float e = std::exp(-std::abs(m));
+    const float s = m >= 0 ? e / (1 + e) : 1 / (1 + e);  // sigmoid(-m)
+    d1 = -y * s;
+    d2 = s * (1 - s);
+  }
+};
+
+// The L2-loss SVM's, max(0, 1 - y z)^2: piecewise quadratic, its second derivative 2 or 0 (the
+// generalised Hessian of Chang, Hsieh and Lin 2008), so a Newton step with the line search.
+struct SquaredHingeCd {
+  static constexpr bool kExact = false;
+  static constexpr double kMaxD2 = 2;
+  static double Value(double z, double y) {
+    const double slack = std::max(1 - y * z, 0.0);
+    return slack * slack;
+  }
+  static void Derivatives(float z, float y, double& d1, double& d2) {
+    const double slack = std::max(1 - double(y) * z, 0.0);
+    d1 = -2 * double(y) * slack;
+    d2 = slack > 0 ? 2 : 0;
+  }
+};
+
+enum class Sharing { kShared, kCopies };
+
+// The bias as one step on w_j sees it: the totals over every row, and the offset of the scores.
+struct BiasView {
+  double g = 0;         // G = sum_i loss'(z_i + b), at the epoch's start
+  double h = 0;         // H = sum_i loss''(z_i + b), likewise
+  float offset = 0;     // what this worker adds to a row's X w: b and the moves of b it sees
+  bool centred = true;  // the steps move b along (else b stays; CdRunner::Run)
+};
+
+template <class Write, class Loss, Sharing kSharing, bool kBias>
+class CdRunner final : public LinearRunner {
+ public:
+  // Sums over every row of the losses and their first two derivatives at the scores z_i + b.
+  struct RowSums {
+    double loss = 0, g = 0, h = 0;
+  };
+
+  CdRunner(const RunnerShape& shape, double l2, uint64_t seed)
+      : l2_(l2), seed_(seed), features_(shape.features), workers_(shape.workers) {}
+
+  EpochTotals Run(const LinearContext& c) override {
+    const Dataset& data = *c.data;
+    const uint64_t n = data.rows();
+    if (columns_.offsets.empty()) {
+      rows_ = n;
+      columns_ = ColumnsOf(data, *c.executor);
+      cuts_ = BalancedCuts(columns_, c.workers);
+      scores_ = AlignedArray<float>(n);
+      squares_.assign(columns_.features(), 0.0);
+      sums_.assign(columns_.features(), 0.0);
+      for (uint64_t j = 0; j < columns_.features(); ++j) {
+        for (uint64_t k = columns_.offsets[j]; k < columns_.offsets[j + 1]; ++k) {
+          squares_[j] += double(columns_.values[k]) * columns_.values[k];
+          sums_[j] += columns_.values[k];
+        }
+      }
+    }
+    float* const w = c.params.arrays.weights;
+    float& bias = w[features_];  // binary: one output, its bias after the weights
+    EpochTotals totals;
+    RowSums start = Recompute(c, w, kBias ? bias : 0.0);
+    totals.loss_sum = start.loss;
+    if constexpr (kBias && !Loss::kExact) {
+      // The centred steps' sums G and H over every row are the epoch start's: where the loss's
+      // curvature changes much within the epoch (the squared hinge's loss'' jumps between 0 and 2,
+      // unscaled features), they fall behind, and the epoch can raise the objective (a walkthrough:
+      // 16,642 on scikit-learn's breast cancer, 1e33 on manual-page text). So the epoch is checked
+      // against where it began, and one that rose is taken again from there without the centring:
+      // the steps on w_j alone and the Newton step on b are each checked by their line search over
+      // every row they move, so that epoch cannot rise (to rounding, and to the races of hogwild).
+      // Cost: a copy of the weights and one more pass over the rows an epoch, and the epoch again
+      // where it rose.
+      snapshot_.assign(w, w + features_ + 1);
+      const double before = start.loss / double(n) + Regularizer(w);
+      RowSums copy = start;
+      totals.updates = Epoch(c, w, bias, copy, true);
+      if (c.executor->stop_flag().load()) return totals;  // interrupted: the trainer undoes it
+      const RowSums after = Recompute(c, w, bias);
+      if (after.loss / double(n) + Regularizer(w) > before + kRise * std::abs(before)) {
+        std::copy(snapshot_.begin(), snapshot_.end(), w);
+        RowSums again = Recompute(c, w, bias);
+        totals.updates = Epoch(c, w, bias, again, false);
+      }
+      return totals;
+    }
+    totals.updates = Epoch(c, w, bias, start, true);
+    return totals;
+  }
+
+ private:
+  static constexpr int kHalvings = 20;
+  static constexpr double kArmijo = 0.01;
+  // How much an epoch with the centred steps may raise the objective (relative) before it is
+  // taken again without them: races and rounding, not a step gone wrong.
+  static constexpr double kRise = 1e-9;
+
+  double Regularizer(const float* w) const {
+    double sum = 0;
+    for (uint64_t j = 0; j < features_; ++j) sum += double(w[j]) * w[j];
+    return 0.5 * l2_ * sum;
+  }
+
+  // One epoch from the sums `start` at the current scores: b's own step, then every worker's
+  // coordinates (with the bias moved along each step's centred feature when `centred`). Returns
+  // the samples processed: the epoch's share of the data's nonzeros, in rows.
+  uint64_t Epoch(const LinearContext& c, float* w, float& bias, RowSums& start, bool centred) {
+    const Dataset& data = *c.data;
+    const uint64_t n = data.rows();
+    double b0 = 0;
+    if constexpr (kBias) b0 = StepBias(c, bias, start);
+    const double inv_n = 1.0 / static_cast<double>(n);
+    const double scale = kSharing == Sharing::kCopies ? c.workers : 1;
+    const std::atomic<bool>& stop = c.executor->stop_flag();
+    std::vector<uint64_t> done(c.workers, 0);
+    moved_ = 0;  // before any worker reads it
+    c.executor->RunWorkers(c.workers, [&](int b) {
+      Worker& me = workers_[b];
+      me.moved = 0;
+      float* z = scores_.data();
+      if constexpr (kSharing == Sharing::kCopies) {
+        me.copy.assign(scores_.begin(), scores_.end());
+        z = me.copy.data();
+      }
+      BiasView view{start.g, start.h, static_cast<float>(b0), centred};
+      me.order.resize(cuts_[b + 1] - cuts_[b]);
+      std::iota(me.order.begin(), me.order.end(), cuts_[b]);
+      Rng rng(DeriveSeed(seed_, {kCoordinateStream, c.epoch, static_cast<uint64_t>(b)}));
+      for (uint64_t k = me.order.size(); k > 1; --k)
+        std::swap(me.order[k - 1], me.order[rng.Uniform(k)]);
+      uint64_t nnz = 0;
+      for (uint64_t k = 0; k < me.order.size(); ++k) {
+        if (k % kStepBlock == 0 && stop.load(std::memory_order_relaxed)) break;
+        if constexpr (kBias && kSharing == Sharing::kShared) {
+          const double moved = std::atomic_ref<double>(moved_).load(std::memory_order_relaxed);
+          view.offset = static_cast<float>(b0 + moved);
+        }
+        const uint64_t j = me.order[k];
+        const double along = Step(j, c.targets, z, w[j], inv_n, scale, view);
+        if constexpr (kBias) {
+          if (along != 0) {
+            if constexpr (kSharing == Sharing::kShared) {
+              std::atomic_ref<double>(moved_).fetch_add(-along, std::memory_order_relaxed);
+            } else {
+              me.moved -= along;
+              view.offset = static_cast<float>(b0 + scale * me.moved);
+            }
+          }
+        }
+        nnz += columns_.nnz(j);
+      }
+      done[b] = nnz;
+    });
+    if constexpr (kBias) {
+      double moved = b0;
+      if constexpr (kSharing == Sharing::kShared) {
+        moved += moved_;
+      } else {
+        for (int b = 0; b < c.workers; ++b) moved += workers_[b].moved;
+      }
+      bias = static_cast<float>(moved);
+    }
+    // Samples processed: the epoch's share of the data's nonzeros, in rows (n for a whole epoch).
+    const uint64_t nnz = std::accumulate(done.begin(), done.end(), uint64_t{0});
+    return data.nnz() == 0 ? n : static_cast<uint64_t>(double(nnz) / data.nnz() * n);
+  }
+
+  struct alignas(kCacheLine) Worker {
+    std::vector<uint64_t> order;
+    std::vector<float> copy;  // average: this worker's scores for the epoch
+    double moved = 0;         // --bias on, average: its moves of b in the epoch (unscaled)
+  };
+
+  static constexpr uint64_t kRows = 4096;  // rows per block of the passes over the rows
+
+  // Calls row(i, sums) for every row, by blocks of rows in parallel; the blocks' sums are added in
+  // block order (the same bits whatever the threads).
+  template <class Row>
+  RowSums OverRows(const LinearContext& c, Row row) {
+    const uint64_t n = c.data->rows();
+    const uint64_t blocks = (n + kRows - 1) / kRows;
+    std::vector<RowSums> part(blocks);
+    c.executor->ParallelFor(blocks, [&](uint64_t blk) {
+      for (uint64_t i = blk * kRows, end = std::min(n, i + kRows); i < end; ++i) row(i, part[blk]);
+    });
+    RowSums total;
+    for (const RowSums& p : part) {
+      total.loss += p.loss;
+      total.g += p.g;
+      total.h += p.h;
+    }
+    return total;
+  }
+
+  static void Add(float z, float y, RowSums& sums) {
+    sums.loss += Loss::Value(z, y);
+    if constexpr (kBias) {
+      double d1, d2;
+      Loss::Derivatives(z, y, d1, d2);
+      sums.g += d1;
+      sums.h += d2;
+    }
+  }
+
+  // z = X w for every row; the sums at z + b.
+  RowSums Recompute(const LinearContext& c, const float* w, float b) {
+    const Dataset& data = *c.data;
+    return OverRows(c, [&](uint64_t i, RowSums& sums) {
+      const SparseRow x = data.row(i);
+      float z = 0;
+      for (uint32_t e = 0; e < x.nnz; ++e) z += x.value[e] * w[x.index[e]];
+      scores_[i] = z;
+      if constexpr (kBias) {
+        Add(z + b, c.targets[i], sums);
+      } else {
+        sums.loss += Loss::Value(z, c.targets[i]);
+      }
+    });
+  }
+
+  // One Newton step on b alone from `b` (with the sums `at` it); returns the new b and leaves in
+  // `at` the sums there. Where the bound on loss'' grants the full step (as for w_j; always for
+  // the squared loss) it is taken without a pass over the rows, and the sums there are those of
+  // the local quadratic (G = 0, H as it was): the next epoch starts from exact ones. Else the line
+  // search passes over the rows, and its last pass gives the sums.
+  double StepBias(const LinearContext& c, float b, RowSums& at) {
+    if (!(at.h > 0) || at.g == 0) return b;
+    double d = -at.g / at.h;
+    bool granted = Loss::kExact;
+    if constexpr (!Loss::kExact) {
+      granted = at.h >= Loss::kMaxD2 * double(rows_) / (2 * (1 - kArmijo));
+    }
+    if (granted) {
+      at.g = 0;
+      return static_cast<float>(b + d);
+    }
+    for (int t = 0; t < kHalvings; ++t, d *= 0.5) {
+      const float next = static_cast<float>(b + d);
+      if (next == b) break;
+      const RowSums there = OverRows(
+          c, [&](uint64_t i, RowSums& sums) { Add(scores_[i] + next, c.targets[i], sums); });
+      if (there.loss - at.loss <= kArmijo * at.g * d) {
+        at = there;
+        return next;
+      }
+    }
+    return b;  // no step found
+  }
+
+  // One step on coordinate j (with the bias: along the centred feature); returns the step's move
+  // of b times -1 (d xbar_j), 0 without a bias or a step.
+  double Step(uint64_t j, const float* y, float* z, float& wj, double inv_n, double scale,
+              const BiasView& bias) {
+    const uint64_t begin = columns_.offsets[j], end = columns_.offsets[j + 1];
+    const uint32_t* const rows = columns_.rows.data();
+    const float* const values = columns_.values.data();
+    double g = 0, h = 0, h1 = 0, g0 = 0;  // h1, g0: sum loss'' x_ij and sum loss' over the column
+    for (uint64_t k = begin; k < end; ++k) {
+      const uint32_t i = rows[k];
+      const double v = values[k];
+      double d1, d2;
+      if constexpr (kBias) {
+        Loss::Derivatives(Write::Load(z[i]) + bias.offset, y[i], d1, d2);
+        h1 += d2 * v;
+        g0 += d1;
+      } else {
+        Loss::Derivatives(Write::Load(z[i]), y[i], d1, d2);
+      }
+      g += d1 * v;
+      h += d2 * v * v;
+    }
+    double mean = 0;  // xbar_j
+    if constexpr (kBias) {
+      if (bias.h > 0 && bias.centred) mean = h1 / bias.h;
+      g -= mean * bias.g;
+      h = std::max(h - mean * h1, 0.0);
+    }
+    g = g * inv_n + l2_ * wj;
+    h = scale * h * inv_n + l2_;
+    if (!(h > 0) || g == 0) return 0;
+    double d = -g / h;
+    if constexpr (!Loss::kExact) {
+      double squares = squares_[j];  // sum_i (x_ij - xbar_j)^2 over every row
+      if constexpr (kBias) squares += mean * (mean * double(rows_) - 2 * sums_[j]);
+      const double bound = scale * Loss::kMaxD2 * squares * inv_n + l2_;
+      int t = h >= bound / (2 * (1 - kArmijo)) ? kHalvings + 1 : 0;  // granted: no test
+      for (; t < kHalvings; ++t, d *= 0.5) {
+        double change = 0;
+        const double shift = kBias ? scale * d * mean : 0.0;  // every row's move through b
+        for (uint64_t k = begin; k < end; ++k) {
+          const uint32_t i = rows[k];
+          double zi = Write::Load(z[i]);
+          if constexpr (kBias) zi += bias.offset;
+          change += Loss::Value(zi + scale * d * values[k] - shift, y[i]) - Loss::Value(zi, y[i]);
+        }
+        if constexpr (kBias) {
+          const double outside = double(rows_) - double(end - begin);
+          change += -shift * (bias.g - g0) + 0.5 * Loss::kMaxD2 * shift * shift * outside;
+        }
+        change = change * inv_n / scale + l2_ * (wj * d + 0.5 * d * d);
+        if (change <= kArmijo * g * d) break;
+      }
+      if (t == kHalvings) return 0;  // no step found
+    }
+    wj = static_cast<float>(wj + d);
+    const float move = static_cast<float>(scale * d);
+    for (uint64_t k = begin; k < end; ++k) {
+      const float step = move * values[k];
+      Write::Modify(z[rows[k]], [step](float old) { return old + step; });
+    }
+    return d * mean;
+  }
+
+  double l2_;
+  uint64_t seed_;
+  uint64_t features_;  // of the model: the bias is weights[features_]
+  uint64_t rows_ = 0;  // of the training data
+  std::vector<Worker> workers_;
+  // --bias on, the shared schemes: the epoch's moves of b (through atomic_ref).
+  alignas(kCacheLine) double moved_ = 0;
+  Columns columns_;
+  std::vector<uint64_t> cuts_;
+  AlignedArray<float> scores_;
+  std::vector<float> snapshot_;  // the weights and b at the epoch's start (Run)
+  std::vector<double> squares_;  // sum_i x_ij^2 per column
+  std::vector<double> sums_;     // sum_i x_ij per column
+};
+
+template <class Loss, bool kBias>
+std::unique_ptr<LinearRunner> MakeFor(const TrainConfig& config, const RunnerShape& shape) {
+  const double l2 = config.l2;
+  const uint64_t seed = config.seed;
+  switch (config.scheme) {
+    case SchemeKind::kHogwild:
+      return std::make_unique<CdRunner<StoreWrite, Loss, Sharing::kShared, kBias>>(shape, l2, seed);
+    case SchemeKind::kAtomic:
+      return std::make_unique<CdRunner<CasWrite, Loss, Sharing::kShared, kBias>>(shape, l2, seed);
+    case SchemeKind::kAverage:
+      return std::make_unique<CdRunner<PlainWrite, Loss, Sharing::kCopies, kBias>>(shape, l2, seed);
+    default:  // sequential (ValidateConfig refuses the others)
+      return std::make_unique<CdRunner<PlainWrite, Loss, Sharing::kShared, kBias>>(shape, l2, seed);
+  }
+}
+
+template <class Loss>
+std::unique_ptr<LinearRunner> MakeFor(const TrainConfig& config, const RunnerShape& shape) {
+  if (config.bias == Bias::kOn) return MakeFor<Loss, true>(config, shape);
+  return MakeFor<Loss, false>(config, shape);
+}
+
+}  // namespace
+
+std::unique_ptr<LinearRunner> MakePrimalCdRunner(const TrainConfig& config,
+                                                 const RunnerShape& shape) {
+  if (config.model == ModelKind::kSquared) return MakeFor<SquaredCd>(config, shape);
+  if (config.model == ModelKind::kSquaredHinge) return MakeFor<SquaredHingeCd>(config, shape);
+  return MakeFor<LogisticCd>(config, shape);  // logistic (ValidateConfig refuses others)
+}
+
+}  // namespace parsgd
