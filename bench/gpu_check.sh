@@ -114,9 +114,9 @@ run() {
     echo "  $label $model $backend $scheme $*: ${epoch} s/epoch"
     eval "E_${label}_${backend}_${scheme}_${workers}_${batch}=$epoch"
   }
-  # The CPU side of the same machine: issue 2's targets (Hogwild! at 2 threads >= 1.8x one
-  # thread; locked slower by a clear factor; one thread >= 250 M nonzeros/s) and the scaling to
-  # every core, which the 2-vCPU development machine cannot show.
+  # The CPU side of the same machine: the thread-scaling targets (Hogwild! at 2 threads >= 1.8x
+  # one thread; locked slower by a clear factor; one thread >= 250 M nonzeros/s) and the scaling
+  # to every core, which a machine of 2 vCPUs cannot show.
   local t
   for t in 1 2 4 8 16; do time_one gen "$work/gen.bin" "" logistic cpu hogwild --threads "$t"; done
   for t in 1 2; do time_one gen "$work/gen.bin" "" logistic cpu locked --threads "$t"; done
@@ -125,9 +125,9 @@ run() {
   time_one gen "$work/gen.bin" "" logistic offload sync --batch 16384
   time_one fm "$fm_train" "$fm_test" softmax cpu hogwild --threads 2
   for s in hogwild atomic sync; do time_one fm "$fm_train" "$fm_test" softmax offload "$s"; done
-  # The coordinate solvers' scaling (issue 15), logistic without a bias, every epoch made: primal
-  # cd under each way of sharing the scores, dual-cd under Hogwild! (PASSCoDe-Wild; its automatic
-  # scheme is one worker, from the 2-vCPU machine's measurements, which this row tests).
+  # The coordinate solvers' scaling, logistic without a bias, every epoch made: primal cd under
+  # each way of sharing the scores, dual-cd under Hogwild! (PASSCoDe-Wild; its automatic scheme
+  # is one worker, from measurements on 2 vCPUs, which this row tests).
   local cd=(--solver cd --bias off --tol none) dual=(--solver dual-cd --bias off --tol none)
   for t in 1 4 16; do time_one gen_cd "$work/gen.bin" "" logistic cpu hogwild "${cd[@]}" --threads "$t"; done
   for s in atomic average; do time_one gen_cd "$work/gen.bin" "" logistic cpu "$s" "${cd[@]}" --threads 16; done

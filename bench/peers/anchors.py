@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""parsgd's coordinate-descent solvers against LIBLINEAR on the same problem (issue 15's anchors).
+"""parsgd's coordinate-descent solvers against LIBLINEAR on the same problem (the anchors
+of bench/README.md, "The coordinate-descent solvers against LIBLINEAR").
 
 For each problem (C = 1, no bias): LIBLINEAR's solvers for it (Debian's liblinear-tools, default
 tolerances) and `parsgd train --solver S --bias off` (dual-cd; cd too but for the hinge) with

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The problem with an unregularised bias, against LIBLINEAR (session 11, issue 15).
+"""The problem with an unregularised bias, against LIBLINEAR.
 
 LIBLINEAR has no unregularised bias: with `-B 100` it appends a feature of value 100 whose weight
 w_b is regularised like the others, so the bias b = 100 w_b costs only w_b^2 / 2 = b^2 / 20000:
@@ -22,7 +22,7 @@ from sklearn.datasets import load_svmlight_file
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LOSS = {"squared-hinge": lambda m: np.maximum(1 - m, 0) ** 2, "logistic": lambda m: np.logaddexp(0, -m)}
-LIBLINEAR = {"logistic": "0", "squared-hinge": "2"}  # the fastest primal solvers of session 10
+LIBLINEAR = {"logistic": "0", "squared-hinge": "2"}  # LIBLINEAR's fastest primal solvers here (bench/README.md)
 
 
 def main():

@@ -11,7 +11,8 @@ from . import _base, _data, _parsgd
 def encode_classes(y):
     """(classes, indices) as numpy.unique(y, return_inverse=True) gives them, after scikit-learn's
     check_classification_targets. Whole-number labels of a numeric array with few classes take
-    the module's two passes (no sort: bench/README.md, session 14); anything else numpy's way."""
+    the module's two passes (no sort: bench/README.md, "The Python module against
+    scikit-learn"); anything else numpy's way."""
     encoded = _parsgd.encode_classes(y)
     if encoded is not None:
         first, indices = encoded
