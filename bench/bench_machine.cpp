@@ -1,7 +1,7 @@
 // Properties of the machine that bound what parallel SGD can gain on it: the time a cache line
 // takes to move between two cores (every Hogwild! write to a weight the other core touched last
-// pays it), measured as a ping-pong of one atomic between two threads. The time per iteration is one
-// round trip: two line transfers.
+// pays it), measured as a ping-pong of one atomic between two threads. The time per iteration is
+// one round trip: two line transfers.
 #include <benchmark/benchmark.h>
 
 #include <atomic>

@@ -1,7 +1,8 @@
 // libFuzzer target: the LIBSVM text reader (ParseLibsvm, the function ReadLibsvm calls on the
 // mapped file). The input is the text itself. Its size picks the chunk size (1 to 64 bytes, so
 // that lines spread over many chunks, as in a large file), whether max_features is set and the
-// index base (auto, yes, no), so the seeds stay plain LIBSVM files. One oneTBB thread: the chunks still go through the parallel code.
+// index base (auto, yes, no), so the seeds stay plain LIBSVM files. One oneTBB thread: the chunks
+// still go through the parallel code.
 #include <tbb/task_arena.h>
 
 #include <cstddef>

@@ -1,5 +1,5 @@
-// --bias off: the linear models' problem without a bias (LIBLINEAR's default). Every scheme keeps the
-// bias at exactly 0 and reaches that problem's optimum, which a trained bias would undercut.
+// --bias off: the linear models' problem without a bias (LIBLINEAR's default). Every scheme keeps
+// the bias at exactly 0 and reaches that problem's optimum, which a trained bias would undercut.
 #include <gtest/gtest.h>
 
 #include <tuple>
@@ -8,8 +8,8 @@
 #include "parsgd/config/settings.hpp"
 #include "parsgd/model/targets.hpp"
 #include "parsgd/run/trainer.hpp"
-#include "reference_solver.hpp"
 #include "parsgd/util/rng.hpp"
+#include "reference_solver.hpp"
 #include "test_support.hpp"
 
 namespace parsgd {
@@ -47,8 +47,8 @@ class BiasOff : public ::testing::TestWithParam<std::tuple<SchemeKind, int, int>
 TEST_P(BiasOff, EverySchemeHoldsTheBiasAtZeroAndReachesTheOptimumWithoutIt) {
   auto [scheme, threads, batch] = GetParam();
   static const Dataset data = OffsetProblem();
-  static const auto with = testing::SolveReference(ModelKind::kLogistic, data, Targets(data), 1,
-                                                   kL2, 3000);
+  static const auto with =
+      testing::SolveReference(ModelKind::kLogistic, data, Targets(data), 1, kL2, 3000);
   static const auto without = testing::SolveReference(ModelKind::kLogistic, data, Targets(data), 1,
                                                       kL2, 3000, /*bias=*/false);
   // The test can fail: a trained bias would end well below the optimum without one.
@@ -71,19 +71,18 @@ TEST_P(BiasOff, EverySchemeHoldsTheBiasAtZeroAndReachesTheOptimumWithoutIt) {
   EXPECT_TRUE(testing::Contains(trainer.RunIdentity(), "\nbias=off\n")) << trainer.RunIdentity();
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Schemes, BiasOff,
-    ::testing::Values(std::make_tuple(SchemeKind::kSequential, 1, 0),
-                      std::make_tuple(SchemeKind::kSequential, 1, 16),
-                      std::make_tuple(SchemeKind::kHogwild, 2, 0),
-                      std::make_tuple(SchemeKind::kSync, 2, 16),
-                      std::make_tuple(SchemeKind::kAverage, 2, 8),
-                      std::make_tuple(SchemeKind::kAverage, 2, 1),
-                      std::make_tuple(SchemeKind::kGossip, 2, 8)),
-    [](const auto& info) {
-      return testing::Name(std::get<0>(info.param)) + "Batch" +
-             std::to_string(std::get<2>(info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(Schemes, BiasOff,
+                         ::testing::Values(std::make_tuple(SchemeKind::kSequential, 1, 0),
+                                           std::make_tuple(SchemeKind::kSequential, 1, 16),
+                                           std::make_tuple(SchemeKind::kHogwild, 2, 0),
+                                           std::make_tuple(SchemeKind::kSync, 2, 16),
+                                           std::make_tuple(SchemeKind::kAverage, 2, 8),
+                                           std::make_tuple(SchemeKind::kAverage, 2, 1),
+                                           std::make_tuple(SchemeKind::kGossip, 2, 8)),
+                         [](const auto& info) {
+                           return testing::Name(std::get<0>(info.param)) + "Batch" +
+                                  std::to_string(std::get<2>(info.param));
+                         });
 
 TEST(Bias, OnIsTheRunAsBefore) {
   const Dataset data = OffsetProblem();
@@ -102,11 +101,13 @@ TEST(Bias, OffIsRefusedWhereItDoesNotApply) {
   TrainConfig mlp;
   mlp.model = ModelKind::kMlp;
   mlp.bias = Bias::kOff;
-  EXPECT_TRUE(testing::Contains(Refusal(mlp), "bias off applies to the linear models")) << Refusal(mlp);
+  EXPECT_TRUE(testing::Contains(Refusal(mlp), "bias off applies to the linear models"))
+      << Refusal(mlp);
   TrainConfig offload;
   offload.backend = Backend::kOffload;
   offload.bias = Bias::kOff;
-  EXPECT_TRUE(testing::Contains(Refusal(offload), "bias off runs on the cpu backend")) << Refusal(offload);
+  EXPECT_TRUE(testing::Contains(Refusal(offload), "bias off runs on the cpu backend"))
+      << Refusal(offload);
 }
 
 TEST(Bias, AStartModelWithABiasDoesNotFitARunWithout) {
@@ -124,7 +125,8 @@ TEST(Bias, AStartModelWithABiasDoesNotFitARunWithout) {
     second.StartFrom(first.model());
     FAIL() << "accepted";
   } catch (const Error& e) {
-    EXPECT_TRUE(testing::Contains(e.what(), "bias: start model trained (not 0), this run off")) << e.what();
+    EXPECT_TRUE(testing::Contains(e.what(), "bias: start model trained (not 0), this run off"))
+        << e.what();
   }
 }
 

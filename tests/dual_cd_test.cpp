@@ -1,8 +1,8 @@
 // --solver dual-cd: dual coordinate descent for the L1-loss SVM and logistic regression. Its dual
 // variables stay in their box, the weights stay the combination the dual says (under Hogwild! after
-// every epoch), the dual objective rises every pass and is the one reported, the optimum is reached,
-// every scheme with one worker is the sequential solver bit for bit, a resumed run is a straight
-// one, and the run stops by the duality gap.
+// every epoch), the dual objective rises every pass and is the one reported, the optimum is
+// reached, every scheme with one worker is the sequential solver bit for bit, a resumed run is a
+// straight one, and the run stops by the duality gap.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -40,7 +40,9 @@ const Dataset& Problem() {
   return data;
 }
 
-std::vector<float> Labels(const Dataset& data) { return testing::TargetValues(ModelKind::kHinge, data); }
+std::vector<float> Labels(const Dataset& data) {
+  return testing::TargetValues(ModelKind::kHinge, data);
+}
 
 double CBox(const Dataset& data) { return 1.0 / (static_cast<double>(data.rows()) * kL2); }
 
@@ -132,9 +134,9 @@ TEST_P(DualCdModel, ReachesTheOptimumWithOneWorkerAndWithTwo) {
   // (which it smooths); the gap of each run bounds it from below.
   const auto reference =
       testing::SolveReference(model, data, Labels(data), 1, kL2, 3000, /*bias=*/false);
-  for (const auto& [scheme, threads] : {std::pair{SchemeKind::kSequential, 1},
-                                        std::pair{SchemeKind::kHogwild, 2},
-                                        std::pair{SchemeKind::kAtomic, 2}}) {
+  for (const auto& [scheme, threads] :
+       {std::pair{SchemeKind::kSequential, 1}, std::pair{SchemeKind::kHogwild, 2},
+        std::pair{SchemeKind::kAtomic, 2}}) {
     auto executor = MakeTbbExecutor(threads);
     const TrainConfig c = DualCd(scheme, threads, 30, model);
     Trainer trainer(c, data, nullptr, *executor);
@@ -163,7 +165,8 @@ TEST_P(DualCdModel, HogwildWeightsAreTheDualsCombinationAfterEveryEpoch) {
   const Dataset data = testing::MakeProblem(40000, 12, 6, 2, 0.05, 4);
   const std::vector<float> y = Labels(data);
   auto executor = MakeThreadExecutor(2);
-  auto expect_combination = [&](const Trainer& trainer, const EpochReport& r, const std::string& what) {
+  auto expect_combination = [&](const Trainer& trainer, const EpochReport& r,
+                                const std::string& what) {
     const TrainingState state = trainer.Snapshot();
     const std::vector<float>& a = state.arrays().at("dual");
     std::vector<double> w(data.features(), 0.0);
@@ -200,10 +203,10 @@ TEST_P(DualCdModel, EverySchemeWithOneWorkerIsTheSequentialSolver) {
   auto executor = MakeTbbExecutor(1);
   const LinearModel reference =
       testing::TrainModel(DualCd(SchemeKind::kSequential, 1, 3, model), data, *executor);
-  for (SchemeKind s : {SchemeKind::kHogwild, SchemeKind::kLocked, SchemeKind::kStriped,
-                       SchemeKind::kAtomic}) {
-    EXPECT_TRUE(testing::SameBits(testing::TrainModel(DualCd(s, 1, 3, model), data, *executor),
-                                  reference))
+  for (SchemeKind s :
+       {SchemeKind::kHogwild, SchemeKind::kLocked, SchemeKind::kStriped, SchemeKind::kAtomic}) {
+    EXPECT_TRUE(
+        testing::SameBits(testing::TrainModel(DualCd(s, 1, 3, model), data, *executor), reference))
         << testing::Name(s);
   }
 }
@@ -247,7 +250,8 @@ TEST_P(DualCdModel, StopsAtTheFirstEpochWithinTheTolerance) {
     EXPECT_LT(gaps.back(), 0.01 * gaps.front());
     return;
   }
-  for (std::size_t e = 1; e < gaps.size(); ++e) EXPECT_LT(gaps[e], gaps[e - 1]) << "epoch " << e + 1;
+  for (std::size_t e = 1; e < gaps.size(); ++e)
+    EXPECT_LT(gaps[e], gaps[e - 1]) << "epoch " << e + 1;
 }
 
 INSTANTIATE_TEST_SUITE_P(Losses, DualCdModel,
@@ -326,7 +330,8 @@ TEST(DualCd, RefusesWhatItDoesNotSolve) {
   EXPECT_EQ(Refusal(logistic), "");
   TrainConfig softmax = c;
   softmax.model = ModelKind::kSoftmax;
-  EXPECT_TRUE(testing::Contains(Refusal(softmax), "solver dual-cd trains model hinge")) << Refusal(softmax);
+  EXPECT_TRUE(testing::Contains(Refusal(softmax), "solver dual-cd trains model hinge"))
+      << Refusal(softmax);
   TrainConfig bias = c;
   bias.bias = Bias::kOn;
   EXPECT_TRUE(testing::Contains(Refusal(bias), "give bias off")) << Refusal(bias);

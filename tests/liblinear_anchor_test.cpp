@@ -2,8 +2,8 @@
 // `parsgd gen --rows 400 --features 300 --nnz 12 --seed 7`, LIBSVM text). The reference values are
 // LIBLINEAR 2.3.0's (Debian's liblinear-tools) at a tight tolerance, C = 1, no bias:
 //     liblinear-train -s 3 -c 1 -e 1e-9 anchor.svm   (L1-loss SVM, dual)
-//     liblinear-train -s 1 -c 1 -e 1e-9 anchor.svm   (L2-loss SVM, dual; -s 2, primal, agrees to 1e-14)
-//     liblinear-train -s 7 -c 1 -e 1e-9 anchor.svm   (logistic, dual; -s 0, primal, agrees to 1e-13)
+//     liblinear-train -s 1 -c 1 -e 1e-9 anchor.svm   (L2-loss SVM, dual; -s 2 agrees to 1e-14)
+//     liblinear-train -s 7 -c 1 -e 1e-9 anchor.svm   (logistic, dual; -s 0 agrees to 1e-13)
 // their primal 1/2 ||w||^2 + C sum loss(y_i w.x_i) computed from the model files in double with
 // numpy (data/README.md). parsgd's objective is that primal divided by C n, with --l2 auto (C = 1).
 #include <gtest/gtest.h>
@@ -37,7 +37,8 @@ double PrimalOf(Solver solver, ModelKind model, SchemeKind scheme, int threads) 
 }
 
 TEST(LiblinearAnchor, DualCdReachesLiblinearsSvmAndLogisticOptima) {
-  for (auto [scheme, threads] : {std::pair{SchemeKind::kSequential, 1}, std::pair{SchemeKind::kHogwild, 2}}) {
+  for (auto [scheme, threads] :
+       {std::pair{SchemeKind::kSequential, 1}, std::pair{SchemeKind::kHogwild, 2}}) {
     EXPECT_NEAR(PrimalOf(Solver::kDualCd, ModelKind::kHinge, scheme, threads), kHingePrimal,
                 1e-6 * kHingePrimal);
     EXPECT_NEAR(PrimalOf(Solver::kDualCd, ModelKind::kSquaredHinge, scheme, threads),
@@ -48,8 +49,9 @@ TEST(LiblinearAnchor, DualCdReachesLiblinearsSvmAndLogisticOptima) {
 }
 
 TEST(LiblinearAnchor, PrimalCdReachesLiblinearsLogisticAndSvmOptima) {
-  for (auto [scheme, threads] : {std::pair{SchemeKind::kSequential, 1}, std::pair{SchemeKind::kHogwild, 2},
-                                 std::pair{SchemeKind::kAverage, 2}}) {
+  for (auto [scheme, threads] :
+       {std::pair{SchemeKind::kSequential, 1}, std::pair{SchemeKind::kHogwild, 2},
+        std::pair{SchemeKind::kAverage, 2}}) {
     EXPECT_NEAR(PrimalOf(Solver::kCd, ModelKind::kLogistic, scheme, threads), kLogisticPrimal,
                 1e-6 * kLogisticPrimal);
     EXPECT_NEAR(PrimalOf(Solver::kCd, ModelKind::kSquaredHinge, scheme, threads),

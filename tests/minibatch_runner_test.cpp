@@ -1,4 +1,5 @@
-// The sync scheme (and sequential minibatch SGD): exact equalities and a double-precision reference.
+// The sync scheme (and sequential minibatch SGD): exact equalities and a double-precision
+// reference.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -32,7 +33,8 @@ TEST(Sync, WithOneWorkerIsSequentialMinibatchSgdBitForBit) {
     sync.optimizer.kind = optimizer;
     TrainConfig sequential = sync;
     sequential.scheme = SchemeKind::kSequential;
-    EXPECT_TRUE(testing::SameBits(testing::TrainModel(sync, data, *executor), testing::TrainModel(sequential, data, *executor)));
+    EXPECT_TRUE(testing::SameBits(testing::TrainModel(sync, data, *executor),
+                                  testing::TrainModel(sequential, data, *executor)));
   }
 }
 
@@ -42,15 +44,16 @@ TEST(Sync, RepeatsBitForBitAtAGivenThreadCount) {
   for (OptimizerKind optimizer : {OptimizerKind::kSgd, OptimizerKind::kMomentum}) {
     TrainConfig config = SyncConfig(2);
     config.optimizer.kind = optimizer;
-    EXPECT_TRUE(testing::SameBits(testing::TrainModel(config, data, *a), testing::TrainModel(config, data, *b)));
+    EXPECT_TRUE(testing::SameBits(testing::TrainModel(config, data, *a),
+                                  testing::TrainModel(config, data, *b)));
   }
 }
 
 // Sequential minibatch SGD written out in double precision, straight from the definitions: batches
 // of B consecutive rows (sequential order), mean gradient, L2 r_j = l2 n / d_j weighted by the
 // fraction of the batch that has feature j, taken implicitly; constant step size.
-std::vector<double> ReferenceMinibatch(const Dataset& data, const std::vector<float>& y,
-                                       double l2, double eta, int batch, int epochs) {
+std::vector<double> ReferenceMinibatch(const Dataset& data, const std::vector<float>& y, double l2,
+                                       double eta, int batch, int epochs) {
   const uint64_t f = data.features(), n = data.rows();
   std::vector<double> w(f + 1, 0.0), rows_with(f, 0.0);
   for (uint64_t e = 0; e < data.nnz(); ++e) rows_with[data.indices()[e]] += 1;
@@ -151,8 +154,8 @@ TEST(Average, WithOneWorkerIsSequentialSgdBitForBit) {
         average.optimizer.kind = optimizer;
         TrainConfig sequential = average;
         sequential.scheme = SchemeKind::kSequential;
-        EXPECT_TRUE(
-            testing::SameBits(testing::TrainModel(average, data, *executor), testing::TrainModel(sequential, data, *executor)))
+        EXPECT_TRUE(testing::SameBits(testing::TrainModel(average, data, *executor),
+                                      testing::TrainModel(sequential, data, *executor)))
             << "batch " << batch << " period " << period;
       }
     }
@@ -186,7 +189,8 @@ TEST(Average, PeriodOneEqualsSyncWithTheWorkersBatches) {
   EXPECT_GT(largest, 0.1);  // the models did move
   // A longer period is a different algorithm: the replicas drift apart between averages.
   average.period = 20;
-  EXPECT_GT(std::abs(testing::TrainModel(average, data, *executor).weights()[0] - s.weights()[0]), 1e-4);
+  EXPECT_GT(std::abs(testing::TrainModel(average, data, *executor).weights()[0] - s.weights()[0]),
+            1e-4);
 }
 
 TEST(Average, StateAveragingChangesTheResultButBothConverge) {

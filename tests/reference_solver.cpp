@@ -7,7 +7,8 @@ namespace parsgd::testing {
 namespace {
 
 // Width of the quadratic smoothing of the hinge's kink. The smoothed loss h_d lies within d/2 below
-// the hinge, so its minimiser w_d brackets the optimum: h-objective(w_d) >= f* >= h_d-objective(w_d).
+// the hinge, so its minimiser w_d brackets the optimum: h-objective(w_d) >= f* >=
+// h_d-objective(w_d).
 constexpr double kHingeSmoothing = 1e-2;
 
 double Log1pExp(double v) { return v > 0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v)); }
@@ -63,8 +64,8 @@ double RowLoss(ModelKind kind, const std::vector<double>& z, float y, std::vecto
 }
 
 // Objective and (if grad is given) its gradient.
-double Evaluate(ModelKind kind, const Dataset& data, const std::vector<float>& targets,
-                int outputs, double l2, const std::vector<double>& w, std::vector<double>* grad) {
+double Evaluate(ModelKind kind, const Dataset& data, const std::vector<float>& targets, int outputs,
+                double l2, const std::vector<double>& w, std::vector<double>* grad) {
   const uint64_t f = data.features();
   const double n = static_cast<double>(data.rows());
   double total = 0;
@@ -102,12 +103,13 @@ Reference SolveReference(ModelKind kind, const Dataset& data, const std::vector<
                          int outputs, double l2, int iterations, bool bias) {
   const std::size_t size = (data.features() + 1) * outputs;
   double mean_norm = 1;
-  for (uint64_t e = 0; e < data.nnz(); ++e) mean_norm += data.values()[e] * data.values()[e] / data.rows();
-  const double curvature = kind == ModelKind::kLogistic  ? 0.25
-                           : kind == ModelKind::kSoftmax ? 0.5
-                           : kind == ModelKind::kHinge   ? 1 / kHingeSmoothing
+  for (uint64_t e = 0; e < data.nnz(); ++e)
+    mean_norm += data.values()[e] * data.values()[e] / data.rows();
+  const double curvature = kind == ModelKind::kLogistic       ? 0.25
+                           : kind == ModelKind::kSoftmax      ? 0.5
+                           : kind == ModelKind::kHinge        ? 1 / kHingeSmoothing
                            : kind == ModelKind::kSquaredHinge ? 2
-                                                         : 1;
+                                                              : 1;
   const double step = 1.0 / (curvature * mean_norm + l2);  // 1 / (bound on the Hessian's norm)
   std::vector<double> w(size, 0.0), previous = w, y = w, grad;
   Reference best{w, Evaluate(kind, data, targets, outputs, l2, w, nullptr)};

@@ -16,7 +16,7 @@
 #include "parsgd/optim/optimizer.hpp"
 #include "parsgd/order/sample_order.hpp"
 #include "parsgd/run/trainer.hpp"
-#include "parsgd/scheme/scheme.hpp"
+#include "parsgd/scheme/write_policy.hpp"
 
 namespace parsgd::testing {
 

@@ -9,7 +9,7 @@
 
 #include "parsgd/model/linear/linear_step.hpp"
 #include "parsgd/run/trainer.hpp"
-#include "parsgd/scheme/scheme.hpp"
+#include "parsgd/scheme/write_policy.hpp"
 #include "test_support.hpp"
 
 namespace parsgd {

@@ -110,12 +110,19 @@ std::vector<Setting> MakeTable() {
   t.push_back(Choice<MlpBackend>(
       "mlp-backend", "mlp: dense compute", kMlpBackends,
       [](auto& c) -> auto& { return c.mlp_backend; }));
-  t.push_back(Choice<SchemeKind>(
+  Setting scheme = Choice<SchemeKind>(
       "scheme", "how workers meet the shared model", kSchemeKinds,
-      [](auto& c) -> auto& { return c.scheme; }));
+      [](auto& c) -> auto& { return c.scheme; });
+  scheme.choices.clear();  // each row's help with its citation
+  for (const SchemeInfo& row : kSchemes) {
+    const std::string cite = *row.citation ? fmt::format(" ({})", row.citation) : "";
+    scheme.choices.emplace_back(row.name, row.help + cite);
+  }
+  t.push_back(std::move(scheme));
   t.push_back(Choice<Backend>(
       "backend",
-      "where the workers run (offload: linear models; sequential, hogwild, atomic, sync)",
+      "where the workers run (offload: the linear models; schemes " +
+          SchemeNames([](const SchemeInfo& r) { return RunsOn(r, Backend::kOffload); }) + ")",
       kBackends, [](auto& c) -> auto& { return c.backend; }));
   t.push_back(Switch(
       "require-gpu",
@@ -228,8 +235,9 @@ std::vector<Setting> MakeTable() {
                   {{"auto", -1}, {"epoch", 0}}));
   t.push_back(Switch(
       "deterministic",
-      "require bit-identical results run to run (sequential, sync, average, gossip "
-      "only); the metrics then leave out wall-clock times",
+      "require bit-identical results run to run (schemes " + SchemeNames([](const SchemeInfo& r) {
+        return r.deterministic;
+      }) + "); the metrics then leave out wall-clock times",
       [](auto& c) -> auto& { return c.deterministic; }));
   Setting seed = Entry("seed", SettingType::kCount, "seed of every random choice (sample order)");
   seed.get = [](const TrainConfig& c) { return SettingValue(c.seed); };

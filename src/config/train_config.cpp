@@ -32,18 +32,6 @@ void ValidateCoordinateSolver(const TrainConfig& c) {
   if (dual && c.l2 == 0) {
     fail("`solver` dual-cd needs `l2` above 0: the box of the dual is [0, C], C = 1 / (rows l2)");
   }
-  const SchemeKind s = c.scheme;
-  const bool scheme_ok =
-      s == SchemeKind::kAuto || s == SchemeKind::kSequential || s == SchemeKind::kHogwild ||
-      s == SchemeKind::kAtomic ||
-      (dual ? s == SchemeKind::kLocked || s == SchemeKind::kStriped : s == SchemeKind::kAverage);
-  if (!scheme_ok) {
-    fail(fmt::format("`solver` {} shares the {} under the schemes {}; not {}", solver,
-                     dual ? "weights" : "scores X w",
-                     dual ? "sequential, hogwild, locked, striped and atomic"
-                          : "sequential, hogwild, atomic and average",
-                     NameOf<SchemeKind>(kSchemeKinds, s)));
-  }
   // cd's average merges the workers' scores once per epoch (CoCoA+): it has no period, optimiser
   // state or outer step, and the other schemes none either.
   if (c.period != -1 || c.average_state || !c.outer.plain()) {
@@ -62,6 +50,52 @@ void ValidateCoordinateSolver(const TrainConfig& c) {
   }
 }
 
+// The scheme's row (scheme/scheme_kind.hpp) against the run: the model, the solver, the backend,
+// minibatches, --deterministic and ranks. Each message names the schemes that would do, from the
+// rows.
+void ValidateScheme(const TrainConfig& c, int ranks) {
+  const SchemeInfo& s = SchemeOf(c.scheme);
+  auto fail = [](const std::string& what) { throw SettingError(what); };
+  auto names = [&](auto pred) { return SchemeNames(pred); };
+  auto runs_here = [&](const SchemeInfo& o) {
+    return TrainsModel(o, c.model) && RunsSolver(o, c.solver) && RunsOn(o, c.backend);
+  };
+  if (!TrainsModel(s, c.model)) {
+    fail(fmt::format("`model` {} trains under the schemes {}; not {} ({})",
+                     NameOf<ModelKind>(kModelKinds, c.model),
+                     names([&](const SchemeInfo& o) { return TrainsModel(o, c.model); }), s.name,
+                     s.help));
+  }
+  if (!RunsSolver(s, c.solver)) {
+    fail(fmt::format("`solver` {} runs under the schemes {}; not {}",
+                     NameOf<Solver>(kSolvers, c.solver),
+                     names([&](const SchemeInfo& o) { return RunsSolver(o, c.solver); }), s.name));
+  }
+  if (!RunsOn(s, c.backend)) {
+    fail(fmt::format("`backend` {} runs the schemes {}; not {}",
+                     NameOf<Backend>(kBackends, c.backend),
+                     names([&](const SchemeInfo& o) { return RunsOn(o, c.backend); }), s.name));
+  }
+  if (c.batch > 1 && IsLinear(c.model) && !s.minibatch) {
+    fail(fmt::format(
+        "`batch` {} with `scheme` {}: it updates a linear model per sample; "
+        "minibatches apply to the {} schemes",
+        c.batch, s.name, names([&](const SchemeInfo& o) { return o.minibatch && runs_here(o); })));
+  }
+  if (c.deterministic && !s.deterministic) {
+    fail(fmt::format(
+        "`deterministic` with `scheme` {}: its update order depends on thread "
+        "timing; use {}",
+        s.name,
+        SchemeNames([&](const SchemeInfo& o) { return o.deterministic && runs_here(o); }, " or ")));
+  }
+  if (ranks > 1 && !RunsInsideRanks(s)) {
+    fail(fmt::format(
+        "`scheme` {} across ranks is not written yet: inside a rank use {}", s.name,
+        SchemeNames([&](const SchemeInfo& o) { return RunsInsideRanks(o) && runs_here(o); }, " or ")));
+  }
+}
+
 // Across ranks: what the ranks can combine. The coordinate solvers keep scores or dual variables
 // that an average of the ranks' weights would not match; the offload backend keeps the model on
 // the device. Under `ranks-scheme` sync every step's minibatch gradient is summed over the ranks,
@@ -76,11 +110,6 @@ void ValidateRanks(const TrainConfig& c) {
   }
   if (c.backend == Backend::kOffload) {
     throw SettingError("`backend` offload across ranks is not written yet: use the cpu backend");
-  }
-  if (IsModelPartition(c.scheme)) {
-    throw SettingError(fmt::format(
-        "`scheme` {} across ranks is not written yet: inside a rank use sync or average",
-        NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
   }
   if (c.ranks_scheme == RanksScheme::kSync) {
     if (c.scheme != SchemeKind::kAuto && c.scheme != SchemeKind::kSync) {
@@ -109,10 +138,6 @@ void ValidatePartitions(const TrainConfig& c) {
   auto fail = [](const std::string& what) { throw SettingError(what); };
   const bool partition = IsModelPartition(c.scheme);
   const std::string scheme(NameOf<SchemeKind>(kSchemeKinds, c.scheme));
-  if (partition && c.model != ModelKind::kMlp) {
-    fail(fmt::format("`scheme` {} partitions a neural network among the workers: `model` mlp",
-                     scheme));
-  }
   if (c.micro_batches != 0 && c.scheme != SchemeKind::kPipeline) {
     fail("`micro-batches` cuts the minibatches of `scheme` pipeline");
   }
@@ -127,9 +152,10 @@ void ValidatePartitions(const TrainConfig& c) {
                          : "one optimiser state, of the one model"));
   }
   if (c.period != -1 && c.scheme != SchemeKind::kSubnet) {
-    fail(fmt::format("`period` with `scheme` {}: its workers meet at every layer of every "
-                     "minibatch",
-                     scheme));
+    fail(
+        fmt::format("`period` with `scheme` {}: its workers meet at every layer of every "
+                    "minibatch",
+                    scheme));
   }
 }
 
@@ -174,42 +200,13 @@ void ValidateConfig(const TrainConfig& c, int ranks) {
   // Each setting's own range (config/settings.hpp), then the rules between settings.
   for (const Setting& s : TrainSettings()) CheckSetting(s, s.get(c));
   auto fail = [](const std::string& what) { throw SettingError(what); };
-  const bool minibatch_scheme = c.scheme == SchemeKind::kSequential ||
-                                c.scheme == SchemeKind::kSync || IsReplicaScheme(c.scheme) ||
-                                c.scheme == SchemeKind::kAuto;
-  if (c.batch > 1 && !minibatch_scheme && IsLinear(c.model)) {
+  ValidateScheme(c, ranks);
+  if (c.backend == Backend::kOffload && !IsLinear(c.model)) {
     fail(
-        fmt::format("`batch` {} with `scheme` {}: for linear models minibatches apply to the "
-                    "sequential, sync, average and gossip schemes; the asynchronous schemes "
-                    "update per sample",
-                    c.batch, NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
+        "`backend` offload trains the linear models (logistic, hinge, squared, softmax); the "
+        "mlp runs on the cpu backend");
   }
-  if (c.model == ModelKind::kMlp && c.scheme == SchemeKind::kStriped) {
-    fail(
-        "`scheme` striped locks the coordinates a sample touches; an MLP minibatch touches all "
-        "of them: use `scheme` locked");
-  }
-  if (c.deterministic && !IsDeterministic(c.scheme)) {
-    fail(
-        fmt::format("`deterministic` with `scheme` {}: its update order depends on thread timing; "
-                    "use sequential, sync, average or gossip",
-                    NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
-  }
-  if (c.backend == Backend::kOffload) {
-    if (!IsLinear(c.model)) {
-      fail(
-          "`backend` offload trains the linear models (logistic, hinge, squared, softmax); the "
-          "mlp runs on the cpu backend");
-    }
-    if (c.scheme != SchemeKind::kAuto && c.scheme != SchemeKind::kSequential &&
-        c.scheme != SchemeKind::kHogwild && c.scheme != SchemeKind::kAtomic &&
-        c.scheme != SchemeKind::kSync) {
-      fail(
-          fmt::format("`backend` offload runs the schemes sequential, hogwild, atomic and sync; "
-                      "not {}",
-                      NameOf<SchemeKind>(kSchemeKinds, c.scheme)));
-    }
-  } else if (c.require_gpu) {
+  if (c.backend != Backend::kOffload && c.require_gpu) {
     fail("`require-gpu` needs `backend` offload");
   }
   if (c.bias == Bias::kOff && !IsLinear(c.model)) {

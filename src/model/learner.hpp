@@ -1,6 +1,8 @@
-// The model-specific half of training. A family (the linear models, the MLP) owns its parameters
-// and optimiser state, runs an epoch under the configured scheme and evaluates; the settings come
-// resolved (run/resolve.hpp) and the Trainer does the rest (orders, schedule, reports).
+// The model-specific half of training. A learner (the linear models', on the cpu or the offload
+// backend; the MLP's) owns its parameters and optimiser state, runs an epoch under the configured
+// scheme and evaluates; the settings come resolved (run/resolve.hpp) and the Trainer does the rest
+// (orders, schedule, reports). Its factories: model/linear/linear_learner.hpp,
+// model/mlp/mlp_learner.hpp, offload/offload_learner.hpp.
 #pragma once
 
 #include <memory>
@@ -33,9 +35,9 @@ struct EpochPart {
   Communicator* ranks = nullptr;
 };
 
-class ModelFamily {
+class Learner {
  public:
-  virtual ~ModelFamily() = default;
+  virtual ~Learner() = default;
   // Runs the epoch, or one part of it (count > 1: across ranks, which combine their models
   // between two parts).
   virtual EpochTotals RunEpoch(uint64_t epoch, const SampleOrder& order, const StepSize& step,
@@ -49,12 +51,13 @@ class ModelFamily {
   // (parsgd/run/training_state.hpp).
   virtual void Save(TrainingState& state) const = 0;
   virtual void Load(const TrainingState& state) = 0;
-  // Replaces the parameters by a trained model's, of this family's shape (Trainer::StartFrom checks
-  // it first); the optimiser state is left as it is. The MLP takes the model's input scaling too.
+  // Replaces the parameters by a trained model's, of this learner's shape (Trainer::StartFrom
+  // checks it first); the optimiser state is left as it is. The MLP takes the model's input scaling
+  // too.
   virtual void StartFrom(const LinearModel& model) = 0;
   virtual void StartFrom(const MlpModel& model) = 0;
   // The arrays the ranks of a run combine (their mean): the parameters, and with `state` the
-  // optimiser state. Throws parsgd::Error for a family that does not train across ranks.
+  // optimiser state. Throws parsgd::Error for a learner that does not train across ranks.
   virtual std::vector<std::span<float>> RankArrays(bool /*state*/) {
     throw Error("this model does not train across ranks");
   }
@@ -76,7 +79,7 @@ inline void LoadOptimizerState(const TrainingState& s, OptimizerState& o,
   if (!o.state1.empty()) s.Get(prefix + "state1", o.state1.span());
 }
 
-// A family's RankArrays: its parameters, and with `state` its optimiser's state arrays.
+// A learner's RankArrays: its parameters, and with `state` its optimiser's state arrays.
 inline std::vector<std::span<float>> ParamsAndState(std::span<float> params, OptimizerState& o,
                                                     bool state) {
   std::vector<std::span<float>> out = {params};
@@ -84,28 +87,5 @@ inline std::vector<std::span<float>> ParamsAndState(std::span<float> params, Opt
   if (state && !o.state1.empty()) out.push_back(o.state1.span());
   return out;
 }
-
-// The linear models' parameters as every backend starts them: the zero model, its per-feature
-// rates and L2 strength (model/linear/linear_settings.hpp).
-struct LinearSetup {
-  LinearModel model;
-  AlignedArray<FeatureRate> rates;
-  double l2 = 0;
-};
-LinearSetup MakeLinearSetup(const TrainConfig& config, const ResolvedSettings& settings,
-                            AlignedArray<FeatureRate> rates, const Targets& targets);
-
-// The families of the cpu backend (the offload backend's: src/offload/offload_learner.hpp). Each
-// takes the run's resolution (run/resolve.hpp): `config` with every automatic setting made and
-// `settings`, which it reads and never changes.
-std::unique_ptr<ModelFamily> MakeLinearFamily(const TrainConfig& config,
-                                              const ResolvedSettings& settings,
-                                              AlignedArray<FeatureRate> rates, const Dataset& train,
-                                              const Targets& targets);
-// `input_scale`: the model's input scaling (Resolution::input_scale; empty: none).
-std::unique_ptr<ModelFamily> MakeMlpFamily(const TrainConfig& config,
-                                           const ResolvedSettings& settings,
-                                           std::vector<float> input_scale, const Dataset& train,
-                                           const Targets& targets);
 
 }  // namespace parsgd

@@ -21,7 +21,7 @@
 
 #include "device_array.hpp"
 #include "linear_kernels.hpp"
-#include "model/learner.hpp"
+#include "model/linear/linear_learner.hpp"
 #include "model/linear/linear_runner.hpp"
 #include "parsgd/util/error.hpp"
 #include "scheme/sync_split.hpp"
@@ -66,10 +66,10 @@ using SyncFn = void (*)(const offload::Rows&, const offload::Params&, const offl
 using EvalFn = Evaluation (*)(const offload::Rows&, const offload::Params&, float*, double*,
                               Geometry);
 
-class OffloadLinearFamily final : public ModelFamily {
+class OffloadLearner final : public Learner {
  public:
-  OffloadLinearFamily(const TrainConfig& config, const ResolvedSettings& r, LinearSetup setup,
-                      const DeviceInfo& device, const Dataset& train, const Targets& targets)
+  OffloadLearner(const TrainConfig& config, const ResolvedSettings& r, LinearSetup setup,
+                 const DeviceInfo& device, const Dataset& train, const Targets& targets)
       : config_(config), train_(train), device_(device), setup_(std::move(setup)) {
     on_host_ = device_.ran_on_host;
     state_ = OptimizerState(config.optimizer.kind, setup_.model.weights().size());
@@ -360,12 +360,12 @@ int OffloadWorkers(const TrainConfig& config, const DeviceInfo& device, int host
   return device.ran_on_host ? host_threads : IsMinibatch(config) ? 1 : kDeviceWorkers;
 }
 
-std::unique_ptr<ModelFamily> MakeOffloadLinearFamily(const TrainConfig& config,
-                                                     const ResolvedSettings& settings,
-                                                     AlignedArray<FeatureRate> rates,
-                                                     const DeviceInfo& device, const Dataset& train,
-                                                     const Targets& targets) {
-  return std::make_unique<OffloadLinearFamily>(
+std::unique_ptr<Learner> MakeOffloadLearner(const TrainConfig& config,
+                                            const ResolvedSettings& settings,
+                                            AlignedArray<FeatureRate> rates,
+                                            const DeviceInfo& device, const Dataset& train,
+                                            const Targets& targets) {
+  return std::make_unique<OffloadLearner>(
       config, settings, MakeLinearSetup(config, settings, std::move(rates), targets), device, train,
       targets);
 }

@@ -1,10 +1,10 @@
-// The offload backend's family of the linear models (--backend offload): the same ModelFamily as
+// The offload backend's learner of the linear models (--backend offload): the same Learner as
 // the cpu backend's (model/learner.hpp), its epochs run by OpenMP target kernels.
 #pragma once
 
 #include <memory>
 
-#include "model/learner.hpp"
+#include "model/linear/linear_learner.hpp"
 #include "parsgd/offload/device.hpp"
 
 namespace parsgd {
@@ -15,10 +15,10 @@ namespace parsgd {
 int OffloadWorkers(const TrainConfig& config, const DeviceInfo& device, int host_threads);
 
 // `config` and `settings` resolved (run/resolve.hpp), `device` as ProbeDevice found it.
-std::unique_ptr<ModelFamily> MakeOffloadLinearFamily(const TrainConfig& config,
-                                                     const ResolvedSettings& settings,
-                                                     AlignedArray<FeatureRate> rates,
-                                                     const DeviceInfo& device, const Dataset& train,
-                                                     const Targets& targets);
+std::unique_ptr<Learner> MakeOffloadLearner(const TrainConfig& config,
+                                            const ResolvedSettings& settings,
+                                            AlignedArray<FeatureRate> rates,
+                                            const DeviceInfo& device, const Dataset& train,
+                                            const Targets& targets);
 
 }  // namespace parsgd

@@ -8,9 +8,9 @@
 
 namespace parsgd {
 
-void RanksCombiner::StartEpoch(ModelFamily& family) {
+void RanksCombiner::StartEpoch(Learner& learner) {
   if (outer_.plain() || !anchor_.empty()) return;
-  const std::span<const float> weights = family.RankArrays(false)[0];
+  const std::span<const float> weights = learner.RankArrays(false)[0];
   anchor_ = AlignedArray<float>(weights.size());
   std::memcpy(anchor_.data(), weights.data(), weights.size() * sizeof(float));
   if (velocity_.empty() && outer_.kind != OuterKind::kSgd) {
@@ -18,9 +18,9 @@ void RanksCombiner::StartEpoch(ModelFamily& family) {
   }
 }
 
-void RanksCombiner::Combine(ModelFamily& family, Communicator& comm, bool epoch_end) {
+void RanksCombiner::Combine(Learner& learner, Communicator& comm, bool epoch_end) {
   const bool state = average_state_ || epoch_end;
-  const std::vector<std::span<float>> arrays = family.RankArrays(state);
+  const std::vector<std::span<float>> arrays = learner.RankArrays(state);
   for (std::size_t a = 0; a < arrays.size(); ++a) {
     const std::span<float> values = arrays[a];
     if (scheme_ == RanksScheme::kGossip && !epoch_end) {
@@ -37,7 +37,7 @@ void RanksCombiner::Combine(ModelFamily& family, Communicator& comm, bool epoch_
       std::memcpy(values.data(), anchor_.data(), values.size() * sizeof(float));
     }
   }
-  family.RanksCombined(state);
+  learner.RanksCombined(state);
 }
 
 void RanksCombiner::Save(TrainingState& state) const {

@@ -11,7 +11,7 @@
 // mean (after the outer step where there is one), so that every rank ends each epoch in the same
 // state (the one a checkpoint holds; for gossip the periodic global average of Chen et al.,
 // "Accelerating Gossip SGD with Periodic Global Averaging", 2021). After each combination the
-// family's runner takes the combined model up (its replicas, where it has them).
+// learner's runner takes the combined model up (its replicas, where it has them).
 #pragma once
 
 #include "model/learner.hpp"
@@ -28,9 +28,9 @@ class RanksCombiner {
       : scheme_(config.ranks_scheme), average_state_(config.average_state), outer_(config.outer) {}
 
   // Before an epoch's first part: the anchor of the outer rule (the ranks' common model).
-  void StartEpoch(ModelFamily& family);
+  void StartEpoch(Learner& learner);
   // After a part; `epoch_end`: after the epoch's last. Collective.
-  void Combine(ModelFamily& family, Communicator& comm, bool epoch_end);
+  void Combine(Learner& learner, Communicator& comm, bool epoch_end);
 
   // The outer rule's velocity (the anchor is remade from the restored model).
   void Save(TrainingState& state) const;

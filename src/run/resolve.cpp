@@ -100,7 +100,7 @@ uint64_t SolverBytes(const TrainConfig& config, const Dataset& train) {
 
 // Refuses a model that cannot fit in memory before any of it is allocated. The feature and class
 // counts come from the data: one stray index (LIBSVM "1 4294967295:1") would otherwise ask for tens
-// of GiB and end in std::bad_alloc or the OOM killer. Counts two blocks the families certainly
+// of GiB and end in std::bad_alloc or the OOM killer. Counts two blocks the learners certainly
 // allocate: the parameters with their optimiser state, and before them (freed first) the linear
 // models' per-feature statistics (ScanFeatures: a 32-byte record a feature, copied into four
 // arrays of 28 bytes a feature before the records are freed: 60 bytes a feature at its peak).

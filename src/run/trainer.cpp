@@ -10,6 +10,8 @@
 #include <utility>
 
 #include "model/learner.hpp"
+#include "model/linear/linear_learner.hpp"
+#include "model/mlp/mlp_learner.hpp"
 #include "model/start_model.hpp"
 #include "offload/offload_learner.hpp"
 #include "parsgd/comm/communicator.hpp"
@@ -99,7 +101,7 @@ struct Trainer::State {
   ResolvedSettings settings;
   Targets train_targets;
   std::optional<Targets> test_targets;
-  std::unique_ptr<ModelFamily> family;
+  std::unique_ptr<Learner> learner;
   std::optional<SampleOrder> order;
   StepSize step;
   TrainConfig config;                     // resolved
@@ -139,13 +141,13 @@ Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* 
   if (shared) inside.outer = OuterConfig{};
   ranks.AgreeOn([&] {
     if (!IsLinear(config.model)) {
-      s.family =
-          MakeMlpFamily(inside, r.settings, std::move(r.input_scale), train, s.train_targets);
+      s.learner =
+          MakeMlpLearner(inside, r.settings, std::move(r.input_scale), train, s.train_targets);
     } else if (config.backend == Backend::kOffload) {
-      s.family = MakeOffloadLinearFamily(inside, r.settings, std::move(r.rates), r.device, train,
-                                         s.train_targets);
+      s.learner = MakeOffloadLearner(inside, r.settings, std::move(r.rates), r.device, train,
+                                     s.train_targets);
     } else {
-      s.family = MakeLinearFamily(inside, r.settings, std::move(r.rates), train, s.train_targets);
+      s.learner = MakeLinearLearner(inside, r.settings, std::move(r.rates), train, s.train_targets);
     }
   });
   if (shared && config.ranks_scheme != RanksScheme::kSync) s.combiner.emplace(config);
@@ -168,13 +170,13 @@ int Trainer::epochs_done() const { return state_->epochs_done; }
 Communicator& Trainer::communicator() const { return *state_->comm; }
 
 const LinearModel& Trainer::model() const {
-  const LinearModel* m = state_->family->linear();
+  const LinearModel* m = state_->learner->linear();
   if (m == nullptr) throw Error("Trainer::model(): the model is not linear; use mlp_model()");
   return *m;
 }
 
 const MlpModel& Trainer::mlp_model() const {
-  const MlpModel* m = state_->family->mlp();
+  const MlpModel* m = state_->learner->mlp();
   if (m == nullptr) throw Error("Trainer::mlp_model(): the model is linear; use model()");
   return *m;
 }
@@ -196,12 +198,12 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
   const uint64_t parts = s.settings.rank_parts;
   // Under --ranks-scheme sync the sync scheme sums every step's gradient over the ranks.
   Communicator* sums = shared && !s.combiner ? &ranks : nullptr;
-  if (s.combiner) s.combiner->StartEpoch(*s.family);
+  if (s.combiner) s.combiner->StartEpoch(*s.learner);
   for (uint64_t part = 0; part < parts && !stopped; ++part) {
     EpochTotals t;
     // A worker's error on one rank ends every rank (after the part it was in).
     ranks.AgreeOn([&] {
-      t = s.family->RunEpoch(epoch, *s.order, s.step, s.executor, {part, parts, sums});
+      t = s.learner->RunEpoch(epoch, *s.order, s.step, s.executor, {part, parts, sums});
     });
     totals.loss_sum += t.loss_sum;
     totals.updates += t.updates;
@@ -212,7 +214,7 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
     const auto combine_start = std::chrono::steady_clock::now();
     stopped = shared ? ranks.Max(stop.load(std::memory_order_relaxed) ? 1 : 0) != 0
                      : stop.load(std::memory_order_relaxed);
-    if (s.combiner && !stopped) s.combiner->Combine(*s.family, ranks, part + 1 == parts);
+    if (s.combiner && !stopped) s.combiner->Combine(*s.learner, ranks, part + 1 == parts);
     comm_seconds += Seconds(combine_start);
   }
   if (shared) {
@@ -245,18 +247,18 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
   const auto eval_start = std::chrono::steady_clock::now();
   // Each rank evaluates its share; the ranks' evaluations together are the whole data's.
   auto evaluation = [&](const Dataset& data, const Targets& targets) {
-    const Evaluation mine = s.family->Evaluate(data, targets, s.executor);
+    const Evaluation mine = s.learner->Evaluate(data, targets, s.executor);
     return shared ? CombineEvaluations(mine, ranks) : mine;
   };
   const Evaluation on_train = evaluation(s.train, s.train_targets);
-  report.objective = on_train.mean_loss + s.family->Regularizer();
+  report.objective = on_train.mean_loss + s.learner->Regularizer();
   report.train_accuracy = on_train.accuracy;
   if (s.test != nullptr) {
     const Evaluation on_test = evaluation(*s.test, *s.test_targets);
     report.test_loss = on_test.mean_loss;
     report.test_accuracy = on_test.accuracy;
   }
-  report.dual_objective = s.family->DualObjective();
+  report.dual_objective = s.learner->DualObjective();
   report.eval_seconds = Seconds(eval_start);
 
   if (!std::isfinite(report.objective) || !std::isfinite(report.progressive_loss)) {
@@ -283,12 +285,12 @@ void Trainer::StartFrom(const Model& model) {
     throw Error(fmt::format("the model does not fit this run on {}:\n{}", s.train.source(),
                             mismatch.substr(0, mismatch.size() - 1)));
   }
-  std::visit([&](const auto& m) { s.family->StartFrom(m); }, model);
+  std::visit([&](const auto& m) { s.learner->StartFrom(m); }, model);
 }
 
 TrainingState Trainer::Snapshot() const {
   TrainingState state;
-  state_->family->Save(state);
+  state_->learner->Save(state);
   if (state_->combiner) state_->combiner->Save(state);
   state.Put("epochs_done", static_cast<uint64_t>(state_->epochs_done));
   return state;
@@ -301,7 +303,7 @@ void Trainer::Restore(const TrainingState& state) {
     throw Error(fmt::format("the checkpoint is after epoch {}, beyond this run's {} epochs", epochs,
                             s.settings.epochs));
   }
-  s.family->Load(state);
+  s.learner->Load(state);
   if (s.combiner) s.combiner->Load(state);
   s.epochs_done = static_cast<int>(epochs);
 }

@@ -1,28 +1,25 @@
-// Internal: the asynchronous schemes (sequential, hogwild, locked, striped, atomic), written once
-// over the model. Every worker walks its own shard and updates the shared parameters as it goes,
-// under the scheme's write policy and guard; between two blocks of its samples it recomputes the
-// step size (and Adam's step count) from its progress, scaled by the workers (an estimate of the
-// whole run's), and checks the stop flag.
+// Internal: the asynchronous schemes (the family kAsync of scheme/scheme_kind.hpp: sequential,
+// hogwild, locked, striped, atomic), written once over the model. Every worker walks its own shard
+// and updates the shared parameters as it goes, under the scheme's write policy and guard
+// (scheme/write_policy.hpp); between two blocks of its samples it recomputes the step size (and
+// Adam's step count) from its progress, scaled by the workers (an estimate of the whole run's),
+// and checks the stop flag.
 //
-// A model takes part through an "async local" (model/linear/async_local.cpp: per-sample sparse
-// steps of the linear models; model/mlp/mlp_runner.cpp: minibatch steps of the MLP):
-//   using Context;                                 the epoch's context of the model's runners
-//   std::span<const uint32_t> Shard(const Context&, int w);   worker w's rows this epoch
-//   uint64_t Block(const Context&) const;           samples between two step sizes
-//   double SamplesPerUpdate(const Context&) const;  samples an optimiser step takes (1, or --batch)
-//   void Train(const Context&, int w, std::span<const uint32_t> shard, uint64_t begin,
-//              uint64_t end, const RuleContext&, double& loss);  worker w trains on
-//                                                  shard[begin, end), adding each loss to `loss`
-// and, where the model keeps state of its own between epochs (the dual solver's dual variables),
+// A model takes part through an "async local" (the concept AsyncLocal below; the linear models'
+// per-sample sparse steps: model/linear/async_local.cpp; the MLP's minibatch steps:
+// model/mlp/mlp_runner.cpp; the dual solver's steps: solver/dual_cd.cpp). Optional members, used
+// where a local has them:
 //   void Save(TrainingState&) const; void Load(const TrainingState&);
-// and where it has work to do after the workers' epoch (the dual solver's resync),
+//       state of its own between epochs (the dual solver's dual variables);
 //   void EndEpoch(const Context&);
-// and where it solves a dual, its objective (Runner::DualObjective):
+//       work after the workers' epoch (the dual solver's resync);
 //   double DualObjective(const Dataset&, const float* targets, const Params&) const;
+//       where it solves a dual, its objective (Runner::DualObjective).
 #pragma once
 
 #include <algorithm>
 #include <atomic>
+#include <concepts>
 #include <cstdint>
 #include <span>
 #include <type_traits>
@@ -34,7 +31,22 @@
 
 namespace parsgd {
 
-// A scheme's shared object (scheme/scheme.hpp): the striped scheme's locks are sized by the model.
+// What the asynchronous runner asks of a model's half.
+template <class L>
+concept AsyncLocal = requires(L& local, const L& read, const typename L::Context& c, int w,
+                              std::span<const uint32_t> shard, uint64_t at, const RuleContext& rc,
+                              double& loss) {
+  // Worker w's rows this epoch.
+  { local.Shard(c, w) } -> std::convertible_to<std::span<const uint32_t>>;
+  // Samples between two step sizes, and the samples one optimiser step takes (1, or --batch).
+  { read.Block(c) } -> std::convertible_to<uint64_t>;
+  { read.SamplesPerUpdate(c) } -> std::convertible_to<double>;
+  // Worker w trains on shard[begin, end), adding each loss to `loss`.
+  local.Train(c, w, shard, at, at, rc, loss);
+};
+
+// A scheme's shared object (scheme/write_policy.hpp): the striped scheme's locks are sized by the
+// model.
 template <class Scheme>
 Scheme MakeScheme(uint64_t features, int outputs) {
   if constexpr (std::is_constructible_v<Scheme, uint64_t, int>) {
@@ -44,7 +56,7 @@ Scheme MakeScheme(uint64_t features, int outputs) {
   }
 }
 
-template <class Params, class Local>
+template <class Params, AsyncLocal Local>
 class AsyncRunner final : public Runner<Params> {
  public:
   using Context = RunContext<Params>;

@@ -5,8 +5,7 @@
 //  - average (scheme/average.hpp): every replica replaced by the mean (centralised), or by an outer
 //    optimiser's step from the mean (--outer-optimizer);
 //  - gossip (scheme/gossip.hpp): every replica replaced by the mix of itself and its ring
-//  neighbours
-//    (decentralised: no global average; the run's model is the replicas' mean).
+//    neighbours (decentralised: no global average; the run's model is the replicas' mean).
 //
 // A model takes part through a "local trainer" (model/linear/replica_local.cpp,
 // model/mlp/mlp_runner.cpp):

@@ -1,7 +1,7 @@
 // Internal: the one shape of an epoch runner, for every model. A runner runs one epoch of one
 // scheme on the trainer's parameters; what differs between the models is only the model's part of
 // the context, `Params`: LinearParams for the linear models (model/linear/linear_runner.hpp),
-// DenseParams for the MLP (model/mlp/mlp_runner.hpp). Each scheme is written as a template over a
+// MlpParams for the MLP (model/mlp/mlp_runner.hpp). Each scheme is written as a template over a
 // model's "local trainer" (scheme/replica_runner.hpp: average, gossip; scheme/sync_runner.hpp:
 // sync) or per model where the models' inner loops differ (model/linear/async_local.cpp: per-sample
 // sparse steps; model/mlp/mlp_runner.cpp: minibatch steps).

@@ -1,6 +1,6 @@
 #include <thread>
 
-#include "parsgd/scheme/scheme.hpp"
+#include "parsgd/scheme/write_policy.hpp"
 
 namespace parsgd {
 namespace {

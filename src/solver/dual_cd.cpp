@@ -18,7 +18,7 @@
 //   - hinge, squared hinge: linear in a_i', solved exactly and projected onto the box; nothing
 //     moves where the projected derivative is 0 (BoxDual);
 //   - logistic: the root of Q_ii (a' - a) + b + log(a' / (C - a')), by Newton's method
-//   (LogisticDual).
+//     (LogisticDual).
 // The progressive loss is each sample's loss before its step. The dual variables are part of the
 // run's state (checkpoints); a worker reads and writes them with relaxed atomics (with --order
 // random two workers may draw the same sample).
@@ -42,13 +42,14 @@
 #include <cmath>
 #include <limits>
 #include <span>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
-#include "model/linear/linear_runner.hpp"
 #include "parsgd/data/row_prefetch.hpp"
 #include "parsgd/model/linear/loss.hpp"
 #include "scheme/async_runner.hpp"
+#include "solver/solvers.hpp"
 
 namespace parsgd {
 namespace {
@@ -457,24 +458,25 @@ std::unique_ptr<LinearRunner> Make(const RunnerShape& shape, double c, bool cons
       shape.workers, shape, c, consistent, once, shrinking);
 }
 
+// The schemes the dual solver runs under: the asynchronous rows that say so.
+inline constexpr auto kDualCdAsync = []<class P>(P*) { return RunsSolver(SchemeOf(P::kKind), Solver::kDualCd); };
+
 template <class Dual>
 std::unique_ptr<LinearRunner> MakeFor(const TrainConfig& config, const RunnerShape& shape,
                                       double c) {
   // Atomic writes all land; two workers may still step one sample at once under --order random.
   const bool once = config.order != OrderKind::kRandom || shape.workers == 1;
   const bool shrink = config.shrinking == Shrinking::kOn;
-  switch (config.scheme) {
-    case SchemeKind::kHogwild:
-      return Make<HogwildScheme, Dual>(shape, c, shape.workers == 1, once, shrink);
-    case SchemeKind::kLocked:
-      return Make<LockedScheme, Dual>(shape, c, true, once, shrink);
-    case SchemeKind::kStriped:
-      return Make<StripedScheme, Dual>(shape, c, true, once, shrink);
-    case SchemeKind::kAtomic:
-      return Make<AtomicScheme, Dual>(shape, c, once, once, shrink);
-    default:  // sequential (ValidateConfig refuses the others)
-      return Make<SequentialScheme, Dual>(shape, c, true, once, shrink);
-  }
+  return WithAsyncPolicy(
+      config.scheme, kDualCdAsync,
+      [&]<class Policy>(PolicyTag<Policy>) {
+        // Whether every step's write lands, so that the weights stay w(a) (the file's comment).
+        const bool consistent = std::is_same_v<Policy, HogwildScheme>  ? shape.workers == 1
+                                : std::is_same_v<Policy, AtomicScheme> ? once
+                                                                       : true;
+        return Make<Policy, Dual>(shape, c, consistent, once, shrink);
+      },
+      [&]() -> std::unique_ptr<LinearRunner> { throw NotAsync(config.scheme); });
 }
 
 }  // namespace

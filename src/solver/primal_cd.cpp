@@ -52,12 +52,13 @@
 #include <cmath>
 #include <memory>
 #include <numeric>
+#include <type_traits>
 #include <vector>
 
 #include "columns.hpp"
-#include "model/linear/linear_runner.hpp"
-#include "parsgd/scheme/scheme.hpp"
+#include "parsgd/scheme/write_policy.hpp"
 #include "parsgd/util/rng.hpp"
+#include "solver/solvers.hpp"
 
 namespace parsgd {
 namespace {
@@ -416,20 +417,27 @@ class CdRunner final : public LinearRunner {
   std::vector<double> sums_;     // sum_i x_ij per column
 };
 
+// The schemes cd runs under, by their rows: the asynchronous ones share the scores in place
+// (under the policy's write; one worker alone writes them plainly, which vectorises), average gives
+// each worker its copy.
+inline constexpr auto kCdAsync = []<class P>(P*) { return RunsSolver(SchemeOf(P::kKind), Solver::kCd); };
+
 template <class Loss, bool kBias>
 std::unique_ptr<LinearRunner> MakeFor(const TrainConfig& config, const RunnerShape& shape) {
   const double l2 = config.l2;
   const uint64_t seed = config.seed;
-  switch (config.scheme) {
-    case SchemeKind::kHogwild:
-      return std::make_unique<CdRunner<StoreWrite, Loss, Sharing::kShared, kBias>>(shape, l2, seed);
-    case SchemeKind::kAtomic:
-      return std::make_unique<CdRunner<CasWrite, Loss, Sharing::kShared, kBias>>(shape, l2, seed);
-    case SchemeKind::kAverage:
-      return std::make_unique<CdRunner<PlainWrite, Loss, Sharing::kCopies, kBias>>(shape, l2, seed);
-    default:  // sequential (ValidateConfig refuses the others)
-      return std::make_unique<CdRunner<PlainWrite, Loss, Sharing::kShared, kBias>>(shape, l2, seed);
+  const SchemeInfo& scheme = SchemeOf(config.scheme);
+  if (scheme.family == SchemeFamily::kReplica && RunsSolver(scheme, Solver::kCd)) {
+    return std::make_unique<CdRunner<PlainWrite, Loss, Sharing::kCopies, kBias>>(shape, l2, seed);
   }
+  return WithAsyncPolicy(
+      config.scheme, kCdAsync,
+      [&]<class Policy>(PolicyTag<Policy>) -> std::unique_ptr<LinearRunner> {
+        using Write = std::conditional_t<std::is_same_v<Policy, SequentialScheme>, PlainWrite,
+                                         typename Policy::Write>;
+        return std::make_unique<CdRunner<Write, Loss, Sharing::kShared, kBias>>(shape, l2, seed);
+      },
+      [&]() -> std::unique_ptr<LinearRunner> { throw NotAsync(config.scheme); });
 }
 
 template <class Loss>

@@ -1,17 +1,17 @@
 // The training settings, declared once. Every field of TrainConfig a user sets has one entry in
 // TrainSettings(): its key, the type of its value, the range of ordinary values, the words that
 // stand for special ones ("auto"), and one line of help. Derived from this table:
-//   - the command line's flags `--key`, their parsing, help and defaults (src/cli/train_options.cpp);
+//   - the command line's flags `--key`, their parsing, help and defaults
+//     (src/cli/train_options.cpp);
 //   - the range checks of ValidateConfig (config/train_config.hpp), for a config built in code;
 //   - the Python module's keywords (the key with '_' for '-', unless scikit-learn has a name);
 //   - the run identity of checkpoints and the settings text of model files (FormatSetting).
 // Errors name settings by key through SettingError; each front end spells the keys its own way.
 //
 //   TrainConfig c;
-//   ApplySetting(c, "scheme", "average");      // throws SettingError: "`scheme`: expected one of..."
-//   ApplySetting(c, "period", "epoch");
-//   const Setting& s = FindSetting("period");
-//   FormatSetting(s.get(c), true);             // "0", as the run identity writes it
+//   ApplySetting(c, "scheme", "average"); // throws SettingError: "`scheme`: expected one of..."
+//   ApplySetting(c, "period", "epoch"); const Setting& s = FindSetting("period");
+//   FormatSetting(s.get(c), true); // "0", as the run identity writes it
 #pragma once
 
 #include <cstdint>
@@ -61,11 +61,11 @@ struct SettingWord {
 };
 
 struct Setting {
-  std::string key;              // "learning-rate"
+  std::string key;  // "learning-rate"
   SettingType type = SettingType::kInt;
-  std::string help;             // one line, without the default
-  double min = 0, max = 0;      // kInt, kReal: the ordinary values
-  bool min_exclusive = false;   // kReal: min itself is not allowed
+  std::string help;            // one line, without the default
+  double min = 0, max = 0;     // kInt, kReal: the ordinary values
+  bool min_exclusive = false;  // kReal: min itself is not allowed
   std::vector<SettingWord> words;
   std::vector<std::pair<std::string, std::string>> choices;  // kChoice: each name and its help
   std::function<SettingValue(const TrainConfig&)> get;
@@ -102,8 +102,8 @@ std::string SettingText(const Setting& setting, const SettingValue& value);
 std::string FormatSetting(const SettingValue& value, bool exact);
 
 // "name=value" lines, as the run identity and the model file's settings text write a config: one
-// line per entry, the setting `key`'s value formatted by FormatSetting(value, exact), or for an entry
-// without a key (a value the run derived: workers, outputs) whatever `derived(name)` returns.
+// line per entry, the setting `key`'s value formatted by FormatSetting(value, exact), or for an
+// entry without a key (a value the run derived: workers, outputs) whatever `derived(name)` returns.
 struct SettingLine {
   const char* name;
   const char* key;  // null: derived

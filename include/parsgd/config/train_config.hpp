@@ -8,12 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "parsgd/exec/backend.hpp"
 #include "parsgd/model/mlp/mlp_engine.hpp"
 #include "parsgd/model/model_kind.hpp"
 #include "parsgd/optim/optimizer.hpp"
 #include "parsgd/optim/step_size.hpp"
 #include "parsgd/order/sample_order.hpp"
-#include "parsgd/scheme/scheme.hpp"
+#include "parsgd/scheme/scheme_kind.hpp"
+#include "parsgd/solver/solver.hpp"
 
 namespace parsgd {
 
@@ -25,34 +27,6 @@ inline constexpr Named<Normalization> kNormalizations[] = {
     {Normalization::kNone, "none", "one step size for every feature"},
     {Normalization::kMaxAbs, "maxabs",
      "feature j's steps scaled by 1 / max|x_j|^2: SGD as if every feature were scaled to [-1, 1]"},
-};
-
-// Where the workers run. The offload backend runs the linear models on an OpenMP target device (a
-// GPU through GCC's nvptx offload), or on the host when no device is available (host fallback).
-enum class Backend { kCpu, kOffload };
-
-inline constexpr Named<Backend> kBackends[] = {
-    {Backend::kCpu, "cpu", "worker threads on this machine's cores"},
-    {Backend::kOffload, "offload",
-     "OpenMP target offload (GPU); falls back to the host when no device can run it"},
-};
-
-// How the model is fitted: stochastic gradient steps (the schemes and optimisers of this file),
-// coordinate descent on the primal over a partition of the features (Shotgun, Bradley et al. 2011;
-// the workers share the rows' scores X w), or coordinate descent on the problem's dual (hinge:
-// Hsieh et al. 2008, LIBLINEAR -s 3; logistic: Yu, Huang and Lin 2011, LIBLINEAR -s 7; in parallel
-// PASSCoDe, Hsieh, Yu and Dhillon 2015), one dual variable per sample, the primal weights shared.
-enum class Solver { kSgd, kDualCd, kCd };
-
-inline constexpr Named<Solver> kSolvers[] = {
-    {Solver::kSgd, "sgd", "stochastic gradient steps under --scheme and --optimizer"},
-    {Solver::kDualCd, "dual-cd",
-     "hinge, squared-hinge, logistic: dual coordinate descent, one sample's dual variable per "
-     "step (LIBLINEAR -s 3, -s 1, -s 7); --bias off; schemes sequential, hogwild, locked, "
-     "striped, atomic"},
-    {Solver::kCd, "cd",
-     "squared, squared-hinge, logistic: primal coordinate descent, each worker on its block of "
-     "the features; --bias off; schemes sequential, hogwild, atomic, average"},
 };
 
 // The linear models' bias b (z = W^T x + b): trained and never regularised (on), or held at 0 (off:

@@ -63,7 +63,8 @@ struct LoadOptions {
 // The format `path` holds, read from its first bytes: the binary cache magic -> kBinary; an IDX
 // magic, raw or after gunzip -> kIdx; a name ending in ".csv" (any case), or a first line (before
 // any '#') with a comma and no ':' -> kCsv; anything else -> kLibsvm. A path that does not exist
-// but contains a comma is an IDX pair -> kIdx. Throws parsgd::Error for a gzip file that is not IDX.
+// but contains a comma is an IDX pair -> kIdx. Throws parsgd::Error for a gzip file that is not
+// IDX.
 DataFormat DetectDataFormat(const std::string& path);
 
 // Loads `path` in the given format (or the detected one). IDX paths are either "IMAGES,LABELS" or

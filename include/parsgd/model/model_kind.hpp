@@ -21,9 +21,9 @@ inline constexpr Named<ModelKind> kModelKinds[] = {
 };
 
 // The linear models (every kind but the MLP).
-inline bool IsLinear(ModelKind kind) { return kind != ModelKind::kMlp; }
+constexpr bool IsLinear(ModelKind kind) { return kind != ModelKind::kMlp; }
 
-inline bool IsBinary(ModelKind kind) {
+constexpr bool IsBinary(ModelKind kind) {
   return kind != ModelKind::kSoftmax && kind != ModelKind::kMlp;
 }
 

@@ -1,10 +1,10 @@
 // Optimisers: the per-coordinate update rules, with the state each keeps per parameter.
 //
 // A rule sees one parameter at a time: its weight w, its state (0 to 2 floats, in arrays parallel
-// to the weights), the loss gradient l of that coordinate (for a sample, dloss/dz_k * x_j * m_j; for a
-// minibatch, the mean of those), and the coordinate's L2 term q. Every rule reads and writes each of
-// its variables through the scheme's write policy, so under Hogwild! the state is shared with the
-// same relaxed-atomic discipline as the weights.
+// to the weights), the loss gradient l of that coordinate (for a sample, dloss/dz_k * x_j * m_j;
+// for a minibatch, the mean of those), and the coordinate's L2 term q. Every rule reads and writes
+// each of its variables through the scheme's write policy, so under Hogwild! the state is shared
+// with the same relaxed-atomic discipline as the weights.
 //
 // Every rule takes its L2 term implicitly, at the rule's own step on that coordinate:
 //     w <- (w - step(l)) / (1 + e q),
@@ -19,14 +19,14 @@
 // l + q w, so that their scale is the coordinate's.
 // Sparse data: only the coordinates a sample (or minibatch) touches are updated, state included.
 // This is the "lazy" variant (as TensorFlow's LazyAdam and PyTorch's SparseAdam): the decay of the
-// momentum or moment estimates of untouched coordinates is skipped, not applied later. On data where
-// every feature is present in every row the rules are the dense ones.
+// momentum or moment estimates of untouched coordinates is skipped, not applied later. On data
+// where every feature is present in every row the rules are the dense ones.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 
-#include "parsgd/scheme/scheme.hpp"
+#include "parsgd/scheme/write_policy.hpp"
 #include "parsgd/util/array.hpp"
 #include "parsgd/util/named.hpp"
 
@@ -38,8 +38,10 @@ inline constexpr Named<OptimizerKind> kOptimizerKinds[] = {
     {OptimizerKind::kAuto, "auto", "sgd for the linear models, momentum for mlp"},
     {OptimizerKind::kSgd, "sgd", "w -= eta g"},
     {OptimizerKind::kMomentum, "momentum", "v = mu v + g; w -= eta v (heavy ball, Polyak 1964)"},
-    {OptimizerKind::kNesterov, "nesterov", "v = mu v + g; w -= eta (g + mu v) (Sutskever et al. 2013)"},
-    {OptimizerKind::kAdaGrad, "adagrad", "s += g^2; w -= eta g / (sqrt(s) + eps) (Duchi et al. 2011)"},
+    {OptimizerKind::kNesterov, "nesterov",
+     "v = mu v + g; w -= eta (g + mu v) (Sutskever et al. 2013)"},
+    {OptimizerKind::kAdaGrad, "adagrad",
+     "s += g^2; w -= eta g / (sqrt(s) + eps) (Duchi et al. 2011)"},
     {OptimizerKind::kRmsProp, "rmsprop", "s = rho s + (1-rho) g^2; w -= eta g / (sqrt(s) + eps)"},
     {OptimizerKind::kAdam, "adam", "Adam with bias correction (Kingma and Ba 2015)"},
 };
@@ -47,11 +49,11 @@ inline constexpr Named<OptimizerKind> kOptimizerKinds[] = {
 // Hyper-parameters, with the defaults of torch.optim (AdaGrad's epsilon too, for comparability).
 struct OptimizerConfig {
   OptimizerKind kind = OptimizerKind::kAuto;  // the trainer resolves it before any rule is chosen
-  double momentum = 0.9;   // momentum, nesterov
-  double rho = 0.99;       // rmsprop: decay of the squared-gradient average
-  double beta1 = 0.9;      // adam
-  double beta2 = 0.999;    // adam
-  double epsilon = 1e-8;   // adagrad (torch: 1e-10), rmsprop, adam
+  double momentum = 0.9;                      // momentum, nesterov
+  double rho = 0.99;                          // rmsprop: decay of the squared-gradient average
+  double beta1 = 0.9;                         // adam
+  double beta2 = 0.999;                       // adam
+  double epsilon = 1e-8;                      // adagrad (torch: 1e-10), rmsprop, adam
 };
 
 // Floats of state per parameter.
@@ -160,8 +162,8 @@ struct RmsPropRule {
   template <class Write>
   static void Apply(const ParamArrays& p, uint64_t i, float l, float q, const RuleContext& c) {
     const float g = l + q * Write::Load(p.weights[i]);
-    const float s =
-        Update<Write>(p.state0[i], [&](float old) { return c.rho * old + (1.f - c.rho) * (g * g); });
+    const float s = Update<Write>(p.state0[i],
+                                  [&](float old) { return c.rho * old + (1.f - c.rho) * (g * g); });
     const float d = std::sqrt(s) + c.epsilon, n = c.eta * l;
     Update<Write>(p.weights[i], [&](float w) { return AdaptiveStep(w, n, q, d, c); });
   }
@@ -192,7 +194,8 @@ struct OptimizerState {
   }
   // The rule's view of `weights` with this state.
   ParamArrays With(float* weights) {
-    return {weights, state0.empty() ? nullptr : state0.data(), state1.empty() ? nullptr : state1.data()};
+    return {weights, state0.empty() ? nullptr : state0.data(),
+            state1.empty() ? nullptr : state1.data()};
   }
   AlignedArray<float> state0, state1;
 };
@@ -200,8 +203,8 @@ struct OptimizerState {
 // The rule's context at optimiser step t (1-based; Adam's bias correction counts these).
 RuleContext MakeRuleContext(const OptimizerConfig& config, float eta, double t);
 
-// Calls fn(Rule{}) with the rule type of `kind` (resolved: not kAuto): the one run-time choice, made
-// once per run.
+// Calls fn(Rule{}) with the rule type of `kind` (resolved: not kAuto): the one run-time choice,
+// made once per run.
 template <class Fn>
 decltype(auto) WithRule(OptimizerKind kind, Fn&& fn) {
   switch (kind) {

@@ -1,8 +1,8 @@
 // Sample orders: which training rows each worker visits in an epoch, and in what sequence.
 //
 // The source texts (see design.md) compare three ways to hand samples to parallel SGD workers:
-// random sampling with replacement, global shuffle-partition and local shuffle-partition. Every order
-// here is a pure function of (seed, epoch, worker, number of workers), and every order visits
+// random sampling with replacement, global shuffle-partition and local shuffle-partition. Every
+// order here is a pure function of (seed, epoch, worker, number of workers), and every order visits
 // exactly n = rows samples per epoch in total: worker w visits ShardSize(w) of them.
 #pragma once
 

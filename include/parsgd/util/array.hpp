@@ -1,5 +1,5 @@
-// Fixed-size arrays aligned to a cache line: AlignedArray owns and may be written; SharedArray is an
-// immutable view that keeps its storage (a heap block or a memory-mapped file) alive.
+// Fixed-size arrays aligned to a cache line: AlignedArray owns and may be written; SharedArray is
+// an immutable view that keeps its storage (a heap block or a memory-mapped file) alive.
 #pragma once
 
 #include <cstddef>

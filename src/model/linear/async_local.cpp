@@ -4,6 +4,7 @@
 
 #include "linear_runner.hpp"
 #include "parsgd/data/row_prefetch.hpp"
+#include "parsgd/util/error.hpp"
 #include "scheme/async_runner.hpp"
 
 namespace parsgd {
@@ -54,28 +55,19 @@ std::unique_ptr<LinearRunner> Make(const RunnerShape& shape) {
       shape.workers, shape);
 }
 
-template <class Head, class Rule>
-std::unique_ptr<LinearRunner> ForScheme(SchemeKind scheme, const RunnerShape& shape) {
-  switch (scheme) {
-    case SchemeKind::kHogwild:
-      return Make<Head, Rule, HogwildScheme>(shape);
-    case SchemeKind::kLocked:
-      return Make<Head, Rule, LockedScheme>(shape);
-    case SchemeKind::kStriped:
-      return Make<Head, Rule, StripedScheme>(shape);
-    case SchemeKind::kAtomic:
-      return Make<Head, Rule, AtomicScheme>(shape);
-    default:
-      return Make<Head, Rule, SequentialScheme>(shape);
-  }
-}
+static_assert(AsyncLocal<LinearAsyncLocal<BinaryHead<LogisticLoss>, SgdRule, HogwildScheme>>);
+static_assert(AsyncLocal<LinearAsyncLocal<SoftmaxHead, AdamRule, StripedScheme>>);
 
 }  // namespace
 
 std::unique_ptr<LinearRunner> MakeAsyncRunner(const TrainConfig& config, const RunnerShape& shape) {
   return WithHead(config.model, [&]<class Head>(Head) {
-    return WithRule(config.optimizer.kind,
-                    [&]<class Rule>(Rule) { return ForScheme<Head, Rule>(config.scheme, shape); });
+    return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) {
+      return WithAsyncPolicy(
+          config.scheme, kAnyAsync,
+          [&]<class Policy>(PolicyTag<Policy>) { return Make<Head, Rule, Policy>(shape); },
+          [&]() -> std::unique_ptr<LinearRunner> { throw NotAsync(config.scheme); });
+    });
   });
 }
 

@@ -1,18 +1,19 @@
 // The linear models' half of training: the model with its rates, the optimiser state, the sparse
 // epoch runners.
+#include "linear_learner.hpp"
+
 #include <algorithm>
 
 #include "linear_runner.hpp"
-#include "model/learner.hpp"
 #include "parsgd/util/error.hpp"
 
 namespace parsgd {
 namespace {
 
-class LinearFamily final : public ModelFamily {
+class LinearLearner final : public Learner {
  public:
-  LinearFamily(const TrainConfig& config, const ResolvedSettings& r, LinearSetup setup,
-               const Dataset& train, const Targets& targets)
+  LinearLearner(const TrainConfig& config, const ResolvedSettings& r, LinearSetup setup,
+                const Dataset& train, const Targets& targets)
       : config_(config), train_(train), targets_(targets), setup_(std::move(setup)) {
     state_ = OptimizerState(config.optimizer.kind, setup_.model.weights().size());
     runner_ = MakeLinearRunner(config, {train.features(), r.outputs, r.workers, train.rows()});
@@ -91,11 +92,11 @@ LinearSetup MakeLinearSetup(const TrainConfig& config, const ResolvedSettings& s
   return setup;
 }
 
-std::unique_ptr<ModelFamily> MakeLinearFamily(const TrainConfig& config,
-                                              const ResolvedSettings& settings,
-                                              AlignedArray<FeatureRate> rates, const Dataset& train,
-                                              const Targets& targets) {
-  return std::make_unique<LinearFamily>(
+std::unique_ptr<Learner> MakeLinearLearner(const TrainConfig& config,
+                                           const ResolvedSettings& settings,
+                                           AlignedArray<FeatureRate> rates, const Dataset& train,
+                                           const Targets& targets) {
+  return std::make_unique<LinearLearner>(
       config, settings, MakeLinearSetup(config, settings, std::move(rates), targets), train,
       targets);
 }

@@ -1,15 +1,15 @@
-// The linear models' epoch runners: how the workers of one epoch meet the model, one family per
-// kind of scheme.
+// The linear models' epoch runners: how the workers of one epoch meet the model, by the family of
+// the scheme's row (scheme/scheme_kind.hpp):
 //  - asynchronous (sequential, hogwild, locked, striped, atomic): each worker walks its samples and
 //    updates the shared parameters per sample (model/linear/async_local.cpp);
-//  - minibatch (sync, and sequential with --batch > 1): steps of one global minibatch, gradients
-//    combined in a fixed order, one update per step (scheme/sync_runner.hpp, with the linear
-//    models' half in model/linear/sync_local.cpp);
-//  - average, gossip: per-worker replicas, combined every period (scheme/replica_runner.hpp, with
-//  the
-//    linear models' half in model/linear/replica_local.cpp).
-// Each runner is a template over the loss head and the optimiser rule (and the scheme),
-// instantiated for every combination; the run-time choice is made once, in MakeLinearRunner.
+//  - sync, and sequential with --batch > 1: steps of one global minibatch, gradients combined in a
+//    fixed order, one update per step (scheme/sync_runner.hpp, with the linear models' half in
+//    model/linear/sync_local.cpp);
+//  - the replica schemes: per-worker replicas, combined every period (scheme/replica_runner.hpp,
+//    with the linear models' half in model/linear/replica_local.cpp).
+// The coordinate-descent solvers have runners of their own (solver/). Each runner is a template
+// over the loss head and the optimiser rule (and the scheme), instantiated for every combination;
+// the run-time choice is made once, in MakeLinearRunner.
 #pragma once
 
 #include <atomic>
@@ -18,6 +18,7 @@
 
 #include "parsgd/config/train_config.hpp"
 #include "parsgd/model/linear/linear_step.hpp"
+#include "parsgd/util/error.hpp"
 #include "scheme/runner.hpp"
 
 namespace parsgd {
@@ -34,17 +35,16 @@ struct RunnerShape {
   uint64_t rows = 0;  // of the training data
 };
 
+// The runner of config's scheme (resolved) and solver, chosen from the scheme's row
+// (scheme/scheme_kind.hpp).
 std::unique_ptr<LinearRunner> MakeLinearRunner(const TrainConfig& config, const RunnerShape& shape);
+// The error of a factory of asynchronous runners asked for another scheme.
+Error NotAsync(SchemeKind scheme);
 
 // The families (one .cpp each).
 std::unique_ptr<LinearRunner> MakeAsyncRunner(const TrainConfig& config, const RunnerShape& shape);
 std::unique_ptr<LinearRunner> MakeMinibatchRunner(const TrainConfig& config,
                                                   const RunnerShape& shape);
-// --solver dual-cd (solver/dual_cd.cpp): hinge and logistic, under the asynchronous schemes.
-std::unique_ptr<LinearRunner> MakeDualCdRunner(const TrainConfig& config, const RunnerShape& shape);
-// --solver cd (solver/primal_cd.cpp): squared and logistic, over a partition of the features.
-std::unique_ptr<LinearRunner> MakePrimalCdRunner(const TrainConfig& config,
-                                                 const RunnerShape& shape);
 std::unique_ptr<LinearRunner> MakeLinearReplicaRunner(const TrainConfig& config,
                                                       const RunnerShape& shape);
 

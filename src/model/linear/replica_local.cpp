@@ -28,11 +28,11 @@ bool CombinesWholeModel(double nonzeros, uint64_t features) {
 constexpr uint64_t kTouchedShare = 8;
 
 template <class Head, class Rule>
-class LinearLocal {
+class LinearReplicaLocal {
  public:
   using Context = LinearContext;
 
-  explicit LinearLocal(const RunnerShape& shape)
+  explicit LinearReplicaLocal(const RunnerShape& shape)
       : features_(shape.features),
         outputs_(shape.outputs),
         stamp_(AlignedArray<uint32_t>::Zeroed(shape.features)),
@@ -215,8 +215,8 @@ std::unique_ptr<LinearRunner> MakeLinearReplicaRunner(const TrainConfig& config,
                                                       const RunnerShape& shape) {
   return WithHead(config.model, [&]<class Head>(Head) {
     return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) {
-      return MakeReplicaRunner<LinearRunner>(config, LinearLocal<Head, Rule>(shape), shape.workers,
-                                             (shape.features + 1) * shape.outputs);
+      return MakeReplicaRunner<LinearRunner>(config, LinearReplicaLocal<Head, Rule>(shape),
+                                             shape.workers, (shape.features + 1) * shape.outputs);
     });
   });
 }

@@ -17,8 +17,8 @@ namespace {
 // more than one worker) the samples' nonzeros routed to the owners of their features. Phase B: the
 // owners of each feature block sum the minibatch's gradients for their features in batch order and
 // apply the rule. Routed, an owner reads only its own nonzeros: phase B costs O(nnz / workers) per
-// worker, not a scan of the whole minibatch each (which made it as long as one worker's step at
-// any thread count).
+// worker, not a scan of the whole minibatch each (which made it as long as one worker's step at any
+// thread count).
 template <class Head, class Rule>
 class LinearSyncLocal {
  public:

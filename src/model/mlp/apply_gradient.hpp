@@ -10,7 +10,7 @@
 
 #include "mlp_runner.hpp"
 #include "parsgd/optim/optimizer.hpp"
-#include "parsgd/scheme/scheme.hpp"
+#include "parsgd/scheme/write_policy.hpp"
 
 namespace parsgd {
 
@@ -67,7 +67,7 @@ void ApplyRange(const ParamArrays& p, const float* g, uint64_t begin, uint64_t e
 // The rule on coordinates [begin, end) of the parameters `p` of the MLP `model` (its layers and
 // L2 strength, on weights only) with gradients g.
 template <class Rule, class Write>
-void ApplyGradient(const DenseParams& model, const ParamArrays& p, const float* g, uint64_t begin,
+void ApplyGradient(const MlpParams& model, const ParamArrays& p, const float* g, uint64_t begin,
                    uint64_t end, const RuleContext& rc) {
   const float weight_reg = Rule::Prepare(rc, model.l2), bias_reg = Rule::Prepare(rc, 0.f);
   ForEachSegment(*model.layers, begin, end, [&](uint64_t b, uint64_t e, bool bias) {

@@ -1,10 +1,11 @@
 // The MLP's half of training: the model (its input scaling from the data, run/resolve.cpp), the
 // optimiser state, the dense epoch runners, and evaluation with one engine per thread.
+#include "mlp_learner.hpp"
+
 #include <algorithm>
 #include <cmath>
 
 #include "mlp_runner.hpp"
-#include "model/learner.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/rng.hpp"
 
@@ -13,10 +14,10 @@ namespace {
 
 constexpr uint64_t kInitStream = 0x696e6974;  // "init"
 
-class MlpFamily final : public ModelFamily {
+class MlpLearner final : public Learner {
  public:
-  MlpFamily(const TrainConfig& config, const ResolvedSettings& r, std::vector<float> input_scale,
-            const Dataset& train, const Targets& targets)
+  MlpLearner(const TrainConfig& config, const ResolvedSettings& r, std::vector<float> input_scale,
+             const Dataset& train, const Targets& targets)
       : config_(config), train_(train), targets_(targets) {
     std::vector<int> sizes = {static_cast<int>(train.features())};
     sizes.insert(sizes.end(), config.hidden.begin(), config.hidden.end());
@@ -26,20 +27,20 @@ class MlpFamily final : public ModelFamily {
     if (!input_scale.empty()) std::ranges::copy(input_scale, model_.input_scale().begin());
     l2_ = r.l2;
     state_ = OptimizerState(config.optimizer.kind, model_.params().size());
-    runner_ = MakeDenseRunner(config, sizes, r.workers, r.batch);
+    runner_ = MakeMlpRunner(config, sizes, r.workers, r.batch);
     workers_ = r.workers;
     batch_ = r.batch;
   }
 
   EpochTotals RunEpoch(uint64_t epoch, const SampleOrder& order, const StepSize& step,
                        Executor& executor, EpochPart part) override {
-    const DenseContext context{&train_,    targets_.values.data(),
-                               Params(),   &order,
-                               step,       config_.optimizer,
-                               epoch,      workers_,
-                               batch_,     &executor,
-                               part.index, part.count,
-                               part.ranks};
+    const MlpContext context{&train_,    targets_.values.data(),
+                             Params(),   &order,
+                             step,       config_.optimizer,
+                             epoch,      workers_,
+                             batch_,     &executor,
+                             part.index, part.count,
+                             part.ranks};
     return runner_->Run(context);
   }
 
@@ -73,7 +74,7 @@ class MlpFamily final : public ModelFamily {
 
  private:
   // The model and its optimiser state as the runners see them.
-  DenseParams Params() {
+  MlpParams Params() {
     return {state_.With(model_.params().data()), model_.params().size(), static_cast<float>(l2_),
             model_.input_scale().data(), &model_.layers()};
   }
@@ -84,18 +85,17 @@ class MlpFamily final : public ModelFamily {
   double l2_ = 0;
   MlpModel model_;
   OptimizerState state_;
-  std::unique_ptr<DenseRunner> runner_;
+  std::unique_ptr<MlpRunner> runner_;
   int workers_ = 1;
   int batch_ = 1;
 };
 
 }  // namespace
 
-std::unique_ptr<ModelFamily> MakeMlpFamily(const TrainConfig& config,
-                                           const ResolvedSettings& settings,
-                                           std::vector<float> input_scale, const Dataset& train,
-                                           const Targets& targets) {
-  return std::make_unique<MlpFamily>(config, settings, std::move(input_scale), train, targets);
+std::unique_ptr<Learner> MakeMlpLearner(const TrainConfig& config, const ResolvedSettings& settings,
+                                        std::vector<float> input_scale, const Dataset& train,
+                                        const Targets& targets) {
+  return std::make_unique<MlpLearner>(config, settings, std::move(input_scale), train, targets);
 }
 
 }  // namespace parsgd

@@ -1,5 +1,7 @@
 #include "mlp_runner.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 #include <mutex>
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "apply_gradient.hpp"
-#include "model/linear/linear_runner.hpp"
 #include "model/mlp/partition/partitions.hpp"
 #include "parsgd/util/array.hpp"
 #include "parsgd/util/error.hpp"
@@ -19,31 +20,13 @@
 namespace parsgd {
 namespace {
 
-// The dense schemes: how a worker reads the parameters it computes on, how it writes, whether it
-// holds the lock around the whole minibatch.
-struct DenseSequential {
-  using Write = PlainWrite;
-  static constexpr bool kSnapshot = false;
-  static constexpr bool kLock = false;
-};
-struct DenseHogwild {
-  using Write = StoreWrite;
-  static constexpr bool kSnapshot = true;
-  static constexpr bool kLock = false;
-};
-struct DenseLocked {
-  using Write = PlainWrite;  // nobody else reads or writes while the lock is held
-  static constexpr bool kSnapshot = false;
-  static constexpr bool kLock = true;
-};
-struct DenseAtomic {
-  using Write = CasWrite;
-  static constexpr bool kSnapshot = true;
-  static constexpr bool kLock = false;
-};
+Error NotForMlp(SchemeKind scheme) {
+  return Error(
+      fmt::format("scheme {} for an mlp (resolved and validated before)", SchemeName(scheme)));
+}
 
 // One worker's own buffers and engine.
-struct alignas(kCacheLine) DenseWorker {
+struct alignas(kCacheLine) MlpWorker {
   std::unique_ptr<MlpEngine> engine;
   std::vector<float> x;
   std::vector<int> labels;
@@ -55,12 +38,12 @@ struct alignas(kCacheLine) DenseWorker {
 };
 
 // The workers' buffers and engines, and what every dense scheme does with them.
-class DenseWorkers {
+class MlpWorkers {
  protected:
-  DenseWorkers(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
+  MlpWorkers(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
       : workers_(workers), inputs_(sizes.front()) {
     const uint64_t size = ParamCount(LayoutMlp(sizes));
-    for (DenseWorker& w : workers_) {
+    for (MlpWorker& w : workers_) {
       w.engine = MakeMlpEngine(config.mlp_backend, sizes, batch, 1);
       w.x.resize(static_cast<std::size_t>(batch) * inputs_);
       w.labels.resize(batch);
@@ -68,7 +51,7 @@ class DenseWorkers {
     }
   }
 
-  void Gather(const DenseContext& c, std::span<const uint32_t> rows, DenseWorker& w) {
+  void Gather(const MlpContext& c, std::span<const uint32_t> rows, MlpWorker& w) {
     GatherDense(*c.data, rows, c.params.input_scale, inputs_, w.x.data(), c.targets,
                 w.labels.data());
   }
@@ -76,7 +59,7 @@ class DenseWorkers {
   // The workers' losses and samples, summed in worker order.
   EpochTotals Totals() const {
     EpochTotals totals;
-    for (const DenseWorker& w : workers_) {
+    for (const MlpWorker& w : workers_) {
       totals.loss_sum += w.loss;
       totals.updates += w.done;
     }
@@ -84,25 +67,30 @@ class DenseWorkers {
   }
 
   // The step size at `samples` done this epoch, and the optimiser step count t.
-  static RuleContext RuleAt(const DenseContext& c, double samples, double t) {
+  static RuleContext RuleAt(const MlpContext& c, double samples, double t) {
     return MakeRuleContext(c.optimizer, StepAt(c.step, c.epoch, samples, c.data->rows()), t);
   }
 
-  std::vector<DenseWorker> workers_;
+  std::vector<MlpWorker> workers_;
   int inputs_;
 };
 
 // The MLP's half of the asynchronous schemes (scheme/async_runner.hpp): one minibatch step per
-// block.
+// block, under the scheme's write policy (scheme/write_policy.hpp). A minibatch writes every
+// coordinate, so where the policy holds the whole model (locked's HoldAll) the worker computes on
+// the parameters in place and writes them plainly; elsewhere, with other workers, it first copies
+// them with relaxed atomic loads into a private snapshot, so that the compute library (oneDNN)
+// never reads memory another thread writes, and writes through the policy.
 template <class Rule, class Scheme>
-class DenseAsyncLocal : DenseWorkers {
+class MlpAsyncLocal : MlpWorkers {
  public:
-  using Context = DenseContext;
+  using Context = MlpContext;
+  static constexpr bool kHoldsAll = requires(Scheme & s) { s.HoldAll(); };
 
-  DenseAsyncLocal(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
-      : DenseWorkers(config, sizes, workers, batch) {
-    if (Scheme::kSnapshot && workers > 1) {
-      for (DenseWorker& w : workers_) snapshots_.emplace_back(w.grad.size());
+  MlpAsyncLocal(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
+      : MlpWorkers(config, sizes, workers, batch) {
+    if (!kHoldsAll && workers > 1) {
+      for (MlpWorker& w : workers_) snapshots_.emplace_back(w.grad.size());
     }
   }
 
@@ -114,7 +102,7 @@ class DenseAsyncLocal : DenseWorkers {
 
   void Train(const Context& c, int index, std::span<const uint32_t> shard, uint64_t begin,
              uint64_t end, const RuleContext& rc, double& loss) {
-    DenseWorker& w = workers_[index];
+    MlpWorker& w = workers_[index];
     const auto batch = shard.subspan(begin, end - begin);
     Gather(c, batch, w);
     // One worker: nobody else reads or writes the parameters, so the racy (hogwild) or exact
@@ -122,10 +110,10 @@ class DenseAsyncLocal : DenseWorkers {
     // plain vectorised arithmetic, as sequential does: the same values bit for bit, without the
     // snapshot and the scalar atomic passes (which cost 1.8x at one thread, bench/README.md).
     const bool alone = c.workers == 1;
-    std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
-    if constexpr (Scheme::kLock) lock.lock();
+    std::unique_lock<std::mutex> lock;
+    if constexpr (kHoldsAll) lock = scheme_.HoldAll();
     const float* compute_on = c.params.arrays.weights;
-    if (Scheme::kSnapshot && !alone) {
+    if (!kHoldsAll && !alone) {
       float* snapshot = snapshots_[index].data();
 #pragma GCC unroll 16
       for (uint64_t i = 0; i < c.params.size; ++i)
@@ -134,7 +122,7 @@ class DenseAsyncLocal : DenseWorkers {
     }
     loss += w.engine->LossAndGradient(compute_on, w.x.data(), w.labels.data(),
                                       static_cast<int>(batch.size()), w.grad.data());
-    if (alone) {
+    if (alone || kHoldsAll) {
       ApplyGradient<Rule, PlainWrite>(c.params, c.params.arrays, w.grad.data(), 0, c.params.size,
                                       rc);
     } else {
@@ -145,27 +133,33 @@ class DenseAsyncLocal : DenseWorkers {
 
  private:
   std::vector<AlignedArray<float>> snapshots_;
-  std::mutex mutex_;
+  Scheme scheme_;
 };
+static_assert(AsyncLocal<MlpAsyncLocal<SgdRule, HogwildScheme>>);
+static_assert(AsyncLocal<MlpAsyncLocal<AdamRule, LockedScheme>>);
 
 template <class Rule, class Scheme>
-std::unique_ptr<DenseRunner> MakeAsync(const TrainConfig& config, const std::vector<int>& sizes,
-                                       int workers, int batch) {
-  return std::make_unique<AsyncRunner<DenseParams, DenseAsyncLocal<Rule, Scheme>>>(
+std::unique_ptr<MlpRunner> MakeAsync(const TrainConfig& config, const std::vector<int>& sizes,
+                                     int workers, int batch) {
+  return std::make_unique<AsyncRunner<MlpParams, MlpAsyncLocal<Rule, Scheme>>>(
       workers, config, sizes, workers, batch);
 }
+
+// The asynchronous schemes the MLP runs: those whose row says so (striped locks the coordinates
+// a sample touches; a minibatch touches all of them).
+inline constexpr auto kMlpAsync = []<class P>(P*) { return TrainsModel(SchemeOf(P::kKind), ModelKind::kMlp); };
 
 // The MLP's half of the sync scheme (scheme/sync_runner.hpp). Phase A: each worker's part, its mean
 // gradient computed on the shared parameters. Phase B: the owners of each coordinate range combine
 // the parts' mean gradients, weighted by their share of the step's samples, in worker order (then
 // over the ranks), and apply the rule.
 template <class Rule>
-class DenseSyncLocal : DenseWorkers {
+class MlpSyncLocal : MlpWorkers {
  public:
-  using Context = DenseContext;
+  using Context = MlpContext;
 
-  DenseSyncLocal(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
-      : DenseWorkers(config, sizes, workers, (batch + workers - 1) / workers),
+  MlpSyncLocal(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
+      : MlpWorkers(config, sizes, workers, (batch + workers - 1) / workers),
         combined_(ParamCount(LayoutMlp(sizes))),
         owned_(workers) {}
 
@@ -174,7 +168,7 @@ class DenseSyncLocal : DenseWorkers {
   }
 
   void Compute(const Context& c, const SyncSplit& split, uint64_t s, int w) {
-    DenseWorker& d = workers_[w];
+    MlpWorker& d = workers_[w];
     const auto part = split.Part(s, w);
     d.loss = 0;
     if (part.empty()) return;
@@ -220,12 +214,12 @@ class DenseSyncLocal : DenseWorkers {
 // minibatch's gradient applied to the worker's replica; every coordinate changes, so ForChanged is
 // the worker's equal share of them.
 template <class Rule>
-class DenseLocal : DenseWorkers {
+class MlpReplicaLocal : MlpWorkers {
  public:
-  using Context = DenseContext;
+  using Context = MlpContext;
 
-  DenseLocal(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
-      : DenseWorkers(config, sizes, workers, batch), size_(ParamCount(LayoutMlp(sizes))) {}
+  MlpReplicaLocal(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
+      : MlpWorkers(config, sizes, workers, batch), size_(ParamCount(LayoutMlp(sizes))) {}
 
   void Begin(const Context& c, int w) {
     workers_[w].shard = c.order->Indices(c.epoch, w, workers_[w].order_scratch);
@@ -239,7 +233,7 @@ class DenseLocal : DenseWorkers {
 
   void Train(const Context& c, int index, const ParamArrays& p, uint64_t& steps, uint64_t m_begin,
              uint64_t m_end) {
-    DenseWorker& w = workers_[index];
+    MlpWorker& w = workers_[index];
     const uint64_t end = std::min<uint64_t>(m_end * c.batch, w.shard.size());
     const std::atomic<bool>& stop = c.executor->stop_flag();
     for (uint64_t b = std::min<uint64_t>(m_begin * c.batch, end);
@@ -263,48 +257,42 @@ class DenseLocal : DenseWorkers {
     fn(SplitAt(size_, w, workers), SplitAt(size_, w + 1, workers));
   }
 
-  using DenseWorkers::Totals;
+  using MlpWorkers::Totals;
 
  private:
   uint64_t size_;
 };
 
 template <class Rule>
-std::unique_ptr<DenseRunner> ForScheme(const TrainConfig& config, const std::vector<int>& sizes,
-                                       int workers, int batch) {
-  if (IsReplicaScheme(config.scheme)) {
-    return MakeReplicaRunner<DenseRunner>(config, DenseLocal<Rule>(config, sizes, workers, batch),
+std::unique_ptr<MlpRunner> ForScheme(const TrainConfig& config, const std::vector<int>& sizes,
+                                     int workers, int batch) {
+  switch (SchemeOf(config.scheme).family) {
+    case SchemeFamily::kAsync:
+      return WithAsyncPolicy(
+          config.scheme, kMlpAsync,
+          [&]<class Policy>(PolicyTag<Policy>) {
+            return MakeAsync<Rule, Policy>(config, sizes, workers, batch);
+          },
+          [&]() -> std::unique_ptr<MlpRunner> { throw NotForMlp(config.scheme); });
+    case SchemeFamily::kSync:
+      return std::make_unique<SyncRunner<MlpParams, MlpSyncLocal<Rule>>>(
+          MlpSyncLocal<Rule>(config, sizes, workers, batch));
+    case SchemeFamily::kReplica:
+      return MakeReplicaRunner<MlpRunner>(config,
+                                          MlpReplicaLocal<Rule>(config, sizes, workers, batch),
                                           workers, ParamCount(LayoutMlp(sizes)));
-  }
-  switch (config.scheme) {
-    case SchemeKind::kHogwild:
-      return MakeAsync<Rule, DenseHogwild>(config, sizes, workers, batch);
-    case SchemeKind::kLocked:
-      return MakeAsync<Rule, DenseLocked>(config, sizes, workers, batch);
-    case SchemeKind::kAtomic:
-      return MakeAsync<Rule, DenseAtomic>(config, sizes, workers, batch);
-    case SchemeKind::kSync:
-      return std::make_unique<SyncRunner<DenseParams, DenseSyncLocal<Rule>>>(
-          DenseSyncLocal<Rule>(config, sizes, workers, batch));
-    case SchemeKind::kPipeline:
-      return MakePipelineRunner(config, sizes, workers, batch);
-    case SchemeKind::kVertical:
-      return MakeVerticalRunner(config, sizes, workers, batch);
-    case SchemeKind::kSubnet:
-      return MakeSubnetRunner(config, sizes, workers, batch);
-    case SchemeKind::kStriped:
-      throw Error("striped MLP training (ValidateConfig refuses it)");
-    default:  // sequential (auto is resolved by the trainer, the replica schemes above)
+    case SchemeFamily::kPartition:
+      return MakePartitionRunner(config, sizes, workers, batch);
+    case SchemeFamily::kAuto:
       break;
   }
-  return MakeAsync<Rule, DenseSequential>(config, sizes, workers, batch);
+  throw NotForMlp(config.scheme);
 }
 
 }  // namespace
 
-std::unique_ptr<DenseRunner> MakeDenseRunner(const TrainConfig& config,
-                                             const std::vector<int>& sizes, int workers,
-                                             int batch) {
+std::unique_ptr<MlpRunner> MakeMlpRunner(const TrainConfig& config, const std::vector<int>& sizes,
+                                         int workers, int batch) {
   return WithRule(config.optimizer.kind,
                   [&]<class Rule>(Rule) { return ForScheme<Rule>(config, sizes, workers, batch); });
 }

@@ -24,18 +24,18 @@
 namespace parsgd {
 
 // The MLP's part of a runner's context (scheme/runner.hpp).
-struct DenseParams {
+struct MlpParams {
   ParamArrays arrays;        // the trainer's parameters and optimiser state
   uint64_t size;             // parameters
   float l2;                  // on weights, not biases
   const float* input_scale;  // per input feature
   const std::vector<MlpLayer>* layers;
 };
-using DenseContext = RunContext<DenseParams>;
-using DenseRunner = Runner<DenseParams>;
+using MlpContext = RunContext<MlpParams>;
+using MlpRunner = Runner<MlpParams>;
 
 // config: resolved (optimizer, batch); sizes: the MLP's layer sizes.
-std::unique_ptr<DenseRunner> MakeDenseRunner(const TrainConfig& config,
-                                             const std::vector<int>& sizes, int workers, int batch);
+std::unique_ptr<MlpRunner> MakeMlpRunner(const TrainConfig& config, const std::vector<int>& sizes,
+                                         int workers, int batch);
 
 }  // namespace parsgd

@@ -20,7 +20,7 @@
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/model/linear/loss.hpp"
 #include "parsgd/optim/optimizer.hpp"
-#include "parsgd/scheme/scheme.hpp"
+#include "parsgd/scheme/write_policy.hpp"
 
 namespace parsgd {
 

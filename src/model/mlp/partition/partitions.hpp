@@ -2,20 +2,17 @@
 // workers, each a runner of the MLP (model/mlp/mlp_runner.hpp) over the same parameters and
 // optimisers:
 //  - pipeline (model/mlp/partition/pipeline.cpp): the layers cut into K stages balanced by FLOPs, a
-//  worker a
-//    stage; each minibatch cut into M micro-batches that flow forward through the stages and back
-//    (GPipe, Huang et al. 2019), the gradients summed over the micro-batches, one update a
+//    worker a stage; each minibatch cut into M micro-batches that flow forward through the stages
+//    and back (GPipe, Huang et al. 2019), the gradients summed over the micro-batches, one update a
 //    minibatch;
 //  - vertical (model/mlp/partition/vertical.cpp): every worker owns a slice of every layer's units
-//  (the columns
-//    of its weights), computes its slice of each layer's output, and the partial sums of the input
-//    gradient it lacks are exchanged at every layer;
+//    (the columns of its weights), computes its slice of each layer's output, and the partial sums
+//    of the input gradient it lacks are exchanged at every layer;
 //  - subnet (model/mlp/partition/subnet.cpp): every --period, the hidden units outside a skeleton
-//  dealt to the
-//    workers (model/mlp/partition/subnet_deal.hpp), each training the subnetwork of the skeleton
-//    and its units on its own samples; at the period's end the network is reassembled, every
-//    parameter the mean of the subnetworks that held it (independent subnet training, Yuan et al.
-//    2019).
+//    dealt to the workers (model/mlp/partition/subnet_deal.hpp), each training the subnetwork of
+//    the skeleton and its units on its own samples; at the period's end the network is reassembled,
+//    every parameter the mean of the subnetworks that held it (independent subnet training, Yuan et
+//    al. 2019).
 // pipeline and vertical take the sequential scheme's minibatch SGD steps on one sample order (the
 // same samples, step sizes and step counts), their gradients summed in another order: equal to it
 // to rounding. subnet with one worker is the sequential scheme bit for bit. Each counts the bytes
@@ -34,22 +31,40 @@
 
 namespace parsgd {
 
-std::unique_ptr<DenseRunner> MakePipelineRunner(const TrainConfig& config,
-                                                const std::vector<int>& sizes, int workers,
-                                                int batch);
-std::unique_ptr<DenseRunner> MakeVerticalRunner(const TrainConfig& config,
-                                                const std::vector<int>& sizes, int workers,
-                                                int batch);
-std::unique_ptr<DenseRunner> MakeSubnetRunner(const TrainConfig& config,
+using PartitionFactory = std::unique_ptr<MlpRunner> (*)(const TrainConfig& config,
+                                                        const std::vector<int>& sizes, int workers,
+                                                        int batch);
+std::unique_ptr<MlpRunner> MakePipelineRunner(const TrainConfig& config,
                                               const std::vector<int>& sizes, int workers,
                                               int batch);
+std::unique_ptr<MlpRunner> MakeVerticalRunner(const TrainConfig& config,
+                                              const std::vector<int>& sizes, int workers,
+                                              int batch);
+std::unique_ptr<MlpRunner> MakeSubnetRunner(const TrainConfig& config,
+                                            const std::vector<int>& sizes, int workers, int batch);
+
+// Each partition row of the scheme table (family kPartition) with its runner.
+struct PartitionRunner {
+  SchemeKind kind;
+  PartitionFactory make;
+};
+inline constexpr PartitionRunner kPartitionRunners[] = {
+    {SchemeKind::kPipeline, MakePipelineRunner},
+    {SchemeKind::kVertical, MakeVerticalRunner},
+    {SchemeKind::kSubnet, MakeSubnetRunner},
+};
+
+// The runner of config.scheme, a partition; throws parsgd::Error for any other scheme.
+std::unique_ptr<MlpRunner> MakePartitionRunner(const TrainConfig& config,
+                                               const std::vector<int>& sizes, int workers,
+                                               int batch);
 
 // The sequential scheme's minibatches of `batch` rows over one sample order (shard 0), each with
 // the step size and step count that scheme gives it (scheme/async_runner.hpp): step(rows, rule,
 // totals) returns the minibatch's loss; stops at the executor's stop flag. The epoch loop of
 // pipeline and vertical, whose workers share every minibatch.
 template <class Step>
-EpochTotals SequentialMinibatches(const DenseContext& c, int batch, std::vector<uint32_t>& scratch,
+EpochTotals SequentialMinibatches(const MlpContext& c, int batch, std::vector<uint32_t>& scratch,
                                   Step&& step) {
   const std::span<const uint32_t> shard = c.order->Indices(c.epoch, 0, scratch);
   const std::atomic<bool>& stop = c.executor->stop_flag();

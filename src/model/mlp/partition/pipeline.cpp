@@ -32,7 +32,7 @@ double Since(Clock::time_point start) {
 }
 
 template <class Rule>
-class PipelineRunner final : public DenseRunner {
+class PipelineRunner final : public MlpRunner {
  public:
   PipelineRunner(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
       : sizes_(sizes),
@@ -54,7 +54,7 @@ class PipelineRunner final : public DenseRunner {
       input_grad_.emplace_back(static_cast<std::size_t>(batch) * widest);
   }
 
-  EpochTotals Run(const DenseContext& c) override {
+  EpochTotals Run(const MlpContext& c) override {
     return SequentialMinibatches(c, batch_, order_scratch_,
                                  [&](std::span<const uint32_t> batch, const RuleContext& rc,
                                      EpochTotals& totals) { return Step(c, batch, rc, totals); });
@@ -64,7 +64,7 @@ class PipelineRunner final : public DenseRunner {
   // Rows [RowAt(m, j, M), RowAt(m, j + 1, M)) of a minibatch of m rows are micro-batch j of M.
   static int RowAt(int m, int j, int micro) { return static_cast<int>(SplitAt(m, j, micro)); }
 
-  double Step(const DenseContext& c, std::span<const uint32_t> batch, const RuleContext& rc,
+  double Step(const MlpContext& c, std::span<const uint32_t> batch, const RuleContext& rc,
               EpochTotals& totals) {
     const int m = static_cast<int>(batch.size());
     const int micro = std::min(micro_, m), ticks = micro + stages_ - 1;
@@ -107,7 +107,7 @@ class PipelineRunner final : public DenseRunner {
   }
 
   // Stage k's forward pass of micro-batch j (rows [r0, r1) of the minibatch of m rows).
-  void Forward(const DenseContext& c, std::span<const uint32_t> batch, int k, int r0, int r1, int j,
+  void Forward(const MlpContext& c, std::span<const uint32_t> batch, int k, int r0, int r1, int j,
                int m) {
     const int rows = r1 - r0, last = static_cast<int>(layers_.size()) - 1;
     if (k == 0) {
@@ -128,7 +128,7 @@ class PipelineRunner final : public DenseRunner {
 
   // Stage k's backward pass of micro-batch j: its layers' gradients added (written for the first
   // micro-batch), and the gradient of its first layer's input for the stage below.
-  void Backward(const DenseContext& c, int k, int r0, int r1, int j) {
+  void Backward(const MlpContext& c, int k, int r0, int r1, int j) {
     const int rows = r1 - r0;
     for (int l = first_[k + 1] - 1; l >= first_[k]; --l) {
       const MlpLayer& layer = layers_[l];
@@ -202,10 +202,10 @@ std::vector<int> BalancedStages(const std::vector<int>& sizes, int stages) {
   return first;
 }
 
-std::unique_ptr<DenseRunner> MakePipelineRunner(const TrainConfig& config,
-                                                const std::vector<int>& sizes, int workers,
-                                                int batch) {
-  return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) -> std::unique_ptr<DenseRunner> {
+std::unique_ptr<MlpRunner> MakePipelineRunner(const TrainConfig& config,
+                                              const std::vector<int>& sizes, int workers,
+                                              int batch) {
+  return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) -> std::unique_ptr<MlpRunner> {
     return std::make_unique<PipelineRunner<Rule>>(config, sizes, workers, batch);
   });
 }

@@ -49,7 +49,7 @@ struct alignas(kCacheLine) Subnet {
 };
 
 template <class Rule>
-class SubnetRunner final : public DenseRunner {
+class SubnetRunner final : public MlpRunner {
  public:
   SubnetRunner(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
       : sizes_(sizes),
@@ -75,7 +75,7 @@ class SubnetRunner final : public DenseRunner {
     }
   }
 
-  EpochTotals Run(const DenseContext& c) override {
+  EpochTotals Run(const MlpContext& c) override {
     const int workers = static_cast<int>(subnets_.size());
     uint64_t minibatches = 0;
     for (int w = 0; w < workers; ++w) {
@@ -156,11 +156,11 @@ class SubnetRunner final : public DenseRunner {
   }
 
   // Worker w trains its subnetwork on its minibatches [m0, m1).
-  void Train(const DenseContext& c, int w, uint64_t m0, uint64_t m1) {
+  void Train(const MlpContext& c, int w, uint64_t m0, uint64_t m1) {
     Subnet& s = subnets_[w];
     const ParamArrays p{s.arrays[0].data(), states_ > 0 ? s.arrays[1].data() : nullptr,
                         states_ > 1 ? s.arrays[2].data() : nullptr};
-    const DenseParams model{p, s.grad.size(), c.params.l2, c.params.input_scale, &s.layers};
+    const MlpParams model{p, s.grad.size(), c.params.l2, c.params.input_scale, &s.layers};
     const int workers = static_cast<int>(subnets_.size());
     const double rows = static_cast<double>(c.data->rows());
     const std::atomic<bool>& stop = c.executor->stop_flag();
@@ -241,10 +241,9 @@ class SubnetRunner final : public DenseRunner {
 
 }  // namespace
 
-std::unique_ptr<DenseRunner> MakeSubnetRunner(const TrainConfig& config,
-                                              const std::vector<int>& sizes, int workers,
-                                              int batch) {
-  return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) -> std::unique_ptr<DenseRunner> {
+std::unique_ptr<MlpRunner> MakeSubnetRunner(const TrainConfig& config,
+                                            const std::vector<int>& sizes, int workers, int batch) {
+  return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) -> std::unique_ptr<MlpRunner> {
     return std::make_unique<SubnetRunner<Rule>>(config, sizes, workers, batch);
   });
 }

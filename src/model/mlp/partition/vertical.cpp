@@ -28,7 +28,7 @@ namespace parsgd {
 namespace {
 
 template <class Rule>
-class VerticalRunner final : public DenseRunner {
+class VerticalRunner final : public MlpRunner {
  public:
   VerticalRunner(const TrainConfig& config, const std::vector<int>& sizes, int workers, int batch)
       : sizes_(sizes),
@@ -46,7 +46,7 @@ class VerticalRunner final : public DenseRunner {
     for (int w = 0; w < workers; ++w) parts_.emplace_back(static_cast<std::size_t>(batch) * widest);
   }
 
-  EpochTotals Run(const DenseContext& c) override {
+  EpochTotals Run(const MlpContext& c) override {
     return SequentialMinibatches(
         c, batch_, order_scratch_,
         [&](std::span<const uint32_t> batch, const RuleContext& rc, EpochTotals& totals) {
@@ -58,7 +58,7 @@ class VerticalRunner final : public DenseRunner {
   // [first, last) of n split among the workers.
   int Lo(int n, int w) const { return static_cast<int>(SplitAt(n, w, workers_)); }
 
-  double Step(const DenseContext& c, std::span<const uint32_t> batch, const RuleContext& rc,
+  double Step(const MlpContext& c, std::span<const uint32_t> batch, const RuleContext& rc,
               uint64_t& exchanged) {
     const int m = static_cast<int>(batch.size()), layers = static_cast<int>(layers_.size());
     const float* params = c.params.arrays.weights;
@@ -156,10 +156,10 @@ class VerticalRunner final : public DenseRunner {
 
 }  // namespace
 
-std::unique_ptr<DenseRunner> MakeVerticalRunner(const TrainConfig& config,
-                                                const std::vector<int>& sizes, int workers,
-                                                int batch) {
-  return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) -> std::unique_ptr<DenseRunner> {
+std::unique_ptr<MlpRunner> MakeVerticalRunner(const TrainConfig& config,
+                                              const std::vector<int>& sizes, int workers,
+                                              int batch) {
+  return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) -> std::unique_ptr<MlpRunner> {
     return std::make_unique<VerticalRunner<Rule>>(config, sizes, workers, batch);
   });
 }

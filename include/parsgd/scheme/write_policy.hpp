@@ -1,9 +1,12 @@
-// Schemes: how workers meet the shared model. The asynchronous ones (every scheme but sync,
-// average and gossip, which are epoch structures: see train/) are small policy types with
+// Write policies: how a worker reads and writes a shared parameter, and the asynchronous schemes
+// (sequential, hogwild, locked, striped, atomic: the family kAsync of scheme/scheme_kind.hpp) as
+// small policy types with
 //  - Write / BiasWrite: how one coordinate is updated (relaxed store, or an atomic
 //  read-modify-write);
-//  - Guard: what is held while one sample is read, its gradient computed and the update written.
-// The training loop is a template over the scheme, so none of this costs a call per sample.
+//  - Guard: what is held while one sample is read, its gradient computed and the update written;
+//  - HoldAll (locked only): the lock over the whole model, for a worker that updates every
+//    coordinate at once (an MLP minibatch).
+// The training loops are templates over the policy, so none of this costs a call per sample.
 //
 // Every shared weight is read and written through std::atomic_ref: races between workers are part
 // of the Hogwild! bargain, undefined behaviour is not. On x86 a relaxed atomic load or store of a
@@ -14,75 +17,12 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <utility>
 
 #include "parsgd/data/dataset.hpp"
-#include "parsgd/util/named.hpp"
+#include "parsgd/scheme/scheme_kind.hpp"
 
 namespace parsgd {
-
-enum class SchemeKind {
-  kAuto,
-  kSequential,
-  kHogwild,
-  kLocked,
-  kStriped,
-  kAtomic,
-  kSync,
-  kAverage,
-  kGossip,
-  kPipeline,
-  kVertical,
-  kSubnet
-};
-
-inline constexpr Named<SchemeKind> kSchemeKinds[] = {
-    {SchemeKind::kAuto, "auto",
-     "chosen once per run from the model and the machine (docs/schemes.md): sequential on one "
-     "thread, average for mlp, hogwild or sequential for linear models by the threads' cache "
-     "distance"},
-    {SchemeKind::kSequential, "sequential", "one worker, the reference"},
-    {SchemeKind::kHogwild, "hogwild", "lock-free, racy relaxed reads and writes (Niu et al. 2011)"},
-    {SchemeKind::kLocked, "locked", "one mutex held for each whole sample update"},
-    {SchemeKind::kStriped, "striped", "per-cache-line locks on the coordinates a sample touches"},
-    {SchemeKind::kAtomic, "atomic", "lock-free, every coordinate by atomic read-modify-write"},
-    {SchemeKind::kSync, "sync",
-     "synchronous minibatch: one global --batch per step, gradients summed in a fixed order"},
-    {SchemeKind::kAverage, "average",
-     "model averaging: per-worker replicas, averaged every --period minibatches"},
-    {SchemeKind::kGossip, "gossip",
-     "decentralised averaging: per-worker replicas, each mixed with its ring neighbours every "
-     "--period minibatches (D-PSGD, Lian et al. 2017)"},
-    {SchemeKind::kPipeline, "pipeline",
-     "mlp: the layers cut into stages balanced by FLOPs, one worker a stage, each minibatch in "
-     "--micro-batches flowing through them (GPipe, Huang et al. 2019)"},
-    {SchemeKind::kVertical, "vertical",
-     "mlp: each worker owns a slice of every layer's units, the partial sums it lacks exchanged "
-     "at every layer"},
-    {SchemeKind::kSubnet, "subnet",
-     "mlp: every --period, each hidden layer's units outside a shared skeleton (--skeleton-ratio) "
-     "dealt at random to the workers, each training its subnetwork on its own samples "
-     "(independent subnet training, Yuan et al. 2019)"},
-};
-
-// The schemes of per-worker replicas combined every --period minibatches
-// (scheme/replica_runner.hpp).
-inline bool IsReplicaScheme(SchemeKind kind) {
-  return kind == SchemeKind::kAverage || kind == SchemeKind::kGossip;
-}
-
-// The MLP's model partitions (model/mlp/partition/partitions.hpp): workers own parts of the
-// network, not samples or replicas of all of it.
-inline bool IsModelPartition(SchemeKind kind) {
-  return kind == SchemeKind::kPipeline || kind == SchemeKind::kVertical ||
-         kind == SchemeKind::kSubnet;
-}
-
-// Schemes whose result does not depend on timing (--deterministic accepts only these; auto then
-// chooses among them).
-inline bool IsDeterministic(SchemeKind kind) {
-  return kind == SchemeKind::kSequential || kind == SchemeKind::kSync || IsReplicaScheme(kind) ||
-         IsModelPartition(kind) || kind == SchemeKind::kAuto;
-}
 
 inline float LoadRelaxed(const float& w) {
   return std::atomic_ref<float>(const_cast<float&>(w)).load(std::memory_order_relaxed);
@@ -136,16 +76,20 @@ struct NoGuard {
 // Hogwild! (Niu, Recht, Re, Wright, NIPS 2011): no locks; a worker reads the weights it needs,
 // computes the gradient and writes the touched coordinates while others do the same.
 struct HogwildScheme {
+  static constexpr SchemeKind kKind = SchemeKind::kHogwild;
   using Write = StoreWrite;
   using BiasWrite = StoreWrite;
   using Guard = NoGuard;
 };
 
 // One worker and no concurrency: the same code path as Hogwild!.
-struct SequentialScheme : HogwildScheme {};
+struct SequentialScheme : HogwildScheme {
+  static constexpr SchemeKind kKind = SchemeKind::kSequential;
+};
 
 // Lock-free but exact: every coordinate by compare-and-swap.
 struct AtomicScheme {
+  static constexpr SchemeKind kKind = SchemeKind::kAtomic;
   using Write = CasWrite;
   using BiasWrite = CasWrite;
   using Guard = NoGuard;
@@ -153,12 +97,15 @@ struct AtomicScheme {
 
 // The naive baseline Hogwild! beats: one mutex around each whole sample update.
 struct LockedScheme {
+  static constexpr SchemeKind kKind = SchemeKind::kLocked;
   using Write = StoreWrite;
   using BiasWrite = StoreWrite;
   struct Guard {
     Guard(LockedScheme& s, const SparseRow&) : lock(s.mutex) {}
     std::lock_guard<std::mutex> lock;
   };
+  // The lock over the whole model: while it is held no other worker reads or writes.
+  std::unique_lock<std::mutex> HoldAll() { return std::unique_lock<std::mutex>(mutex); }
   std::mutex mutex;
 };
 
@@ -169,6 +116,7 @@ struct LockedScheme {
 // serialise every update and make this scheme the single lock again.
 class StripedScheme {
  public:
+  static constexpr SchemeKind kKind = SchemeKind::kStriped;
   using Write = StoreWrite;
   using BiasWrite = CasWrite;
 
@@ -198,5 +146,46 @@ class StripedScheme {
   uint64_t stripes_;
   std::unique_ptr<std::atomic<uint8_t>[]> locks_;
 };
+
+// The asynchronous schemes' policy types, one per row of the family kAsync.
+template <class... Policies>
+struct AsyncPolicyList {};
+using AsyncPolicies =
+    AsyncPolicyList<SequentialScheme, HogwildScheme, LockedScheme, StripedScheme, AtomicScheme>;
+
+// A policy type passed as a value (the policies themselves may hold a lock or need a size).
+template <class Policy>
+struct PolicyTag {
+  using type = Policy;
+};
+
+// Calls fn(PolicyTag<Policy>{}) with the policy type of the asynchronous scheme `kind` when
+// Accept{}(static_cast<Policy*>(nullptr)) (a captureless constexpr predicate: the schemes a model
+// or solver runs) takes it, else other(). The one dispatch from an asynchronous scheme's row to
+// its code.
+template <class Accept, class Fn, class Other, class... Policies>
+decltype(auto) WithPolicyIn(AsyncPolicyList<Policies...>, SchemeKind kind, Fn&& fn, Other&& other) {
+  decltype(other()) out{};
+  bool done = false;
+  auto one = [&]<class P>(P*) {
+    if constexpr (Accept{}(static_cast<P*>(nullptr))) {
+      if (!done && kind == P::kKind) {
+        out = fn(PolicyTag<P>{});
+        done = true;
+      }
+    }
+  };
+  (one(static_cast<Policies*>(nullptr)), ...);
+  if (!done) out = other();
+  return out;
+}
+template <class Accept, class Fn, class Other>
+decltype(auto) WithAsyncPolicy(SchemeKind kind, Accept, Fn&& fn, Other&& other) {
+  return WithPolicyIn<Accept>(AsyncPolicies{}, kind, std::forward<Fn>(fn),
+                              std::forward<Other>(other));
+}
+
+// Accepts every asynchronous scheme.
+inline constexpr auto kAnyAsync = [](auto*) { return true; };
 
 }  // namespace parsgd

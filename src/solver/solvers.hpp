@@ -1,0 +1,19 @@
+// The coordinate-descent solvers' runners (--solver cd and dual-cd): runners of the linear models
+// (model/linear/linear_runner.hpp) whose epochs take exact coordinate steps instead of gradient
+// steps, under the schemes their rows in scheme/scheme_kind.hpp name.
+#pragma once
+
+#include <memory>
+
+#include "model/linear/linear_runner.hpp"
+#include "parsgd/config/train_config.hpp"
+
+namespace parsgd {
+
+// --solver dual-cd (solver/dual_cd.cpp): hinge and logistic, under the asynchronous schemes.
+std::unique_ptr<LinearRunner> MakeDualCdRunner(const TrainConfig& config, const RunnerShape& shape);
+// --solver cd (solver/primal_cd.cpp): squared and logistic, over a partition of the features.
+std::unique_ptr<LinearRunner> MakePrimalCdRunner(const TrainConfig& config,
+                                                 const RunnerShape& shape);
+
+}  // namespace parsgd
