@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "model/linear/gradient_sum.hpp"
 #include "model/linear/linear_runner.hpp"
 #include "parsgd/model/evaluate.hpp"
 #include "parsgd/model/linear/linear_step.hpp"
@@ -177,10 +178,9 @@ void RunSyncStep(const Rows& d, const Params& p, const SyncBuffers& b, uint64_t 
 
   // Derivatives and the scattered gradient sum.
 #pragma omp target teams distribute parallel for num_teams(teams_for(size)) thread_limit(threads) \
-    map(alloc                                                                                     \
-        : off [0:rows + 1], idx [0:nnz], val [0:nnz], tgt [0:rows], w [0:psize], rates [0:nr],    \
-          order [0:rows], losses [0:rows], dd [0:nd], sum [0:nsum], count [0:features],           \
-          touched [0:features], tc [0:2])
+    map(alloc : off[0 : rows + 1], idx[0 : nnz], val[0 : nnz], tgt[0 : rows], w[0 : psize],      \
+            rates[0 : nr], order[0 : rows], losses[0 : rows], dd[0 : nd], sum[0 : nsum],          \
+            count[0 : features], touched[0 : features], tc[0 : 2])
   for (uint64_t i = 0; i < size; ++i) {
     const LinearParams params{ParamArrays{w, nullptr, nullptr}, features, outputs, rates};
     const uint32_t r = order[first + i];
@@ -190,7 +190,7 @@ void RunSyncStep(const Rows& d, const Params& p, const SyncBuffers& b, uint64_t 
     losses[first + i] = Head::LossAndGradient(z, outputs, tgt[r]);
     for (uint32_t e = 0; e < x.nnz; ++e) {
       const uint32_t j = x.index[e];
-      const float input = rates ? x.value[e] * rates[j].step_scale : x.value[e];
+      const float input = StepInputOf(x.value[e], rates, j);
       float* s = sum + static_cast<uint64_t>(j) * outputs;
       for (int k = 0; k < outputs; ++k) {
 #pragma omp atomic update
@@ -220,30 +220,18 @@ void RunSyncStep(const Rows& d, const Params& p, const SyncBuffers& b, uint64_t 
 
   // The rule on each touched coordinate (one thread per feature), then the bias; clears as it goes.
   const float inv = 1.f / static_cast<float>(size);
-#pragma omp target teams distribute parallel for num_teams(teams_for(bound + 1))               \
-    thread_limit(threads) map(alloc                                                            \
-                              : w [0:psize], s0 [0:n0], s1 [0:n1], rates [0:nr], sum [0:nsum], \
-                                count [0:features], touched [0:features], tc [0:2])
+#pragma omp target teams distribute parallel for num_teams(teams_for(bound + 1)) \
+    thread_limit(threads)                                                      \
+    map(alloc : w[0 : psize], s0[0 : n0], s1[0 : n1], rates[0 : nr], sum[0 : nsum], \
+            count[0 : features], touched[0 : features], tc[0 : 2])
   for (uint64_t t = 0; t <= bound; ++t) {
     const ParamArrays arrays{w, s0, s1};
     if (t == 0) tc[1 - parity] = 0;
     if (t == bound) {
-      const float none = Rule::Prepare(rc, 0.f);
-      for (int k = 0; k < outputs; ++k) {
-        Rule::template Apply<StoreWrite>(arrays, bias + k, sum[bias + k] * inv, none, rc);
-        sum[bias + k] = 0.f;
-      }
+      ApplyBiasMean<Rule, StoreWrite>(arrays, bias, outputs, sum, inv, rc);
     } else if (t < tc[parity]) {
       const uint32_t j = touched[t];
-      const float q = rates ? rates[j].shrink_rate * (static_cast<float>(count[j]) * inv) : 0.f;
-      const float reg = Rule::Prepare(rc, q);
-      const uint64_t at = static_cast<uint64_t>(j) * outputs;
-      const RuleContext cj =
-          Rule::kScaleFree && rates ? FeatureContext<Rule>(rc, rates[j].step_scale) : rc;
-      for (int k = 0; k < outputs; ++k) {
-        Rule::template Apply<StoreWrite>(arrays, at + k, sum[at + k] * inv, reg, cj);
-        sum[at + k] = 0.f;
-      }
+      ApplyFeatureMean<Rule, StoreWrite>(arrays, rates, j, outputs, sum, count[j], inv, rc);
       count[j] = 0;
     }
   }

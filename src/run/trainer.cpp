@@ -150,7 +150,9 @@ Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* 
       s.learner = MakeLinearLearner(inside, r.settings, std::move(r.rates), train, s.train_targets);
     }
   });
-  if (shared && config.ranks_scheme != RanksScheme::kSync) s.combiner.emplace(config);
+  if (shared && config.ranks_scheme != RanksScheme::kSync) {
+    s.combiner.emplace(config, s.learner->RankArrays(false)[0].size());
+  }
   // Each rank its own stream of orders over its own rows.
   const uint64_t seed =
       shared ? DeriveSeed(config.seed, {kOrderStream, static_cast<uint64_t>(ranks.rank())})

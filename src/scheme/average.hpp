@@ -1,7 +1,9 @@
 // Internal: the average scheme's combining step (scheme/replica_runner.hpp), model averaging as
 // DimmWitted's per-core replicas: every replica replaced by the replicas' mean (centralised: one
 // average written back to all). --average-state averages the optimiser state too; without it each
-// replica keeps its own.
+// replica keeps its own. The step is written once over a group of members holding copies of the
+// arrays: the replicas of one process (scheme/replicas.hpp), or the ranks of a run
+// (scheme/rank_group.hpp, run/ranks_combiner.hpp), which average the same way one level up.
 //
 // Between two averages a replica changes only at the coordinates its samples touched, and all
 // replicas are equal after an average, so averaging the coordinates that changed (the local
@@ -10,11 +12,11 @@
 //
 // With an outer optimiser (--outer-optimizer; the source texts' "updater at the parameter-server
 // level") the step keeps the model of the last combination, the anchor a, and moves it by the
-// outer rule (scheme/outer_rule.hpp) from the replicas' mean; then every replica takes a. Outer sgd
+// outer rule (scheme/outer_rule.hpp) from the members' mean; then every member takes a. Outer sgd
 // with rate 1 is the plain average: that case runs the plain average's code, so it gives its bytes.
 // Outer sgd moves a only where d is not zero, the changed coordinates; an outer velocity keeps
 // moving coordinates no replica touched, so outer momentum and nesterov combine every coordinate,
-// O(model) per period. The optimiser state, with --average-state, is averaged as without an outer
+// O(model) per period. The optimiser state, when it is combined, is averaged as without an outer
 // rule.
 #pragma once
 
@@ -22,11 +24,11 @@
 #include <cstring>
 #include <string>
 
-#include "outer_rule.hpp"
 #include "parsgd/config/train_config.hpp"
 #include "parsgd/run/training_state.hpp"
 #include "parsgd/util/array.hpp"
-#include "replicas.hpp"
+#include "scheme/outer_rule.hpp"
+#include "scheme/replicas.hpp"
 
 namespace parsgd {
 
@@ -34,31 +36,52 @@ class AverageCombine {
  public:
   static constexpr bool kOwnWeights = false;  // every replica holds the average at an epoch's end
 
-  // size: the model's parameters.
-  AverageCombine(bool average_state, const OuterConfig& outer, uint64_t size)
-      : average_state_(average_state), outer_(outer), size_(size) {
+  // size: the model's parameters. `prefix`: the names its state takes in a checkpoint.
+  AverageCombine(bool average_state, const OuterConfig& outer, uint64_t size,
+                 std::string prefix = "")
+      : average_state_(average_state), outer_(outer), size_(size), prefix_(std::move(prefix)) {
     if (outer_.kind != OuterKind::kSgd) velocity_ = AlignedArray<float>::Zeroed(size);
   }
 
-  void Start(const ParamArrays& trainer, int) {
+  // Before an epoch: the anchor of the outer rule is the members' common model (`weights`).
+  void Start(const float* weights) {
     if (outer_.plain() || !anchor_.empty()) return;
-    // The replicas equal the trainer's model at the start of an epoch, so the anchor is a copy of
+    // The members equal the trainer's model at the start of an epoch, so the anchor is a copy of
     // it (which is why a checkpoint need not keep it).
     anchor_ = AlignedArray<float>(size_);
-    std::memcpy(anchor_.data(), trainer.weights, size_ * sizeof(float));
+    std::memcpy(anchor_.data(), weights, size_ * sizeof(float));
     mean_ = AlignedArray<float>(size_);
   }
+  void Start(const ParamArrays& trainer, int) { Start(trainer.weights); }
 
+  // The step on coordinates [begin, end) of `group`'s members, the optimiser state too where
+  // `with_state`.
+  template <class Group>
+  void CombineRange(Group& group, uint64_t begin, uint64_t end, bool with_state) {
+    if (outer_.plain()) {
+      group.AverageAll(begin, end, with_state);
+      return;
+    }
+    group.MeanInto(Replicas::kWeights, begin, end, mean_.data());
+    OuterStep(outer_, anchor_.data(), mean_.data(),
+              velocity_.empty() ? nullptr : velocity_.data(), begin, end);
+    group.Assign(Replicas::kWeights, begin, end, anchor_.data());
+    if (!with_state) return;
+    if (group.has(Replicas::kState0)) group.Average(Replicas::kState0, begin, end);
+    if (group.has(Replicas::kState1)) group.Average(Replicas::kState1, begin, end);
+  }
+
+  // Worker w's share of the replicas' step: the coordinates that changed, or every coordinate
+  // under an outer velocity.
   template <class Local>
   void Combine(Replicas& replicas, const Local& local, int w, int workers) {
-    if (outer_.plain()) {
-      local.ForChanged(w, workers,
-                       [&](uint64_t b, uint64_t e) { replicas.AverageAll(b, e, average_state_); });
-    } else if (outer_.kind == OuterKind::kSgd) {
-      local.ForChanged(w, workers, [&](uint64_t b, uint64_t e) { OuterRange(replicas, b, e); });
+    if (outer_.plain() || outer_.kind == OuterKind::kSgd) {
+      local.ForChanged(w, workers, [&](uint64_t b, uint64_t e) {
+        CombineRange(replicas, b, e, average_state_);
+      });
     } else {
       const uint64_t n = replicas.size();
-      OuterRange(replicas, SplitAt(n, w, workers), SplitAt(n, w + 1, workers));
+      CombineRange(replicas, SplitAt(n, w, workers), SplitAt(n, w + 1, workers), average_state_);
     }
   }
 
@@ -67,31 +90,24 @@ class AverageCombine {
   }
 
   void Save(TrainingState& s) const {
-    if (!velocity_.empty()) s.Put("outer.velocity", velocity_.span());
+    if (!velocity_.empty()) s.Put(prefix_ + "outer.velocity", velocity_.span());
   }
   void Load(const TrainingState& s) {
     anchor_ = {};  // remade from the trainer's restored model at the next epoch
-    if (!velocity_.empty()) s.Get("outer.velocity", velocity_.span());
+    if (velocity_.empty()) return;
+    // A run stopped before its first combination has none yet.
+    if (s.Has(prefix_ + "outer.velocity")) {
+      s.Get(prefix_ + "outer.velocity", velocity_.span());
+    } else {
+      velocity_ = AlignedArray<float>::Zeroed(size_);
+    }
   }
 
  private:
-  // The outer step on coordinates [begin, end): the anchor moves, every replica takes it.
-  void OuterRange(Replicas& replicas, uint64_t begin, uint64_t end) {
-    replicas.MeanInto(Replicas::kWeights, begin, end, mean_.data());
-    float* a = anchor_.data();
-    OuterStep(outer_, a, mean_.data(), velocity_.empty() ? nullptr : velocity_.data(), begin, end);
-    for (int r = 0; r < replicas.count(); ++r) {
-      std::memcpy(replicas.data(r, Replicas::kWeights) + begin, a + begin,
-                  (end - begin) * sizeof(float));
-    }
-    if (!average_state_) return;
-    if (replicas.has(Replicas::kState0)) replicas.Average(Replicas::kState0, begin, end);
-    if (replicas.has(Replicas::kState1)) replicas.Average(Replicas::kState1, begin, end);
-  }
-
   bool average_state_;
   OuterConfig outer_;
   uint64_t size_;
+  std::string prefix_;
   AlignedArray<float> anchor_, mean_, velocity_;
 };
 

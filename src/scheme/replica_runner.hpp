@@ -7,42 +7,14 @@
 //  - gossip (scheme/gossip.hpp): every replica replaced by the mix of itself and its ring
 //    neighbours (decentralised: no global average; the run's model is the replicas' mean).
 //
-// A model takes part through a "local trainer" (model/linear/replica_local.cpp,
-// model/mlp/mlp_runner.cpp):
-//   using Context;
-//       the epoch's context of the model's runners (Context::params.arrays: the trainer's
-//       parameters and state)
-//   void Begin(const Context&, int w);
-//       worker w's shard for this epoch, totals zeroed
-//   uint64_t Minibatches(int w, int batch) const;
-//       worker w's minibatches this epoch
-//   void BeginPeriod(const Context&, uint64_t m_begin, uint64_t m_end);
-//       once, before a period
-//   void Train(const Context&, int w, const ParamArrays& replica, uint64_t& steps,
-//              uint64_t m_begin, uint64_t m_end);
-//       worker w trains on minibatches [m_begin, m_end)
-//   void EndPeriod();
-//       once, after the period's training
-//   void ForChanged(int w, int workers, fn) const;
-//       fn(begin, end) over the coordinate ranges that changed in some replica this period and
-//       that worker w combines (disjoint over w)
-//   EpochTotals Totals() const;
-//       losses and samples, summed in worker order
-// and a combining step (a "combine"):
-//   static constexpr bool kOwnWeights;
-//       replicas differ at an epoch's end
-//   void Start(const ParamArrays& trainer, int workers);
-//       before an epoch's training
-//   void Combine(Replicas&, const Local&, int w, int workers);
-//       worker w's share of the step
-//   void Finish(const Replicas&, const ParamArrays& trainer);
-//       the epoch's model
-//   void Save(TrainingState&) const; void Load(const TrainingState&);
-//       its own state between epochs
+// A model takes part through a "replica local" (the concept ReplicaLocal below;
+// model/linear/replica_local.cpp, model/mlp/mlp_runner.cpp), the scheme through its combining step
+// (ReplicaCombine).
 #pragma once
 
 #include <algorithm>
 #include <atomic>
+#include <concepts>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -57,7 +29,47 @@
 
 namespace parsgd {
 
-template <class Base, class Local, class Combine>
+// What the replica runner asks of a model's half.
+template <class L>
+concept ReplicaLocal = requires(L& local, const L& read, const typename L::Context& c, int w,
+                                int batch, uint64_t m, const ParamArrays& replica,
+                                uint64_t& steps, void (*fn)(uint64_t, uint64_t)) {
+  // Worker w's shard for this epoch, its totals zeroed.
+  local.Begin(c, w);
+  // Worker w's minibatches this epoch.
+  { read.Minibatches(w, batch) } -> std::convertible_to<uint64_t>;
+  // Once before and once after the period of minibatches [m_begin, m_end).
+  local.BeginPeriod(c, m, m);
+  local.EndPeriod();
+  // Worker w trains its replica on its minibatches [m_begin, m_end), counting its steps.
+  local.Train(c, w, replica, steps, m, m);
+  // fn(begin, end) over the coordinate ranges that changed in some replica this period and that
+  // worker w combines (disjoint over w).
+  read.ForChanged(w, batch, fn);
+  // The losses and samples, summed in worker order.
+  { read.Totals() } -> std::convertible_to<EpochTotals>;
+};
+
+// What the replica runner asks of a scheme's combining step, for the model's local L.
+template <class C, class L>
+concept ReplicaCombine = requires(C& combine, const C& read, Replicas& replicas,
+                                  const Replicas& held, const L& local,
+                                  const ParamArrays& trainer, int w, TrainingState& out,
+                                  const TrainingState& in) {
+  // Whether the replicas differ at an epoch's end (their weights are then part of the state).
+  { C::kOwnWeights } -> std::convertible_to<bool>;
+  // Before an epoch's training.
+  combine.Start(trainer, w);
+  // Worker w's share of the step, of `workers`.
+  combine.Combine(replicas, local, w, w);
+  // The epoch's model into the trainer's parameters.
+  read.Finish(held, trainer);
+  // Its own state between epochs.
+  read.Save(out);
+  combine.Load(in);
+};
+
+template <class Base, ReplicaLocal Local, ReplicaCombine<Local> Combine>
 class ReplicaRunner final : public Base {
  public:
   using Context = typename Local::Context;

@@ -1,7 +1,10 @@
 // Internal: the parameter store of the replica schemes (average, gossip): per worker a copy of the
 // parameters and the optimiser state, and the replica's own optimiser step count. The schemes'
-// combining steps (scheme/replica_runner.hpp) read and write it by coordinate range, one worker per
-// range, every sum over replicas in replica order, so the result does not depend on timing.
+// combining steps (scheme/average.hpp, scheme/gossip.hpp) read and write it by coordinate range,
+// one worker per range, every sum over replicas in replica order, so the result does not depend on
+// timing. It is one of the two groups those steps combine (the other: the ranks of a run,
+// scheme/rank_group.hpp), through Average (every member takes the mean), MeanInto, Assign and
+// MixRing.
 //
 // Between epochs a TrainingState keeps what a replica has that the trainer's parameters do not
 // (entries "replica<w>.steps", ".state0", ".state1", ".weights"): its step count always, its
@@ -22,6 +25,10 @@
 #include "parsgd/util/array.hpp"
 
 namespace parsgd {
+
+// The gossip step's mix of a member with its ring neighbours, a third each, in this order of the
+// additions (scheme/gossip.hpp; the ranks' too, scheme/rank_group.hpp).
+inline float RingMix(float left, float self, float right) { return (left + self + right) / 3.f; }
 
 // Worker w's share of n coordinates (or samples): [SplitAt(n, w, W), SplitAt(n, w + 1, W)).
 inline uint64_t SplitAt(uint64_t n, int w, int workers) {
@@ -111,6 +118,34 @@ class Replicas {
     ForMeanBlocks(a, begin, end, [&](uint64_t b, uint64_t n, const float* mean) {
       std::memcpy(out + b, mean, n * sizeof(float));
     });
+  }
+
+  // Coordinates [begin, end) of array `a` of every replica set to values[begin, end).
+  void Assign(Array a, uint64_t begin, uint64_t end, const float* values) {
+    for (auto& replica : replicas_) {
+      std::memcpy(replica.arrays[a].data() + begin, values + begin, (end - begin) * sizeof(float));
+    }
+  }
+
+  // The ring mix of array `a` on coordinates [begin, end) (the gossip step, scheme/gossip.hpp):
+  // every replica r replaced by RingMix of replicas r - 1, r and r + 1 (mod count), each new value
+  // computed from the old ones, in blocks copied out to `scratch` first. One replica: unchanged.
+  void MixRing(Array a, uint64_t begin, uint64_t end, std::vector<float>& scratch) {
+    const int n = count();
+    if (n == 1) return;
+    constexpr uint64_t kBlock = 512;
+    scratch.resize(static_cast<std::size_t>(n) * kBlock);
+    for (uint64_t b = begin; b < end; b += kBlock) {
+      const uint64_t len = std::min(kBlock, end - b);
+      for (int r = 0; r < n; ++r) std::copy_n(data(r, a) + b, len, scratch.data() + r * kBlock);
+      for (int r = 0; r < n; ++r) {
+        const float* left = scratch.data() + ((r + n - 1) % n) * kBlock;
+        const float* self = scratch.data() + r * kBlock;
+        const float* right = scratch.data() + ((r + 1) % n) * kBlock;
+        float* out = data(r, a) + b;
+        for (uint64_t i = 0; i < len; ++i) out[i] = RingMix(left[i], self[i], right[i]);
+      }
+    }
   }
 
   // Replica 0's arrays into the trainer's (those the trainer has).

@@ -17,27 +17,13 @@
 // sample of each rank in a step, R ranks of one worker are the sync scheme of R workers bit for
 // bit (tests/ranks_schemes_test.cpp).
 //
-// A model takes part through a "sync local" (model/linear/sync_local.cpp,
-// model/mlp/mlp_runner.cpp):
-//   using Context;
-//       the epoch's context of the model's runners
-//   std::span<const uint32_t> Shard(const Context&, int w);
-//       worker w's rows this epoch (the workers in parallel)
-//   void Compute(const Context&, const SyncSplit&, uint64_t s, int w);
-//       phase A: w's part of step s
-//   void Sum(const Context&, const SyncSplit&, uint64_t s, int w, uint64_t size);
-//       phase B, first half: the step's gradient on the coordinates worker w owns (`size`: the
-//       samples of the step, over every rank)
-//   void SumRanks(Communicator&);
-//       the step's gradient summed over the ranks
-//   void ApplySum(const Context&, int w, uint64_t size, const RuleContext&, bool ranks);
-//       phase B, second half: the rule on w's coordinates (`ranks`: after SumRanks)
-//   void AddLoss(double& sum, const SyncSplit&, uint64_t s) const;
-//       the step's losses added to sum one by one, in the model's fixed order
+// A model takes part through a "sync local": the concept SyncLocal below
+// (model/linear/sync_local.cpp, model/mlp/mlp_runner.cpp).
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <concepts>
 #include <cstdint>
 #include <exception>
 #include <optional>
@@ -51,12 +37,32 @@
 
 namespace parsgd {
 
+// What the sync runner asks of a model's half.
+template <class L>
+concept SyncLocal = requires(L& local, const L& read, const typename L::Context& c,
+                             const SyncSplit& split, uint64_t step, int w, uint64_t size,
+                             const RuleContext& rc, Communicator& ranks, double& sum) {
+  // Worker w's rows this epoch (the workers in parallel).
+  { local.Shard(c, w) } -> std::convertible_to<std::span<const uint32_t>>;
+  // Phase A: w's part of step `step`.
+  local.Compute(c, split, step, w);
+  // Phase B, first half: the step's gradient on the coordinates worker w owns (`size`: the
+  // samples of the step, over every rank).
+  local.Sum(c, split, step, w, size);
+  // The step's gradient summed over the ranks.
+  local.SumRanks(ranks);
+  // Phase B, second half: the rule on w's coordinates (the last argument: after SumRanks).
+  local.ApplySum(c, w, size, rc, true);
+  // The step's losses added to `sum` one by one, in the model's fixed order.
+  read.AddLoss(sum, split, step);
+};
+
 // Rank `rank`'s share of a global minibatch of `batch` samples over `ranks` ranks.
 inline int RankBatch(int batch, int rank, int ranks) {
   return batch / ranks + (rank < batch % ranks ? 1 : 0);
 }
 
-template <class Params, class Local>
+template <class Params, SyncLocal Local>
 class SyncRunner final : public Runner<Params> {
  public:
   using Context = RunContext<Params>;

@@ -11,6 +11,38 @@
 
 namespace parsgd {
 
+// The rule on feature j's `outputs` coordinates with the mean of their summed gradients (sum *
+// inv, inv = 1 / the minibatch's samples) and the L2 term of feature j weighted by the fraction of
+// the samples that had it (count * inv); the sums cleared. The one step of a minibatch's gradient
+// on a feature, for every backend (GradientSum here; the offload backend's sync kernel).
+template <class Rule, class Write>
+inline void ApplyFeatureMean(const ParamArrays& arrays, const FeatureRate* rates, uint32_t j,
+                             int outputs, float* sum, uint32_t count, float inv,
+                             const RuleContext& c) {
+  const float q = rates ? rates[j].shrink_rate * (static_cast<float>(count) * inv) : 0.f;
+  const float reg = Rule::Prepare(c, q);
+  const uint64_t at = static_cast<uint64_t>(j) * outputs;
+  const RuleContext cj = Rule::kScaleFree && rates ? FeatureContext<Rule>(c, rates[j].step_scale) : c;
+  for (int k = 0; k < outputs; ++k) {
+    Rule::template Apply<Write>(arrays, at + k, sum[at + k] * inv, reg, cj);
+    sum[at + k] = 0.f;
+  }
+}
+// The same for the bias's `outputs` coordinates at `at` (never regularised).
+template <class Rule, class Write>
+inline void ApplyBiasMean(const ParamArrays& arrays, uint64_t at, int outputs, float* sum,
+                          float inv, const RuleContext& c) {
+  const float none = Rule::Prepare(c, 0.f);
+  for (int k = 0; k < outputs; ++k) {
+    Rule::template Apply<Write>(arrays, at + k, sum[at + k] * inv, none, c);
+    sum[at + k] = 0.f;
+  }
+}
+// The input a nonzero x_j adds to feature j's gradient sums, d_k times it: x_j m_j.
+inline float StepInputOf(float value, const FeatureRate* rates, uint32_t j) {
+  return rates ? value * rates[j].step_scale : value;
+}
+
 // kOutputs: 1 for the binary models (the inner loops vanish), 0 for K known at run time.
 template <int kOutputs>
 class GradientSum {
@@ -45,7 +77,7 @@ class GradientSum {
     if (count_[j]++ == 0) touched_.push_back(j);
   }
   static float StepInput(float value, const FeatureRate* rates, uint32_t j) {
-    return rates ? value * rates[j].step_scale : value;
+    return StepInputOf(value, rates, j);
   }
   void AddBias(const float* d) {
     float* s = sum_ + features_ * outputs_;
@@ -62,25 +94,12 @@ class GradientSum {
     uint32_t* const count = count_;
     const int k_out = kOutputs > 0 ? kOutputs : outputs_;
     for (uint32_t j : touched_) {
-      const float q = p.rates ? p.rates[j].shrink_rate * (static_cast<float>(count[j]) * inv) : 0.f;
-      const float reg = Rule::Prepare(c, q);
-      const uint64_t at = static_cast<uint64_t>(j) * k_out;
-      const RuleContext cj =
-          Rule::kScaleFree && p.rates ? FeatureContext<Rule>(c, p.rates[j].step_scale) : c;
-      for (int k = 0; k < k_out; ++k) {
-        Rule::template Apply<Write>(p.arrays, at + k, sum[at + k] * inv, reg, cj);
-        sum[at + k] = 0.f;
-      }
+      ApplyFeatureMean<Rule, Write>(p.arrays, p.rates, j, k_out, sum, count[j], inv, c);
       count[j] = 0;
     }
     touched_.clear();
     if (has_bias_) {
-      const uint64_t at = features_ * outputs_;
-      const float none = Rule::Prepare(c, 0.f);
-      for (int k = 0; k < outputs_; ++k) {
-        Rule::template Apply<Write>(p.arrays, at + k, sum_[at + k] * inv, none, c);
-        sum_[at + k] = 0.f;
-      }
+      ApplyBiasMean<Rule, Write>(p.arrays, features_ * outputs_, outputs_, sum_, inv, c);
       has_bias_ = false;
     }
   }

@@ -209,6 +209,7 @@ class MlpSyncLocal : MlpWorkers {
   AlignedArray<float> combined_;                      // the step's gradient
   std::vector<std::pair<uint64_t, uint64_t>> owned_;  // the coordinates each worker sums
 };
+static_assert(SyncLocal<MlpSyncLocal<NesterovRule>>);
 
 // The MLP's half of the replica schemes (average, gossip; scheme/replica_runner.hpp): each
 // minibatch's gradient applied to the worker's replica; every coordinate changes, so ForChanged is
@@ -262,6 +263,9 @@ class MlpReplicaLocal : MlpWorkers {
  private:
   uint64_t size_;
 };
+static_assert(ReplicaLocal<MlpReplicaLocal<AdamRule>>);
+static_assert(ReplicaCombine<AverageCombine, MlpReplicaLocal<SgdRule>>);
+static_assert(ReplicaCombine<GossipCombine, MlpReplicaLocal<SgdRule>>);
 
 template <class Rule>
 std::unique_ptr<MlpRunner> ForScheme(const TrainConfig& config, const std::vector<int>& sizes,
