@@ -50,6 +50,29 @@ die() { echo "equivalence.sh: $*" >&2; exit 1; }
 # ---------------------------------------------------------------------------------------------
 # --compare DIR_A DIR_B
 # ---------------------------------------------------------------------------------------------
+# A model file (io/model_file.hpp, version 3) with its settings text as a sorted set of lines and
+# without its checksum (which covers the text): the models compare equal when every byte of the
+# model and every line of the record of its settings are, in whatever order the lines are written.
+CANON='
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+assert b[:8] == b"\x89PSGM\r\n\x1a" and struct.unpack_from("<I", b, 8)[0] == 3, sys.argv[1]
+kind = struct.unpack_from("<I", b, 12)[0]
+n = struct.unpack_from("<I", b, 20)[0]
+at = 24 + (n - 1 + 8 if n > 0 else 0)
+if kind == 4:
+    count = struct.unpack_from("<I", b, at)[0]
+    sizes = struct.unpack_from("<%dI" % count, b, at + 4)
+    at += 4 + 4 * count + 4 * sizes[-1]
+else:
+    outputs = struct.unpack_from("<I", b, at + 8)[0]
+    at += 12 + 4 * (2 if outputs == 1 else outputs)
+length = struct.unpack_from("<I", b, at)[0]
+text = b[at + 4:at + 4 + length].decode()
+lines = "\n".join(sorted(l for l in text.split("\n") if l)).encode()
+sys.stdout.buffer.write(b[:at] + lines + b"\0" + b[at + 4 + length:-8])
+'
+
 # The cases' commands of an output dir, the binary's path written BIN.
 commands_of() {
   local bin
@@ -83,6 +106,9 @@ compare() {
     for ext in model metrics; do
       if [[ ! -f $a/$name.$ext ]]; then what+=" $ext(missing in A)"
       elif [[ ! -f $b/$name.$ext ]]; then what+=" $ext(missing in B)"
+      elif [[ $ext == model ]]; then
+        cmp -s <("$PY" -c "$CANON" "$a/$name.model") <("$PY" -c "$CANON" "$b/$name.model") ||
+          what+=" $ext"
       elif ! cmp -s "$a/$name.$ext" "$b/$name.$ext"; then what+=" $ext"
       fi
     done

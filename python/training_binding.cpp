@@ -78,7 +78,11 @@ class Run {
  private:
   void Train(const TrainConfig& config, const Dataset& data, const Model* start, bool every_epoch) {
     try {
-      Trainer trainer(config, data, nullptr, *executor_);
+      // A keyword set to other than its default counts as given: one that the scheme auto
+      // resolves to would ignore is refused, as ValidateConfig refused the others.
+      const CheckedConfig checked(
+          config, 1, [config](const Setting& s) { return DiffersFromDefault(s, config); });
+      Trainer trainer(checked, data, nullptr, *executor_);
       if (start != nullptr) trainer.StartFrom(*start);
       RunLoopOptions options;
       options.snapshots = RunLoopOptions::Snapshots::kNone;  // nothing resumes a Python run
@@ -176,7 +180,8 @@ TrainConfig MakeConfig(const Settings& settings, const Spelling& spelling) {
   TrainConfig config;
   try {
     for (const auto& [key, text] : settings) ApplySetting(config, key, text);
-    ValidateConfig(config);
+    // A keyword set to other than its default counts as given: refused where the run ignores it.
+    ValidateConfig(config, 1, [&](const Setting& s) { return DiffersFromDefault(s, config); });
   } catch (const SettingError& e) {
     ThrowSettingError(e, spelling);
   }

@@ -142,7 +142,7 @@ TEST_F(TrainAcrossRanks, TheMlpTrainsAcrossRanks) {
   const testing::CliResult r = Train(
       2, "--model mlp --hidden 16 --epochs 2 --test " + dir_.File("test.svm") + " --save " + model);
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_EQ(Count(r.output, "model mlp"), 1u) << r.output;
+  EXPECT_EQ(Count(r.output, "  model mlp"), 1u) << r.output;
   ExpectPrintedIsSavedModels(r.output, model);
 }
 

@@ -208,14 +208,18 @@ TEST(MlpPartitions, RefuseWhatDoesNotApply) {
                                 "locked, striped, atomic, sync, average and gossip; not pipeline"));
   TrainConfig micro = Config(SchemeKind::kVertical, 2);
   micro.micro_batches = 4;
-  EXPECT_TRUE(
-      testing::Contains(refusal(micro), "micro-batches cuts the minibatches of scheme pipeline"));
+  EXPECT_TRUE(testing::Contains(refusal(micro),
+                                "micro-batches 4 would be ignored: it applies to scheme pipeline; "
+                                "this run's is vertical"));
   TrainConfig skeleton = Config(SchemeKind::kPipeline, 2);
   skeleton.skeleton_ratio = 0.5;
-  EXPECT_TRUE(testing::Contains(refusal(skeleton), "skeleton-ratio is the shared part"));
+  EXPECT_TRUE(testing::Contains(refusal(skeleton),
+                                "skeleton-ratio 0.5 would be ignored: it applies to scheme subnet"));
   TrainConfig period = Config(SchemeKind::kVertical, 2);
   period.period = 5;
-  EXPECT_TRUE(testing::Contains(refusal(period), "period with scheme vertical"));
+  EXPECT_TRUE(testing::Contains(refusal(period),
+                                "period 5 would be ignored: it applies to scheme average, gossip "
+                                "and subnet; this run's is vertical"));
   TrainConfig state = Config(SchemeKind::kSubnet, 2);
   state.average_state = true;
   EXPECT_TRUE(testing::Contains(refusal(state), "average-state with scheme subnet"));

@@ -132,6 +132,7 @@ TEST(Mlp, AveragingEveryMinibatchEqualsSync) {
   TrainConfig sync = average;
   sync.scheme = SchemeKind::kSync;
   sync.batch = 16;
+  sync = testing::OnlyApplied(sync);
   auto executor = MakeTbbExecutor(2);
   const Trained a = Train(average, data, *executor), s = Train(sync, data, *executor);
   for (std::size_t i = 0; i < a.params.size(); ++i) {

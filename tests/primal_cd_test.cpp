@@ -266,8 +266,8 @@ TEST(PrimalCd, AResumedRunIsTheStraightRunAndARunCanStartFromAModel) {
     resumed.Restore(first.Snapshot());
     for (int e = 0; e < 2; ++e) resumed.RunEpoch();
     EXPECT_TRUE(testing::SameBits(resumed.model(), straight.model())) << int(bias);
-    EXPECT_EQ(testing::Contains(straight.RunIdentity(), "\nbias=off\nsolver=cd\n"),
-              bias == Bias::kOff);
+    EXPECT_EQ(testing::Contains(straight.RunIdentity(), "\nbias=off\n"), bias == Bias::kOff);
+    EXPECT_TRUE(testing::Contains(straight.RunIdentity(), "\nsolver=cd\n"));
     EXPECT_EQ(straight.model().bias()[0] != 0.f, bias == Bias::kOn);
     // From a trained model the scores are its own: the objective goes on from where it was.
     const double before = straight.RunEpoch().objective;
@@ -354,8 +354,7 @@ TEST(PrimalCd, RefusesWhatItDoesNotSolve) {
         +[](TrainConfig& x) { x.outer.kind = OuterKind::kNesterov; }}) {
     TrainConfig extra = average;
     set(extra);
-    EXPECT_TRUE(testing::Contains(Refusal(extra),
-                                  "period, average-state and outer-optimizer are for solver sgd"))
+    EXPECT_TRUE(testing::Contains(Refusal(extra), "it applies to solver sgd; this run's is cd"))
         << Refusal(extra);
   }
 }

@@ -39,7 +39,7 @@ using RankRun = testing::RankRun<std::vector<float>>;
 // `epochs` epochs of `config` in one process on the whole data.
 RankRun TrainAlone(const TrainConfig& config, const Dataset& whole, int epochs) {
   auto executor = MakeTbbExecutor(config.threads);
-  Trainer trainer(config, whole, nullptr, *executor);
+  Trainer trainer(testing::OnlyApplied(config), whole, nullptr, *executor);
   RankRun run;
   while (trainer.epochs_done() < epochs) {
     run.reports.push_back(trainer.RunEpoch());
@@ -175,7 +175,7 @@ TEST(RanksMlp, EveryKindOfSchemeInsideARank) {
       scale[whole.indices()[e]] = std::max(scale[whole.indices()[e]], std::abs(whole.values()[e]));
     }
     auto executor = MakeTbbExecutor(1);
-    Trainer alone(c, whole, nullptr, *executor);
+    Trainer alone(testing::OnlyApplied(c), whole, nullptr, *executor);
     for (std::size_t j = 0; j < scale.size(); ++j) {
       EXPECT_EQ(alone.mlp_model().input_scale()[j], 1.f / scale[j]);
     }

@@ -41,7 +41,7 @@ auto TrainRanks(int ranks, const TrainConfig& config, const Dataset& whole, int 
   const std::vector<std::string> errors = RunRanks(ranks, [&](Communicator& comm) {
     const Dataset share = ShareOf(whole, comm);
     auto executor = MakeTbbExecutor(config.threads);
-    Trainer trainer(config, share, nullptr, *executor, &comm);
+    Trainer trainer(OnlyApplied(config, ranks), share, nullptr, *executor, &comm);
     if (resume != nullptr) trainer.Restore(*resume);
     RankRun<Kept>& run = runs[comm.rank()];
     while (trainer.epochs_done() < epochs) {

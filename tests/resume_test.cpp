@@ -97,6 +97,7 @@ TEST_P(LongerRun, ThreeEpochsResumedToSixEqualSixStraight) {
   c.order = OrderKind::kRandom;
   c.period = 3;
   c.hidden = {8};
+  c = testing::OnlyApplied(c);
   const Dataset data = testing::MakeProblem(600, 30, 5, k.model == ModelKind::kLogistic ? 2 : 3,
                                             0.05, 41);
   EXPECT_TRUE(ThreeResumedToSixEqualSixStraight(c, data));

@@ -42,7 +42,7 @@ TrainConfig ConfigFor(const SchemeInfo& row, const Case& c) {
   config.backend = c.backend;
   config.threads = 2;
   config.epochs = 1;
-  config.hidden = {6};
+  if (c.model == ModelKind::kMlp) config.hidden = {6};
   if (c.solver == Solver::kDualCd) config.bias = Bias::kOff;
   return config;
 }

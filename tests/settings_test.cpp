@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <set>
 #include <string>
 #include <vector>
@@ -160,14 +162,17 @@ TEST(Settings, TheTrainerResolvesEveryAutomaticSetting) {
   EXPECT_GE(r.l2, 0);
   EXPECT_GE(r.batch, 1);
   EXPECT_GE(r.period, 0);
-  // The resolved config is a config too: valid, and it resolves to itself.
-  EXPECT_NO_THROW(ValidateConfig(r));
-  Trainer again(r, data, nullptr, *executor);
+  // The resolved config is a config too: valid, and it resolves to itself (it writes values the
+  // run derived, such as a linear schedule's decay, that nobody gave).
+  const GivenSetting nothing = [](const Setting&) { return false; };
+  EXPECT_NO_THROW(ValidateConfig(r, 1, nothing));
+  Trainer again(CheckedConfig(r, 1, nothing), data, nullptr, *executor);
   EXPECT_EQ(again.RunIdentity(), trainer.RunIdentity());
 }
 
 TEST(Settings, TheRunIdentityKeepsItsFrozenLines) {
-  // Checkpoints compare the identity line by line: these names, in this order, are a file format.
+  // Checkpoints compare the identity key by key: these names are a file format (version 2 adds
+  // its version line; every earlier name keeps its meaning and its form).
   const Dataset data = testing::MakeProblem(200, 10, 4, 2, 0.1, 5);
   auto executor = MakeTbbExecutor(1);
   TrainConfig c;
@@ -178,14 +183,18 @@ TEST(Settings, TheRunIdentityKeepsItsFrozenLines) {
   for (const std::string& line : testing::Lines(trainer.RunIdentity())) {
     names.push_back(line.substr(0, line.find('=')));
   }
-  const std::vector<std::string> frozen = {
-      "model",    "scheme", "order",    "backend", "workers", "epochs",   "eta0",
-      "schedule", "decay",  "l2",       "normalize", "optimizer", "momentum", "rho",
-      "beta1",    "beta2",  "epsilon",  "batch",   "period",  "average_state", "hidden",
-      "mlp_backend", "seed", "outputs", "features"};
+  std::vector<std::string> frozen = {
+      "identity", "model", "scheme", "order", "backend", "workers", "epochs", "eta0",
+      "schedule", "decay", "l2", "normalize", "optimizer", "momentum", "rho", "beta1", "beta2",
+      "epsilon", "batch", "period", "average_state", "hidden", "mlp_backend", "seed", "outputs",
+      "features"};
+  std::sort(names.begin(), names.end());
+  std::sort(frozen.begin(), frozen.end());
   EXPECT_EQ(names, frozen);
+  EXPECT_EQ(trainer.RunIdentity().rfind("identity=2\n", 0), 0u);
   EXPECT_TRUE(testing::Contains(trainer.RunIdentity(), "\neta0=0.10000000000000001\n"));
-  EXPECT_TRUE(testing::Contains(trainer.RunIdentity(), "\nhidden=-\nmlp_backend=-\n"));
+  EXPECT_TRUE(testing::Contains(trainer.RunIdentity(), "\nhidden=-\n"));
+  EXPECT_TRUE(testing::Contains(trainer.RunIdentity(), "\nmlp_backend=-\n"));
 }
 
 }  // namespace

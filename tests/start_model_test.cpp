@@ -51,6 +51,7 @@ TEST(StartFrom, ContinuesFromTheModelsParameters) {
     c.hidden = {8};
     c.batch = kind == ModelKind::kMlp ? 16 : 1;
     c.epochs = 6;
+    c = testing::OnlyApplied(c);
     auto executor = MakeTbbExecutor(1);
     Trainer straight(c, data, nullptr, *executor);
     for (int e = 0; e < 6; ++e) straight.RunEpoch();

@@ -111,6 +111,14 @@ Dataset MakeProblem(uint64_t rows, uint32_t features, uint32_t nnz, int classes,
   return MakeDataset(data, labels, features, "problem");
 }
 
+TrainConfig OnlyApplied(TrainConfig config, int ranks) {
+  const TrainConfig defaults;
+  for (const Setting& s : TrainSettings()) {
+    if (!WhyNotApplied(s, config, ranks).empty()) s.put(config, s.get(defaults));
+  }
+  return config;
+}
+
 std::string Refusal(const TrainConfig& config) {
   try {
     ValidateConfig(config);
@@ -121,7 +129,7 @@ std::string Refusal(const TrainConfig& config) {
 }
 
 LinearModel TrainModel(const TrainConfig& config, const Dataset& data, Executor& executor) {
-  Trainer trainer(config, data, nullptr, executor);
+  Trainer trainer(OnlyApplied(config), data, nullptr, executor);
   for (int e = 0; e < config.epochs; ++e) trainer.RunEpoch();
   return trainer.model();
 }

@@ -63,10 +63,15 @@ Dataset Blobs(int rows, uint64_t seed);
 // MakeTargets(kind, data)'s values, as the reference solvers take them (binary kinds: -1/+1).
 std::vector<float> TargetValues(ModelKind kind, const Dataset& data);
 
+// `config` with every setting that does not apply to its run (Setting::applies) back at its
+// default: for sweeps that set one field for every point of a grid, some of which ignore it.
+TrainConfig OnlyApplied(TrainConfig config, int ranks = 1);
+
 // ValidateConfig's refusal of `config` (SettingError::what(), keys bare); empty if it is accepted.
 std::string Refusal(const TrainConfig& config);
 
-// Trains config.epochs epochs and returns the model.
+// Trains config.epochs epochs of OnlyApplied(config) (a config shared by several schemes may set
+// what some of them ignore) and returns the model.
 LinearModel TrainModel(const TrainConfig& config, const Dataset& data, Executor& executor);
 // Whether two models hold the same weights, bit for bit.
 bool SameBits(const LinearModel& a, const LinearModel& b);

@@ -145,6 +145,7 @@ TEST_P(SchemeAndOptimizer, TrainsWithConcurrentThreads) {
   config.epochs = 8;
   config.batch = scheme == SchemeKind::kSync ? 24 : 0;
   config.average_state = true;
+  config = testing::OnlyApplied(config);
   auto executor = MakeThreadExecutor(3);
   Trainer trainer(config, data, nullptr, *executor);
   EpochReport last;
@@ -183,7 +184,7 @@ TEST_P(MlpScheme, TrainsWithConcurrentThreads) {
   config.threads = 2;
   config.epochs = 6;
   config.batch = 8;
-  config.average_state = !IsModelPartition(config.scheme);  // the partitions have one state
+  config.average_state = IsReplicaScheme(config.scheme);  // the others have one state
   auto executor = MakeThreadExecutor(2);
   Trainer trainer(config, data, nullptr, *executor);
   EpochReport last;

@@ -202,7 +202,7 @@ class Runner {
             {r.epoch, r.objective, r.test_accuracy,
              config.deterministic ? std::nullopt : std::optional<double>(r.train_seconds),
              r.updates});
-        lines.append(prefix).append(EpochJson(r, config, s, elapsed), 1).append("\n");
+        lines.append(prefix).append(EpochJson(r, config, trainer.config(), s, elapsed), 1).append("\n");
       });
     } catch (const std::exception& e) {
       rec.error = ErrorText(e);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "parsgd/config/settings.hpp"
+
 namespace parsgd::cli {
 namespace {
 
@@ -39,24 +41,21 @@ std::string EpochLine(const EpochReport& r, int epochs, double elapsed, bool has
                      r.relative_gap().value_or(r.learning_rate), elapsed);
 }
 
-std::string EpochJson(const EpochReport& r, const TrainConfig& c, const ResolvedSettings& s,
-                      double elapsed) {
+std::string EpochJson(const EpochReport& r, const TrainConfig& given, const TrainConfig& resolved,
+                      const ResolvedSettings& s, double elapsed) {
   // --deterministic promises the same bytes run to run: wall-clock values are written as null.
   auto clock = [&](double seconds) {
-    return c.deterministic ? std::string("null") : JsonNumber(seconds);
+    return given.deterministic ? std::string("null") : JsonNumber(seconds);
   };
+  // The run's settings as the settings table records them (SettingRecord::metrics), resolved.
   return fmt::format(
-      R"({{"epoch":{},"model":"{}","solver":"{}","scheme":"{}","scheme_auto":{},"order":"{}","optimizer":"{}",)"
-      R"("batch":{},)"
-      R"("backend":"{}","device":"{}",)"
-      R"("threads":{},"workers":{},"seed":{},"updates":{},"train_seconds":{},"eval_seconds":{},)"
+      R"({{"epoch":{},{}"scheme_auto":{},"device":"{}","threads":{},"workers":{},"updates":{},)"
+      R"("train_seconds":{},"eval_seconds":{},)"
       R"("elapsed_seconds":{},"samples_per_second":{},"learning_rate":{},"objective":{},)"
       R"("progressive_loss":{},"train_accuracy":{},"test_loss":{},"test_accuracy":{}{}{}{}{}}})",
-      r.epoch, NameOf<ModelKind>(kModelKinds, c.model), NameOf<Solver>(kSolvers, c.solver),
-      NameOf<SchemeKind>(kSchemeKinds, s.scheme),
-      c.scheme == SchemeKind::kAuto, NameOf<OrderKind>(kOrderKinds, c.order), NameOf<OptimizerKind>(kOptimizerKinds, s.optimizer),
-      s.batch, NameOf<Backend>(kBackends, c.backend), s.device, s.threads, s.workers, c.seed, r.updates, clock(r.train_seconds),
-      clock(r.eval_seconds), clock(elapsed), clock(r.samples_per_second()),
+      r.epoch, MetricsFields(resolved), given.scheme == SchemeKind::kAuto, s.device, s.threads,
+      s.workers, r.updates, clock(r.train_seconds), clock(r.eval_seconds), clock(elapsed),
+      clock(r.samples_per_second()),
       JsonNumber(r.learning_rate), JsonNumber(r.objective), JsonNumber(r.progressive_loss),
       JsonNumber(r.train_accuracy), JsonOptional(r.test_loss), JsonOptional(r.test_accuracy),
       r.dual_objective ? fmt::format(R"(,"dual_objective":{})", JsonNumber(*r.dual_objective)) : "",

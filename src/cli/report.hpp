@@ -14,9 +14,11 @@ namespace parsgd::cli {
 std::string EpochHeader(bool has_test, bool dual = false);
 std::string EpochLine(const EpochReport& r, int epochs, double elapsed_seconds, bool has_test);
 
-// One JSON object (no newline): the run's identity (model, scheme, order, threads, seed) and every
-// field of the report; absent test values are null. A dual solver's objects add "dual_objective".
-std::string EpochJson(const EpochReport& r, const TrainConfig& config,
+// One JSON object (no newline): the run's settings as the settings table records them in the
+// metrics (SettingRecord::metrics; `resolved`: Trainer::config()), whether the scheme was auto in
+// `given`, what the run derived, and every field of the report; absent test values are null. A
+// dual solver's objects add "dual_objective".
+std::string EpochJson(const EpochReport& r, const TrainConfig& given, const TrainConfig& resolved,
                       const ResolvedSettings& settings, double elapsed_seconds);
 
 // "12.3M", "950k", "87": a rate with three significant figures.

@@ -74,6 +74,23 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
   return data;
 }
 
+void RefuseIgnoredDataOptions(const OptionParser& p, const RunArgs& a) {
+  const bool csv_flags = p.Given("header") || p.Given("label-column");
+  if (!csv_flags && !p.Given("zero-based")) return;
+  const DataFormat format = a.format == DataFormat::kAuto ? DetectDataFormat(a.train) : a.format;
+  const char* name = NameOf<DataFormat>(kDataFormats, format);
+  for (const char* flag : {"header", "label-column"}) {
+    if (p.Given(flag) && format != DataFormat::kCsv) {
+      throw UsageError(fmt::format("--{} would be ignored: it reads CSV text; {} is {}", flag,
+                                   a.train, name));
+    }
+  }
+  if (p.Given("zero-based") && format != DataFormat::kLibsvm) {
+    throw UsageError(fmt::format(
+        "--zero-based would be ignored: it reads LIBSVM text; {} is {}", a.train, name));
+  }
+}
+
 std::unique_ptr<Executor> MakeRunExecutor(const TrainConfig& config) {
   return MakeTbbExecutor(config.backend == Backend::kOffload ? 0 : config.threads);
 }

@@ -33,6 +33,11 @@ void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required = true)
 // seed, which each command declares itself (compare derives one per repeat).
 void DeclareTrainingOptions(OptionParser& p, RunArgs& a);
 
+// Throws UsageError for a data flag given for data it does not apply to (the training file's
+// format as given or detected): --header and --label-column read CSV text, --zero-based LIBSVM
+// text; a run would otherwise ignore them.
+void RefuseIgnoredDataOptions(const OptionParser& p, const RunArgs& a);
+
 // The host threads of a run: --threads on the cpu backend; on the offload backend, whose --threads
 // counts device workers, every core (for loading and preparing).
 std::unique_ptr<Executor> MakeRunExecutor(const TrainConfig& config);

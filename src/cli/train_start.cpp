@@ -13,8 +13,9 @@
 namespace parsgd::cli {
 namespace {
 
-// The identity keys a resumed run may change: its length. Only the linear schedule depends on it.
-constexpr std::string_view kRunLength[] = {"epochs"};
+// The identity keys a resumed run may change: its length (only the linear schedule depends on it),
+// and the identity's version (kIdentityVersion: every version writes the same lines).
+constexpr std::string_view kRunLength[] = {"epochs", "identity"};
 
 // The epochs of the run that wrote a checkpoint (its identity's "epochs=" line).
 int CheckpointEpochs(const Checkpoint& c, const std::string& path) {

@@ -92,13 +92,37 @@ Setting Switch(std::string key, std::string help, Field field) {
   return s;
 }
 
+// ---- where each setting applies, and how it is recorded ----
+
+constexpr unsigned kAllModels = kLinearModels | kMlpModel;
+constexpr unsigned kAllSolvers = kSgdSolver | kCdSolver | kDualCdSolver;
+constexpr unsigned kAllBackends = kCpuBackend | kOffloadBackend;
+constexpr unsigned kSgdOnly = kAllModels | kSgdSolver | kAllBackends;
+
+Setting With(Setting s, Applies applies, SettingRecord record = {}) {
+  s.applies = std::move(applies);
+  s.record = record;
+  return s;
+}
+
+// The records of the settings added after the run identity's first version: written only where
+// they differ from the behaviour before them.
+bool NotSgd(const TrainConfig& c) { return c.solver != Solver::kSgd; }
+bool BiasOff(const TrainConfig& c) { return c.bias == Bias::kOff; }
+bool Pipeline(const TrainConfig& c) { return c.scheme == SchemeKind::kPipeline; }
+bool Subnet(const TrainConfig& c) { return c.scheme == SchemeKind::kSubnet; }
+bool OuterStep(const TrainConfig& c) { return !c.outer.plain(); }
+
 std::vector<Setting> MakeTable() {
   const std::vector<SettingWord> automatic = {{"auto", 0}};
+  const Applies always;
   std::vector<Setting> t;
-  t.push_back(Choice<ModelKind>(
-      "model", "model and loss", kModelKinds, [](auto& c) -> auto& { return c.model; }));
-  t.push_back(Choice<Solver>(
-      "solver", "how the model is fitted", kSolvers, [](auto& c) -> auto& { return c.solver; }));
+  t.push_back(With(Choice<ModelKind>("model", "model and loss", kModelKinds,
+                                     [](auto& c) -> auto& { return c.model; }),
+                   always, {.identity = "model", .text = true, .metrics = true}));
+  t.push_back(With(Choice<Solver>("solver", "how the model is fitted", kSolvers,
+                                  [](auto& c) -> auto& { return c.solver; }),
+                   always, {.identity = "solver", .when = NotSgd, .text = true, .metrics = true}));
   Setting hidden = Entry("hidden", SettingType::kSizes, "mlp: hidden layer sizes");
   hidden.get = [](const TrainConfig& c) {
     return SettingValue(fmt::format("{}", fmt::join(c.hidden, ",")));
@@ -106,143 +130,184 @@ std::vector<Setting> MakeTable() {
   hidden.put = [](TrainConfig& c, const SettingValue& v) {
     c.hidden = ParseHiddenSizes(std::get<std::string>(v));
   };
-  t.push_back(std::move(hidden));
-  t.push_back(Choice<MlpBackend>(
-      "mlp-backend", "mlp: dense compute", kMlpBackends,
-      [](auto& c) -> auto& { return c.mlp_backend; }));
-  Setting scheme = Choice<SchemeKind>(
-      "scheme", "how workers meet the shared model", kSchemeKinds,
-      [](auto& c) -> auto& { return c.scheme; });
+  const Applies mlp{.runs = kMlpModel | kAllSolvers | kAllBackends};
+  t.push_back(With(std::move(hidden), mlp, {.identity = "hidden", .dash = true, .text = true}));
+  t.push_back(With(Choice<MlpBackend>("mlp-backend", "mlp: dense compute", kMlpBackends,
+                                      [](auto& c) -> auto& { return c.mlp_backend; }),
+                   mlp, {.identity = "mlp_backend", .dash = true}));
+  Setting scheme = Choice<SchemeKind>("scheme", "how workers meet the shared model", kSchemeKinds,
+                                      [](auto& c) -> auto& { return c.scheme; });
   scheme.choices.clear();  // each row's help with its citation
   for (const SchemeInfo& row : kSchemes) {
     const std::string cite = *row.citation ? fmt::format(" ({})", row.citation) : "";
     scheme.choices.emplace_back(row.name, row.help + cite);
   }
-  t.push_back(std::move(scheme));
-  t.push_back(Choice<Backend>(
-      "backend",
-      "where the workers run (offload: the linear models; schemes " +
-          SchemeNames([](const SchemeInfo& r) { return RunsOn(r, Backend::kOffload); }) + ")",
-      kBackends, [](auto& c) -> auto& { return c.backend; }));
-  t.push_back(Switch(
-      "require-gpu",
-      "offload: fail unless the target regions really run on a GPU (not the host fallback)",
-      [](auto& c) -> auto& { return c.require_gpu; }));
-  t.push_back(Choice<OrderKind>(
-      "order", "sample order", kOrderKinds, [](auto& c) -> auto& { return c.order; }));
-  t.push_back(Int(
-      "threads",
-      "worker threads (offload: device workers; auto: 65,536 on a GPU for hogwild and "
-      "atomic, 1 for sync; elsewhere every core this process may use)",
-      [](auto& c) -> auto& { return c.threads; }, 1, 4096, automatic));
-  t.push_back(Int(
-      "epochs",
-      "passes over the training data (auto: enough for about 10^6 updates, 10 to "
-      "1000; dual-cd: 1000, a cap for --tol)",
-      [](auto& c) -> auto& { return c.epochs; }, 1, 1000000, automatic));
-  t.push_back(
+  t.push_back(With(std::move(scheme), always, {.identity = "scheme", .text = true, .metrics = true}));
+  t.push_back(With(
+      Choice<Backend>(
+          "backend",
+          "where the workers run (offload: the linear models; schemes " +
+              SchemeNames([](const SchemeInfo& r) { return RunsOn(r, Backend::kOffload); }) + ")",
+          kBackends, [](auto& c) -> auto& { return c.backend; }),
+      always, {.identity = "backend", .text = true, .metrics = true}));
+  t.push_back(With(
+      Switch("require-gpu",
+             "offload: fail unless the target regions really run on a GPU (not the host "
+             "fallback)",
+             [](auto& c) -> auto& { return c.require_gpu; }),
+      {.runs = kAllModels | kAllSolvers | kOffloadBackend}));
+  t.push_back(With(Choice<OrderKind>("order", "sample order (not --solver cd, which visits features)",
+                                     kOrderKinds, [](auto& c) -> auto& { return c.order; }),
+                   {.runs = kAllModels | kSgdSolver | kDualCdSolver | kAllBackends},
+                   {.identity = "order", .text = true, .metrics = true}));
+  t.push_back(With(Int("threads",
+                       "worker threads (offload: device workers; auto: 65,536 on a GPU for hogwild "
+                       "and atomic, 1 for sync; elsewhere every core this process may use)",
+                       [](auto& c) -> auto& { return c.threads; }, 1, 4096, automatic),
+                   always));
+  t.push_back(With(Int("epochs",
+                       "passes over the training data (auto: enough for about 10^6 updates, 10 "
+                       "to 1000; dual-cd: 1000, a cap for --tol)",
+                       [](auto& c) -> auto& { return c.epochs; }, 1, 1000000, automatic),
+                   always, {.identity = "epochs", .text = true}));
+  t.push_back(With(
       Real("tol",
            "stop once the relative duality gap is at most this (dual-cd), an epoch lowers "
            "the objective by at most this of it (cd), or 5 epochs in a row do not lower the "
            "best objective by more than this of it (sgd) (auto: dual-cd 1e-4 for hinge, "
            "1e-5 for squared-hinge and logistic; cd 1e-6; sgd none)",
-           [](auto& c) -> auto& { return c.tol; }, 0, 1, true, {{"auto", -1}, {"none", 0}}));
-  t.push_back(Real(
-      "learning-rate",
-      "initial step size eta0 (auto: 0.5 / (curvature * mean squared row norm); for the "
-      "optimal schedule Bottou's 1 / (l2 t0))",
-      [](auto& c) -> auto& { return c.learning_rate; }, 0, 1e9, true, automatic));
-  t.push_back(Choice<ScheduleKind>(
-      "schedule", "step-size schedule", kScheduleKinds,
-      [](auto& c) -> auto& { return c.schedule; }));
-  t.push_back(Real(
-      "decay",
-      "invtime: rate per epoch; geometric: factor per epoch (auto: 1 for invtime, 0.9 "
-      "for geometric, rows / t0 for optimal)",
-      [](auto& c) -> auto& { return c.decay; }, 0, 1e9, true, automatic));
-  t.push_back(Real("l2", "L2 regularisation strength (auto: 1/rows, LIBLINEAR's C = 1)",
-                   [](auto& c) -> auto& { return c.l2; }, 0, 1e9, false, {{"auto", -1}}));
-  t.push_back(Choice<Shrinking>(
-      "shrinking", "dual-cd, the SVMs: set aside the variables at a bound", kShrinkings,
-      [](auto& c) -> auto& { return c.shrinking; }));
-  t.push_back(Choice<Bias>(
-      "bias", "linear models: the bias b of z = W^T x + b", kBiases,
-      [](auto& c) -> auto& { return c.bias; }));
-  t.push_back(Choice<Normalization>(
-      "normalize", "per-feature step scaling", kNormalizations,
-      [](auto& c) -> auto& { return c.normalize; }));
-  t.push_back(Choice<OptimizerKind>(
-      "optimizer", "per-coordinate update rule", kOptimizerKinds,
-      [](auto& c) -> auto& { return c.optimizer.kind; }));
+           [](auto& c) -> auto& { return c.tol; }, 0, 1, true, {{"auto", -1}, {"none", 0}}),
+      always));
+  const Applies sgd{.runs = kSgdOnly};
+  t.push_back(With(Real("learning-rate",
+                        "initial step size eta0 (auto: 0.5 / (curvature * mean squared row "
+                        "norm); for the optimal schedule Bottou's 1 / (l2 t0))",
+                        [](auto& c) -> auto& { return c.learning_rate; }, 0, 1e9, true, automatic),
+                   sgd, {.identity = "eta0", .text = true}));
+  t.push_back(With(Choice<ScheduleKind>("schedule", "step-size schedule", kScheduleKinds,
+                                        [](auto& c) -> auto& { return c.schedule; }),
+                   sgd, {.identity = "schedule", .text = true}));
+  t.push_back(With(Real("decay",
+                        "invtime: rate per epoch; geometric: factor per epoch (auto: 1 for "
+                        "invtime, 0.9 for geometric, rows / t0 for optimal)",
+                        [](auto& c) -> auto& { return c.decay; }, 0, 1e9, true, automatic),
+                   {.runs = kSgdOnly, .schedules = {ScheduleKind::kInvTime, ScheduleKind::kGeometric}},
+                   {.identity = "decay", .text = true}));
+  t.push_back(With(Real("l2", "L2 regularisation strength (auto: 1/rows, LIBLINEAR's C = 1)",
+                        [](auto& c) -> auto& { return c.l2; }, 0, 1e9, false, {{"auto", -1}}),
+                   always, {.identity = "l2", .text = true}));
+  t.push_back(With(Choice<Shrinking>("shrinking",
+                                     "dual-cd, the SVMs: set aside the variables at a bound",
+                                     kShrinkings, [](auto& c) -> auto& { return c.shrinking; }),
+                   {.runs = kLinearModels | kDualCdSolver | kCpuBackend,
+                    .models = {ModelKind::kHinge, ModelKind::kSquaredHinge}}));
+  t.push_back(With(Choice<Bias>("bias", "linear models: the bias b of z = W^T x + b", kBiases,
+                                [](auto& c) -> auto& { return c.bias; }),
+                   {.runs = kLinearModels | kAllSolvers | kAllBackends},
+                   {.identity = "bias", .when = BiasOff, .text = true}));
+  t.push_back(With(Choice<Normalization>("normalize", "per-feature step scaling", kNormalizations,
+                                         [](auto& c) -> auto& { return c.normalize; }),
+                   sgd, {.identity = "normalize", .text = true}));
+  t.push_back(With(Choice<OptimizerKind>("optimizer", "per-coordinate update rule",
+                                         kOptimizerKinds,
+                                         [](auto& c) -> auto& { return c.optimizer.kind; }),
+                   sgd, {.identity = "optimizer", .text = true, .metrics = true}));
   constexpr double kBelowOne = 0.999999;
-  t.push_back(Real(
-      "momentum", "momentum and nesterov: momentum mu",
-      [](auto& c) -> auto& { return c.optimizer.momentum; }, 0, kBelowOne));
-  t.push_back(Real(
-      "rho", "rmsprop: decay of the squared-gradient average",
-      [](auto& c) -> auto& { return c.optimizer.rho; }, 0, kBelowOne));
-  t.push_back(Real(
-      "beta1", "adam: decay of the first moment",
-      [](auto& c) -> auto& { return c.optimizer.beta1; }, 0, kBelowOne));
-  t.push_back(Real(
-      "beta2", "adam: decay of the second moment",
-      [](auto& c) -> auto& { return c.optimizer.beta2; }, 0, kBelowOne));
-  t.push_back(Real(
-      "epsilon", "adagrad, rmsprop, adam: added to the denominator",
-      [](auto& c) -> auto& { return c.optimizer.epsilon; }, 0, 1, true));
-  t.push_back(Int(
-      "batch",
-      "samples per update: the global minibatch for sync, each worker's for average, "
-      "sequential minibatch SGD for sequential (auto: 256 for sync, 32 for average, "
-      "else 1)",
-      [](auto& c) -> auto& { return c.batch; }, 1, 1 << 30, automatic));
-  t.push_back(Int("period",
-                  "average, gossip, subnet: each worker's minibatches between two combining steps "
-                  "(auto: 10; with per-sample steps, --batch 1, a tenth of each worker's shard)",
-                  [](auto& c) -> auto& { return c.period; }, 1, 1 << 30,
-                  {{"auto", -1}, {"epoch", 0}}));
-  t.push_back(Int(
-      "micro-batches",
-      "pipeline: the micro-batches each minibatch is cut into, flowing through the "
-      "stages (auto: 4 a stage, at most --batch)",
-      [](auto& c) -> auto& { return c.micro_batches; }, 1, 1 << 20, automatic));
-  t.push_back(Real("skeleton-ratio",
-                   "subnet: the share of each hidden layer's units in the skeleton every worker "
-                   "trains, the rest dealt among the workers every --period (auto: 0.25)",
-                   [](auto& c) -> auto& { return c.skeleton_ratio; }, 0, 0.999999, false,
-                   {{"auto", -1}}));
-  t.push_back(Switch(
-      "average-state", "average: average the optimiser state too; gossip: mix it with the weights",
-      [](auto& c) -> auto& { return c.average_state; }));
-  t.push_back(Choice<OuterKind>(
-      "outer-optimizer",
-      "average: the rule applied at each average to d = model before "
-      "the period - replicas' mean",
-      kOuterKinds, [](auto& c) -> auto& { return c.outer.kind; }));
-  t.push_back(Real(
-      "outer-learning-rate", "average: the outer rule's rate lr",
-      [](auto& c) -> auto& { return c.outer.learning_rate; }, 0, 1e9, true));
-  t.push_back(Real(
-      "outer-momentum", "average: the outer momentum mu",
-      [](auto& c) -> auto& { return c.outer.momentum; }, 0, kBelowOne));
-  t.push_back(Choice<RanksScheme>(
-      "ranks-scheme", "across ranks (mpirun): how the ranks' models meet", kRanksSchemes,
-      [](auto& c) -> auto& { return c.ranks_scheme; }));
-  t.push_back(Int("ranks-period",
-                  "across ranks: each rank's updates (samples) between two combinations (auto: "
-                  "10 per epoch, at a tenth of the largest rank's share)",
-                  [](auto& c) -> auto& { return c.ranks_period; }, 1, 1 << 30,
-                  {{"auto", -1}, {"epoch", 0}}));
-  t.push_back(Switch(
-      "deterministic",
-      "require bit-identical results run to run (schemes " + SchemeNames([](const SchemeInfo& r) {
-        return r.deterministic;
-      }) + "); the metrics then leave out wall-clock times",
-      [](auto& c) -> auto& { return c.deterministic; }));
+  auto rule = [](std::vector<OptimizerKind> kinds) {
+    return Applies{.runs = kSgdOnly, .optimizers = std::move(kinds)};
+  };
+  t.push_back(With(Real("momentum", "momentum and nesterov: momentum mu",
+                        [](auto& c) -> auto& { return c.optimizer.momentum; }, 0, kBelowOne),
+                   rule({OptimizerKind::kMomentum, OptimizerKind::kNesterov}),
+                   {.identity = "momentum"}));
+  t.push_back(With(Real("rho", "rmsprop: decay of the squared-gradient average",
+                        [](auto& c) -> auto& { return c.optimizer.rho; }, 0, kBelowOne),
+                   rule({OptimizerKind::kRmsProp}), {.identity = "rho"}));
+  t.push_back(With(Real("beta1", "adam: decay of the first moment",
+                        [](auto& c) -> auto& { return c.optimizer.beta1; }, 0, kBelowOne),
+                   rule({OptimizerKind::kAdam}), {.identity = "beta1"}));
+  t.push_back(With(Real("beta2", "adam: decay of the second moment",
+                        [](auto& c) -> auto& { return c.optimizer.beta2; }, 0, kBelowOne),
+                   rule({OptimizerKind::kAdam}), {.identity = "beta2"}));
+  t.push_back(With(Real("epsilon", "adagrad, rmsprop, adam: added to the denominator",
+                        [](auto& c) -> auto& { return c.optimizer.epsilon; }, 0, 1, true),
+                   rule({OptimizerKind::kAdaGrad, OptimizerKind::kRmsProp, OptimizerKind::kAdam}),
+                   {.identity = "epsilon"}));
+  t.push_back(With(Int("batch",
+                       "samples per update: the global minibatch for sync, each worker's for "
+                       "average, sequential minibatch SGD for sequential (auto: 256 for sync, 32 "
+                       "for average, else 1)",
+                       [](auto& c) -> auto& { return c.batch; }, 1, 1 << 30, automatic),
+                   sgd, {.identity = "batch", .text = true, .metrics = true}));
+  t.push_back(With(Int("period",
+                       "average, gossip, subnet: each worker's minibatches between two combining "
+                       "steps (auto: 10; with per-sample steps, --batch 1, a tenth of each "
+                       "worker's shard)",
+                       [](auto& c) -> auto& { return c.period; }, 1, 1 << 30,
+                       {{"auto", -1}, {"epoch", 0}}),
+                   {.runs = kSgdOnly,
+                    .schemes = {SchemeKind::kAverage, SchemeKind::kGossip, SchemeKind::kSubnet}},
+                   {.identity = "period", .text = true}));
+  t.push_back(With(Int("micro-batches",
+                       "pipeline: the micro-batches each minibatch is cut into, flowing through "
+                       "the stages (auto: 4 a stage, at most --batch)",
+                       [](auto& c) -> auto& { return c.micro_batches; }, 1, 1 << 20, automatic),
+                   {.schemes = {SchemeKind::kPipeline}},
+                   {.identity = "micro_batches", .when = Pipeline, .text = true}));
+  t.push_back(With(Real("skeleton-ratio",
+                        "subnet: the share of each hidden layer's units in the skeleton every "
+                        "worker trains, the rest dealt among the workers every --period (auto: "
+                        "0.25)",
+                        [](auto& c) -> auto& { return c.skeleton_ratio; }, 0, 0.999999, false,
+                        {{"auto", -1}}),
+                   {.schemes = {SchemeKind::kSubnet}},
+                   {.identity = "skeleton_ratio", .when = Subnet, .text = true}));
+  t.push_back(With(Switch("average-state",
+                          "average: average the optimiser state too; gossip: mix it with the "
+                          "weights; across ranks the same at each --ranks-period",
+                          [](auto& c) -> auto& { return c.average_state; }),
+                   {.runs = kSgdOnly,
+                    .schemes = {SchemeKind::kAverage, SchemeKind::kGossip},
+                    .across_ranks = true},
+                   {.identity = "average_state", .text = true}));
+  const Applies averaged{.runs = kSgdOnly, .schemes = {SchemeKind::kAverage}, .across_ranks = true};
+  t.push_back(With(Choice<OuterKind>("outer-optimizer",
+                                     "average: the rule applied at each average to d = model "
+                                     "before the period - replicas' mean",
+                                     kOuterKinds, [](auto& c) -> auto& { return c.outer.kind; }),
+                   averaged, {.identity = "outer_optimizer", .when = OuterStep, .text = true}));
+  t.push_back(With(Real("outer-learning-rate", "average: the outer rule's rate lr",
+                        [](auto& c) -> auto& { return c.outer.learning_rate; }, 0, 1e9, true),
+                   averaged,
+                   {.identity = "outer_learning_rate", .when = OuterStep, .text = true}));
+  Applies outer_velocity = averaged;
+  outer_velocity.outer_kinds = {OuterKind::kMomentum, OuterKind::kNesterov};
+  t.push_back(With(Real("outer-momentum", "average: the outer momentum mu",
+                        [](auto& c) -> auto& { return c.outer.momentum; }, 0, kBelowOne),
+                   outer_velocity,
+                   {.identity = "outer_momentum", .when = OuterStep, .text = true}));
+  const Applies ranks{.ranks_only = true};
+  t.push_back(With(Choice<RanksScheme>("ranks-scheme",
+                                       "across ranks (mpirun): how the ranks' models meet",
+                                       kRanksSchemes,
+                                       [](auto& c) -> auto& { return c.ranks_scheme; }),
+                   ranks));
+  t.push_back(With(Int("ranks-period",
+                       "across ranks: each rank's updates (samples) between two combinations "
+                       "(auto: 10 per epoch, at a tenth of the largest rank's share)",
+                       [](auto& c) -> auto& { return c.ranks_period; }, 1, 1 << 30,
+                       {{"auto", -1}, {"epoch", 0}}),
+                   ranks));
+  t.push_back(With(Switch("deterministic",
+                          "require bit-identical results run to run (schemes " +
+                              SchemeNames([](const SchemeInfo& r) { return r.deterministic; }) +
+                              "); the metrics then leave out wall-clock times",
+                          [](auto& c) -> auto& { return c.deterministic; }),
+                   always));
   Setting seed = Entry("seed", SettingType::kCount, "seed of every random choice (sample order)");
   seed.get = [](const TrainConfig& c) { return SettingValue(c.seed); };
   seed.put = [](TrainConfig& c, const SettingValue& v) { c.seed = std::get<uint64_t>(v); };
-  t.push_back(std::move(seed));
+  t.push_back(With(std::move(seed), always, {.identity = "seed", .text = true, .metrics = true}));
   return t;
 }
 
@@ -441,14 +506,137 @@ std::string FormatSetting(const SettingValue& value, bool exact) {
       value);
 }
 
-std::string SettingLines(std::span<const SettingLine> lines, const TrainConfig& config, bool exact,
-                         const std::function<std::string(std::string_view name)>& derived) {
+namespace {
+
+// "a, b and c".
+template <class T, class Name>
+std::string JoinAnd(const std::vector<T>& items, Name name) {
   std::string out;
-  for (const SettingLine& line : lines) {
-    const std::string value = line.key == nullptr
-                                  ? derived(line.name)
-                                  : FormatSetting(FindSetting(line.key).get(config), exact);
-    out.append(line.name).append("=").append(value).append("\n");
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += i + 1 == items.size() ? " and " : ", ";
+    out += name(items[i]);
+  }
+  return out;
+}
+
+template <class T>
+bool Holds(const std::vector<T>& items, T value) {
+  return items.empty() || std::find(items.begin(), items.end(), value) != items.end();
+}
+
+// The models, solvers or backends of `mask` among `group` bits, as a message names them.
+std::string RunsNames(unsigned mask, std::initializer_list<std::pair<unsigned, const char*>> group) {
+  std::vector<const char*> names;
+  for (const auto& [bit, name] : group) {
+    if (mask & bit) names.push_back(name);
+  }
+  return JoinAnd(names, [](const char* n) { return std::string(n); });
+}
+
+std::string JsonValue(const Setting& s, const SettingValue& value) {
+  if (s.type == SettingType::kChoice || s.type == SettingType::kSizes) {
+    return fmt::format("\"{}\"", std::get<std::string>(value));
+  }
+  return FormatSetting(value, false);
+}
+
+}  // namespace
+
+std::string WhyNotApplied(const Setting& s, const TrainConfig& c, int ranks) {
+  const Applies& a = s.applies;
+  const bool across = ranks > 1;
+  if (a.ranks_only && !across) return "it applies across ranks (mpirun); this run is one process";
+  if (a.across_ranks && across) return "";
+  const unsigned model = IsLinear(c.model) ? kLinearModels : kMlpModel;
+  const char* model_name = NameOf<ModelKind>(kModelKinds, c.model);
+  if (!(a.runs & model) || !Holds(a.models, c.model)) {
+    const std::string models =
+        !a.models.empty()
+            ? JoinAnd(a.models, [](ModelKind m) { return std::string(NameOf<ModelKind>(kModelKinds, m)); })
+            : RunsNames(a.runs, {{kLinearModels, "the linear models"}, {kMlpModel, "mlp"}});
+    return fmt::format("it applies to `model` {}; this run's is {}", models, model_name);
+  }
+  const unsigned solver = c.solver == Solver::kSgd  ? kSgdSolver
+                          : c.solver == Solver::kCd ? kCdSolver
+                                                    : kDualCdSolver;
+  if (!(a.runs & solver)) {
+    return fmt::format("it applies to `solver` {}; this run's is {}",
+                       RunsNames(a.runs, {{kSgdSolver, "sgd"}, {kCdSolver, "cd"},
+                                          {kDualCdSolver, "dual-cd"}}),
+                       NameOf<Solver>(kSolvers, c.solver));
+  }
+  const unsigned backend = c.backend == Backend::kCpu ? kCpuBackend : kOffloadBackend;
+  if (!(a.runs & backend)) {
+    return fmt::format("it applies to `backend` {}; this run's is {}",
+                       RunsNames(a.runs, {{kCpuBackend, "cpu"}, {kOffloadBackend, "offload"}}),
+                       NameOf<Backend>(kBackends, c.backend));
+  }
+  if (c.scheme != SchemeKind::kAuto && !Holds(a.schemes, c.scheme)) {
+    return fmt::format("it applies to `scheme` {}{}; this run's is {}",
+                       JoinAnd(a.schemes, [](SchemeKind k) { return std::string(SchemeName(k)); }),
+                       a.across_ranks ? " (and across ranks)" : "", SchemeName(c.scheme));
+  }
+  const OptimizerKind optimizer = ResolvedOptimizer(c);
+  if (!Holds(a.optimizers, optimizer)) {
+    return fmt::format(
+        "it applies to `optimizer` {}; this run's is {}{}",
+        JoinAnd(a.optimizers,
+                [](OptimizerKind k) { return std::string(NameOf<OptimizerKind>(kOptimizerKinds, k)); }),
+        NameOf<OptimizerKind>(kOptimizerKinds, optimizer),
+        c.optimizer.kind == OptimizerKind::kAuto ? fmt::format(" (auto for {})", model_name) : "");
+  }
+  if (!Holds(a.schedules, c.schedule)) {
+    return fmt::format(
+        "it applies to `schedule` {}; this run's is {}",
+        JoinAnd(a.schedules,
+                [](ScheduleKind k) { return std::string(NameOf<ScheduleKind>(kScheduleKinds, k)); }),
+        NameOf<ScheduleKind>(kScheduleKinds, c.schedule));
+  }
+  if (!Holds(a.outer_kinds, c.outer.kind)) {
+    return fmt::format(
+        "it applies to `outer-optimizer` {}; this run's is {}",
+        JoinAnd(a.outer_kinds,
+                [](OuterKind k) { return std::string(NameOf<OuterKind>(kOuterKinds, k)); }),
+        NameOf<OuterKind>(kOuterKinds, c.outer.kind));
+  }
+  return "";
+}
+
+bool DiffersFromDefault(const Setting& s, const TrainConfig& given) {
+  static const TrainConfig defaults;
+  return s.get(given) != s.get(defaults);
+}
+
+std::string IdentityLines(const TrainConfig& c) {
+  std::string out;
+  for (const Setting& s : TrainSettings()) {
+    const SettingRecord& r = s.record;
+    if (r.identity == nullptr || (r.when != nullptr && !r.when(c))) continue;
+    const bool dash = r.dash && !WhyNotApplied(s, c).empty();
+    out += fmt::format("{}={}\n", r.identity, dash ? "-" : FormatSetting(s.get(c), true));
+  }
+  return out;
+}
+
+std::string SettingsTextLines(const TrainConfig& c) {
+  std::string out;
+  for (const Setting& s : TrainSettings()) {
+    const SettingRecord& r = s.record;
+    if (!r.text || (r.when != nullptr && !r.when(c))) continue;
+    std::string name = s.key;
+    std::replace(name.begin(), name.end(), '-', '_');
+    out += fmt::format("{}={}\n", name, FormatSetting(s.get(c), false));
+  }
+  return out;
+}
+
+std::string MetricsFields(const TrainConfig& c) {
+  std::string out;
+  for (const Setting& s : TrainSettings()) {
+    if (!s.record.metrics) continue;
+    std::string name = s.key;
+    std::replace(name.begin(), name.end(), '-', '_');
+    out += fmt::format("\"{}\":{},", name, JsonValue(s, s.get(c)));
   }
   return out;
 }

@@ -32,14 +32,6 @@ void ValidateCoordinateSolver(const TrainConfig& c) {
   if (dual && c.l2 == 0) {
     fail("`solver` dual-cd needs `l2` above 0: the box of the dual is [0, C], C = 1 / (rows l2)");
   }
-  // cd's average merges the workers' scores once per epoch (CoCoA+): it has no period, optimiser
-  // state or outer step, and the other schemes none either.
-  if (c.period != -1 || c.average_state || !c.outer.plain()) {
-    fail(
-        fmt::format("`solver` {} combines the workers' work once per epoch: `period`, "
-                    "`average-state` and `outer-optimizer` are for `solver` sgd",
-                    solver));
-  }
   if (c.batch > 1) {
     fail(fmt::format("`solver` {} steps one {} at a time; `batch` {}", solver,
                      dual ? "sample" : "coordinate", c.batch));
@@ -138,24 +130,12 @@ void ValidatePartitions(const TrainConfig& c) {
   auto fail = [](const std::string& what) { throw SettingError(what); };
   const bool partition = IsModelPartition(c.scheme);
   const std::string scheme(NameOf<SchemeKind>(kSchemeKinds, c.scheme));
-  if (c.micro_batches != 0 && c.scheme != SchemeKind::kPipeline) {
-    fail("`micro-batches` cuts the minibatches of `scheme` pipeline");
-  }
-  if (c.skeleton_ratio != -1 && c.scheme != SchemeKind::kSubnet) {
-    fail("`skeleton-ratio` is the shared part of `scheme` subnet's network");
-  }
   if (!partition) return;
   if (c.average_state) {
     fail(fmt::format("`average-state` with `scheme` {}: {}", scheme,
                      c.scheme == SchemeKind::kSubnet
                          ? "the optimiser state of every unit is reassembled with its weights"
                          : "one optimiser state, of the one model"));
-  }
-  if (c.period != -1 && c.scheme != SchemeKind::kSubnet) {
-    fail(
-        fmt::format("`period` with `scheme` {}: its workers meet at every layer of every "
-                    "minibatch",
-                    scheme));
   }
 }
 
@@ -185,18 +165,21 @@ void ValidateOptimalSchedule(const TrainConfig& c, int ranks) {
   }
 }
 
-// The outer optimiser's lines; none for the plain average.
-std::string OuterSettings(const TrainConfig& c) {
-  if (c.outer.plain()) return "";
-  static constexpr SettingLine kLines[] = {{"outer_optimizer", "outer-optimizer"},
-                                           {"outer_learning_rate", "outer-learning-rate"},
-                                           {"outer_momentum", "outer-momentum"}};
-  return SettingLines(kLines, c, true, nullptr);
+
+// A setting the user gave that the run would ignore (Setting::applies), refused by name.
+void ValidateApplied(const TrainConfig& c, int ranks, const GivenSetting& given) {
+  for (const Setting& s : TrainSettings()) {
+    if (!(given ? given(s) : DiffersFromDefault(s, c))) continue;
+    const std::string why = WhyNotApplied(s, c, ranks);
+    if (why.empty()) continue;
+    const std::string value = s.is_switch() ? "" : " " + SettingText(s, s.get(c));
+    throw SettingError(fmt::format("`{}`{} would be ignored: {}", s.key, value, why));
+  }
 }
 
 }  // namespace
 
-void ValidateConfig(const TrainConfig& c, int ranks) {
+void ValidateConfig(const TrainConfig& c, int ranks, const GivenSetting& given) {
   // Each setting's own range (config/settings.hpp), then the rules between settings.
   for (const Setting& s : TrainSettings()) CheckSetting(s, s.get(c));
   auto fail = [](const std::string& what) { throw SettingError(what); };
@@ -206,9 +189,6 @@ void ValidateConfig(const TrainConfig& c, int ranks) {
         "`backend` offload trains the linear models (logistic, hinge, squared, softmax); the "
         "mlp runs on the cpu backend");
   }
-  if (c.backend != Backend::kOffload && c.require_gpu) {
-    fail("`require-gpu` needs `backend` offload");
-  }
   if (c.bias == Bias::kOff && !IsLinear(c.model)) {
     fail("`bias` off applies to the linear models; an mlp's layers keep their biases");
   }
@@ -217,33 +197,23 @@ void ValidateConfig(const TrainConfig& c, int ranks) {
   }
   if (c.solver != Solver::kSgd) ValidateCoordinateSolver(c);
   ValidatePartitions(c);
-  const OuterConfig& outer = c.outer;
   if (ranks > 1) {
     ValidateRanks(c);
-  } else if (!outer.plain() && c.scheme != SchemeKind::kAverage) {
-    fail(
-        fmt::format("`outer-optimizer` {} `outer-learning-rate` {}: the outer step acts on the "
-                    "replicas' average, so it needs `scheme` average (gossip takes no average)",
-                    NameOf<OuterKind>(kOuterKinds, outer.kind), outer.learning_rate));
+  } else if (!c.outer.plain() && c.scheme != SchemeKind::kAverage) {
+    fail(fmt::format("`outer-optimizer` {} `outer-learning-rate` {}: the outer step acts on the "
+                     "replicas' average, so it needs `scheme` average (gossip takes no average)",
+                     NameOf<OuterKind>(kOuterKinds, c.outer.kind), c.outer.learning_rate));
   }
   if (c.schedule == ScheduleKind::kOptimal) ValidateOptimalSchedule(c, ranks);
   if (c.schedule == ScheduleKind::kGeometric && c.decay > 1) {
     fail(fmt::format("`decay` for the geometric schedule is a factor per epoch in (0, 1], got {}",
                      c.decay));
   }
+  ValidateApplied(c, ranks, given);
 }
 
-std::string AddedSettings(const TrainConfig& c) {
-  std::string out;
-  // The partitions' own settings (written resolved, so never "auto").
-  if (c.scheme == SchemeKind::kPipeline) out += fmt::format("micro_batches={}\n", c.micro_batches);
-  if (c.scheme == SchemeKind::kSubnet) {
-    out += "skeleton_ratio=" + FormatSetting(FindSetting("skeleton-ratio").get(c), true) + "\n";
-  }
-  if (c.bias == Bias::kOff) out += "bias=off\n";
-  if (c.solver != Solver::kSgd)
-    out += fmt::format("solver={}\n", NameOf<Solver>(kSolvers, c.solver));
-  return out + OuterSettings(c);
+bool CheckedConfig::Given(const Setting& setting) const {
+  return given_ ? given_(setting) : DiffersFromDefault(setting, config_);
 }
 
 }  // namespace parsgd

@@ -11,12 +11,13 @@
 #include <vector>
 
 #include "model/linear/linear_settings.hpp"
-#include "model/mlp/partition/subnet_deal.hpp"
+#include "model/mlp/partition/partitions.hpp"
 #include "offload/offload_learner.hpp"
 #include "parsgd/config/settings.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/memory_limit.hpp"
 #include "scheme_choice.hpp"
+#include "scheme/replica_settings.hpp"
 
 namespace parsgd {
 namespace {
@@ -40,15 +41,6 @@ int AutoBatch(const TrainConfig& config) {
   return config.scheme == SchemeKind::kSync ? 256 : IsReplicaScheme(config.scheme) ? 32 : 1;
 }
 
-// Default period of the replica schemes: 10 minibatches (experiment 3 of docs/experiments.md: on
-// convex models the period barely moves convergence, on the MLP a short one helps). Per-sample
-// replicas (--batch 1) would then combine every 10 samples, where the two fork-joins of each
-// combining step cost more than the training between them (0.14x the samples/s of one Hogwild!
-// worker on the RCV1-shaped set, bench/README.md): they combine 10 times per epoch instead.
-int AutoPeriod(const TrainConfig& config, uint64_t rows, int workers) {
-  if (!IsReplicaScheme(config.scheme) || config.batch != 1) return 10;
-  return static_cast<int>(std::min<uint64_t>(PerSampleReplicaPeriod(rows, workers), 1 << 30));
-}
 
 // The coordinate-descent solvers' default stopping rules and cap. The dual solver stops at a
 // relative duality gap (which bounds the primal's own distance to the optimum) of 1e-5 for the
@@ -62,9 +54,6 @@ constexpr double kSmoothDualGapTol = 1e-5;
 constexpr double kPrimalCdTol = 1e-6;
 constexpr int kCoordinateEpochs = 1000;
 
-OptimizerKind AutoOptimizer(ModelKind model) {
-  return model == ModelKind::kMlp ? OptimizerKind::kMomentum : OptimizerKind::kSgd;
-}
 
 double DefaultDecay(ScheduleKind kind) { return kind == ScheduleKind::kGeometric ? 0.9 : 1.0; }
 
@@ -245,44 +234,6 @@ SchemeChoice RankZeroScheme(const TrainConfig& given, const Dataset& train, cons
   return choice;
 }
 
-// The MLP's model partitions: how many workers the network has parts for, the sample order's
-// shards, and each scheme's own setting. pipeline: a stage a worker, at most a layer a stage, every
-// worker on the same minibatches, 4 micro-batches a stage (GPipe's bubble (K-1)/(M+K-1) under a
-// fifth), at most a sample each; vertical: a slice of every layer's units a worker, at least a unit
-// each (the output layer's classes included); subnet: every worker its own samples, its subnet at
-// least one unit a hidden layer.
-void ResolvePartition(TrainConfig& config, ResolvedSettings& r) {
-  const std::vector<int>& hidden = config.hidden;
-  if (config.scheme == SchemeKind::kPipeline) {
-    r.workers = std::min<int>(r.workers, static_cast<int>(hidden.size()) + 1);
-    r.shards = 1;
-    r.micro_batches =
-        config.micro_batches > 0 ? config.micro_batches : std::min(r.batch, 4 * r.workers);
-    if (r.micro_batches > r.batch) {
-      throw SettingError(fmt::format("`micro-batches` {}: more than the `batch` {} has samples",
-                                     r.micro_batches, r.batch));
-    }
-    config.micro_batches = r.micro_batches;
-  } else if (config.scheme == SchemeKind::kVertical) {
-    int narrowest = r.outputs;
-    for (int units : hidden) narrowest = std::min(narrowest, units);
-    r.workers = std::min(r.workers, narrowest);
-    r.shards = 1;
-  } else {
-    r.skeleton_ratio = config.skeleton_ratio >= 0 ? config.skeleton_ratio : 0.25;
-    config.skeleton_ratio = r.skeleton_ratio;
-    for (int units : hidden) {
-      const int skeleton = SkeletonUnits(units, r.skeleton_ratio);
-      if (skeleton + (units - skeleton) / r.workers == 0) {
-        throw SettingError(fmt::format(
-            "`skeleton-ratio` {}: a hidden layer of {} units over {} workers leaves some worker's "
-            "subnetwork without a unit there; raise it, or give fewer `threads`",
-            r.skeleton_ratio, units, r.workers));
-      }
-    }
-  }
-}
-
 // The settings each rank resolves alone (`rows`: every rank's together): the optimiser, the memory
 // checks, the scheme, the device, the minibatch, the workers, the period, decay and epochs.
 void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets& targets,
@@ -291,8 +242,7 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
   TrainConfig& config = out.config;
   ResolvedSettings& r = out.settings;
   config = given;
-  if (config.optimizer.kind == OptimizerKind::kAuto)
-    config.optimizer.kind = AutoOptimizer(config.model);
+  config.optimizer.kind = ResolvedOptimizer(config);
   r.optimizer = config.optimizer.kind;
   r.threads = executor.threads();
   r.outputs = IsBinary(config.model) ? 1 : targets.classes;
@@ -339,7 +289,7 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
         "of its {} workers (at least {})",
         r.batch, ranks, r.workers, ranks * r.workers));
   }
-  r.period = config.period >= 0 ? config.period : AutoPeriod(config, train.rows(), r.workers);
+  r.period = config.period >= 0 ? config.period : AutoReplicaPeriod(config, train.rows(), r.workers);
   config.period = r.period;
   r.decay = config.decay > 0 ? config.decay : DefaultDecay(config.schedule);
   r.epochs_auto = config.epochs == 0;

@@ -45,8 +45,7 @@ SchemeChoice ChooseScheme(const TrainConfig& c, int threads, double round_trip_n
   if (threads <= 1) return {SchemeKind::kSequential, "one thread"};
   if (!IsLinear(c.model)) {
     return {SchemeKind::kAverage,
-            "mlp: every minibatch writes every weight; replicas share nothing "
-            "between averages"};
+            "mlp: a minibatch writes every weight, replicas share nothing between averages"};
   }
   if (c.batch > 1) {
     if (c.deterministic) {
@@ -56,9 +55,8 @@ SchemeChoice ChooseScheme(const TrainConfig& c, int threads, double round_trip_n
     if (round_trip_ns >= 0 && round_trip_ns <= kNearRoundTripNs &&
         c.batch >= kSyncShare * threads) {
       return {SchemeKind::kSync,
-              fmt::format("--batch {}: each minibatch spread over the workers, whose cores are "
-                          "{:.0f} ns apart: near",
-                          c.batch, round_trip_ns)};
+              fmt::format("--batch {} over workers {:.0f} ns apart: near", c.batch,
+                          round_trip_ns)};
     }
     const std::string why =
         c.batch < kSyncShare * threads
@@ -71,33 +69,26 @@ SchemeChoice ChooseScheme(const TrainConfig& c, int threads, double round_trip_n
   if (c.deterministic) return {SchemeKind::kSequential, "--deterministic, per-sample updates"};
   if (replica_work >= kReplicaWork) {
     return {SchemeKind::kAverage,
-            fmt::format("per-sample replicas: a period holds {:.0f} nonzeros per feature",
-                        replica_work),
+            fmt::format("per-sample replicas, {:.0f} nonzeros a feature a period", replica_work),
             1};
   }
   if (round_trip_ns >= 0 && round_trip_ns <= kNearRoundTripNs) {
     return {
         SchemeKind::kHogwild,
-        fmt::format("a cache line's round trip between threads is {:.0f} ns: near", round_trip_ns)};
+        fmt::format("threads {:.0f} ns apart: near", round_trip_ns)};
   }
   const std::string trip = round_trip_ns < 0
                                ? std::string("the threads' round trip could not be measured")
                                : fmt::format("threads {:.0f} ns apart", round_trip_ns);
   if (write_lines >= kSpreadWriteLines) {
     return {SchemeKind::kHogwild,
-            fmt::format("{}, but the writes spread over {:.0f} cache lines: rarely shared", trip,
-                        write_lines)};
+            fmt::format("{}, writes spread over {:.0f} cache lines", trip, write_lines)};
   }
   return {SchemeKind::kSequential,
-          fmt::format("{} and the writes concentrated on {:.0f} cache lines: a second worker "
-                      "would cost more than it gains",
-                      trip, std::max(write_lines, 0.0))};
+          fmt::format("{}, writes on {:.0f} cache lines: one worker is faster", trip,
+                      std::max(write_lines, 0.0))};
 }
 
-uint64_t PerSampleReplicaPeriod(uint64_t rows, int workers) {
-  const uint64_t shard = (rows + workers - 1) / workers;
-  return std::max<uint64_t>((shard + 9) / 10, 1);
-}
 
 double ReplicaWork(const Dataset& data, int workers) {
   if (data.rows() == 0) return 0;

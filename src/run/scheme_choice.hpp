@@ -39,6 +39,7 @@
 
 #include "parsgd/config/train_config.hpp"
 #include "parsgd/exec/executor.hpp"
+#include "scheme/replica_settings.hpp"
 
 namespace parsgd {
 
@@ -64,9 +65,6 @@ bool NeedsRoundTrip(const TrainConfig& config, int threads);
 SchemeChoice ChooseScheme(const TrainConfig& config, int threads, double round_trip_ns,
                           double write_lines, double replica_work = -1);
 
-// The automatic period of per-sample replicas (--batch 1): a tenth of a worker's shard, rounded up
-// (the trainer's --period auto, and the period ReplicaWork counts).
-uint64_t PerSampleReplicaPeriod(uint64_t rows, int workers);
 
 // The nonzeros of one worker's automatic per-sample period per feature of the model (features + 1,
 // the bias counted as one).

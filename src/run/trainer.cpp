@@ -21,7 +21,9 @@
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/float_env.hpp"
 #include "parsgd/util/rng.hpp"
+#include "model/mlp/partition/partitions.hpp"
 #include "ranks_combiner.hpp"
+#include "scheme/replica_settings.hpp"
 #include "resolve.hpp"
 #include "util/xxhash64.hpp"
 
@@ -89,6 +91,20 @@ SettingError Diverged(const EpochReport& report, double eta0) {
       report.progressive_loss, eta0));
 }
 
+// A setting the user gave that the scheme auto chose would ignore (ValidateConfig judged every
+// other dimension before the scheme was known).
+void RefuseIgnored(const CheckedConfig& checked, const Resolution& r, int ranks) {
+  const TrainConfig& given = checked.config();
+  for (const Setting& s : TrainSettings()) {
+    if (!checked.Given(s)) continue;
+    const std::string why = WhyNotApplied(s, r.config, ranks);
+    if (why.empty()) continue;
+    const std::string value = s.is_switch() ? "" : " " + SettingText(s, s.get(given));
+    throw SettingError(fmt::format("`{}`{} would be ignored: {} (`scheme` auto chose it: {})",
+                                   s.key, value, why, r.settings.scheme_reason));
+  }
+}
+
 }  // namespace
 
 struct Trainer::State {
@@ -112,16 +128,25 @@ struct Trainer::State {
   State(const Dataset& tr, const Dataset* te, Executor& ex) : train(tr), test(te), executor(ex) {}
 };
 
-Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* test,
+Trainer::Trainer(const TrainConfig& config, const Dataset& train, const Dataset* test,
+                 Executor& executor, Communicator* comm)
+    : Trainer(CheckedConfig(config, comm != nullptr ? comm->size() : 1), train, test, executor,
+              comm) {}
+
+Trainer::Trainer(const CheckedConfig& checked, const Dataset& train, const Dataset* test,
                  Executor& executor, Communicator* comm)
     : state_(std::make_unique<State>(train, test, executor)) {
   State& s = *state_;
   if (comm != nullptr) s.comm = comm;
   Communicator& ranks = *s.comm;
   const bool shared = ranks.size() > 1;
+  const TrainConfig& given = checked.config();
+  if (checked.ranks() != ranks.size()) {
+    throw Error(fmt::format("Trainer: the settings were checked for {} ranks; the run has {}",
+                            checked.ranks(), ranks.size()));
+  }
   // Every step that may fail on one rank alone is agreed on before the next collective one.
   ranks.AgreeOn([&] {
-    ValidateConfig(given, ranks.size());
     if (train.rows() > 0) return;
     if (!shared) throw Error(train.source() + ": no training rows");
     throw Error(
@@ -136,6 +161,9 @@ Trainer::Trainer(const TrainConfig& given, const Dataset& train, const Dataset* 
 
   Resolution r = Resolve(given, train, s.train_targets, executor, ranks);
   const TrainConfig& config = r.config;
+  if (given.scheme == SchemeKind::kAuto) {
+    ranks.AgreeOn([&] { RefuseIgnored(checked, r, ranks.size()); });
+  }
   // Across ranks the outer optimiser acts on the ranks' average (RanksCombiner), not inside a rank.
   TrainConfig inside = config;
   if (shared) inside.outer = OuterConfig{};
@@ -311,40 +339,32 @@ void Trainer::Restore(const TrainingState& state) {
 }
 
 std::string Trainer::RunIdentity() const {
-  // The order checkpoints have written since their first format: a checkpoint is compared line by
-  // line, so never rename or reorder these; a new setting goes at the end, written only where it
-  // differs from the behaviour before it existed (AddedSettings).
-  static constexpr SettingLine kLines[] = {
-      {"model", "model"},         {"scheme", "scheme"},
-      {"order", "order"},         {"backend", "backend"},
-      {"workers", nullptr},       {"epochs", "epochs"},
-      {"eta0", "learning-rate"},  {"schedule", "schedule"},
-      {"decay", "decay"},         {"l2", "l2"},
-      {"normalize", "normalize"}, {"optimizer", "optimizer"},
-      {"momentum", "momentum"},   {"rho", "rho"},
-      {"beta1", "beta1"},         {"beta2", "beta2"},
-      {"epsilon", "epsilon"},     {"batch", "batch"},
-      {"period", "period"},       {"average_state", "average-state"},
-      {"hidden", nullptr},        {"mlp_backend", nullptr},
-      {"seed", "seed"},           {"outputs", nullptr},
-      {"features", nullptr}};
+  // Its version first; then every setting that shapes the run, as the settings table records it
+  // (SettingRecord: a checkpoint is compared key by key, so a setting added later is written only
+  // where it differs from the behaviour before it existed), and what the run derived.
   const State& s = *state_;
-  const TrainConfig& c = s.config;
   const ResolvedSettings& r = s.settings;
-  auto derived = [&](std::string_view name) -> std::string {
-    if (name == "workers") return std::to_string(r.workers);
-    if (name == "outputs") return std::to_string(r.outputs);
-    if (name == "features") return std::to_string(r.features);
-    // The MLP's shape and engine; "-" for the linear models, which have neither.
-    if (c.model != ModelKind::kMlp) return "-";
-    return FormatSetting(FindSetting(name == "hidden" ? "hidden" : "mlp-backend").get(c), true);
-  };
-  std::string ranks;
+  std::string out = fmt::format("identity={}\n", kIdentityVersion) + IdentityLines(s.config) +
+                    fmt::format("workers={}\noutputs={}\nfeatures={}\n", r.workers, r.outputs,
+                                r.features);
   if (r.ranks > 1) {
-    ranks = fmt::format("ranks={}\nranks_scheme={}\nranks_period={}\n", r.ranks,
-                        NameOf<RanksScheme>(kRanksSchemes, c.ranks_scheme), r.ranks_period);
+    out += fmt::format("ranks={}\nranks_scheme={}\nranks_period={}\n", r.ranks,
+                       NameOf<RanksScheme>(kRanksSchemes, s.config.ranks_scheme), r.ranks_period);
   }
-  return SettingLines(kLines, c, true, derived) + AddedSettings(c) + ranks;
+  return out;
+}
+
+std::string Trainer::SchemeDetails() const {
+  const State& s = *state_;
+  switch (SchemeOf(s.settings.scheme).family) {
+    case SchemeFamily::kReplica:
+      // Across ranks the outer optimiser acts on the ranks' average (the ranks' line says it).
+      return DescribeReplicas(s.config, s.settings, s.settings.ranks == 1);
+    case SchemeFamily::kPartition:
+      return DescribePartition(s.settings);
+    default:
+      return "";
+  }
 }
 
 std::string Trainer::DataIdentity() const {

@@ -60,6 +60,32 @@ struct SettingWord {
   double value;
 };
 
+// Where a setting applies: the runs whose training it changes. A setting given for a run outside
+// them would be ignored; ValidateConfig refuses it by name instead.
+struct Applies {
+  unsigned runs = ~0u;                    // its models, solvers and backends (SchemeRuns bits)
+  std::vector<ModelKind> models;          // empty: every model `runs` names
+  std::vector<SchemeKind> schemes;        // empty: every scheme
+  std::vector<OptimizerKind> optimizers;  // empty: every optimiser (as auto resolves it)
+  std::vector<ScheduleKind> schedules;    // empty: every schedule
+  std::vector<OuterKind> outer_kinds;     // empty: every outer optimiser
+  bool ranks_only = false;                // only in a run across ranks (mpirun)
+  bool across_ranks = false;              // also in every run across ranks, whatever its scheme
+};
+
+// How a setting is recorded in what a run writes: the run identity (a checkpoint's: what a resumed
+// run must match), the model file's settings text (for people and `parsgd info`) and every epoch's
+// metrics line. The text and the metrics name it by its key with '_' for '-'.
+struct SettingRecord {
+  const char* identity = nullptr;  // its name in the run identity; null: not part of it
+  // Recorded (identity and text) only where this holds: a setting added after the identity's
+  // first version writes only what differs from the behaviour before it existed. Null: always.
+  bool (*when)(const TrainConfig&) = nullptr;
+  bool dash = false;     // the identity writes "-" where the setting does not apply
+  bool text = false;     // in the settings text
+  bool metrics = false;  // in the metrics line
+};
+
 struct Setting {
   std::string key;  // "learning-rate"
   SettingType type = SettingType::kInt;
@@ -70,6 +96,8 @@ struct Setting {
   std::vector<std::pair<std::string, std::string>> choices;  // kChoice: each name and its help
   std::function<SettingValue(const TrainConfig&)> get;
   std::function<void(TrainConfig&, const SettingValue&)> put;  // a value CheckSetting accepts
+  Applies applies;
+  SettingRecord record;
 
   bool is_switch() const { return type == SettingType::kSwitch; }
   // Whether a value may hold a comma (sizes): `compare`'s axes then repeat the flag instead.
@@ -101,15 +129,21 @@ std::string SettingText(const Setting& setting, const SettingValue& value);
 // identity's form, which checkpoints compare line by line).
 std::string FormatSetting(const SettingValue& value, bool exact);
 
-// "name=value" lines, as the run identity and the model file's settings text write a config: one
-// line per entry, the setting `key`'s value formatted by FormatSetting(value, exact), or for an
-// entry without a key (a value the run derived: workers, outputs) whatever `derived(name)` returns.
-struct SettingLine {
-  const char* name;
-  const char* key;  // null: derived
-};
-std::string SettingLines(std::span<const SettingLine> lines, const TrainConfig& config, bool exact,
-                         const std::function<std::string(std::string_view name)>& derived);
+// Why `setting` does not apply to the run of `config` over `ranks` processes ("`momentum` applies
+// to `optimizer` momentum and nesterov; this run's is sgd"); empty where it applies. An optimizer
+// auto is taken as it resolves for the model; a scheme auto is not judged (the trainer judges the
+// scheme it resolves to).
+std::string WhyNotApplied(const Setting& setting, const TrainConfig& config, int ranks = 1);
+
+// Whether a setting of `given` was given: set to other than its default (TrainConfig{}).
+bool DiffersFromDefault(const Setting& setting, const TrainConfig& given);
+
+// The records of a config, one "name=value" line each, in the table's order (SettingRecord): the
+// run identity's (values exact, to 17 digits), the settings text's, and the metrics line's JSON
+// fields (`"name":value,` each).
+std::string IdentityLines(const TrainConfig& config);
+std::string SettingsTextLines(const TrainConfig& config);
+std::string MetricsFields(const TrainConfig& config);
 
 // The value's kind and words for the help text: "N|auto", "X", "NAME", "SIZES"; empty for a switch.
 std::string ValueName(const Setting& setting);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -118,17 +119,47 @@ struct TrainConfig {
   uint64_t seed = 1;
 };
 
-// Throws SettingError (config/settings.hpp), naming the settings by key, for a value out of its
-// setting's range or settings that cannot work together (no data needed), in a run of `ranks`
-// processes (comm/communicator.hpp; more than one: what the ranks can combine, and the outer
-// optimiser acting on the ranks' average rather than the replicas').
-void ValidateConfig(const TrainConfig& config, int ranks = 1);
+// The optimiser a run takes: config.optimizer.kind, or for auto momentum on the MLP (its weights
+// are dense) and sgd on the linear models.
+inline OptimizerKind ResolvedOptimizer(const TrainConfig& config) {
+  if (config.optimizer.kind != OptimizerKind::kAuto) return config.optimizer.kind;
+  return config.model == ModelKind::kMlp ? OptimizerKind::kMomentum : OptimizerKind::kSgd;
+}
 
-// The lines of the settings added after the run identity's format was fixed, each written only
-// where it differs from the behaviour before it existed ("bias=off", "solver=...", the outer
-// optimiser's three lines), so that the identity and settings text of every earlier kind of run
-// read as they always did.
-std::string AddedSettings(const TrainConfig& config);
+struct Setting;
+// Whether the user gave a setting (the command line: its flag; elsewhere: a value other than its
+// default).
+using GivenSetting = std::function<bool(const Setting&)>;
+
+// Throws SettingError (config/settings.hpp), naming the settings by key, for a value out of its
+// setting's range or settings that cannot work together, in a run of `ranks` processes
+// (comm/communicator.hpp; more than one: what the ranks can combine, and the outer optimiser
+// acting on the ranks' average rather than the replicas'), or for a setting the user gave that
+// the run would ignore (Setting::applies; a scheme auto is judged once the trainer resolves it).
+// `given` says what the user gave (the command line: the flags given); null: every setting set to
+// other than its default. No data needed.
+void ValidateConfig(const TrainConfig& config, int ranks = 1, const GivenSetting& given = nullptr);
+
+// A config that passed ValidateConfig for `ranks` processes, with the settings the user gave: the
+// trainer's input (run/trainer.hpp), checked once, where the front end reads its settings.
+class CheckedConfig {
+ public:
+  // Throws ValidateConfig's SettingError.
+  explicit CheckedConfig(const TrainConfig& config, int ranks = 1, GivenSetting given = nullptr)
+      : config_(config), ranks_(ranks), given_(std::move(given)) {
+    ValidateConfig(config_, ranks_, given_);
+  }
+  CheckedConfig(const CheckedConfig&) = default;
+  const TrainConfig& config() const { return config_; }
+  int ranks() const { return ranks_; }
+  // What the user gave (null: every setting set to other than its default).
+  bool Given(const Setting& setting) const;
+
+ private:
+  TrainConfig config_;
+  int ranks_;
+  GivenSetting given_;
+};
 
 // The settings a run actually uses once the automatic ones are derived from the data.
 struct ResolvedSettings {

@@ -22,6 +22,11 @@
 
 namespace parsgd {
 
+// The run identity's format (Trainer::RunIdentity): 1 had no version line; 2 opens with
+// "identity=2" and writes the settings as the settings table records them, the same lines as 1
+// for every run 1 could describe, so that a checkpoint of either is compared key by key.
+inline constexpr int kIdentityVersion = 2;
+
 class Trainer {
  public:
   // Checks the config and the labels (throws parsgd::Error before any training), derives the
@@ -37,6 +42,11 @@ class Trainer {
   // derived from the data and DataIdentity are those of every rank's data together, and an error on
   // one rank is thrown on every rank (AgreedError). Snapshot and Restore stay per rank: after an
   // epoch every rank holds the same state.
+  // The settings come checked (CheckedConfig, config/train_config.hpp), for as many ranks as `comm`
+  // has; with the settings the user gave, one that the scheme auto resolves to would ignore is
+  // refused (SettingError). The second form checks `config` itself.
+  Trainer(const CheckedConfig& config, const Dataset& train, const Dataset* test,
+          Executor& executor, Communicator* comm = nullptr);
   Trainer(const TrainConfig& config, const Dataset& train, const Dataset* test, Executor& executor,
           Communicator* comm = nullptr);
   ~Trainer();
@@ -78,6 +88,10 @@ class Trainer {
   // What a snapshot may only be restored into: the resolved settings that shape the run, one
   // "key=value" line each, and the training data's shape and checksum.
   std::string RunIdentity() const;
+  // The scheme's own settings as the setup line says them (" (period 10) (state averaged)",
+  // " (3 stages, 12 micro-batches a minibatch)"), from the scheme family that owns them; empty
+  // where the scheme has none.
+  std::string SchemeDetails() const;
   std::string DataIdentity() const;
   // The model being trained: model() for the linear kinds, mlp_model() for mlp (each throws
   // parsgd::Error if called for the other family).

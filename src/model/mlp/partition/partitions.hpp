@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "model/mlp/mlp_runner.hpp"
@@ -53,6 +54,14 @@ inline constexpr PartitionRunner kPartitionRunners[] = {
     {SchemeKind::kVertical, MakeVerticalRunner},
     {SchemeKind::kSubnet, MakeSubnetRunner},
 };
+
+// The partitions' own settings, resolved: how many workers the network has parts for (r.workers,
+// given the threads'), the sample order's shards, and each scheme's own setting (the pipeline's
+// micro-batches, the subnet's skeleton ratio), written to `config` and `r`. Throws SettingError
+// where they cannot work.
+void ResolvePartition(TrainConfig& config, ResolvedSettings& r);
+// " (3 stages, 12 micro-batches a minibatch)": the setup's words for them.
+std::string DescribePartition(const ResolvedSettings& settings);
 
 // The runner of config.scheme, a partition; throws parsgd::Error for any other scheme.
 std::unique_ptr<MlpRunner> MakePartitionRunner(const TrainConfig& config,

@@ -1,0 +1,36 @@
+#include "replica_settings.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace parsgd {
+
+uint64_t PerSampleReplicaPeriod(uint64_t rows, int workers) {
+  const uint64_t shard = (rows + workers - 1) / workers;
+  return std::max<uint64_t>((shard + 9) / 10, 1);
+}
+
+// Default period of the replica schemes: 10 minibatches (experiment 3 of docs/experiments.md: on
+// convex models the period barely moves convergence, on the MLP a short one helps). Per-sample
+// replicas (--batch 1) would then combine every 10 samples, where the two fork-joins of each
+// combining step cost more than the training between them (0.14x the samples/s of one Hogwild!
+// worker on the RCV1-shaped set, bench/README.md): they combine 10 times per epoch instead.
+int AutoReplicaPeriod(const TrainConfig& config, uint64_t rows, int workers) {
+  if (!IsReplicaScheme(config.scheme) || config.batch != 1) return 10;
+  return static_cast<int>(std::min<uint64_t>(PerSampleReplicaPeriod(rows, workers), 1 << 30));
+}
+
+std::string DescribeReplicas(const TrainConfig& c, const ResolvedSettings& s, bool outer) {
+  std::string out = s.period > 0 ? fmt::format(" (period {})", s.period) : " (period epoch)";
+  if (c.average_state) out += s.scheme == SchemeKind::kGossip ? " (state mixed)" : " (state averaged)";
+  if (outer && !c.outer.plain()) {
+    out += fmt::format(
+        " (outer {}, rate {}{})", NameOf<OuterKind>(kOuterKinds, c.outer.kind),
+        c.outer.learning_rate,
+        c.outer.kind == OuterKind::kSgd ? "" : fmt::format(", momentum {}", c.outer.momentum));
+  }
+  return out;
+}
+
+}  // namespace parsgd
