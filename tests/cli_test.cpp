@@ -19,6 +19,7 @@ namespace parsgd {
 namespace {
 
 using testing::RunCli;
+using testing::RunShell;
 using testing::TempDir;
 using testing::Contains;
 using testing::Lines;
@@ -325,6 +326,65 @@ TEST_F(Cli, DeterministicRunsRepeatByteForByte) {
   ASSERT_EQ(RunCli(base + "--threads 1 --save " + dir_.File("t1.bin")).status, 0);
   ASSERT_EQ(RunCli(base + "--threads 2 --save " + dir_.File("t2.bin")).status, 0);
   EXPECT_EQ(testing::ReadFile(dir_.File("t1.bin")), testing::ReadFile(dir_.File("t2.bin")));
+}
+
+// A setting the run would ignore is refused by name, before any data is read, with the setting
+// that decides it: the settings table's applies, and the data flags of the other formats.
+TEST_F(Cli, SettingsTheRunWouldIgnoreAreRefusedByName) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"--hidden 32", "--hidden 32 would be ignored: it applies to --model mlp; this run's is "
+                      "logistic"},
+      {"--solver dual-cd --bias off --learning-rate 0.1",
+       "--learning-rate 0.1 would be ignored: it applies to --solver sgd; this run's is dual-cd"},
+      {"--solver dual-cd --bias off --schedule constant", "--schedule constant would be ignored"},
+      {"--solver cd --order random", "--order random would be ignored"},
+      {"--momentum 0.5", "it applies to --optimizer momentum and nesterov; this run's is sgd "
+                         "(auto for logistic)"},
+      {"--scheme hogwild --period 5",
+       "--period 5 would be ignored: it applies to --scheme average, gossip and subnet; this "
+       "run's is hogwild"},
+      {"--scheme hogwild --average-state", "--average-state would be ignored"},
+      {"--optimizer adam --rho 0.9", "--rho 0.9 would be ignored: it applies to --optimizer "
+                                     "rmsprop"},
+      {"--ranks-period 5", "it applies across ranks (mpirun); this run is one process"},
+      {"--label-column 0", "--label-column would be ignored: it reads CSV text"},
+      {"--zero-based yes --format csv", "--zero-based would be ignored: it reads LIBSVM text"},
+      {"--checkpoint-every 2", "--checkpoint-every would be ignored"},
+  };
+  for (const auto& [flags, message] : cases) {
+    const auto r = RunCli("train --train " + train_ + " --epochs 1 " + flags);
+    EXPECT_EQ(r.status, 2) << flags << ": " << r.output;
+    EXPECT_TRUE(Contains(r.output, message)) << flags << ": " << r.output;
+  }
+  // Where it applies, the same flag is taken; a flag at the value auto resolves to counts too.
+  EXPECT_EQ(RunCli("train --train " + train_ + " --epochs 1 --optimizer momentum --momentum 0.5")
+                .status,
+            0);
+  EXPECT_EQ(RunCli("train --train " + train_ + " --epochs 1 --optimizer sgd --momentum 0.9")
+                .status,
+            2);
+  // A scheme auto chose is judged once chosen (one thread: sequential).
+  const auto chosen = RunCli("train --train " + train_ + " --epochs 1 --threads 1 --period 5");
+  EXPECT_EQ(chosen.status, 1) << chosen.output;
+  EXPECT_TRUE(Contains(chosen.output, "--period 5 would be ignored")) << chosen.output;
+  EXPECT_TRUE(Contains(chosen.output, "(--scheme auto chose it: one thread)")) << chosen.output;
+}
+
+// The help is wrapped to the terminal's width; `parsgd help COMMAND` is the command's help; a
+// mistyped command is answered with the closest one.
+TEST_F(Cli, HelpIsWrappedAndReachedEitherWay) {
+  const auto wide = RunShell("COLUMNS=72 " + std::string(PARSGD_CLI_PATH) + " train --help");
+  ASSERT_EQ(wide.status, 0);
+  for (const std::string& line : Lines(wide.output)) EXPECT_LE(line.size(), 72u) << line;
+  const auto help = RunShell("COLUMNS=72 " + std::string(PARSGD_CLI_PATH) + " help train");
+  EXPECT_EQ(help.status, 0);
+  EXPECT_EQ(help.output, wide.output);
+  EXPECT_TRUE(Contains(help.output, "--scheme NAME")) << help.output;
+  const auto typo = RunCli("trian --train " + train_);
+  EXPECT_EQ(typo.status, 2);
+  EXPECT_TRUE(Contains(typo.output, "unknown command 'trian' (did you mean train?)"))
+      << typo.output;
+  EXPECT_FALSE(Contains(RunCli("xyzzy").output, "did you mean"));
 }
 
 TEST_F(Cli, DeterministicIsRefusedWhereTimingDecides) {

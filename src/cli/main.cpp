@@ -10,6 +10,7 @@
 #include "interrupt.hpp"
 #include "options.hpp"
 #include "parsgd/comm/process.hpp"
+#include "parsgd/util/edit_distance.hpp"
 
 namespace {
 
@@ -32,7 +33,8 @@ constexpr Command kCommands[] = {
 
 void PrintUsage(std::FILE* to) {
   std::fprintf(to,
-               "usage: parsgd COMMAND [options]   (parsgd COMMAND --help for its options)\n\n"
+               "usage: parsgd COMMAND [options]   (parsgd help COMMAND, or parsgd COMMAND --help, for its "
+               "options)\n\n"
                "commands:\n");
   for (const Command& c : kCommands) std::fprintf(to, "  %-10s%s\n", c.name, c.summary);
 }
@@ -45,15 +47,19 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string_view name = argv[1];
-  if (name == "--help" || name == "-h" || name == "help") {
+  if (name == "--help" || name == "-h" || (name == "help" && argc == 2)) {
     PrintUsage(stdout);
     return 0;
   }
+  // `parsgd help COMMAND`: the command's own help.
+  const bool help = name == "help";
+  const std::string_view command = help ? std::string_view(argv[2]) : name;
   if (name == "--version") {
     std::printf("parsgd 0.1.0\n");
     return 0;
   }
-  const std::vector<std::string> args(argv + 2, argv + argc);
+  const std::vector<std::string> args =
+      help ? std::vector<std::string>{"--help"} : std::vector<std::string>(argv + 2, argv + argc);
   if (const int ranks = parsgd::LaunchedRanks(); ranks > 1 && name != "train") {
     // Each rank would run the whole command alone and write the same files at once.
     std::fprintf(stderr,
@@ -64,14 +70,26 @@ int main(int argc, char** argv) {
   }
   parsgd::cli::EndCleanlyOnSignals();
   for (const Command& c : kCommands) {
-    if (name != c.name) continue;
+    if (command != c.name) continue;
     try {
       return c.run(args);
     } catch (const std::exception& e) {
       return parsgd::cli::ReportError(e, c.name);
     }
   }
-  std::fprintf(stderr, "parsgd: error: unknown command '%s'\n", argv[1]);
+  // A mistyped command: the closest one, where one is close.
+  const Command* best = nullptr;
+  std::size_t best_distance = 3;
+  for (const Command& c : kCommands) {
+    const std::size_t d = parsgd::EditDistance(command, c.name);
+    if (d < best_distance) {
+      best = &c;
+      best_distance = d;
+    }
+  }
+  std::fprintf(stderr, "parsgd: error: unknown command '%.*s'%s\n",
+               static_cast<int>(command.size()), command.data(),
+               best ? (std::string(" (did you mean ") + best->name + "?)").c_str() : "");
   PrintUsage(stderr);
   return 2;
 }

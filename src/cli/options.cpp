@@ -6,8 +6,12 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <new>
 #include <stdexcept>
+
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "parsgd/util/edit_distance.hpp"
 
@@ -296,13 +300,50 @@ bool OptionParser::IsSwitch(std::string_view name) const {
   return o != nullptr && o->value_name.empty();
 }
 
-std::string OptionParser::Help() const {
+int TerminalWidth() {
+  // COLUMNS where the shell exports it, else the terminal's own, else 100; never below 60.
+  int width = 0;
+  if (const char* columns = std::getenv("COLUMNS")) width = std::atoi(columns);
+  winsize size{};
+  if (width <= 0 && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0) width = size.ws_col;
+  if (width <= 0) width = 100;
+  return std::max(width, 60);
+}
+
+std::string WrapText(std::string_view text, std::size_t indent, std::size_t first,
+                     std::size_t width) {
+  std::string out;
+  std::size_t column = first;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find(' ', at), text.size());
+    const std::string_view word = text.substr(at, end - at);
+    at = end + 1;
+    if (word.empty()) continue;
+    const bool fresh = column == first && out.empty();
+    if (!fresh && column + 1 + word.size() > width && column > indent) {
+      out.append("\n").append(indent, ' ');
+      column = indent;
+    } else if (!fresh && column > indent) {
+      out += ' ';
+      ++column;
+    }
+    out += word;
+    column += word.size();
+  }
+  return out;
+}
+
+std::string OptionParser::Help(int width) const {
+  const std::size_t w = static_cast<std::size_t>(width > 0 ? width : TerminalWidth());
   std::string out = "usage: parsgd " + command_;
   for (const auto& p : positionals_) out += " " + p.name;
-  out += " [options]\n\n" + summary_ + "\n";
+  out += " [options]\n\n" + WrapText(summary_, 0, 0, w) + "\n";
   if (!positionals_.empty()) {
     out += "\narguments:\n";
-    for (const auto& p : positionals_) out += "  " + Pad(p.name, 24) + p.help + "\n";
+    for (const auto& p : positionals_) {
+      out += "  " + Pad(p.name, 24) + WrapText(p.help, 27, 27, w) + "\n";
+    }
   }
   out += "\noptions:\n";
   for (const Option& o : options_) {
@@ -314,9 +355,28 @@ std::string OptionParser::Help() const {
     }
     std::string help = o.help;
     if (o.listable && !o.splits) help.append(" (repeat the flag for several)");
-    // Help text starts at column 28; a longer flag gets its own line.
+    // Help text starts at column 28; a longer flag gets its own line. A choice's names and their
+    // help follow on lines of their own (the help's "\n"), each wrapped under its own start.
     out += flag.size() <= 25 ? "  " + Pad(flag, 25) : "  " + flag + "\n" + Pad("", 27);
-    out += help + "\n";
+    std::size_t line = 0;
+    std::size_t at = 0;
+    while (at <= help.size()) {
+      const std::size_t end = std::min(help.find('\n', at), help.size());
+      const std::string_view part = std::string_view(help).substr(at, end - at);
+      if (line == 0) {
+        out += WrapText(part, 28, 28, w);
+      } else {
+        // "<29 spaces><name padded to 11> help": the help wraps under itself.
+        const std::size_t name = std::min(part.find_first_not_of(' '), part.size());
+        std::size_t help_at = std::min(part.find(' ', name), part.size());
+        while (help_at < part.size() && part[help_at] == ' ') ++help_at;
+        out += "\n" + std::string(part.substr(0, help_at)) +
+               WrapText(part.substr(help_at), name + 12, help_at, w);
+      }
+      ++line;
+      at = end + 1;
+    }
+    out += "\n";
   }
   out += "  " + Pad("--help", 24) + "show this help\n";
   return out;

@@ -38,6 +38,14 @@ std::string ErrorText(const std::exception& error);
 // for a bad command line, 1 for any other failure.
 int ReportError(const std::exception& error, std::string_view command);
 
+// The width help is wrapped to: $COLUMNS, else the terminal's, else 100; at least 60.
+int TerminalWidth();
+
+// `text` wrapped at word boundaries to `width` columns, the first line starting at column `first`
+// (already written), the others indented to `indent`.
+std::string WrapText(std::string_view text, std::size_t indent, std::size_t first,
+                     std::size_t width);
+
 class OptionParser {
  public:
   OptionParser(std::string command, std::string summary);
@@ -85,7 +93,8 @@ class OptionParser {
   // Returns false if --help was given (print Help() and stop).
   bool Parse(std::span<const std::string> args);
 
-  std::string Help() const;
+  // The help, wrapped to `width` columns (0: the terminal's, TerminalWidth).
+  std::string Help(int width = 0) const;
 
   // Whether `name` was given on the command line (after Parse).
   bool Given(std::string_view name) const;
