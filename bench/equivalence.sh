@@ -11,7 +11,7 @@
 # written by the binary itself (`parsgd gen`) plus a slice of Debian's Fashion-MNIST
 # (/usr/share/datasets/fashion-mnist, package dataset-fashion-mnist), so nothing else is needed
 # but /usr/bin/python3 (and mpirun for the ranks' cases, skipped where the binary has no MPI).
-# About 100 cases, under a minute on 2 cores.
+# About 110 cases, under a minute on 2 cores.
 # Every command runs in OUTDIR with relative paths: the model file records the --train path.
 #
 #   bench/equivalence.sh BINARY OUTDIR        run every case with BINARY (a parsgd executable);
@@ -332,6 +332,11 @@ run dual-locked-t1-hinge          "${LIN[@]}" --solver dual-cd --bias off --sche
 run dual-striped-t1-sqhinge       "${LIN[@]}" --solver dual-cd --bias off --scheme striped --threads 1 --model squared-hinge --epochs 3
 run dual-atomic-t1-hinge          "${LIN[@]}" --solver dual-cd --bias off --scheme atomic --threads 1 --model hinge --epochs 3 --tol none
 
+# ----- 10. elastic averaging (added after the scheme table: no "before") ------------------------
+run elastic-logistic-sgd-p4       "${LIN[@]}" "${DET[@]}" --scheme elastic --threads 2 --period 4 --batch 16 --model logistic --optimizer sgd --epochs 3
+run elastic-softmax-adam-b1       "${LIN[@]}" "${DET[@]}" --scheme elastic --threads 2 --period 50 --batch 1 --model softmax --optimizer adam --learning-rate 0.01 --elastic-alpha 0.3 --epochs 2
+run elastic-mlp-momentum          "${FM[@]}"  "${DET[@]}" --scheme elastic --threads 2 --period 5 --batch 16 --model mlp --hidden 32 --epochs 2
+
 # ----- 9. ranks (mpirun -np 2, one thread a rank) ------------------------------------------------
 MPIRUN=$(command -v mpirun || true)
 if [[ -n $MPIRUN ]] && ldd "$BIN" | grep -q libmpi; then
@@ -345,6 +350,7 @@ if [[ -n $MPIRUN ]] && ldd "$BIN" | grep -q libmpi; then
   run ranks2-sync-hinge-adam       "${LIN[@]}" "${DET[@]}" --ranks-scheme sync --batch 32 --threads 1 --model hinge --optimizer adam --learning-rate 0.01 --epochs 2
   run ranks2-sync-mlp             "${FM[@]}"  "${DET[@]}" --ranks-scheme sync --batch 32 --threads 1 --model mlp --hidden 32 --epochs 2
   run ranks2-avg-replicas-t2      "${LIN[@]}" "${DET[@]}" --ranks-scheme average --scheme average --threads 2 --period 4 --batch 16 --model logistic --epochs 2
+  run ranks2-avg-elastic-t2        "${LIN[@]}" "${DET[@]}" --ranks-scheme average --scheme elastic --threads 2 --period 4 --batch 16 --model logistic --epochs 2
   run ranks2-gossip-mlp-avg       "${FM[@]}"  "${DET[@]}" --ranks-scheme gossip --scheme average --threads 1 --period 5 --batch 16 --model mlp --hidden 32 --epochs 2
   LAUNCH=()
 else
@@ -366,6 +372,7 @@ resume_triple ck-seq-logistic    "${LIN[@]}" "${DET[@]}" --scheme sequential --t
 resume_triple ck-avg-hinge       "${LIN[@]}" "${DET[@]}" --scheme average --threads 2 --period 4 --batch 16 --model hinge --optimizer adam --learning-rate 0.01 --schedule invtime
 resume_triple ck-avg-mlp         "${FM[@]}"  "${DET[@]}" --scheme average --threads 2 --period 5 --batch 16 --model mlp --hidden 32 --average-state
 resume_triple ck-gossip-mlp      "${FM[@]}"  "${DET[@]}" --scheme gossip --threads 2 --period 5 --batch 16 --model mlp --hidden 32
+resume_triple ck-elastic-mlp     "${FM[@]}"  "${DET[@]}" --scheme elastic --threads 2 --period 5 --batch 16 --model mlp --hidden 32
 resume_triple ck-avg-outer       "${LIN[@]}" "${DET[@]}" --scheme average --threads 2 --period 4 --batch 16 --model logistic --outer-optimizer momentum
 # --init: 2 more epochs from a saved model (plain sgd, constant step, sequential order).
 run init-from-seq-logistic        "${LIN[@]}" "${DET[@]}" --scheme sequential --threads 1 --model logistic --optimizer sgd --order sequential --schedule constant --learning-rate 0.1 --epochs 2 --init seq-logistic-sgd-global.model

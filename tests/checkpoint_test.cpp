@@ -227,7 +227,11 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"mlp_average_adam", ModelKind::kMlp, SchemeKind::kAverage,
                            OptimizerKind::kAdam, 2, 16, false},
                       Case{"mlp_sync_nesterov", ModelKind::kMlp, SchemeKind::kSync,
-                           OptimizerKind::kNesterov, 2, 16, false}),
+                           OptimizerKind::kNesterov, 2, 16, false},
+                      Case{"elastic_momentum", ModelKind::kSoftmax, SchemeKind::kElastic,
+                           OptimizerKind::kMomentum, 2, 4, false},
+                      Case{"mlp_elastic_adam", ModelKind::kMlp, SchemeKind::kElastic,
+                           OptimizerKind::kAdam, 2, 16, false}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // A checkpoint written by a real run, for the damage tests.

@@ -341,8 +341,8 @@ TEST_F(Cli, SettingsTheRunWouldIgnoreAreRefusedByName) {
       {"--momentum 0.5", "it applies to --optimizer momentum and nesterov; this run's is sgd "
                          "(auto for logistic)"},
       {"--scheme hogwild --period 5",
-       "--period 5 would be ignored: it applies to --scheme average, gossip and subnet; this "
-       "run's is hogwild"},
+       "--period 5 would be ignored: it applies to --scheme average, gossip, elastic and "
+       "subnet; this run's is hogwild"},
       {"--scheme hogwild --average-state", "--average-state would be ignored"},
       {"--optimizer adam --rho 0.9", "--rho 0.9 would be ignored: it applies to --optimizer "
                                      "rmsprop"},
@@ -395,7 +395,7 @@ TEST_F(Cli, DeterministicIsRefusedWhereTimingDecides) {
   }
   const auto batch = RunCli("train --train " + train_ + " --scheme hogwild --batch 8");
   EXPECT_EQ(batch.status, 2);
-  EXPECT_TRUE(Contains(batch.output, "minibatches apply to the sequential, sync, average and gossip")) << batch.output;
+  EXPECT_TRUE(Contains(batch.output, "minibatches apply to the sequential, sync, average, gossip and elastic")) << batch.output;
 }
 
 // The whole grid: scheme x optimiser x order, each run to a model that beats chance.

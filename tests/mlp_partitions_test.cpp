@@ -205,7 +205,8 @@ TEST(MlpPartitions, RefuseWhatDoesNotApply) {
   linear.batch = 0;
   EXPECT_TRUE(testing::Contains(refusal(linear),
                                 "model softmax trains under the schemes sequential, hogwild, "
-                                "locked, striped, atomic, sync, average and gossip; not pipeline"));
+                                "locked, striped, atomic, sync, average, gossip and elastic; not "
+                                "pipeline"));
   TrainConfig micro = Config(SchemeKind::kVertical, 2);
   micro.micro_batches = 4;
   EXPECT_TRUE(testing::Contains(refusal(micro),
@@ -218,8 +219,8 @@ TEST(MlpPartitions, RefuseWhatDoesNotApply) {
   TrainConfig period = Config(SchemeKind::kVertical, 2);
   period.period = 5;
   EXPECT_TRUE(testing::Contains(refusal(period),
-                                "period 5 would be ignored: it applies to scheme average, gossip "
-                                "and subnet; this run's is vertical"));
+                                "period 5 would be ignored: it applies to scheme average, gossip, "
+                                "elastic and subnet; this run's is vertical"));
   TrainConfig state = Config(SchemeKind::kSubnet, 2);
   state.average_state = true;
   EXPECT_TRUE(testing::Contains(refusal(state), "average-state with scheme subnet"));

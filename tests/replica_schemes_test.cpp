@@ -2,9 +2,11 @@
 // average scheme's outer optimiser against what its rule says the model must be.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "parsgd/config/settings.hpp"
 #include "parsgd/model/linear/loss.hpp"
 #include "parsgd/model/targets.hpp"
 #include "parsgd/order/sample_order.hpp"
@@ -90,6 +92,88 @@ TEST(Gossip, PeriodOneOnTwoWorkersIsTheRingMixComputedByHand) {
         std::max(difference, std::abs(static_cast<double>(average.weights()[j]) - expected[j]));
   }
   EXPECT_GT(difference, 1e-3);
+}
+
+// Elastic averaging on two replicas with period 1, in double precision from the definitions
+// (EASGD): at step m each replica takes one logistic SGD step on the m-th row of its shard (if it
+// has one), then d_r = x_r - c, x_r -= alpha d_r, c += alpha (d_0 + d_1); the model is c.
+std::vector<double> ReferenceElastic(const Dataset& data, int epochs, double eta, double alpha) {
+  const uint64_t f = data.features();
+  const SampleOrder order(OrderKind::kSequential, data.rows(), 2, 1);
+  std::vector<std::vector<double>> w(2, std::vector<double>(f + 1, 0.0));
+  std::vector<double> c(f + 1, 0.0);
+  for (int e = 0; e < epochs; ++e) {
+    std::vector<uint32_t> scratch[2];
+    const std::span<const uint32_t> shard[2] = {order.Indices(e, 0, scratch[0]),
+                                                order.Indices(e, 1, scratch[1])};
+    for (uint64_t m = 0; m < std::max(shard[0].size(), shard[1].size()); ++m) {
+      for (int r = 0; r < 2; ++r) {
+        if (m >= shard[r].size()) continue;
+        const SparseRow x = data.row(shard[r][m]);
+        const double y = data.labels()[shard[r][m]] > 0 ? 1 : -1;
+        double z = w[r][f];
+        for (uint32_t k = 0; k < x.nnz; ++k) z += w[r][x.index[k]] * x.value[k];
+        const double g = -y / (1 + std::exp(y * z));
+        for (uint32_t k = 0; k < x.nnz; ++k) w[r][x.index[k]] -= eta * g * x.value[k];
+        w[r][f] -= eta * g;
+      }
+      for (uint64_t j = 0; j <= f; ++j) {
+        const double d0 = w[0][j] - c[j], d1 = w[1][j] - c[j];
+        w[0][j] -= alpha * d0;
+        w[1][j] -= alpha * d1;
+        c[j] += alpha * (d0 + d1);
+      }
+    }
+  }
+  return c;
+}
+
+TEST(Elastic, PeriodOneOnTwoWorkersIsTheElasticStepComputedByHand) {
+  const Dataset data = testing::MakeProblem(301, 20, 4, 2, 0.05, 63);
+  TrainConfig config = PlainConfig(SchemeKind::kElastic, 2);
+  config.period = 1;
+  config.epochs = 2;
+  config.elastic_alpha = 0.3;
+  auto executor = MakeTbbExecutor(2);
+  const LinearModel model = testing::TrainModel(config, data, *executor);
+  const std::vector<double> expected = ReferenceElastic(data, 2, config.learning_rate, 0.3);
+  ASSERT_EQ(model.weights().size(), expected.size());
+  double largest = 0;
+  for (std::size_t j = 0; j < expected.size(); ++j) {
+    largest = std::max(largest, std::abs(expected[j]));
+    EXPECT_NEAR(model.weights()[j], expected[j], 1e-4 * (1 + std::abs(expected[j]))) << j;
+  }
+  EXPECT_GT(largest, 0.1);  // the centre moved
+  // The centre is neither the average nor gossip's mean: the same run under average differs.
+  config.scheme = SchemeKind::kAverage;
+  const LinearModel average = testing::TrainModel(config, data, *executor);
+  double difference = 0;
+  for (std::size_t j = 0; j < expected.size(); ++j) {
+    difference =
+        std::max(difference, std::abs(static_cast<double>(average.weights()[j]) - expected[j]));
+  }
+  EXPECT_GT(difference, 1e-3);
+}
+
+// The force is 0.9 / workers by default, and alpha x workers past 1 (where the step overshoots) is
+// refused by name.
+TEST(Elastic, TheForceDefaultsToABetaOfNineTenthsAndIsBounded) {
+  const Dataset data = testing::MakeProblem(200, 10, 3, 2, 0, 64);
+  auto executor = MakeTbbExecutor(3);
+  TrainConfig config = PlainConfig(SchemeKind::kElastic, 3);
+  Trainer trainer(config, data, nullptr, *executor);
+  EXPECT_DOUBLE_EQ(trainer.settings().elastic_alpha, 0.3);
+  EXPECT_TRUE(testing::Contains(trainer.RunIdentity(), "\nelastic_alpha=0.29999999999999999\n"));
+  config.elastic_alpha = 0.5;
+  try {
+    Trainer refused(config, data, nullptr, *executor);
+    ADD_FAILURE() << "alpha 0.5 over 3 workers accepted";
+  } catch (const SettingError& e) {
+    EXPECT_TRUE(testing::Contains(e.what(), "elastic-alpha 0.5 over 3 workers")) << e.what();
+  }
+  TrainConfig other = PlainConfig(SchemeKind::kAverage, 3);
+  other.elastic_alpha = 0.2;
+  EXPECT_TRUE(testing::Contains(testing::Refusal(other), "elastic-alpha 0.2 would be ignored"));
 }
 
 // A mix keeps the replicas' mean: with one mix at the end of a single epoch, the mean gossip

@@ -123,7 +123,8 @@ INSTANTIATE_TEST_SUITE_P(
             Base{"average_outer_momentum", ModelKind::kLogistic, SchemeKind::kAverage, OptimizerKind::kSgd, 2, 4,
                  OuterKind::kMomentum},
             Base{"mlp_average_outer_nesterov", ModelKind::kMlp, SchemeKind::kAverage, OptimizerKind::kMomentum, 2, 16,
-                 OuterKind::kNesterov}),
+                 OuterKind::kNesterov},
+            Base{"elastic_sgd", ModelKind::kLogistic, SchemeKind::kElastic, OptimizerKind::kSgd, 2, 1}),
         ::testing::Values(ScheduleKind::kConstant, ScheduleKind::kInvTime, ScheduleKind::kGeometric)),
     LongerName);
 

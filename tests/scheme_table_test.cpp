@@ -143,7 +143,7 @@ TEST(SchemeTable, PredicatesAreTheRowsFamilies) {
     EXPECT_EQ(FindByName<SchemeKind>(kSchemeKinds, row.name), row.kind);
   }
   EXPECT_EQ(SchemeNames([](const SchemeInfo& r) { return r.family == SchemeFamily::kReplica; }),
-            "average and gossip");
+            "average, gossip and elastic");
 }
 
 }  // namespace

@@ -43,7 +43,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values(SchemeKind::kHogwild, SchemeKind::kLocked,
                                          SchemeKind::kStriped, SchemeKind::kAtomic,
                                          SchemeKind::kSync, SchemeKind::kAverage,
-                                         SchemeKind::kGossip),
+                                         SchemeKind::kGossip, SchemeKind::kElastic),
                        ::testing::Values(ModelKind::kLogistic, ModelKind::kSoftmax)),
     testing::ParamName());
 
@@ -184,7 +184,9 @@ TEST_P(MlpScheme, TrainsWithConcurrentThreads) {
   config.threads = 2;
   config.epochs = 6;
   config.batch = 8;
-  config.average_state = IsReplicaScheme(config.scheme);  // the others have one state
+  // The replica schemes that combine the optimiser state too (the others have one state each).
+  config.average_state =
+      config.scheme == SchemeKind::kAverage || config.scheme == SchemeKind::kGossip;
   auto executor = MakeThreadExecutor(2);
   Trainer trainer(config, data, nullptr, *executor);
   EpochReport last;
@@ -196,7 +198,7 @@ TEST_P(MlpScheme, TrainsWithConcurrentThreads) {
 INSTANTIATE_TEST_SUITE_P(Tsan, MlpScheme,
                          ::testing::Values(SchemeKind::kHogwild, SchemeKind::kLocked,
                                            SchemeKind::kAtomic, SchemeKind::kSync,
-                                           SchemeKind::kAverage, SchemeKind::kGossip,
+                                           SchemeKind::kAverage, SchemeKind::kGossip, SchemeKind::kElastic,
                                            SchemeKind::kPipeline, SchemeKind::kVertical,
                                            SchemeKind::kSubnet),
                          testing::ParamName());

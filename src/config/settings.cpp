@@ -112,6 +112,7 @@ bool BiasOff(const TrainConfig& c) { return c.bias == Bias::kOff; }
 bool Pipeline(const TrainConfig& c) { return c.scheme == SchemeKind::kPipeline; }
 bool Subnet(const TrainConfig& c) { return c.scheme == SchemeKind::kSubnet; }
 bool OuterStep(const TrainConfig& c) { return !c.outer.plain(); }
+bool Elastic(const TrainConfig& c) { return c.scheme == SchemeKind::kElastic; }
 
 std::vector<Setting> MakeTable() {
   const std::vector<SettingWord> automatic = {{"auto", 0}};
@@ -240,13 +241,15 @@ std::vector<Setting> MakeTable() {
                        [](auto& c) -> auto& { return c.batch; }, 1, 1 << 30, automatic),
                    sgd, {.identity = "batch", .text = true, .metrics = true}));
   t.push_back(With(Int("period",
-                       "average, gossip, subnet: each worker's minibatches between two combining "
+                       "average, gossip, elastic, subnet: each worker's minibatches between two "
+                       "combining "
                        "steps (auto: 10; with per-sample steps, --batch 1, a tenth of each "
                        "worker's shard)",
                        [](auto& c) -> auto& { return c.period; }, 1, 1 << 30,
                        {{"auto", -1}, {"epoch", 0}}),
                    {.runs = kSgdOnly,
-                    .schemes = {SchemeKind::kAverage, SchemeKind::kGossip, SchemeKind::kSubnet}},
+                    .schemes = {SchemeKind::kAverage, SchemeKind::kGossip, SchemeKind::kElastic,
+                                SchemeKind::kSubnet}},
                    {.identity = "period", .text = true}));
   t.push_back(With(Int("micro-batches",
                        "pipeline: the micro-batches each minibatch is cut into, flowing through "
@@ -270,6 +273,14 @@ std::vector<Setting> MakeTable() {
                     .schemes = {SchemeKind::kAverage, SchemeKind::kGossip},
                     .across_ranks = true},
                    {.identity = "average_state", .text = true}));
+  t.push_back(With(Real("elastic-alpha",
+                        "elastic: the force pulling each replica toward the centre and the centre "
+                        "toward the replicas at each combination; alpha x workers at most 1 "
+                        "(auto: 0.9 / workers)",
+                        [](auto& c) -> auto& { return c.elastic_alpha; }, 0, 1, true,
+                        {{"auto", -1}}),
+                   {.runs = kSgdOnly, .schemes = {SchemeKind::kElastic}},
+                   {.identity = "elastic_alpha", .when = Elastic, .text = true}));
   const Applies averaged{.runs = kSgdOnly, .schemes = {SchemeKind::kAverage}, .across_ranks = true};
   t.push_back(With(Choice<OuterKind>("outer-optimizer",
                                      "average: the rule applied at each average to d = model "

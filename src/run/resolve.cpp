@@ -291,6 +291,7 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
   }
   r.period = config.period >= 0 ? config.period : AutoReplicaPeriod(config, train.rows(), r.workers);
   config.period = r.period;
+  if (config.scheme == SchemeKind::kElastic) ResolveElasticAlpha(config, r);
   r.decay = config.decay > 0 ? config.decay : DefaultDecay(config.schedule);
   r.epochs_auto = config.epochs == 0;
   const bool coordinate = config.solver != Solver::kSgd;

@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "average.hpp"
+#include "elastic.hpp"
 #include "gossip.hpp"
 #include "parsgd/config/train_config.hpp"
 #include "parsgd/exec/executor.hpp"
@@ -127,6 +128,7 @@ class ReplicaRunner final : public Base {
     for (int w = 0; w < replicas_.count(); ++w) {
       if (replicas_.ready(w)) replicas_.TakeFrom(w, params.arrays, state);
     }
+    if constexpr (requires { combine_.Taken(params.arrays); }) combine_.Taken(params.arrays);
   }
 
   void Save(TrainingState& s) const override {
@@ -152,6 +154,9 @@ class ReplicaRunner final : public Base {
 template <class Fn>
 decltype(auto) WithReplicaCombine(const TrainConfig& config, uint64_t size, Fn&& fn) {
   if (config.scheme == SchemeKind::kGossip) return fn(GossipCombine(config.average_state));
+  if (config.scheme == SchemeKind::kElastic) {
+    return fn(ElasticCombine(static_cast<float>(config.elastic_alpha), size));  // resolved
+  }
   return fn(AverageCombine(config.average_state, config.outer, size));
 }
 

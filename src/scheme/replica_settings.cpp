@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "parsgd/config/settings.hpp"
+
 namespace parsgd {
 
 uint64_t PerSampleReplicaPeriod(uint64_t rows, int workers) {
@@ -21,9 +23,21 @@ int AutoReplicaPeriod(const TrainConfig& config, uint64_t rows, int workers) {
   return static_cast<int>(std::min<uint64_t>(PerSampleReplicaPeriod(rows, workers), 1 << 30));
 }
 
+void ResolveElasticAlpha(TrainConfig& config, ResolvedSettings& r) {
+  r.elastic_alpha = config.elastic_alpha > 0 ? config.elastic_alpha : 0.9 / r.workers;
+  config.elastic_alpha = r.elastic_alpha;
+  if (r.elastic_alpha * r.workers > 1 + 1e-12) {
+    throw SettingError(fmt::format(
+        "`elastic-alpha` {} over {} workers: alpha x workers is {:.3g}, past 1, where the elastic "
+        "step overshoots; give at most {:.4g}, or fewer `threads`",
+        r.elastic_alpha, r.workers, r.elastic_alpha * r.workers, 1.0 / r.workers));
+  }
+}
+
 std::string DescribeReplicas(const TrainConfig& c, const ResolvedSettings& s, bool outer) {
   std::string out = s.period > 0 ? fmt::format(" (period {})", s.period) : " (period epoch)";
   if (c.average_state) out += s.scheme == SchemeKind::kGossip ? " (state mixed)" : " (state averaged)";
+  if (s.scheme == SchemeKind::kElastic) out += fmt::format(" (alpha {:.4g})", s.elastic_alpha);
   if (outer && !c.outer.plain()) {
     out += fmt::format(
         " (outer {}, rate {}{})", NameOf<OuterKind>(kOuterKinds, c.outer.kind),

@@ -105,6 +105,7 @@ struct TrainConfig {
                     // epoch; -1: automatic (10, or a tenth of a shard for --batch 1)
   bool average_state = false;  // average, gossip: combine the optimiser state too
   OuterConfig outer;           // average: the outer optimiser
+  double elastic_alpha = -1;   // elastic: the elastic force; -1: automatic (0.9 / workers)
   RanksScheme ranks_scheme = RanksScheme::kAverage;  // across ranks
   int ranks_period = -1;       // across ranks: each rank's updates between two combinations; 0:
                                // once per epoch; -1: automatic (10 per epoch)
@@ -184,6 +185,7 @@ struct ResolvedSettings {
   int shards = 1;
   int micro_batches = 1;      // pipeline
   double skeleton_ratio = 0;  // subnet
+  double elastic_alpha = 0;   // elastic
   double eta0 = 0;
   bool eta0_auto = false;
   double decay = 0;

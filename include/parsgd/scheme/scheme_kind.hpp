@@ -33,6 +33,7 @@ enum class SchemeKind {
   kPipeline,
   kVertical,
   kSubnet,
+  kElastic,
 };
 
 // The shape of a scheme's runner (scheme/runner.hpp).
@@ -117,6 +118,11 @@ inline constexpr SchemeInfo kSchemes[] = {
    "mlp: every --period, each hidden layer's units outside a shared skeleton (--skeleton-ratio) "
    "dealt at random to the workers, each training its subnetwork on its own samples",
    "independent subnet training, Yuan et al. 2019"},
+  {SchemeKind::kElastic,    "elastic",    SchemeFamily::kReplica,   true,  true,
+   kLinearModels | kMlpModel | kSgdSolver | kCpuBackend | kInsideRanks,
+   "elastic averaging: per-worker replicas and a centre, pulled toward each other by "
+   "--elastic-alpha every --period minibatches; the centre is the model",
+   "EASGD, Zhang, Choromanska and LeCun 2015"},
 };
 // clang-format on
 

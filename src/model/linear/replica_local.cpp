@@ -211,6 +211,7 @@ class LinearReplicaLocal {
 static_assert(ReplicaLocal<LinearReplicaLocal<BinaryHead<HingeLoss>, MomentumRule>>);
 static_assert(ReplicaCombine<AverageCombine, LinearReplicaLocal<SoftmaxHead, SgdRule>>);
 static_assert(ReplicaCombine<GossipCombine, LinearReplicaLocal<SoftmaxHead, SgdRule>>);
+static_assert(ReplicaCombine<ElasticCombine, LinearReplicaLocal<SoftmaxHead, SgdRule>>);
 
 }  // namespace
 

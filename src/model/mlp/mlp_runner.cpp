@@ -266,6 +266,7 @@ class MlpReplicaLocal : MlpWorkers {
 static_assert(ReplicaLocal<MlpReplicaLocal<AdamRule>>);
 static_assert(ReplicaCombine<AverageCombine, MlpReplicaLocal<SgdRule>>);
 static_assert(ReplicaCombine<GossipCombine, MlpReplicaLocal<SgdRule>>);
+static_assert(ReplicaCombine<ElasticCombine, MlpReplicaLocal<SgdRule>>);
 
 template <class Rule>
 std::unique_ptr<MlpRunner> ForScheme(const TrainConfig& config, const std::vector<int>& sizes,
