@@ -1,8 +1,8 @@
 // Class labels of a numeric array encoded in two passes, in place of numpy's unique(y,
 // return_inverse=True) and scikit-learn's check_classification_targets, which sort the labels
-// (three sorts of y in all): near a tenth of a fit on a large sparse set (bench/README.md, session
-// 14). Exact on the array's own type (no rounding to the library's float32): the estimators take
-// classes_ as y[first] (numpy's values, numpy's dtype).
+// (three sorts of y in all): near a tenth of a fit on a large sparse set (bench/README.md, "The
+// Python module against scikit-learn"). Exact on the array's own type (no rounding to the
+// library's float32): the estimators take classes_ as y[first] (numpy's values, numpy's dtype).
 #include <pybind11/numpy.h>
 
 #include <algorithm>

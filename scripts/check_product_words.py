@@ -45,9 +45,15 @@ PY_TEST_NAME = re.compile(r"^\s*def\s+(test_\w+)")
 
 
 def tracked_files(repo: pathlib.Path):
-    out = subprocess.run(["git", "-C", str(repo), "ls-files", "-z"], check=True,
-                         capture_output=True).stdout.decode()
-    return [repo / name for name in out.split("\0") if name]
+    """The files git tracks; outside a git checkout, every file but build trees'."""
+    try:
+        out = subprocess.run(["git", "-C", str(repo), "ls-files", "-z"], check=True,
+                             capture_output=True).stdout.decode()
+        return [repo / name for name in out.split("\0") if name]
+    except (OSError, subprocess.CalledProcessError):
+        return [p for p in repo.rglob("*")
+                if p.is_file() and not any(part.startswith(("build", ".")) for part in
+                                           p.relative_to(repo).parts)]
 
 
 def comment_text(path: pathlib.Path, lines):

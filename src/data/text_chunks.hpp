@@ -42,9 +42,9 @@ struct Chunk {
 
 // The first line start at or after `pos`: `pos` itself if it is 0 or follows a '\n', else the byte
 // after the next '\n' (text.size() if none). With `file` (the mapping `text` lies in), the pages
-// the search touched are given back at once: the kernel maps the whole large page-cache folio
-// around a touch (up to 2 MB on the Xeon VM's kernel 6.18), and the searches for the chunk bounds
-// had mapped 518 MiB of the 571 MiB RCV1-shaped text before the first chunk was parsed.
+// the search touched are given back at once: a kernel may map the whole large page-cache folio
+// around a touch (up to 2 MB), so that the searches for the chunk bounds alone would map most of
+// a large text before its first chunk is parsed (bench/README.md, "Memory").
 std::size_t LineStartFrom(std::string_view text, std::size_t pos, const MappedFile* file);
 
 // Parses `text` in pieces of about `chunk_bytes` (0: chosen from the text size), each a run of

@@ -77,9 +77,10 @@ class OffloadLearner final : public Learner {
     workers_ = r.workers;
     batch_ = r.batch;
     // On the host fallback libgomp starts a fresh thread team for every target region that asks
-    // for more than one thread (about 13 ms a region on the 2-vCPU dev VM, against 0.02 ms with one
-    // thread): only the asynchronous epoch, one region per epoch whose workers must really run
-    // concurrently, gets the host's threads; the per-step and reduction regions run on one.
+    // for more than one thread (milliseconds a region, against microseconds with one thread;
+    // docs/offload.md): only the asynchronous epoch, one region per epoch whose workers must
+    // really run concurrently, gets the host's threads; the per-step and reduction regions run
+    // on one.
     threads_ = on_host_ ? 1 : kThreadsPerTeam;
     async_threads_ = on_host_ ? std::min(r.threads, std::max(workers_, 1)) : kThreadsPerTeam;
     ChooseKernels(config);

@@ -182,13 +182,13 @@ SchemeChoice AutoScheme(const TrainConfig& config, const Dataset& train, int thr
 }
 
 // The coordinate-descent solvers under --scheme auto. dual-cd: one worker (sequential) at any
-// thread count, the other threads reading the data and evaluating: on the 2-vCPU Xeon two Hogwild!
-// workers (PASSCoDe-Wild) were 1.4-2x slower than one on each of the three losses on the
-// RCV1-shaped text (bench/README.md, session 10: the workers' writes to the weights of the
-// frequent features, and the weights set back to w(a) after every epoch); its scaling on many
-// cores is unmeasured. cd: one worker on one thread; else Shotgun (hogwild: a step writes only its
-// own column's scores), or under --deterministic the average scheme (a copy of the scores per
-// worker).
+// thread count, the other threads reading the data and evaluating: two Hogwild! workers
+// (PASSCoDe-Wild) ran slower than one on each of the three losses on the RCV1-shaped text (the
+// workers' writes to the weights of the frequent features, and the weights set back to w(a) after
+// every epoch; bench/README.md, "The coordinate-descent solvers against LIBLINEAR"); its scaling
+// on many cores is unmeasured. cd: one worker on one thread; else Shotgun (hogwild: a step writes
+// only its own column's scores), or under --deterministic the average scheme (a copy of the scores
+// per worker).
 SchemeChoice CoordinateScheme(const TrainConfig& config, int threads) {
   if (config.solver == Solver::kDualCd) {
     return {SchemeKind::kSequential, "dual-cd: one worker was faster than two Hogwild! workers"};
@@ -289,7 +289,8 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
         "of its {} workers (at least {})",
         r.batch, ranks, r.workers, ranks * r.workers));
   }
-  r.period = config.period >= 0 ? config.period : AutoReplicaPeriod(config, train.rows(), r.workers);
+  r.period =
+      config.period >= 0 ? config.period : AutoReplicaPeriod(config, train.rows(), r.workers);
   config.period = r.period;
   if (config.scheme == SchemeKind::kElastic) ResolveElasticAlpha(config, r);
   r.decay = config.decay > 0 ? config.decay : DefaultDecay(config.schedule);

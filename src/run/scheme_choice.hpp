@@ -1,38 +1,30 @@
 // --scheme auto, the default: the scheme a run takes when the user names none, decided once per
 // run from the model and the machine, before anything is allocated.
 //
-// The rule (docs/schemes.md, "The default scheme"; the measurements behind it in bench/README.md):
+// The rule (docs/schemes.md, "The default scheme"; the measurements behind each threshold in
+// bench/README.md, "The default scheme rule"):
 //  - one thread: sequential (every scheme gives its result with one worker; it has no overhead);
 //  - the offload backend: hogwild on a GPU's workers (sequential under --deterministic, sync with
 //    --batch > 1);
 //  - mlp: average. Every minibatch writes every weight, so a shared model moves all of its cache
 //    lines between the cores each step; replicas share nothing between two averages;
 //  - linear, --batch > 1: sync when a cache line's round trip between two of the run's threads is
-//    at most kNearRoundTripNs and the minibatch holds kSyncShare samples for each thread (on the
-//    zen5 VM at 97 ns, 2 workers ran at 1.05-1.15x the samples/s of one on the RCV1-shaped set
-//    at batch 16 to 64, 2.6x at 16,384, 0.78x at batch 4, and 1.58x on Fashion-MNIST softmax at
-//    64); else, or under --deterministic, sequential minibatch SGD (sync's algorithm on one worker;
-//    sync at 2 far workers, before its owners read only their own nonzeros, ran at 0.3-0.7x of
-//    one, and it has not been measured far since; bench/README.md);
+//    at most kNearRoundTripNs and the minibatch holds kSyncShare samples for each thread (near
+//    cores share a minibatch's phases cheaply; below kSyncShare samples a thread the barriers
+//    cost more than the work); else, or under --deterministic, sequential minibatch SGD (sync's
+//    algorithm on one worker);
 //  - linear, --deterministic: sequential (the schemes that repeat exactly and also update per
 //    sample);
 //  - linear otherwise: per-sample replicas (average, --batch 1, combined ten times an epoch) when
 //    each worker's period holds at least kReplicaWork nonzeros per feature (per weight of a
 //    binary model; each nonzero of a K-class model trains, and each feature averages, K): the
 //    combining step and the model's cache lines crossing the machine after it are then small
-//    beside the training, wherever the cores are (on the Xeon 1.81x one Hogwild! worker on the
-//    RCV1-shaped set, 35 per feature, at its test accuracy, where 2 Hogwild! threads ran 0.74x;
-//    1.35x sequential on Fashion-MNIST softmax, 1,490; 0.9x on a 5,000-row text set, 1.2).
-//    Else hogwild when a cache line's round trip between two of the run's threads is at most
-//    kNearRoundTripNs (the cores share a cache), or when the data spreads its writes over
-//    at least kSpreadWriteLines cache lines of weights (few writes then meet a line the other
-//    worker holds); else sequential: where the writes concentrate on hot weights and every write
-//    to one pays a trip across the machine, a second Hogwild! worker slows the first more than it
-//    helps. On the generated sets of bench/README.md, with the AMD VM's vCPUs far apart, 2
-//    Hogwild! threads ran at 0.34x of one with the writes on 167 effective lines (Zipf 1.5), 0.52x
-//    on 438 (Zipf 1, the RCV1-shaped set), 1.05x on 2,816 (Zipf 0.5), 1.93x on 210,025 (4 M
-//    features); at 1.6x on 438 lines where the same VM placed them near (110-130 ns). On the 2-vCPU
-//    Xeon (185-205 ns) 0.77x on 438 lines, 1.03x on 2,816, 1.99x on 210,025.
+//    beside the training, wherever the cores are. Else hogwild when a cache line's round trip
+//    between two of the run's threads is at most kNearRoundTripNs (the cores share a cache), or
+//    when the data spreads its writes over at least kSpreadWriteLines cache lines of weights (few
+//    writes then meet a line the other worker holds); else sequential: where the writes
+//    concentrate on hot weights and every write to one pays a trip across the machine, a second
+//    Hogwild! worker slows the first more than it helps.
 #pragma once
 
 #include <string>

@@ -3,7 +3,7 @@
 // samples they prefetch the entries and targets of the next batch's rows and the offsets of the
 // batch after it. Issued together, the misses (and page walks) of a batch overlap one another;
 // issued one row at a time, each prefetch held the loop up for most of a memory latency
-// (bench/README.md, optimisation log: batches of 16 against one row 8 samples ahead).
+// (bench/README.md, "The per-sample loop's optimisations": batches of 16 against one row 8 samples ahead).
 // Batches start at positions that are multiples of kPrefetchBatch: a span's first batch of rows
 // and the offsets of its first two are fetched on demand.
 #pragma once

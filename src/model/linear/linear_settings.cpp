@@ -103,8 +103,8 @@ struct FeatureStats {
 // sample of the rows) and, in every row, the segment of the row's ascending indices that falls in
 // its range: no test a nonzero. Every feature's sums are still taken in row order, so the
 // statistics are the same bits at any worker count. Each worker walks the start of every row: past
-// a few workers that costs more than the updates it shares out (measured: bench/README.md,
-// session 14).
+// a few workers that costs more than the updates it shares out (bench/README.md, "The Python module
+// against scikit-learn").
 constexpr int kMaxScanWorkers = 8;
 constexpr uint64_t kNonzerosPerScanWorker = 1 << 20;  // fewer, and one worker scans alone
 constexpr uint64_t kSampledRows = 4096;
@@ -140,7 +140,7 @@ FeatureStats ScanFeatures(const Dataset& train, Executor& executor) {
   const uint64_t f_count = train.features();
   // The pass keeps a feature's four statistics in one record, so that a nonzero's updates touch
   // one cache line rather than four: a 50,000-feature model's four arrays (1.4 MB) miss the L2
-  // cache at random features (bench/README.md, session 13). Every sum is taken in row order.
+  // cache at random features. Every sum is taken in row order.
   struct alignas(32) Stat {
     double abs_sum = 0, square = 0;
     uint64_t rows_with = 0;
