@@ -341,4 +341,34 @@ INSTANTIATE_TEST_SUITE_P(TimingSchemes, AsyncResume,
                          testing::ParamName());
 
 }  // namespace
+// Checkpoints of the run identity's first version (no version line; written by the program before
+// the identity was derived from the settings table, data/fixtures/v1_*.ckpt) still resume: the
+// same command plus --resume continues them to more epochs. The fixtures' runs: data/README.md.
+TEST(LongerRun, CheckpointsOfTheFirstIdentityVersionStillResume) {
+  const std::string data = testing::SourcePath("data/fixtures/anchor.svm");
+  const std::pair<std::string, std::string> runs[] = {
+      {"v1_average_outer.ckpt",
+       "--scheme average --threads 2 --period 4 --batch 16 --outer-optimizer momentum "
+       "--optimizer adam --learning-rate 0.01 --deterministic"},
+      {"v1_gossip_mlp.ckpt",
+       "--model mlp --hidden 8 --scheme gossip --threads 2 --period 5 --batch 16 --deterministic"},
+  };
+  testing::TempDir dir;
+  for (const auto& [checkpoint, flags] : runs) {
+    const testing::CliResult r =
+        testing::RunCli("train --train " + data + " " + flags + " --epochs 4 --resume " +
+                        testing::SourcePath("data/fixtures/" + checkpoint) + " --save " +
+                        dir.File(checkpoint + ".model"));
+    EXPECT_EQ(r.status, 0) << checkpoint << ": " << r.output;
+    EXPECT_TRUE(testing::Contains(r.output, "resuming after epoch 2")) << r.output;
+    EXPECT_TRUE(testing::Contains(r.output, "\n    4/4 ")) << r.output;
+    // Other settings are still told apart from a first-version identity.
+    const testing::CliResult other = testing::RunCli(
+        "train --train " + data + " " + flags + " --seed 9 --epochs 4 --resume " +
+        testing::SourcePath("data/fixtures/" + checkpoint));
+    EXPECT_EQ(other.status, 1) << other.output;
+    EXPECT_TRUE(testing::Contains(other.output, "seed: checkpoint 1, this run 9")) << other.output;
+  }
+}
+
 }  // namespace parsgd

@@ -7,8 +7,9 @@
 # 1sorted (the orders on files sorted by class, under the replica schemes with long periods),
 # 4 (solvers: SGD, primal cd and dual-cd on a tall and a wide set; the sharing scheme of cd),
 # 3 (averaging period and --average-state), 3mlp (the same on the MLP), 3gossip (centralised vs
-# decentralised averaging, plain vs outer momentum, on the sparse set and the MLP), 5 (the MLP's
-# model partitions against data parallelism, on two widths), or all (1 2 3, the default). Environment: PARSGD (the program, default build/parsgd), DATA (generated data
+# decentralised averaging, elastic averaging, plain vs outer momentum, on the sparse set and the
+# MLP), 5 (the MLP's model partitions against data parallelism, on two widths), or all (1 2 3, the
+# default). Environment: PARSGD (the program, default build/parsgd), DATA (generated data
 # sets, default out/experiments/data), OUT (results, default out/experiments). Each experiment
 # writes OUT/NAME/ (report.md, summary.csv, runs.jsonl, plots); one that is there already is
 # skipped.
@@ -201,7 +202,8 @@ for e in "${experiments[@]}"; do
       compare 3-period-mlp --experiment $here/period_mlp.json --epochs "$period_epochs" \
         $( ((smoke)) && echo "--hidden 32" ) $(fmnist_args)
       ;;
-    3gossip)  # Centralised (average) vs decentralised (gossip) at equal periods; outer momentum.
+    3gossip)  # Centralised (average) vs decentralised (gossip) vs elastic at equal periods; outer
+              # momentum.
       sparse_sets
       compare 3-gossip-sparse --experiment $here/gossip.json --epochs "$period_epochs" \
         --train "$DATA/rcv1.train.bin" --test "$DATA/rcv1.test.bin"
