@@ -34,10 +34,12 @@ TrainConfig PlainConfig(SchemeKind scheme, int threads) {
   return c;
 }
 
-// Gossip on two replicas with period 1, in double precision from the definitions: at step m each
-// replica takes one logistic SGD step on the m-th row of its shard (if it has one), then both are
-// mixed, x_r <- (x_r + 2 x_other) / 3; the model is the replicas' mean.
-std::vector<double> ReferenceGossip(const Dataset& data, int epochs, double eta) {
+// Two replicas of per-sample logistic SGD in double precision from the definitions: at step m
+// each replica takes one step on the m-th row of its shard (if it has one), then combine(w) runs
+// (period 1).
+template <class Combine>
+std::vector<std::vector<double>> ReferenceReplicas(const Dataset& data, int epochs, double eta,
+                                                   Combine&& combine) {
   const uint64_t f = data.features();
   const SampleOrder order(OrderKind::kSequential, data.rows(), 2, 1);
   std::vector<std::vector<double>> w(2, std::vector<double>(f + 1, 0.0));
@@ -56,16 +58,40 @@ std::vector<double> ReferenceGossip(const Dataset& data, int epochs, double eta)
         for (uint32_t k = 0; k < x.nnz; ++k) w[r][x.index[k]] -= eta * g * x.value[k];
         w[r][f] -= eta * g;
       }
-      for (uint64_t j = 0; j <= f; ++j) {
-        const double a = w[0][j], b = w[1][j];
-        w[0][j] = (a + 2 * b) / 3;
-        w[1][j] = (b + 2 * a) / 3;
-      }
+      combine(w);
     }
   }
-  std::vector<double> mean(f + 1);
-  for (uint64_t j = 0; j <= f; ++j) mean[j] = (w[0][j] + w[1][j]) / 2;
+  return w;
+}
+
+// Gossip on two replicas with period 1: after each step both are mixed,
+// x_r <- (x_r + 2 x_other) / 3; the model is the replicas' mean.
+std::vector<double> ReferenceGossip(const Dataset& data, int epochs, double eta) {
+  const auto w = ReferenceReplicas(data, epochs, eta, [](std::vector<std::vector<double>>& r) {
+    for (std::size_t j = 0; j < r[0].size(); ++j) {
+      const double a = r[0][j], b = r[1][j];
+      r[0][j] = (a + 2 * b) / 3;
+      r[1][j] = (b + 2 * a) / 3;
+    }
+  });
+  std::vector<double> mean(w[0].size());
+  for (std::size_t j = 0; j < mean.size(); ++j) mean[j] = (w[0][j] + w[1][j]) / 2;
   return mean;
+}
+
+// Elastic averaging (EASGD) on two replicas with period 1: after each step d_r = x_r - c,
+// x_r -= alpha d_r, c += alpha (d_0 + d_1); the model is c.
+std::vector<double> ReferenceElastic(const Dataset& data, int epochs, double eta, double alpha) {
+  std::vector<double> c(data.features() + 1, 0.0);
+  ReferenceReplicas(data, epochs, eta, [&](std::vector<std::vector<double>>& w) {
+    for (std::size_t j = 0; j < c.size(); ++j) {
+      const double d0 = w[0][j] - c[j], d1 = w[1][j] - c[j];
+      w[0][j] -= alpha * d0;
+      w[1][j] -= alpha * d1;
+      c[j] += alpha * (d0 + d1);
+    }
+  });
+  return c;
 }
 
 TEST(Gossip, PeriodOneOnTwoWorkersIsTheRingMixComputedByHand) {
@@ -92,40 +118,6 @@ TEST(Gossip, PeriodOneOnTwoWorkersIsTheRingMixComputedByHand) {
         std::max(difference, std::abs(static_cast<double>(average.weights()[j]) - expected[j]));
   }
   EXPECT_GT(difference, 1e-3);
-}
-
-// Elastic averaging on two replicas with period 1, in double precision from the definitions
-// (EASGD): at step m each replica takes one logistic SGD step on the m-th row of its shard (if it
-// has one), then d_r = x_r - c, x_r -= alpha d_r, c += alpha (d_0 + d_1); the model is c.
-std::vector<double> ReferenceElastic(const Dataset& data, int epochs, double eta, double alpha) {
-  const uint64_t f = data.features();
-  const SampleOrder order(OrderKind::kSequential, data.rows(), 2, 1);
-  std::vector<std::vector<double>> w(2, std::vector<double>(f + 1, 0.0));
-  std::vector<double> c(f + 1, 0.0);
-  for (int e = 0; e < epochs; ++e) {
-    std::vector<uint32_t> scratch[2];
-    const std::span<const uint32_t> shard[2] = {order.Indices(e, 0, scratch[0]),
-                                                order.Indices(e, 1, scratch[1])};
-    for (uint64_t m = 0; m < std::max(shard[0].size(), shard[1].size()); ++m) {
-      for (int r = 0; r < 2; ++r) {
-        if (m >= shard[r].size()) continue;
-        const SparseRow x = data.row(shard[r][m]);
-        const double y = data.labels()[shard[r][m]] > 0 ? 1 : -1;
-        double z = w[r][f];
-        for (uint32_t k = 0; k < x.nnz; ++k) z += w[r][x.index[k]] * x.value[k];
-        const double g = -y / (1 + std::exp(y * z));
-        for (uint32_t k = 0; k < x.nnz; ++k) w[r][x.index[k]] -= eta * g * x.value[k];
-        w[r][f] -= eta * g;
-      }
-      for (uint64_t j = 0; j <= f; ++j) {
-        const double d0 = w[0][j] - c[j], d1 = w[1][j] - c[j];
-        w[0][j] -= alpha * d0;
-        w[1][j] -= alpha * d1;
-        c[j] += alpha * (d0 + d1);
-      }
-    }
-  }
-  return c;
 }
 
 TEST(Elastic, PeriodOneOnTwoWorkersIsTheElasticStepComputedByHand) {

@@ -16,7 +16,7 @@ constexpr uint64_t kBlockRows = 4096;
 constexpr int kMlpBlockRows = 256;  // rows per MLP block: fixed, so sums repeat at any thread count
 
 double SampleLoss(const LinearModel& model, const float* z, float target) {
-  return WithHead(model.kind(),
+  return WithHead(LossOf(model.kind()),
                   [&]<class Head>(Head) { return Head::Value(z, model.outputs(), target); });
 }
 

@@ -183,7 +183,7 @@ class OffloadLearner final : public Learner {
   }
 
   void ChooseKernels(const TrainConfig& config) {
-    WithHead(config.model, [&]<class Head>(Head) {
+    WithHead(LossOf(config.model), [&]<class Head>(Head) {
       eval_ = &offload::RunEvaluate<Head>;
       WithRule(config.optimizer.kind, [&]<class Rule>(Rule) {
         sync_ = &offload::RunSyncStep<Head, Rule>;

@@ -484,8 +484,8 @@ std::unique_ptr<LinearRunner> MakeFor(const TrainConfig& config, const RunnerSha
 std::unique_ptr<LinearRunner> MakeDualCdRunner(const TrainConfig& config,
                                                const RunnerShape& shape) {
   const double c = 1.0 / (static_cast<double>(shape.rows) * config.l2);  // l2 resolved, > 0
-  if (config.model == ModelKind::kLogistic) return MakeFor<LogisticDual>(config, shape, c);
-  if (config.model == ModelKind::kSquaredHinge) return MakeFor<BoxDual<true>>(config, shape, c);
+  if (LossOf(config.model) == Loss::kLogistic) return MakeFor<LogisticDual>(config, shape, c);
+  if (LossOf(config.model) == Loss::kSquaredHinge) return MakeFor<BoxDual<true>>(config, shape, c);
   return MakeFor<BoxDual<false>>(config, shape, c);  // hinge (ValidateConfig refuses the others)
 }
 

@@ -450,8 +450,8 @@ std::unique_ptr<LinearRunner> MakeFor(const TrainConfig& config, const RunnerSha
 
 std::unique_ptr<LinearRunner> MakePrimalCdRunner(const TrainConfig& config,
                                                  const RunnerShape& shape) {
-  if (config.model == ModelKind::kSquared) return MakeFor<SquaredCd>(config, shape);
-  if (config.model == ModelKind::kSquaredHinge) return MakeFor<SquaredHingeCd>(config, shape);
+  if (LossOf(config.model) == Loss::kSquared) return MakeFor<SquaredCd>(config, shape);
+  if (LossOf(config.model) == Loss::kSquaredHinge) return MakeFor<SquaredHingeCd>(config, shape);
   return MakeFor<LogisticCd>(config, shape);  // logistic (ValidateConfig refuses others)
 }
 

@@ -20,11 +20,36 @@ inline constexpr Named<ModelKind> kModelKinds[] = {
     {ModelKind::kMlp, "mlp", "multi-layer perceptron: --hidden ReLU layers, softmax output"},
 };
 
-// The linear models (every kind but the MLP).
-constexpr bool IsLinear(ModelKind kind) { return kind != ModelKind::kMlp; }
+// What a --model choice is made of: the model's type (a linear model scoring z = W^T x + b, or the
+// MLP) and the loss its output is scored by (each linear kind is one loss; the MLP's output layer
+// is scored by the softmax loss). The code that runs a model asks for the part it depends on.
+enum class ModelType { kLinear, kMlp };
+enum class Loss { kLogistic, kHinge, kSquared, kSquaredHinge, kSoftmax };
 
-constexpr bool IsBinary(ModelKind kind) {
-  return kind != ModelKind::kSoftmax && kind != ModelKind::kMlp;
+constexpr ModelType TypeOf(ModelKind kind) {
+  return kind == ModelKind::kMlp ? ModelType::kMlp : ModelType::kLinear;
 }
+constexpr Loss LossOf(ModelKind kind) {
+  switch (kind) {
+    case ModelKind::kLogistic:
+      return Loss::kLogistic;
+    case ModelKind::kHinge:
+      return Loss::kHinge;
+    case ModelKind::kSquared:
+      return Loss::kSquared;
+    case ModelKind::kSquaredHinge:
+      return Loss::kSquaredHinge;
+    case ModelKind::kSoftmax:
+    case ModelKind::kMlp:
+      break;
+  }
+  return Loss::kSoftmax;
+}
+
+// The linear models (every kind but the MLP).
+constexpr bool IsLinear(ModelKind kind) { return TypeOf(kind) == ModelType::kLinear; }
+
+// The binary models: one score, a margin loss (every loss but softmax).
+constexpr bool IsBinary(ModelKind kind) { return LossOf(kind) != Loss::kSoftmax; }
 
 }  // namespace parsgd

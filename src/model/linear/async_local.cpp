@@ -61,7 +61,7 @@ static_assert(AsyncLocal<LinearAsyncLocal<SoftmaxHead, AdamRule, StripedScheme>>
 }  // namespace
 
 std::unique_ptr<LinearRunner> MakeAsyncRunner(const TrainConfig& config, const RunnerShape& shape) {
-  return WithHead(config.model, [&]<class Head>(Head) {
+  return WithHead(LossOf(config.model), [&]<class Head>(Head) {
     return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) {
       return WithAsyncPolicy(
           config.scheme, kAnyAsync,

@@ -48,21 +48,20 @@ std::unique_ptr<LinearRunner> MakeMinibatchRunner(const TrainConfig& config,
 std::unique_ptr<LinearRunner> MakeLinearReplicaRunner(const TrainConfig& config,
                                                       const RunnerShape& shape);
 
-// Calls fn(Head{}) with the loss head of a linear `model` (the MLP has its own runners): the one
-// dispatch from a linear model's kind to its loss (scores, losses, curvature).
+// Calls fn(Head{}) with the loss head of `loss` (LossOf a linear model's kind): the one dispatch
+// from a loss to its code (scores, losses, curvature).
 template <class Fn>
-decltype(auto) WithHead(ModelKind model, Fn&& fn) {
-  switch (model) {
-    case ModelKind::kHinge:
+decltype(auto) WithHead(Loss loss, Fn&& fn) {
+  switch (loss) {
+    case Loss::kHinge:
       return fn(BinaryHead<HingeLoss>{});
-    case ModelKind::kSquared:
+    case Loss::kSquared:
       return fn(BinaryHead<SquaredLoss>{});
-    case ModelKind::kSquaredHinge:
+    case Loss::kSquaredHinge:
       return fn(BinaryHead<SquaredHingeLoss>{});
-    case ModelKind::kSoftmax:
-    case ModelKind::kMlp:
+    case Loss::kSoftmax:
       return fn(SoftmaxHead{});
-    case ModelKind::kLogistic:
+    case Loss::kLogistic:
       break;
   }
   return fn(BinaryHead<LogisticLoss>{});

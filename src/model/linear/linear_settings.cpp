@@ -43,17 +43,17 @@ namespace {
 constexpr double kAutoStepScale = 0.5;
 constexpr double kAutoAdaGradStep = 0.3;
 
-double CurvatureOf(ModelKind kind) {
-  return WithHead(kind, []<class Head>(Head) { return Head::kCurvature; });
+double CurvatureOf(Loss loss) {
+  return WithHead(loss, []<class Head>(Head) { return Head::kCurvature; });
 }
 
 // --schedule optimal's first step: Bottou's heuristic (his sgd code, and scikit-learn's for its
 // 'optimal' rate), the step that moves a weight of the typical size sqrt(1 / sqrt(l2)) with one
 // gradient of the loss at a score of that size on the wrong side (at most 1 for the logistic,
 // hinge and softmax losses).
-double OptimalEta0(ModelKind model, double l2) {
+double OptimalEta0(Loss loss, double l2) {
   const double typical = std::sqrt(1.0 / std::sqrt(l2));
-  const double slope = WithHead(model, [&]<class Head>(Head) {
+  const double slope = WithHead(loss, [&]<class Head>(Head) {
     if constexpr (Head::kOutputs == 1) {
       float z = static_cast<float>(-typical);  // becomes the loss's derivative there
       Head::LossAndGradient(&z, 1, 1.f);
@@ -66,13 +66,13 @@ double OptimalEta0(ModelKind model, double l2) {
 }
 
 double AutoEta0(const TrainConfig& config, const LinearSettings& r) {
-  if (config.schedule == ScheduleKind::kOptimal) return OptimalEta0(config.model, r.l2);
+  if (config.schedule == ScheduleKind::kOptimal) return OptimalEta0(LossOf(config.model), r.l2);
   constexpr double kDampedBatch = 256;
   const double b = config.batch;
-  const double curvature = CurvatureOf(config.model);
+  const double curvature = CurvatureOf(LossOf(config.model));
   const double single = kAutoStepScale / (curvature * r.mean_squared_norm);
   const double sgd =
-      config.model == ModelKind::kSquared
+      LossOf(config.model) == Loss::kSquared
           ? kAutoStepScale / curvature * b / (r.mean_squared_norm + (b - 1) * r.top_eigenvalue)
           : single * b / (1 + b / kDampedBatch);
   switch (config.optimizer.kind) {
@@ -246,7 +246,7 @@ LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& t
   LinearSettings r;
   ResolveFeatureRates(config, train.features(), train.rows(), ScanFeatures(train, executor),
                       train.source(), r);
-  if (config.batch > 1 && config.model == ModelKind::kSquared) {
+  if (config.batch > 1 && LossOf(config.model) == Loss::kSquared) {
     r.top_eigenvalue = EstimateTopEigenvalue(train, r.rates.empty() ? nullptr : r.rates.data());
   }
   r.eta0 = config.learning_rate == 0 ? AutoEta0(config, r) : config.learning_rate;
@@ -255,7 +255,7 @@ LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& t
 
 LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& train,
                                      Executor& executor, Communicator& comm) {
-  if (config.batch > 1 && config.model == ModelKind::kSquared) {
+  if (config.batch > 1 && LossOf(config.model) == Loss::kSquared) {
     throw Error(
         "the squared loss with minibatches over several ranks: not yet (its automatic "
         "step size estimates the data's top eigenvalue on one rank's rows)");

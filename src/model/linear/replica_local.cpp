@@ -217,7 +217,7 @@ static_assert(ReplicaCombine<ElasticCombine, LinearReplicaLocal<SoftmaxHead, Sgd
 
 std::unique_ptr<LinearRunner> MakeLinearReplicaRunner(const TrainConfig& config,
                                                       const RunnerShape& shape) {
-  return WithHead(config.model, [&]<class Head>(Head) {
+  return WithHead(LossOf(config.model), [&]<class Head>(Head) {
     return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) {
       return MakeReplicaRunner<LinearRunner>(config, LinearReplicaLocal<Head, Rule>(shape),
                                              shape.workers, (shape.features + 1) * shape.outputs);

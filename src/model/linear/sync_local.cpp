@@ -146,7 +146,7 @@ static_assert(SyncLocal<LinearSyncLocal<SoftmaxHead, AdamRule>>);
 
 std::unique_ptr<LinearRunner> MakeMinibatchRunner(const TrainConfig& config,
                                                   const RunnerShape& shape) {
-  return WithHead(config.model, [&]<class Head>(Head) {
+  return WithHead(LossOf(config.model), [&]<class Head>(Head) {
     return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) -> std::unique_ptr<LinearRunner> {
       return std::make_unique<SyncRunner<LinearParams, LinearSyncLocal<Head, Rule>>>(
           LinearSyncLocal<Head, Rule>(shape, config.batch));

@@ -38,7 +38,7 @@ inline float Log1pUnit(float e) {
 // d loss / dz. Value() is the same without the derivative.
 
 struct LogisticLoss {
-  static constexpr ModelKind kKind = ModelKind::kLogistic;
+  static constexpr Loss kLoss = Loss::kLogistic;
   // Bound on d2(loss)/dz2, used to scale the default step size.
   static constexpr double kCurvature = 0.25;
   static float ValueAndDerivative(float z, float y, float* derivative) {
@@ -56,7 +56,7 @@ struct LogisticLoss {
 };
 
 struct HingeLoss {
-  static constexpr ModelKind kKind = ModelKind::kHinge;
+  static constexpr Loss kLoss = Loss::kHinge;
   static constexpr double kCurvature = 1.0;  // not smooth; scale as a unit-curvature loss
   // A subgradient: -y where the margin is violated, 0 where y z >= 1.
   static float ValueAndDerivative(float z, float y, float* derivative) {
@@ -69,7 +69,7 @@ struct HingeLoss {
 
 // The L2-loss SVM's: smooth, with a kink in its second derivative at y z = 1.
 struct SquaredHingeLoss {
-  static constexpr ModelKind kKind = ModelKind::kSquaredHinge;
+  static constexpr Loss kLoss = Loss::kSquaredHinge;
   static constexpr double kCurvature = 2.0;
   static float ValueAndDerivative(float z, float y, float* derivative) {
     const float slack = std::max(1.f - y * z, 0.f);
@@ -83,7 +83,7 @@ struct SquaredHingeLoss {
 };
 
 struct SquaredLoss {
-  static constexpr ModelKind kKind = ModelKind::kSquared;
+  static constexpr Loss kLoss = Loss::kSquared;
   static constexpr double kCurvature = 1.0;
   static float ValueAndDerivative(float z, float y, float* derivative) {
     *derivative = z - y;
@@ -94,7 +94,7 @@ struct SquaredLoss {
 
 // Softmax cross-entropy over K scores: loss = logsumexp(z) - z[y]; dloss/dz_k = p_k - [k == y].
 struct SoftmaxLoss {
-  static constexpr ModelKind kKind = ModelKind::kSoftmax;
+  static constexpr Loss kLoss = Loss::kSoftmax;
   static constexpr double kCurvature = 0.5;  // the Hessian diag(p) - p p^T has norm <= 1/2
 
   // Writes the derivatives into grad[0..k) and returns the loss. z and grad may alias.
