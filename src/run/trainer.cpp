@@ -12,6 +12,7 @@
 #include "model/learner.hpp"
 #include "model/linear/linear_learner.hpp"
 #include "model/mlp/mlp_learner.hpp"
+#include "model/mlp/partition/partitions.hpp"
 #include "model/start_model.hpp"
 #include "offload/offload_learner.hpp"
 #include "parsgd/comm/communicator.hpp"
@@ -21,10 +22,9 @@
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/float_env.hpp"
 #include "parsgd/util/rng.hpp"
-#include "model/mlp/partition/partitions.hpp"
 #include "ranks_combiner.hpp"
-#include "scheme/replica_settings.hpp"
 #include "resolve.hpp"
+#include "scheme/replica_settings.hpp"
 #include "util/xxhash64.hpp"
 
 namespace parsgd {
