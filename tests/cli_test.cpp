@@ -75,7 +75,9 @@ TEST_F(Cli, DefaultSchemeIsChosenPrintedAndRecorded) {
   const auto given = RunCli("train --train " + train_ + " --epochs 1 --scheme hogwild --metrics " +
                             metrics);
   ASSERT_EQ(given.status, 0) << given.output;
-  EXPECT_TRUE(Contains(given.output, "scheme hogwild, order")) << given.output;
+  EXPECT_TRUE(Contains(given.output, "\n  given: --scheme hogwild --epochs 1\n")) << given.output;
+  EXPECT_TRUE(Contains(given.output, "\n  model logistic, scheme hogwild,")) << given.output;
+  EXPECT_FALSE(Contains(given.output, "\n  auto: scheme")) << given.output;
   EXPECT_TRUE(Contains(testing::ReadFile(metrics), R"("scheme":"hogwild",)"));
   EXPECT_TRUE(Contains(testing::ReadFile(metrics), R"("scheme_auto":false)"));
 }
@@ -385,6 +387,57 @@ TEST_F(Cli, HelpIsWrappedAndReachedEitherWay) {
   EXPECT_TRUE(Contains(typo.output, "unknown command 'trian' (did you mean train?)"))
       << typo.output;
   EXPECT_FALSE(Contains(RunCli("xyzzy").output, "did you mean"));
+}
+
+// The setup says the settings given in the user's words, then every other setting that applies to
+// the run with the value it takes (and none the run ignores), wrapped between settings.
+TEST_F(Cli, SetupSaysWhatWasGivenThenWhatTheRunResolved) {
+  const std::string cli = "COLUMNS=60 " + std::string(PARSGD_CLI_PATH) + " train --train " + train_;
+  // Joins the setup's lines (before the epoch table), continuation lines to the line they continue.
+  const auto setup = [](const std::string& output) {
+    std::vector<std::string> joined;
+    for (const std::string& line : Lines(output)) {
+      if (line.rfind("  epoch", 0) == 0) break;
+      // The data line holds a path, which is not broken; the settings wrap between settings.
+      if (line.rfind("parsgd train:", 0) != 0) EXPECT_LE(line.size(), 60u) << line;
+      if (line.rfind("    ", 0) == 0 && !joined.empty()) {
+        joined.back() += " " + line.substr(4);
+      } else {
+        joined.push_back(line);
+      }
+    }
+    return joined;
+  };
+  const auto find = [](const std::vector<std::string>& lines, const std::string& head) {
+    for (const std::string& line : lines) {
+      if (line.rfind(head, 0) == 0) return line + " ";
+    }
+    return std::string();
+  };
+
+  const auto cd = RunShell(cli + " --solver dual-cd --bias off --threads 1");
+  ASSERT_EQ(cd.status, 0) << cd.output;
+  const auto cd_lines = setup(cd.output);
+  EXPECT_EQ(find(cd_lines, "  given: "), "  given: --solver dual-cd --threads 1 --bias off ")
+      << cd.output;
+  const std::string cd_resolved = find(cd_lines, "  resolved: ");
+  EXPECT_TRUE(Contains(cd_resolved, " --model logistic ")) << cd.output;
+  EXPECT_TRUE(Contains(cd_resolved, " --tol 1e-05 (auto) ")) << cd.output;
+  for (const char* ignored : {"--learning-rate", "--schedule", "--optimizer", "--solver", "--threads"}) {
+    EXPECT_FALSE(Contains(cd_resolved, ignored)) << ignored << "\n" << cd.output;
+  }
+  EXPECT_TRUE(Contains(find(cd_lines, "  model logistic, "), "stops at a relative duality gap"))
+      << cd.output;
+
+  const auto sgd = RunShell(cli + " --epochs 1 --scheme average --threads 2");
+  ASSERT_EQ(sgd.status, 0) << sgd.output;
+  const auto sgd_lines = setup(sgd.output);
+  const std::string sgd_resolved = find(sgd_lines, "  resolved: ");
+  for (const char* applied : {" --learning-rate ", " --schedule linear ", " --period ", " --seed 1 "}) {
+    EXPECT_TRUE(Contains(sgd_resolved, applied)) << applied << "\n" << sgd.output;
+  }
+  EXPECT_FALSE(Contains(sgd_resolved, "--tol 1e-05")) << sgd.output;
+  EXPECT_TRUE(Contains(find(sgd_lines, "  model logistic, "), "scheme average")) << sgd.output;
 }
 
 TEST_F(Cli, DeterministicIsRefusedWhereTimingDecides) {

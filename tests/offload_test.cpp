@@ -211,7 +211,7 @@ TEST(Offload, CliWritesTheDeviceIntoTheMetrics) {
   const testing::CliResult r = testing::RunCli("train --train " + train + " --backend offload --scheme sync --batch 2 --threads 1 --epochs 2 --metrics " + metrics);
   ASSERT_EQ(r.status, 0) << r.output;
   const std::string name = ProbeDevice().name;
-  EXPECT_NE(r.output.find("offload to " + name), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("offloaded to " + name), std::string::npos) << r.output;
   const std::string json = testing::ReadFile(metrics);
   EXPECT_NE(json.find("\"backend\":\"offload\","), std::string::npos) << json;
   EXPECT_NE(json.find("\"device\":\"" + name + "\","), std::string::npos) << json;

@@ -342,7 +342,7 @@ std::string OptionParser::Help(int width) const {
   if (!positionals_.empty()) {
     out += "\narguments:\n";
     for (const auto& p : positionals_) {
-      out += "  " + Pad(p.name, 24) + WrapText(p.help, 27, 27, w) + "\n";
+      out += "  " + Pad(p.name, 25) + WrapText(p.help, 28, 28, w) + "\n";
     }
   }
   out += "\noptions:\n";
@@ -370,15 +370,16 @@ std::string OptionParser::Help(int width) const {
         const std::size_t name = std::min(part.find_first_not_of(' '), part.size());
         std::size_t help_at = std::min(part.find(' ', name), part.size());
         while (help_at < part.size() && part[help_at] == ' ') ++help_at;
-        out += "\n" + std::string(part.substr(0, help_at)) +
-               WrapText(part.substr(help_at), name + 12, help_at, w);
+        out += '\n';
+        out.append(part.substr(0, help_at));
+        out += WrapText(part.substr(help_at), name + 12, help_at, w);
       }
       ++line;
       at = end + 1;
     }
     out += "\n";
   }
-  out += "  " + Pad("--help", 24) + "show this help\n";
+  out += "  " + Pad("--help", 25) + "show this help\n";
   return out;
 }
 

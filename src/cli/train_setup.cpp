@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <string_view>
+#include <vector>
+
 #include "parsgd/config/settings.hpp"
 #include "parsgd/exec/executor.hpp"
 
@@ -13,18 +16,39 @@ std::string Plural(int n, const char* word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
+// "  head item item ...": the items joined by `separator`, wrapped between items (never inside one,
+// so a flag stays beside its value) to the terminal's width, continuation lines indented by four.
+std::string Line(std::string_view head, const std::vector<std::string>& items,
+                 std::string_view separator = " ") {
+  const std::size_t width = static_cast<std::size_t>(TerminalWidth());
+  std::string out = fmt::format("  {}", head);
+  std::size_t column = out.size();
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string item = i + 1 < items.size() ? items[i] + std::string(separator) : items[i];
+    const std::string_view trimmed = std::string_view(item).substr(0, item.find_last_not_of(' ') + 1);
+    if (i > 0 && column + trimmed.size() > width) {
+      while (!out.empty() && out.back() == ' ') out.pop_back();
+      out += "\n    ";
+      column = 4;
+    }
+    out += item;
+    column += item.size();
+  }
+  return out + "\n";
+}
+
 // "given --model softmax --epochs 3": the training settings the command line gave, in the table's
 // order, as the user wrote them.
 std::string GivenLine(const OptionParser& parser) {
-  std::string out;
+  std::vector<std::string> items;
   for (const Setting& s : TrainSettings()) {
     if (!parser.Given(s.key)) continue;
     for (const std::string& value : parser.Values(s.key)) {
-      out += s.is_switch() ? fmt::format(" --{}", s.key) : fmt::format(" --{} {}", s.key, value);
+      items.push_back(s.is_switch() ? fmt::format("--{}", s.key) : fmt::format("--{} {}", s.key, value));
     }
   }
-  return out.empty() ? "  given: the data only; every setting its default\n"
-                     : "  given:" + out + "\n";
+  return items.empty() ? "  given: the data only; every setting its default\n"
+                       : Line("given: ", items);
 }
 
 // Across ranks: how the ranks' models meet.
@@ -52,74 +76,75 @@ std::string RanksLine(const TrainConfig& c, const ResolvedSettings& s) {
             : "");
 }
 
-// The model, the scheme with its own settings, the order, where the workers run, the seed.
-std::string RunLine(const Trainer& trainer, const TrainConfig& given, const Dataset& train) {
+// "resolved: --scheme average (auto) --order global ...": every setting that applies to the run and
+// that the command line did not give, with the value the run takes, as the settings table names
+// it; "(auto)" where the default is a word the run resolved.
+std::string ResolvedLine(const OptionParser& parser, const Trainer& trainer) {
+  TrainConfig resolved = trainer.config();
+  resolved.threads = trainer.settings().threads;  // the config keeps threads as given
+  const int ranks = trainer.settings().ranks;
+  static const TrainConfig defaults;
+  std::vector<std::string> items;
+  for (const Setting& s : TrainSettings()) {
+    if (parser.Given(s.key) || !WhyNotApplied(s, resolved, ranks).empty()) continue;
+    const SettingValue value = s.get(resolved);
+    if (s.is_switch()) {
+      if (std::get<bool>(value)) items.push_back(fmt::format("--{}", s.key));
+      continue;
+    }
+    const bool automatic = SettingText(s, s.get(defaults)) == "auto";
+    // Reals to 4 significant digits, as people read them (the model file keeps them exact).
+    const std::string text = s.type == SettingType::kReal && SettingText(s, value) != "none"
+                                 ? fmt::format("{:.4g}", std::get<double>(value))
+                                 : SettingText(s, value);
+    items.push_back(fmt::format("--{} {}{}", s.key, text, automatic ? " (auto)" : ""));
+  }
+  return Line("resolved: ", items);
+}
+
+// What the run derived beyond its settings: the model's shape, the workers and where they run, the
+// scheme's own settings, the step-size rule's formula, the stopping rule.
+std::string DerivedLine(const Trainer& trainer, const Dataset& train) {
   const TrainConfig& c = trainer.config();
   const ResolvedSettings& s = trainer.settings();
-  std::string model = NameOf<ModelKind>(kModelKinds, c.model);
+  std::vector<std::string> items;
+  std::string model = "model " + std::string(NameOf<ModelKind>(kModelKinds, c.model));
   if (c.model == ModelKind::kMlp) {
     model += fmt::format(" {}-{}-{}", train.features(), fmt::join(c.hidden, "-"), s.outputs);
   } else if (!IsBinary(c.model)) {
     model += fmt::format(" ({} classes)", s.outputs);
   }
-  if (c.bias == Bias::kOff) model += " (bias off)";
-  std::string scheme = SchemeName(s.scheme);
-  if (given.scheme == SchemeKind::kAuto) scheme += " (auto)";
-  if (s.batch > 1) scheme += fmt::format(" (batch {})", s.batch);
-  scheme += trainer.SchemeDetails();
-  std::string where;
+  items.push_back(model);
+  items.push_back("scheme " + std::string(SchemeName(s.scheme)) + trainer.SchemeDetails());
   if (c.backend == Backend::kOffload) {
-    where = fmt::format("offload to {} ({})", s.device, Plural(s.workers, "worker"));
+    items.push_back(fmt::format("{} offloaded to {}", Plural(s.workers, "worker"), s.device));
   } else {
     const int cores = AvailableCores();
-    where = fmt::format("{}{} ({})", Plural(s.threads, "thread"),
-                        s.threads > cores
-                            ? fmt::format(", more than the {} this process may use", Plural(cores, "core"))
-                            : "",
-                        Plural(s.workers, "worker"));
+    items.push_back(fmt::format("{} on {}{}", Plural(s.workers, "worker"),
+                                Plural(s.threads, "thread"),
+                                s.threads > cores
+                                    ? fmt::format(" (more than the {} this process may use)",
+                                                  Plural(cores, "core"))
+                                    : ""));
   }
-  return fmt::format("  model {}, scheme {}, order {}, {}, seed {}\n", model, scheme,
-                     NameOf<OrderKind>(kOrderKinds, c.order), where, c.seed);
-}
-
-// The steps: the solver's stopping rule, or the optimiser, the schedule and the regulariser.
-std::string StepLines(const TrainConfig& c, const ResolvedSettings& s, const Dataset& train) {
   if (c.solver != Solver::kSgd) {
-    const bool dual = c.solver == Solver::kDualCd;
-    return fmt::format(
-        "  at most {} epochs{}, solver {} (C = 1 / (rows l2) = {:.4g}), l2 {:.3g}{}, {}\n",
-        s.epochs, s.epochs_auto ? " (auto)" : "", NameOf<Solver>(kSolvers, c.solver),
-        1.0 / (static_cast<double>(train.rows()) * s.l2), s.l2,
-        s.l2_auto ? " (auto: 1/rows)" : "",
-        s.tol <= 0 ? std::string("--tol none")
-        : dual     ? fmt::format("stops at a relative duality gap of {:.3g}{}", s.tol,
-                                 s.tol_auto ? " (auto)" : "")
-                   : fmt::format("stops once an epoch lowers the objective by at most {:.3g} of "
-                                 "it{}",
-                                 s.tol, s.tol_auto ? " (auto)" : ""));
+    items.push_back(fmt::format("C = 1 / (rows l2) = {:.4g}",
+                                1.0 / (static_cast<double>(train.rows()) * s.l2)));
+  } else if (c.schedule == ScheduleKind::kOptimal) {
+    items.push_back(
+        fmt::format("eta = 1 / (l2 (t0 + t)), t0 {:.6g} samples", 1.0 / (s.eta0 * s.l2)));
   }
-  const bool uses_decay =
-      c.schedule == ScheduleKind::kInvTime || c.schedule == ScheduleKind::kGeometric;
-  const std::string schedule_detail =
-      uses_decay ? fmt::format(" (decay {})", s.decay)
-      : c.schedule == ScheduleKind::kOptimal
-          ? fmt::format(" (1 / (l2 (t0 + t)), t0 {:.6g} samples)", 1.0 / (s.eta0 * s.l2))
-          : "";
-  std::string out = fmt::format(
-      "  {} epochs{}, optimizer {}, eta0 {:.4g}{}, schedule {}{}, normalize {}, l2 {:.3g}{}\n",
-      s.epochs, s.epochs_auto ? " (auto)" : "", NameOf<OptimizerKind>(kOptimizerKinds, s.optimizer),
-      s.eta0, s.eta0_auto ? " (auto)" : "", NameOf<ScheduleKind>(kScheduleKinds, c.schedule),
-      schedule_detail, NameOf<Normalization>(kNormalizations, c.normalize), s.l2,
-      !s.l2_auto          ? ""
-      : IsLinear(c.model) ? " (auto: 1/rows)"
-                          : " (auto)");
   if (s.tol > 0) {
-    out += fmt::format(
-        "  stops once 5 epochs in a row do not lower the best objective by more than {:.3g} of "
-        "it\n",
-        s.tol);
+    items.push_back(
+        c.solver == Solver::kDualCd
+            ? fmt::format("stops at a relative duality gap of {:.3g}", s.tol)
+        : c.solver == Solver::kCd
+            ? fmt::format("stops once an epoch lowers the objective by at most {:.3g} of it", s.tol)
+            : fmt::format("stops once 5 epochs in a row do not lower the best objective by more "
+                          "than {:.3g} of it",
+                          s.tol));
   }
-  return out;
+  return Line("", items, ", ");
 }
 
 }  // namespace
@@ -127,18 +152,19 @@ std::string StepLines(const TrainConfig& c, const ResolvedSettings& s, const Dat
 std::string SetupLines(const OptionParser& parser, const Trainer& trainer, const Dataset& train,
                        uint64_t rows, uint64_t nonzeros) {
   const ResolvedSettings& s = trainer.settings();
-  TrainConfig given;
-  given.scheme = parser.Given("scheme") ? trainer.config().scheme : SchemeKind::kAuto;
   std::string out =
       fmt::format("parsgd train: {} rows x {} features ({} nonzeros) from {}{}\n", rows,
                   train.features(), nonzeros, train.source(),
                   train.zero_based() == ZeroBased::kYes ? " (zero-based indices)" : "");
   out += GivenLine(parser);
+  out += ResolvedLine(parser, trainer);
   out += RanksLine(trainer.config(), s);
-  out += RunLine(trainer, given, train);
-  out += StepLines(trainer.config(), s, train);
+  out += DerivedLine(trainer, train);
   if (!s.scheme_reason.empty()) {
-    out += fmt::format("  auto: scheme {}: {}\n", SchemeName(s.scheme), s.scheme_reason);
+    out += "  " +
+           WrapText(fmt::format("auto: scheme {}: {}", SchemeName(s.scheme), s.scheme_reason), 4,
+                    2, static_cast<std::size_t>(TerminalWidth())) +
+           "\n";
   }
   return out;
 }

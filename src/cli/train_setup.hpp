@@ -1,7 +1,7 @@
 // What `parsgd train` says about a run before its first epoch and after its last: the setup lines
-// (the user's choices in their words first, then what the run resolved them to, then why auto
-// chose what it did), the line that says why a run stopped early, and the model file's settings
-// text.
+// (the data; the settings the user gave, in their words; every other setting that applies, as the
+// run resolved it, from the settings table; what the run derived; why auto chose its scheme), the
+// line that says why a run stopped early, and the model file's settings text.
 #pragma once
 
 #include <cstdint>
