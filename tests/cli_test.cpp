@@ -365,9 +365,9 @@ TEST_F(Cli, SettingsTheRunWouldIgnoreAreRefusedByName) {
   EXPECT_EQ(RunCli("train --train " + train_ + " --epochs 1 --optimizer sgd --momentum 0.9")
                 .status,
             2);
-  // A scheme auto chose is judged once chosen (one thread: sequential).
+  // A scheme auto chose is judged once chosen (one thread: sequential): a command-line error too.
   const auto chosen = RunCli("train --train " + train_ + " --epochs 1 --threads 1 --period 5");
-  EXPECT_EQ(chosen.status, 1) << chosen.output;
+  EXPECT_EQ(chosen.status, 2) << chosen.output;
   EXPECT_TRUE(Contains(chosen.output, "--period 5 would be ignored")) << chosen.output;
   EXPECT_TRUE(Contains(chosen.output, "(--scheme auto chose it: one thread)")) << chosen.output;
 }

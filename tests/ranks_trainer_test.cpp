@@ -136,6 +136,39 @@ TEST(Ranks, GossipMixesNeighboursAndTrainsAsTheAverageDoes) {
 
 // Errors on one rank end every rank with the same message: an empty share, a refused setting
 // (more in ranks_schemes_test.cpp), a divergence.
+// The squared loss's minibatch step is sized by the top eigenvalue of the rows' second moment, taken
+// over every rank's rows: rank 0 holds only rows (1, 0), rank 1 only rows (0, 1). Over all of them
+// the mean of [x; 1][x; 1]^T is [[1, 0, 1], [0, 1, 1], [1, 1, 2]] / 2, eigenvalue 3/2; one rank's
+// rows alone would give 2.
+TEST(Ranks, SquaredLossMinibatchesSizeTheirStepOverEveryRanksRows) {
+  std::vector<testing::Entries> rows;
+  std::vector<float> labels;
+  for (int i = 0; i < 100; ++i) {
+    rows.push_back({{static_cast<uint32_t>(i < 50 ? 0 : 1), 1.f}});
+    labels.push_back(i < 50 ? -1.f : 1.f);
+  }
+  const Dataset whole = testing::MakeDataset(rows, labels, 2);
+  TrainConfig c = RanksConfig();
+  c.model = ModelKind::kSquared;
+  c.normalize = Normalization::kNone;
+  c.batch = 10;
+  std::vector<double> eigenvalues(2), objectives(2);
+  const std::vector<std::string> errors = RunRanks(2, [&](Communicator& comm) {
+    const Dataset share = ShareOf(whole, comm);
+    auto executor = MakeTbbExecutor(1);
+    Trainer trainer(testing::OnlyApplied(c, 2), share, nullptr, *executor, &comm);
+    eigenvalues[comm.rank()] = trainer.settings().top_eigenvalue;
+    EpochReport last;
+    for (int e = 0; e < 20; ++e) last = trainer.RunEpoch();
+    objectives[comm.rank()] = last.objective;
+  });
+  for (const std::string& e : errors) EXPECT_EQ(e, "");
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_NEAR(eigenvalues[r], 1.5, 1e-6) << r;
+    EXPECT_LT(objectives[r], 0.05) << r;  // from 0.5 at w = 0: the averaged ranks fit the targets
+  }
+}
+
 TEST(Ranks, AnErrorOnOneRankEndsEveryRankWithItsMessage) {
   const Dataset whole = testing::MakeProblem(60, 20, 4, 2, 0.05, 2);
   auto errors_of = [&](int ranks, const Dataset& data, const TrainConfig& c) {

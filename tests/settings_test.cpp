@@ -197,5 +197,20 @@ TEST(Settings, TheRunIdentityKeepsItsFrozenLines) {
   EXPECT_TRUE(testing::Contains(trainer.RunIdentity(), "\nmlp_backend=-\n"));
 }
 
+// The ranks' combination's settings apply across ranks whatever the scheme inside a rank, and
+// still under their own conditions: the outer momentum only with an outer rule that has one.
+TEST(Settings, SettingsOfTheRanksCombinationKeepTheirOwnConditions) {
+  TrainConfig c;
+  c.scheme = SchemeKind::kSequential;
+  const Setting& momentum = FindSetting("outer-momentum");
+  const Setting& rate = FindSetting("outer-learning-rate");
+  EXPECT_NE(WhyNotApplied(rate, c, 1), "");  // one process, sequential: no average at all
+  EXPECT_EQ(WhyNotApplied(rate, c, 2), "");  // the ranks average
+  EXPECT_TRUE(testing::Contains(WhyNotApplied(momentum, c, 2), "outer-optimizer"))
+      << WhyNotApplied(momentum, c, 2);
+  c.outer.kind = OuterKind::kNesterov;
+  EXPECT_EQ(WhyNotApplied(momentum, c, 2), "");
+}
+
 }  // namespace
 }  // namespace parsgd

@@ -239,8 +239,14 @@ int TrainRun(std::span<const std::string> args, Communicator& ranks) {
   Open(a, ranks, outputs);
   auto executor = MakeRunExecutor(checked.config->config());
   const RunData data = Load(a.run, *executor, ranks);
-  Trainer trainer(*checked.config, data.train, data.test ? &*data.test : nullptr, *executor,
-                  &ranks);
+  std::optional<Trainer> made;
+  try {
+    made.emplace(*checked.config, data.train, data.test ? &*data.test : nullptr, *executor, &ranks);
+  } catch (const SettingError& e) {
+    // A setting that cannot work with what auto resolved (the scheme it chose): a command-line error.
+    throw UsageError(ErrorText(e));
+  }
+  Trainer& trainer = *made;
   const std::string start_lines = Start(trainer, checked, a, ranks);
   const uint64_t rows = ranks.Sum(data.train.rows()), nonzeros = ranks.Sum(data.train.nnz());
 

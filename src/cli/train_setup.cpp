@@ -37,6 +37,11 @@ std::string Line(std::string_view head, const std::vector<std::string>& items,
   return out + "\n";
 }
 
+// "  text": wrapped at words to the terminal's width, continuation lines indented by four.
+std::string Sentence(std::string_view text) {
+  return "  " + WrapText(text, 4, 2, static_cast<std::size_t>(TerminalWidth())) + "\n";
+}
+
 // "given --model softmax --epochs 3": the training settings the command line gave, in the table's
 // order, as the user wrote them.
 std::string GivenLine(const OptionParser& parser) {
@@ -53,16 +58,15 @@ std::string GivenLine(const OptionParser& parser) {
 
 // Across ranks: how the ranks' models meet.
 std::string RanksLine(const TrainConfig& c, const ResolvedSettings& s) {
-  if (s.ranks <= 1) return "";
   if (c.ranks_scheme == RanksScheme::kSync) {
     return fmt::format(
-        "  across {} ranks, each training its share of the rows: every minibatch's gradient "
-        "summed over the ranks (sync)\n",
+        "across {} ranks, each training its share of the rows: every minibatch's gradient "
+        "summed over the ranks (sync)",
         s.ranks);
   }
   const bool outer = !c.outer.plain();
   return fmt::format(
-      "  across {} ranks, each training its share of the rows: {} of the models{}{}{}\n", s.ranks,
+      "across {} ranks, each training its share of the rows: {} of the models{}{}{}", s.ranks,
       NameOf<RanksScheme>(kRanksSchemes, c.ranks_scheme),
       s.ranks_period > 0 ? fmt::format(" every {} updates of each rank ({} times an epoch)",
                                        s.ranks_period, s.rank_parts)
@@ -158,13 +162,10 @@ std::string SetupLines(const OptionParser& parser, const Trainer& trainer, const
                   train.zero_based() == ZeroBased::kYes ? " (zero-based indices)" : "");
   out += GivenLine(parser);
   out += ResolvedLine(parser, trainer);
-  out += RanksLine(trainer.config(), s);
+  if (s.ranks > 1) out += Sentence(RanksLine(trainer.config(), s));
   out += DerivedLine(trainer, train);
   if (!s.scheme_reason.empty()) {
-    out += "  " +
-           WrapText(fmt::format("auto: scheme {}: {}", SchemeName(s.scheme), s.scheme_reason), 4,
-                    2, static_cast<std::size_t>(TerminalWidth())) +
-           "\n";
+    out += Sentence(fmt::format("auto: scheme {}: {}", SchemeName(s.scheme), s.scheme_reason));
   }
   return out;
 }

@@ -557,10 +557,12 @@ std::string WhyNotApplied(const Setting& s, const TrainConfig& c, int ranks) {
   const Applies& a = s.applies;
   const bool across = ranks > 1;
   if (a.ranks_only && !across) return "it applies across ranks (mpirun); this run is one process";
-  if (a.across_ranks && across) return "";
+  // A setting of the ranks' combination applies across ranks whatever the model, solver, backend
+  // and scheme inside a rank; its own conditions (the optimiser, the outer rule) still hold.
+  const bool inside = !(a.across_ranks && across);
   const unsigned model = IsLinear(c.model) ? kLinearModels : kMlpModel;
   const char* model_name = NameOf<ModelKind>(kModelKinds, c.model);
-  if (!(a.runs & model) || !Holds(a.models, c.model)) {
+  if (inside && (!(a.runs & model) || !Holds(a.models, c.model))) {
     const std::string models =
         !a.models.empty()
             ? JoinAnd(a.models, [](ModelKind m) { return std::string(NameOf<ModelKind>(kModelKinds, m)); })
@@ -570,19 +572,19 @@ std::string WhyNotApplied(const Setting& s, const TrainConfig& c, int ranks) {
   const unsigned solver = c.solver == Solver::kSgd  ? kSgdSolver
                           : c.solver == Solver::kCd ? kCdSolver
                                                     : kDualCdSolver;
-  if (!(a.runs & solver)) {
+  if (inside && !(a.runs & solver)) {
     return fmt::format("it applies to `solver` {}; this run's is {}",
                        RunsNames(a.runs, {{kSgdSolver, "sgd"}, {kCdSolver, "cd"},
                                           {kDualCdSolver, "dual-cd"}}),
                        NameOf<Solver>(kSolvers, c.solver));
   }
   const unsigned backend = c.backend == Backend::kCpu ? kCpuBackend : kOffloadBackend;
-  if (!(a.runs & backend)) {
+  if (inside && !(a.runs & backend)) {
     return fmt::format("it applies to `backend` {}; this run's is {}",
                        RunsNames(a.runs, {{kCpuBackend, "cpu"}, {kOffloadBackend, "offload"}}),
                        NameOf<Backend>(kBackends, c.backend));
   }
-  if (c.scheme != SchemeKind::kAuto && !Holds(a.schemes, c.scheme)) {
+  if (inside && c.scheme != SchemeKind::kAuto && !Holds(a.schemes, c.scheme)) {
     return fmt::format("it applies to `scheme` {}{}; this run's is {}",
                        JoinAnd(a.schemes, [](SchemeKind k) { return std::string(SchemeName(k)); }),
                        a.across_ranks ? " (and across ranks)" : "", SchemeName(c.scheme));

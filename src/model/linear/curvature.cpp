@@ -1,12 +1,13 @@
 #include "curvature.hpp"
 
 #include <cmath>
+#include <span>
 #include <vector>
 
 namespace parsgd {
 
-double EstimateTopEigenvalue(const Dataset& data, const FeatureRate* rates, uint64_t sample_rows,
-                             int iterations) {
+double EstimateTopEigenvalue(const Dataset& data, const FeatureRate* rates, Communicator* comm,
+                             uint64_t sample_rows, int iterations) {
   const uint64_t n = data.rows(), f = data.features();
   const uint64_t s = std::min(n, sample_rows);
   std::vector<uint64_t> rows(s);
@@ -25,6 +26,24 @@ double EstimateTopEigenvalue(const Dataset& data, const FeatureRate* rates, uint
   }
   v[f] = 1;
   present.push_back(static_cast<uint32_t>(f));
+  // Across ranks: the sampled rows are every rank's own; the features spanned are their union, in
+  // index order on every rank, and M v is summed over the ranks (so every rank gets the same bits).
+  double sampled = static_cast<double>(s);
+  std::vector<double> shared;
+  if (comm != nullptr) {
+    comm->SumAll(std::span<double>(v));
+    present.clear();
+    for (uint64_t j = 0; j <= f; ++j) {
+      if (v[j] != 0) {
+        v[j] = 1;
+        present.push_back(static_cast<uint32_t>(j));
+      }
+    }
+    std::vector<double> total{sampled};
+    comm->SumAll(std::span<double>(total));
+    sampled = total[0];
+    shared.resize(present.size());
+  }
   double lambda = 0;
   for (int t = 0; t < iterations; ++t) {
     double norm = 0;
@@ -41,9 +60,14 @@ double EstimateTopEigenvalue(const Dataset& data, const FeatureRate* rates, uint
       for (uint32_t e = 0; e < x.nnz; ++e) u[x.index[e]] += x.value[e] * scale(x.index[e]) * dot;
       u[f] += dot;
     }
+    if (comm != nullptr) {
+      for (std::size_t k = 0; k < present.size(); ++k) shared[k] = u[present[k]];
+      comm->SumAll(std::span<double>(shared));
+      for (std::size_t k = 0; k < present.size(); ++k) u[present[k]] = shared[k];
+    }
     lambda = 0;  // the Rayleigh quotient v . (M v), v of unit norm
     for (uint32_t j : present) {
-      u[j] /= static_cast<double>(s);
+      u[j] /= sampled;
       lambda += v[j] * u[j];
     }
     v.swap(u);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "parsgd/comm/communicator.hpp"
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/model/linear/linear_step.hpp"
 
@@ -12,8 +13,11 @@ namespace parsgd {
 // lambda_max of mean_i x_i x_i^T, the rows taken in the preconditioned geometry
 // (x_ij * sqrt(m_j)) with the bias input 1 appended, by `iterations` steps of power iteration on
 // `sample_rows` rows evenly strided over the data (all of them if there are fewer). Deterministic.
-// Cost: iterations x the sample's nonzeros, plus O(features) memory.
+// Cost: iterations x the sample's nonzeros, plus O(features) memory. With `comm`, collective: each
+// rank samples its own share of the rows and every rank returns the estimate over all the samples
+// (a sum of the spanned features' entries per iteration).
 double EstimateTopEigenvalue(const Dataset& data, const FeatureRate* rates,
-                             uint64_t sample_rows = 4096, int iterations = 30);
+                             Communicator* comm = nullptr, uint64_t sample_rows = 4096,
+                             int iterations = 30);
 
 }  // namespace parsgd

@@ -255,15 +255,14 @@ LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& t
 
 LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& train,
                                      Executor& executor, Communicator& comm) {
-  if (config.batch > 1 && LossOf(config.model) == Loss::kSquared) {
-    throw Error(
-        "the squared loss with minibatches over several ranks: not yet (its automatic "
-        "step size estimates the data's top eigenvalue on one rank's rows)");
-  }
   LinearSettings r;
   FeatureStats f = ScanFeatures(train, executor);
   const uint64_t rows = AgreeFeatureStats(f, train.rows(), comm);
   ResolveFeatureRates(config, train.features(), rows, f, train.source(), r);
+  if (config.batch > 1 && LossOf(config.model) == Loss::kSquared) {
+    r.top_eigenvalue =
+        EstimateTopEigenvalue(train, r.rates.empty() ? nullptr : r.rates.data(), &comm);
+  }
   r.eta0 = config.learning_rate == 0 ? AutoEta0(config, r) : config.learning_rate;
   return r;
 }
