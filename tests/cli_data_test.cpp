@@ -289,7 +289,8 @@ TEST_F(CliData, CsvWithoutAHeaderAndItsErrors) {
   const std::string word = dir_.Write("word.csv", "y,a\n1,0.5\nyes,1\n");
   const auto label = RunCli("convert " + word + " " + dir_.File("w.bin"));
   EXPECT_EQ(label.status, 1);
-  EXPECT_TRUE(Contains(label.output, word + ":3:1: label field 1: expected a number, found 'yes'"))
+  // Text labels are class names, which the binary cache does not hold.
+  EXPECT_TRUE(Contains(label.output, "are class names (1, yes), which the binary cache does not hold"))
       << label.output;
   EXPECT_FALSE(std::filesystem::exists(dir_.File("w.bin")));
   const auto missing = RunCli("train --train " + bad + " --label-column z");
@@ -322,6 +323,55 @@ TEST_F(CliData, LabelsOneAndTwoTrainABinaryModelAndComeBackFromPredict) {
     EXPECT_EQ(After(RunCli("eval " + model + " " + data).output, "accuracy "),
               After(r.output, "train accuracy "));
   }
+}
+
+// CSV as people write it: the class in the first column as text. The model keeps the names;
+// predict writes them back, --probabilities lists them, eval maps another file's labels by name
+// (numbers included) and names a label the model never saw.
+TEST_F(CliData, TextClassesRoundTripThroughTrainPredictAndEval) {
+  std::string csv = "species,x,y\n";
+  std::string numeric = "1,x,y\n";
+  Rng rng(7);
+  const char* names[] = {"setosa", "versi color", "1"};
+  for (int i = 0; i < 300; ++i) {
+    const int c = i % 3;
+    const double x = c + 0.3 * rng.UniformDouble(), y = (c == 1) + 0.3 * rng.UniformDouble();
+    csv += fmt::format("{},{},{}\n", c == 1 ? "\"versi color\"" : names[c], x, y);
+    if (c == 2) numeric += fmt::format("1,{},{}\n", x, y);
+  }
+  const std::string train = dir_.Write("iris.csv", csv);
+  const std::string model = dir_.File("m.bin");
+  for (const char* kind : {"softmax", "mlp"}) {
+    SCOPED_TRACE(kind);
+    const auto r = RunCli("train --train " + train + " --model " + kind +
+                          " --epochs 30 --threads 1 --save " + model);
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_GT(After(r.output, "train accuracy "), 90.0) << r.output;
+    const auto p = RunCli("predict " + model + " " + train);
+    ASSERT_EQ(p.status, 0) << p.output;
+    const auto lines = Lines(p.output);
+    ASSERT_EQ(lines.size(), 300u);
+    int right = 0;
+    for (std::size_t i = 0; i < lines.size(); ++i) right += lines[i] == names[i % 3];
+    EXPECT_GT(right, 270) << p.output;
+    const auto probabilities = RunCli("predict " + model + " " + train + " --probabilities");
+    EXPECT_EQ(Lines(probabilities.output).at(0), "labels 1 setosa versi color");
+    EXPECT_EQ(After(RunCli("eval " + model + " " + train).output, "accuracy "),
+              After(r.output, "train accuracy "));
+    // A file whose labels are all "1" reads them as the number 1: the model's class named "1".
+    const auto ones = RunCli("eval " + model + " " + dir_.Write("ones.csv", numeric));
+    ASSERT_EQ(ones.status, 0) << ones.output;
+    EXPECT_GT(After(ones.output, "accuracy "), 90.0) << ones.output;
+  }
+  const auto unseen = RunCli("eval " + model + " " + dir_.Write("u.csv", "s,x,y\nvirginica,1,1\n"));
+  EXPECT_EQ(unseen.status, 1);
+  EXPECT_TRUE(Contains(unseen.output, "row 1: label 'virginica': the model was trained on the "
+                                      "labels '1', 'setosa', 'versi color' and never saw this one"))
+      << unseen.output;
+  // A binary model on two names: the later name (in byte order) is the positive class.
+  const std::string two = dir_.Write("two.csv", "y,x\nno,0\nyes,1\nno,0.1\nyes,0.9\n");
+  ASSERT_EQ(RunCli("train --train " + two + " --epochs 50 --threads 1 --save " + model).status, 0);
+  EXPECT_EQ(RunCli("predict " + model + " " + two).output, "no\nyes\nno\nyes\n");
 }
 
 TEST_F(CliData, SoftmaxOnLabelsOneAndThreeMakesTwoClasses) {

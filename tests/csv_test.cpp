@@ -1,6 +1,8 @@
 #include "parsgd/data/csv.hpp"
 
 #include <gtest/gtest.h>
+
+#include <fmt/format.h>
 #include <tbb/task_arena.h>
 
 #include <string>
@@ -30,9 +32,10 @@ TEST(Csv, AFirstLineOfNumbersIsData) {
   // Told there is a header, the first line is one, numbers or not.
   ExpectSameData(ParseCsv("1,0.5,2\n0,0,1\n", "t", {.header = CsvHeader::kYes}),
                  testing::MakeDataset({{{1, 1.f}}}, {0.f}, 2));
-  // Told there is none, a line of names is a malformed row.
-  ExpectDataError([] { ParseCsv("y,a\n1,2\n", "t", {.header = CsvHeader::kNo}); }, "t", 1, 1,
-                  "label field 1: expected a number, found 'y'");
+  // Told there is none, a line of names is a malformed row (its label a class name, its
+  // feature not a number).
+  ExpectDataError([] { ParseCsv("y,a\n1,2\n", "t", {.header = CsvHeader::kNo}); }, "t", 1, 3,
+                  "field 2: expected a number, found 'a'");
 }
 
 TEST(Csv, BlankLinesCrlfSpacesQuotedNamesAndAByteOrderMarkAreAccepted) {
@@ -72,6 +75,45 @@ struct BadCase {
   const char* fragment;
 };
 
+// Labels that are not all numbers are class names: sorted (byte order), each row's label the index
+// of its name; numbers among them are names too. Quoted labels may hold commas and quotes.
+TEST(Csv, TextLabelsAreClassNames) {
+  const Dataset d = ParseCsv(
+      "species,a\nversicolor,1\nsetosa,2\n\"vir,\"\"g\"\"\",3\nsetosa,0\n2,5\n", "t");
+  EXPECT_EQ(d.class_names(), (std::vector<std::string>{"2", "setosa", "versicolor", "vir,\"g\""}));
+  ExpectSameData(d, testing::MakeDataset({{{0, 1.f}}, {{0, 2.f}}, {{0, 3.f}}, {}, {{0, 5.f}}},
+                                         {2.f, 1.f, 3.f, 1.f, 0.f}, 1));
+  // Numbers only: the labels are the numbers, no names.
+  EXPECT_TRUE(ParseCsv("y,a\n2,1\n1,1\n", "t").class_names().empty());
+}
+
+// With --header auto, a first line whose only text is its label is a header when that label is
+// no other row's (a column name), and a data row when it is (a class name).
+TEST(Csv, AFirstLineWithOnlyATextLabelIsAHeaderIfNoRowHasThatLabel) {
+  const Dataset header = ParseCsv("class,0,1\nyes,1,2\nno,0,1\n", "t");
+  EXPECT_EQ(header.rows(), 2u);
+  EXPECT_EQ(header.class_names(), (std::vector<std::string>{"no", "yes"}));
+  const Dataset data = ParseCsv("yes,0,1\nyes,1,2\nno,0,1\n", "t");
+  EXPECT_EQ(data.rows(), 3u);
+  EXPECT_EQ(data.class_names(), (std::vector<std::string>{"no", "yes"}));
+  // The label counted from the end, and told there is a header.
+  EXPECT_EQ(ParseCsv("0,1,no\n1,2,yes\n0,1,no\n", "t", {.label_column = "-1"}).rows(), 3u);
+  EXPECT_EQ(ParseCsv("yes,0,1\nyes,1,2\n", "t", {.header = CsvHeader::kYes}).rows(), 1u);
+}
+
+// The class names and every row's class are the same whatever the chunks the text is cut into.
+TEST(Csv, TextLabelsDoNotDependOnTheChunks) {
+  std::string text = "label,x\n";
+  for (int i = 0; i < 3000; ++i) text += fmt::format("c{},{}\n", (i * 7919) % 37, i % 5);
+  const Dataset whole = ParseCsv(text, "t", {.chunk_bytes = 1 << 20});
+  ASSERT_EQ(whole.class_names().size(), 37u);
+  for (uint64_t bytes : {64u, 1000u, 4096u}) {
+    const Dataset cut = ParseCsv(text, "t", {.chunk_bytes = bytes});
+    EXPECT_EQ(cut.class_names(), whole.class_names());
+    ExpectSameData(cut, whole);
+  }
+}
+
 TEST(Csv, EveryMalformedFieldIsNamedByLineAndColumn) {
   const BadCase cases[] = {
       {"y,a,b\n1,,2\n", 2, 3, "field 2 is empty: expected a number"},
@@ -81,7 +123,9 @@ TEST(Csv, EveryMalformedFieldIsNamedByLineAndColumn) {
       {"y,a,b\n1,2,abc\n", 2, 5, "field 3: expected a number, found 'abc'"},
       {"y,a,b\n1,2 3,4\n", 2, 3, "field 2: expected a number, found '2 3'"},
       {"y,a,b\n1,\"2\",4\n", 2, 3, "field 2: expected a number, found '\"2\"'"},
-      {"y,a,b\nx,2,4\n", 2, 1, "label field 1: expected a number, found 'x'"},
+      {"y,a,b\n\"x,2,4\n", 2, 1, "unterminated quoted label"},
+      {"y,a,b\n\"x\"z,2,4\n", 2, 4, "label field 1: text after the closing quote"},
+      {"y,a,b\n1,2,4\ninf,2,4\n", 3, 1, "label field 1: 'inf' is not finite"},
       {"y,a,b\n1,nan,4\n", 2, 3, "field 2: 'nan' is not finite"},
       {"y,a,b\n1,2,1e39\n", 2, 5, "field 3: '1e39' is not finite"},
       {"y,a,b\n1,2\n", 2, 4, "found 2 fields: expected 3, as the first line has"},

@@ -69,6 +69,12 @@ TEST(ModelFile, RoundTripsEveryField) {
   }
   EXPECT_THROW(SaveModel(m, dir.File("c.bin"), "", {.csv_label_column = std::string(4097, 'x')}),
                Error);
+  // Class names, any bytes (a comma, a space, a newline), one per class.
+  LinearModel named(ModelKind::kLogistic, 2, 0, ClassLabels{{0.f, 2.f}, {"a b,\n", "z"}});
+  SaveModel(named, dir.File("n.bin"), "");
+  const ClassLabels back_names = std::get<LinearModel>(LoadModel(dir.File("n.bin")).model).labels();
+  EXPECT_EQ(back_names.values, (std::vector<float>{0.f, 2.f}));
+  EXPECT_EQ(back_names.names, (std::vector<std::string>{"a b,\n", "z"}));
 }
 
 TEST(ModelFile, ClassLabelsMustBeOnePerClassInAscendingOrder) {
@@ -169,9 +175,10 @@ TEST(ModelFile, AbsurdShapesAreRefusedBeforeAllocating) {
   testing::TempDir dir;
   SaveModel(Example(), dir.File("m.bin"), "x=1\n");  // softmax, 5 features, 3 outputs
   const std::string good = testing::ReadFile(dir.File("m.bin"));
-  // After the index base (16) and the CSV label column's length (20, 0: none).
-  constexpr std::size_t kFeaturesAt = 24, kOutputsAt = 32, kLabelsAt = 36, kSettingsAt = 48,
-                        kCountAt = 56;
+  // After the index base (16) and the CSV label column's length (20, 0: none); the class names'
+  // count (0: none) follows the 3 class labels.
+  constexpr std::size_t kFeaturesAt = 24, kOutputsAt = 32, kLabelsAt = 36, kNamesAt = 48,
+                        kSettingsAt = 52, kCountAt = 60;
 
   std::string wide = good;  // 2^32 features x 3 outputs, consistent: 3 (2^32 + 1) weights
   Put<uint64_t>(wide, uint64_t{1} << 32, kFeaturesAt);
@@ -182,7 +189,7 @@ TEST(ModelFile, AbsurdShapesAreRefusedBeforeAllocating) {
   std::string classes = good;  // 2^16 outputs: their class labels do not fit in the file
   Put<uint32_t>(classes, 1u << 16, kOutputsAt);
   ExpectRefused(dir.Write("classes.bin", classes),
-                "truncated model file: 65536 class labels declared, 108 bytes follow");
+                "truncated model file: 65536 class labels declared, 112 bytes follow");
   std::string outputs = good;
   Put<uint32_t>(outputs, 1u << 20, kOutputsAt);
   ExpectRefused(dir.Write("outputs.bin", outputs),
@@ -199,6 +206,13 @@ TEST(ModelFile, AbsurdShapesAreRefusedBeforeAllocating) {
   std::string label = good;
   Put<float>(label, std::numeric_limits<float>::quiet_NaN(), kLabelsAt);
   ExpectRefused(dir.Write("label.bin", label), "model file holds a non-finite class label");
+  std::string names = good;
+  Put<uint32_t>(names, 2, kNamesAt);
+  ExpectRefused(dir.Write("names.bin", names), "model file has 2 class names for 3 classes");
+  std::string name = good;
+  Put<uint32_t>(name, 3, kNamesAt);
+  Put<uint32_t>(name, 0xffffffffu, kNamesAt + 4);
+  ExpectRefused(dir.Write("name.bin", name), "a class name of 4294967295 bytes");
   std::string settings = good;
   Put<uint32_t>(settings, 0xffffffffu, kSettingsAt);
   ExpectRefused(dir.Write("settings.bin", settings), "truncated model file (in the settings)");

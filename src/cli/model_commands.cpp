@@ -187,18 +187,19 @@ int ClassOf(const Predictor& p, const float* z) {
 // One row of output into `text`.
 void FormatRow(const Predictor& p, Output output, const float* z, std::vector<float>& scratch,
                std::string& text) {
-  const std::vector<float>& labels = p.labels->values;
+  const ClassLabels& labels = *p.labels;
   switch (output) {
     case Output::kLabels:
-      fmt::format_to(std::back_inserter(text), "{}\n", labels[ClassOf(p, z)]);
+      text += labels.Text(ClassOf(p, z));
+      text += '\n';
       break;
     case Output::kScores:
       fmt::format_to(std::back_inserter(text), "{}\n", fmt::join(z, z + p.outputs, " "));
       break;
     case Output::kProbabilities:
-      scratch.resize(labels.size());
-      Probabilities(p.kind, z, static_cast<int>(labels.size()), scratch.data());
-      fmt::format_to(std::back_inserter(text), "{} {}\n", labels[ClassOf(p, z)],
+      scratch.resize(labels.values.size());
+      Probabilities(p.kind, z, labels.classes(), scratch.data());
+      fmt::format_to(std::back_inserter(text), "{} {}\n", labels.Text(ClassOf(p, z)),
                      fmt::join(scratch, " "));
       break;
   }
@@ -209,7 +210,9 @@ void FormatRow(const Predictor& p, Output output, const float* z, std::vector<fl
 void WritePredictions(const Predictor& p, Output output, uint64_t rows, Executor& executor,
                       const std::function<void(const std::string&)>& write) {
   if (output == Output::kProbabilities || (output == Output::kScores && p.outputs > 1)) {
-    write(fmt::format("labels {}\n", fmt::join(p.labels->values, " ")));
+    std::string line = "labels";
+    for (int k = 0; k < p.labels->classes(); ++k) line += " " + p.labels->Text(k);
+    write(line + "\n");
   }
   constexpr uint64_t kWindow = uint64_t{1} << 16, kBlock = 4096;
   for (uint64_t begin = 0; begin < rows; begin += kWindow) {

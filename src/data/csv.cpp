@@ -4,12 +4,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <optional>
 #include <vector>
 
 #include "csv_chunk.hpp"
 #include "parsgd/util/error.hpp"
+#include "parsgd/util/float_text.hpp"
 #include "parsgd/util/mapped_file.hpp"
 
 namespace parsgd {
@@ -81,15 +84,51 @@ bool IsNumber(std::string_view field) {
   return !field.empty() && data_internal::ParseFloat(field.data(), end, &value) == end;
 }
 
-bool IsHeader(std::string_view line, CsvHeader header) {
-  if (header != CsvHeader::kAuto) return header == CsvHeader::kYes;
+// The 0-based fields of a line (without quotes) that are not numbers.
+std::vector<uint64_t> TextFields(std::string_view line) {
+  std::vector<uint64_t> text;
   std::size_t at = 0;
-  for (;;) {
+  for (uint64_t f = 0;; ++f) {
     const std::size_t comma = std::min(line.find(',', at), line.size());
-    if (!IsNumber(line.substr(at, comma - at))) return true;
-    if (comma == line.size()) return false;
+    if (!IsNumber(line.substr(at, comma - at))) text.push_back(f);
+    if (comma == line.size()) return text;
     at = comma + 1;
   }
+}
+
+// Whether `column` (CsvOptions::label_column) names a column rather than giving its position.
+bool IsColumnName(const std::string& column) {
+  if (column.empty() || column == kNoLabelColumn) return false;
+  long long position = 0;
+  const char* end = column.data() + column.size();
+  const auto [ptr, ec] = std::from_chars(column.data(), end, position);
+  return ec != std::errc() || ptr != end;
+}
+
+// What the first line is: a header, data, or (with CsvHeader::kAuto, when its only text is in the
+// label's column) a header exactly when its label is no other row's, known once they are read.
+enum class FirstLineIs { kHeader, kData, kHeaderIfLabelUnseen };
+
+FirstLineIs ClassifyFirstLine(std::string_view line, const CsvOptions& options) {
+  if (options.header != CsvHeader::kAuto) {
+    return options.header == CsvHeader::kYes ? FirstLineIs::kHeader : FirstLineIs::kData;
+  }
+  const std::vector<uint64_t> text = TextFields(line);
+  if (text.empty()) return FirstLineIs::kData;
+  if (IsColumnName(options.label_column) || options.label_column == kNoLabelColumn) {
+    return FirstLineIs::kHeader;
+  }
+  // The label's position, counted from the end where negative (LabelColumn checks the range).
+  long long label = 0;
+  if (!options.label_column.empty()) {
+    std::from_chars(options.label_column.data(),
+                    options.label_column.data() + options.label_column.size(), label);
+  }
+  const auto fields = static_cast<long long>(csv_internal::CountFields(line.data(), line.data() + line.size()));
+  if (label < 0) label += fields;
+  return text.size() == 1 && static_cast<long long>(text[0]) == label
+             ? FirstLineIs::kHeaderIfLabelUnseen
+             : FirstLineIs::kHeader;
 }
 
 // The label column's 0-based position among `fields` columns (`fields`: none).
@@ -137,6 +176,62 @@ uint64_t LabelColumn(const std::string& column, const std::vector<std::string>& 
   return *found;
 }
 
+// Whether the text label of `first` (a one-row chunk) is a label of any row of `rest`.
+bool LabelSeen(const Chunk& first, const std::vector<Chunk>& rest) {
+  const std::string& label = first.label_texts.at(first.label_ids.at(0));
+  for (const Chunk& chunk : rest) {
+    if (std::find(chunk.label_texts.begin(), chunk.label_texts.end(), label) !=
+        chunk.label_texts.end()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Where a column's labels are text: every label's text (a number's the shortest text of its float,
+// ShortestText, as predict writes labels back), sorted, become the class names, and each row's label the index
+// of its text among them. Returns the names (empty where every label is a number: the labels stay
+// those numbers).
+std::vector<std::string> NameClasses(std::vector<Chunk>& chunks) {
+  bool text = false;
+  for (const Chunk& chunk : chunks) text |= chunk.text_labels;
+  if (!text) return {};
+  std::vector<std::string> names;
+  for (const Chunk& chunk : chunks) {
+    names.insert(names.end(), chunk.label_texts.begin(), chunk.label_texts.end());
+    std::vector<float> numbers;
+    for (std::size_t r = 0; r < chunk.labels.size(); ++r) {
+      if (!chunk.text_labels || chunk.label_ids[r] == data_internal::kNoLabelText) {
+        numbers.push_back(chunk.labels[r]);
+      }
+    }
+    std::sort(numbers.begin(), numbers.end());
+    numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
+    for (float v : numbers) names.push_back(ShortestText(v));
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  auto index_of = [&](const std::string& name) {
+    return static_cast<float>(std::lower_bound(names.begin(), names.end(), name) - names.begin());
+  };
+  for (Chunk& chunk : chunks) {
+    std::vector<float> index(chunk.label_texts.size());
+    for (std::size_t t = 0; t < index.size(); ++t) index[t] = index_of(chunk.label_texts[t]);
+    for (std::size_t r = 0; r < chunk.labels.size(); ++r) {
+      const bool named = chunk.text_labels && chunk.label_ids[r] != data_internal::kNoLabelText;
+      chunk.labels[r] = named ? index[chunk.label_ids[r]] : index_of(ShortestText(chunk.labels[r]));
+    }
+    chunk.label_ids = {};
+    chunk.label_texts = {};
+  }
+  if (names.size() > data_internal::kMaxLabelTexts) {
+    throw Error(fmt::format("the label column has text labels and {} distinct values: more than "
+                            "the {} classes a model may have (is it the label column?)",
+                            names.size(), data_internal::kMaxLabelTexts));
+  }
+  return names;
+}
+
 // ParseCsv, with the mapping `text` lies in when it is a file's (its pages given back as parsed).
 Dataset Parse(std::string_view text, const std::string& name, const CsvOptions& options,
               const MappedFile* file) {
@@ -144,23 +239,49 @@ Dataset Parse(std::string_view text, const std::string& name, const CsvOptions& 
   const std::optional<FirstLine> first = FindFirstLine(text);
   if (!first) throw DataError(name, 0, 0, "empty file: expected rows of comma-separated numbers");
   const std::string_view line = text.substr(first->begin, first->end - first->begin);
-  const bool header = IsHeader(line, options.header);
+  const FirstLineIs is = ClassifyFirstLine(line, options);
   std::vector<std::string> names;
-  if (header) names = SplitNames(line, name, first->line);
+  if (is != FirstLineIs::kData) names = SplitNames(line, name, first->line);
   const uint64_t fields =
-      header ? names.size() : csv_internal::CountFields(line.data(), line.data() + line.size());
+      is != FirstLineIs::kData ? names.size()
+                               : csv_internal::CountFields(line.data(), line.data() + line.size());
   const RowShape shape{
       fields, LabelColumn(options.label_column, names, fields, name, options.label_column_note)};
-  const std::string_view data = header ? text.substr(first->next) : text;
-  std::vector<Chunk> chunks = data_internal::ParseChunks(
-      data, options.chunk_bytes,
-      [&](std::string_view piece, Chunk* c) { csv_internal::ParseChunk(piece, shape, c); }, file);
-  data_internal::ThrowFirstError(chunks, name, header ? first->line + 1 : 1);
+  auto parse = [&](std::string_view part, uint64_t chunk_bytes) {
+    return data_internal::ParseChunks(
+        part, chunk_bytes,
+        [&](std::string_view piece, Chunk* c) { csv_internal::ParseChunk(piece, shape, c); }, file);
+  };
+  // The first line (and any blank lines before it) apart from the rest: a header, or a data row.
+  std::vector<Chunk> head;
+  if (is != FirstLineIs::kHeader) {
+    head = parse(text.substr(0, first->next), first->next + 1);
+    data_internal::ThrowFirstError(head, name, 1);
+  }
+  std::vector<Chunk> chunks = parse(text.substr(first->next), options.chunk_bytes);
+  data_internal::ThrowFirstError(chunks, name, first->line + 1);
+  const bool header = is == FirstLineIs::kHeader ||
+                      (is == FirstLineIs::kHeaderIfLabelUnseen && !LabelSeen(head.at(0), chunks));
+  if (!header) {
+    chunks.insert(chunks.begin(), std::make_move_iterator(head.begin()),
+                  std::make_move_iterator(head.end()));
+  }
   bool any_row = false;
   for (const Chunk& chunk : chunks) any_row |= !chunk.labels.empty();
   if (!any_row) throw DataError(name, 0, 0, "no data rows: the file has only a header line");
+  std::vector<std::string> classes;
+  try {
+    classes = NameClasses(chunks);
+  } catch (const Error& e) {
+    throw DataError(name, 0, 0, e.what());
+  }
   const uint64_t features = shape.label == fields ? fields : fields - 1;
-  return data_internal::Assemble(std::move(chunks), features, name, 0, ZeroBased::kAuto);
+  Dataset data =
+      data_internal::Assemble(std::move(chunks), features, name, 0, ZeroBased::kAuto);
+  if (classes.empty()) return data;
+  Dataset::Parts parts = data.parts();
+  parts.class_names = std::move(classes);
+  return Dataset(std::move(parts));
 }
 
 }  // namespace
@@ -176,8 +297,10 @@ uint64_t CsvColumns(const std::string& path, CsvHeader header) {
   const std::optional<FirstLine> first = FindFirstLine(text);
   if (!first) return 0;
   const std::string_view line = text.substr(first->begin, first->end - first->begin);
-  return IsHeader(line, header) ? SplitNames(line, path, first->line).size()
-                                : csv_internal::CountFields(line.data(), line.data() + line.size());
+  // A first line whose only text is a label (a row of text classes) has as many fields as a header.
+  return ClassifyFirstLine(line, {.header = header}) == FirstLineIs::kData
+             ? csv_internal::CountFields(line.data(), line.data() + line.size())
+             : SplitNames(line, path, first->line).size();
 }
 
 Dataset ReadCsv(const std::string& path, const CsvOptions& options) {

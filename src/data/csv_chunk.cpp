@@ -1,9 +1,13 @@
 #include "csv_chunk.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 namespace parsgd::csv_internal {
 namespace {
@@ -26,11 +30,32 @@ std::string Quote(const char* p, const char* end) {
   return QuoteSpan(p, e);
 }
 
+// The chunk's label texts, each once (Chunk::label_texts), found by their text.
+struct LabelTexts {
+  std::unordered_map<std::string, uint32_t> ids;
+  std::string key;  // reused for lookups
+  uint32_t last = data_internal::kNoLabelText;  // the previous text's (rows of a class often run)
+
+  // The id of `text` in chunk->label_texts, added if new; kNoLabelText once the chunk holds
+  // kMaxLabelTexts of them.
+  uint32_t Intern(std::string_view text, Chunk& chunk) {
+    if (last != data_internal::kNoLabelText && chunk.label_texts[last] == text) return last;
+    key.assign(text);
+    if (const auto at = ids.find(key); at != ids.end()) return last = at->second;
+    if (chunk.label_texts.size() >= data_internal::kMaxLabelTexts) return data_internal::kNoLabelText;
+    last = static_cast<uint32_t>(chunk.label_texts.size());
+    chunk.label_texts.push_back(key);
+    ids.emplace(key, last);
+    return last;
+  }
+};
+
 struct LineContext {
   const char* begin;  // start of the line, for columns
   uint64_t line;
   RowShape shape;
   Chunk* chunk;
+  LabelTexts* texts;
 
   bool Fail(const char* at, std::string message) const {
     chunk->error = ChunkError{line, static_cast<uint64_t>(at - begin) + 1, std::move(message)};
@@ -41,11 +66,80 @@ struct LineContext {
   }
 };
 
+// A quoted label at p ('"', then "" for a quote inside, up to the closing '"'), unquoted into
+// `text`; returns the end after the closing quote, or nullptr (with the error recorded).
+const char* ParseQuoted(const LineContext& cx, const char* p, const char* end, std::string& text) {
+  const char* open = p;
+  text.clear();
+  for (++p;; ++p) {
+    if (p == end) return cx.Fail(open, "unterminated quoted label (a quote may not span lines)"), nullptr;
+    if (*p == '"') {
+      if (p + 1 < end && p[1] == '"') {
+        ++p;
+      } else {
+        return p + 1;
+      }
+    }
+    text += *p;
+  }
+}
+
+// The label field starting at p (blanks skipped): a number, or any other text, which makes the
+// column's labels class names (as people write them: "setosa", "yes", ...); a text label is kept
+// in Chunk::label_texts, at most kMaxLabelTexts distinct ones.
+bool ParseLabel(const LineContext& cx, const char*& p, const char* end) {
+  Chunk& chunk = *cx.chunk;
+  std::string quoted;
+  std::string_view text;
+  const char* after;
+  if (*p == '"') {
+    after = ParseQuoted(cx, p, end, quoted);
+    if (after == nullptr) return false;
+    text = quoted;
+  } else {
+    after = std::find(p, end, ',');
+    const char* e = after;
+    while (e > p && IsBlank(e[-1])) --e;
+    text = std::string_view(p, static_cast<std::size_t>(e - p));
+  }
+  const char* q = SkipBlanks(after, end);
+  if (q != end && *q != ',') {
+    return cx.Fail(q, cx.Field(cx.shape.label) + ": text after the closing quote");
+  }
+  float value = 0;
+  const char* text_end = text.data() + text.size();
+  const bool number = *p != '"' && data_internal::ParseFloat(text.data(), text_end, &value) == text_end;
+  if (number && !std::isfinite(value)) {
+    return cx.Fail(p, cx.Field(cx.shape.label) + ": " + Quote(p, end) +
+                          " is not finite: expected a finite number or a class name");
+  }
+  if (number) {
+    chunk.labels.push_back(value);
+    if (chunk.text_labels) chunk.label_ids.push_back(data_internal::kNoLabelText);
+  } else {
+    const uint32_t id = cx.texts->Intern(text, chunk);
+    if (id == data_internal::kNoLabelText) {
+      return cx.Fail(p, fmt::format("{}: {} makes more than {} distinct class names",
+                                    cx.Field(cx.shape.label), Quote(p, end),
+                                    data_internal::kMaxLabelTexts));
+    }
+    if (!chunk.text_labels) {  // the rows before: numbers
+      chunk.text_labels = true;
+      chunk.label_ids.assign(chunk.labels.size(), data_internal::kNoLabelText);
+    }
+    chunk.labels.push_back(0.f);
+    chunk.label_ids.push_back(id);
+  }
+  p = q;
+  return true;
+}
+
 // One field starting at p; on success p is left at the ',' or the line end after it.
 bool ParseField(const LineContext& cx, uint64_t f, const char*& p, const char* end) {
   const char* field = p;
   p = SkipBlanks(p, end);
   if (p == end || *p == ',') return cx.Fail(field, cx.Field(f) + " is empty: expected a number");
+  if (f == cx.shape.label) return ParseLabel(cx, p, end);
   float value = 0;
   const char* q = data_internal::ParseFloat(p, end, &value);
   if (q != nullptr) q = SkipBlanks(q, end);
@@ -57,9 +151,7 @@ bool ParseField(const LineContext& cx, uint64_t f, const char*& p, const char* e
                    cx.Field(f) + ": " + Quote(p, end) + " is not finite: expected a finite number");
   }
   Chunk& chunk = *cx.chunk;
-  if (f == cx.shape.label) {
-    chunk.labels.push_back(value);
-  } else if (value != 0) {
+  if (value != 0) {
     chunk.indices.push_back(static_cast<uint32_t>(f < cx.shape.label ? f : f - 1));
     chunk.values.push_back(value);
   }
@@ -97,7 +189,8 @@ uint64_t CountFields(const char* begin, const char* end) {
 }
 
 void ParseChunk(std::string_view text, const RowShape& shape, Chunk* chunk) {
-  LineContext cx{text.data(), 0, shape, chunk};
+  LabelTexts texts;
+  LineContext cx{text.data(), 0, shape, chunk, &texts};
   data_internal::ForEachLine(text, chunk, [&](const char* begin, const char* end) {
     cx.begin = begin;
     cx.line = chunk->lines;

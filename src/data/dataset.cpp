@@ -21,6 +21,13 @@ Dataset::Dataset(Parts parts) : parts_(std::move(parts)) {
     fail("row offsets do not span the entries");
   }
   if (p.features > (uint64_t{1} << 32)) fail("more than 2^32 features");
+  if (!p.class_names.empty()) {
+    if (p.label_kind == LabelKind::kValues) fail("class names for real-valued labels");
+    if (std::adjacent_find(p.class_names.begin(), p.class_names.end(),
+                           std::greater_equal<std::string>()) != p.class_names.end()) {
+      fail("the class names are not strictly ascending");
+    }
+  }
   const std::vector<float>& declared = p.declared_classes;
   if (declared.empty()) return;
   if (p.label_kind == LabelKind::kValues) fail("declared classes for real-valued labels");
@@ -70,16 +77,12 @@ AlignedArray<T> Copy(const SharedArray<T>& from, const MappedFile& file) {
 Dataset ResidentCopy(const Dataset& data) {
   if (!data.mapped()) return data;
   const MappedFile& file = *data.mapping();
-  Dataset::Parts parts;
+  Dataset::Parts parts = data.parts();
   parts.offsets = SharedArray<uint64_t>(Copy(data.offsets(), file));
   parts.indices = SharedArray<uint32_t>(Copy(data.indices(), file));
   parts.values = SharedArray<float>(Copy(data.values(), file));
   parts.labels = SharedArray<float>(Copy(data.labels(), file));
-  parts.features = data.features();
-  parts.source = data.source();
-  parts.zero_based = data.zero_based();
-  parts.label_kind = data.label_kind();
-  parts.declared_classes = data.declared_classes();
+  parts.mapping = nullptr;
   return Dataset(std::move(parts));
 }
 

@@ -1,5 +1,7 @@
 #include "parsgd/data/load.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -47,9 +49,8 @@ std::pair<std::string, std::string> IdxPaths(const std::string& path) {
 
 // Same arrays, `features` columns (>= the dataset's).
 Dataset WithFeatures(const Dataset& d, uint64_t features) {
-  Dataset::Parts parts{d.offsets(),    d.indices(),         d.values(),  d.labels(),
-                       features,       d.source(),          d.mapping(), d.zero_based(),
-                       d.label_kind(), d.declared_classes()};
+  Dataset::Parts parts = d.parts();
+  parts.features = features;
   return Dataset(std::move(parts));
 }
 
@@ -127,16 +128,11 @@ Dataset RowRange(const Dataset& data, uint64_t first, uint64_t last) {
   const uint64_t base = data.offsets()[first];
   for (uint64_t r = first; r <= last; ++r) offsets[r - first] = data.offsets()[r] - base;
   const uint64_t entries = data.offsets()[last] - base;
-  Dataset::Parts parts{SharedArray<uint64_t>(std::move(offsets)),
-                       data.indices().Slice(base, entries),
-                       data.values().Slice(base, entries),
-                       data.labels().Slice(first, last - first),
-                       data.features(),
-                       data.source(),
-                       data.mapping(),
-                       data.zero_based(),
-                       data.label_kind(),
-                       data.declared_classes()};
+  Dataset::Parts parts = data.parts();
+  parts.offsets = SharedArray<uint64_t>(std::move(offsets));
+  parts.indices = data.indices().Slice(base, entries);
+  parts.values = data.values().Slice(base, entries);
+  parts.labels = data.labels().Slice(first, last - first);
   return Dataset(std::move(parts));
 }
 
@@ -168,6 +164,16 @@ Dataset LoadShard(const std::string& path, const LoadOptions& options, Communica
 }
 
 void SaveDataset(const Dataset& data, const std::string& path) {
+  if (!data.class_names().empty()) {
+    // Both formats hold a number a label: the names would be lost, the classes renumbered.
+    throw Error(fmt::format(
+        "{}: the labels of {} are class names ({}{}{}), which {} does not hold: train from the CSV "
+        "file itself",
+        path, data.source(), data.class_names().front(),
+        data.class_names().size() > 1 ? ", " + data.class_names()[1] : "",
+        data.class_names().size() > 2 ? ", ..." : "",
+        path.ends_with(".bin") ? "the binary cache" : "LIBSVM text"));
+  }
   if (path.ends_with(".bin")) {
     WriteBinaryCache(data, path);
   } else {

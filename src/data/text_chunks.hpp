@@ -37,8 +37,19 @@ struct Chunk {
   uint64_t lines = 0;      // '\n' characters consumed (all of them when there is no error)
   uint64_t max_index = 0;  // largest stored index, if any entry (LIBSVM: the raw index)
   bool has_zero = false;   // LIBSVM: an index 0 was read
+  // CSV, once a label is not a number (text_labels): each row's label text, an index into
+  // label_texts (the chunk's distinct texts in the order met, at most kMaxLabelTexts), or
+  // kNoLabelText for a row whose label is a number (in labels[]).
+  std::vector<uint32_t> label_ids;
+  std::vector<std::string> label_texts;
+  bool text_labels = false;
   std::optional<ChunkError> error;
 };
+
+// The most distinct label texts a chunk keeps (as many as a model has classes), and the id of a
+// row's label that has none (a number).
+inline constexpr std::size_t kMaxLabelTexts = std::size_t{1} << 16;
+inline constexpr uint32_t kNoLabelText = ~uint32_t{0};
 
 // The first line start at or after `pos`: `pos` itself if it is 0 or follows a '\n', else the byte
 // after the next '\n' (text.size() if none). With `file` (the mapping `text` lies in), the pages

@@ -18,10 +18,12 @@ namespace parsgd {
 namespace {
 
 constexpr unsigned char kMagic[8] = {0x89, 'P', 'S', 'G', 'M', '\r', '\n', 0x1A};
-constexpr uint32_t kVersion = 3;
+constexpr uint32_t kVersion = 4;
 constexpr uint32_t kFirstVersion = 1;      // still read: no index base, binary labels only
 constexpr uint32_t kIndexBaseVersion = 2;  // still read: no CSV label column
+constexpr uint32_t kLabelColumnVersion = 3;  // still read: no class names
 constexpr uint32_t kMaxLabelColumn = kMaxRecordedLabelColumn;
+constexpr uint32_t kMaxClassName = kMaxRecordedLabelColumn;
 
 using io_internal::FieldReader;
 using io_internal::PutField;
@@ -61,11 +63,20 @@ std::string StartHeader(ModelKind kind, const DataReading& reading) {
 
 void PutLabels(std::string& head, const ClassLabels& labels) {
   for (float v : labels.values) PutField<float>(head, v);
+  PutField<uint32_t>(head, static_cast<uint32_t>(labels.names.size()));
+  for (const std::string& name : labels.names) {
+    if (name.size() > kMaxClassName) {
+      throw Error(fmt::format("a class name of {} bytes: at most {} are recorded", name.size(),
+                              kMaxClassName));
+    }
+    PutField<uint32_t>(head, static_cast<uint32_t>(name.size()));
+    head += name;
+  }
 }
 
 // `count` class labels; checked finite and ascending. The size is checked against the bytes left
 // before anything is allocated.
-ClassLabels ReadLabels(FieldReader& in, uint64_t count, const std::string& path) {
+ClassLabels ReadLabels(FieldReader& in, uint64_t count, uint32_t version, const std::string& path) {
   auto bad = [&](const std::string& what) { return DataError(path, 0, 0, what); };
   if (in.left() / sizeof(float) < count) {
     throw bad(fmt::format("truncated model file: {} class labels declared, {} bytes follow", count,
@@ -76,6 +87,20 @@ ClassLabels ReadLabels(FieldReader& in, uint64_t count, const std::string& path)
   for (float& v : labels.values) {
     v = in.Get<float>("class labels");
     if (!std::isfinite(v)) throw bad("model file holds a non-finite class label");
+  }
+  if (version > kLabelColumnVersion) {
+    const auto names = in.Get<uint32_t>("class name count");
+    if (names != 0 && names != count) {
+      throw bad(fmt::format("model file has {} class names for {} classes", names, count));
+    }
+    for (uint32_t k = 0; k < names; ++k) {
+      const auto length = in.Get<uint32_t>("class name length");
+      if (length > kMaxClassName) {
+        throw bad(fmt::format("a class name of {} bytes: at most {} are recorded", length,
+                              kMaxClassName));
+      }
+      labels.names.push_back(in.Text(length, "class names"));
+    }
   }
   if (!labels.Ascending()) throw bad("model file's class labels are not in ascending order");
   return labels;
@@ -140,7 +165,7 @@ LinearModel ReadLinear(const MappedFile& file, FieldReader& in, ModelKind kind, 
                           IsBinary(kind) ? "1" : "2 to 65536"));
   }
   const uint32_t label_count = IsBinary(kind) || version == kFirstVersion ? 2 : outputs;
-  ClassLabels labels = ReadLabels(in, label_count, path);
+  ClassLabels labels = ReadLabels(in, label_count, version, path);
   if (version == kFirstVersion && !IsBinary(kind)) labels = ClassLabels::Default(false, outputs);
   settings = in.Text(in.Get<uint32_t>("settings length"), "settings");
   const auto count = in.Get<uint64_t>("parameter count");
@@ -167,7 +192,7 @@ MlpModel ReadMlp(const MappedFile& file, FieldReader& in, uint32_t version, std:
     sizes.push_back(static_cast<int>(size));
   }
   ClassLabels labels = version == kFirstVersion ? ClassLabels::Default(false, sizes.back())
-                                                : ReadLabels(in, sizes.back(), path);
+                                                : ReadLabels(in, sizes.back(), version, path);
   settings = in.Text(in.Get<uint32_t>("settings length"), "settings");
   if (in.left() < static_cast<uint64_t>(sizes.front()) * sizeof(float)) {
     throw bad(fmt::format("truncated model file: {} input scales declared, {} bytes follow",

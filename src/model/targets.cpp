@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <span>
+#include <string>
 #include <unordered_set>
 #include <vector>
 
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/util/error.hpp"
+#include "parsgd/util/float_text.hpp"
 
 namespace parsgd {
 namespace {
@@ -44,8 +46,28 @@ std::string List(const std::vector<float>& labels) {
                      fmt::join(labels.begin(), labels.begin() + kShown, ", "), labels.size());
 }
 
+// The class names of `found` (indices into data.class_names()), where the data has them.
+ClassLabels Named(const Dataset& data, std::vector<float> found) {
+  ClassLabels labels{std::move(found)};
+  if (data.class_names().empty()) return labels;
+  for (float v : labels.values) {
+    labels.names.push_back(data.class_names().at(static_cast<std::size_t>(v)));
+  }
+  return labels;
+}
+
+std::string ListNames(const std::vector<std::string>& names) {
+  constexpr std::size_t kShown = 10;
+  const std::size_t shown = std::min(names.size(), kShown);
+  std::string out;
+  for (std::size_t i = 0; i < shown; ++i) out += fmt::format("{}'{}'", i ? ", " : "", names[i]);
+  if (names.size() > shown) out += fmt::format(", ... ({} in all)", names.size());
+  return out;
+}
+
 ClassLabels TwoLabels(ModelKind kind, const Dataset& data, std::vector<float> found) {
-  if (found.size() == 1 && (found[0] == -1.f || found[0] == 0.f || found[0] == 1.f)) {
+  const bool named = !data.class_names().empty();
+  if (!named && found.size() == 1 && (found[0] == -1.f || found[0] == 0.f || found[0] == 1.f)) {
     // One class of the pair -1/+1 or 0/1: the other is the one the file would have written.
     found = found[0] == 0.f ? std::vector<float>{0.f, 1.f} : std::vector<float>{-1.f, 1.f};
   }
@@ -56,9 +78,9 @@ ClassLabels TwoLabels(ModelKind kind, const Dataset& data, std::vector<float> fo
         data.source(), NameOf<ModelKind>(kModelKinds, kind),
         found.size() > kMaxClasses ? fmt::format("more than {}", kMaxClasses)
                                    : std::to_string(found.size()),
-        List(found)));
+        named ? ListNames(Named(data, found).names) : List(found)));
   }
-  return ClassLabels{std::move(found)};
+  return Named(data, std::move(found));
 }
 
 ClassLabels MultiClassLabels(ModelKind kind, const Dataset& data, std::vector<float> found) {
@@ -70,9 +92,10 @@ ClassLabels MultiClassLabels(ModelKind kind, const Dataset& data, std::vector<fl
   }
   if (found.size() < 2) {
     throw Error(fmt::format("{}: every row has the label {}: model {} needs at least two classes",
-                            data.source(), found.at(0), NameOf<ModelKind>(kModelKinds, kind)));
+                            data.source(), Named(data, found).Text(0),
+                            NameOf<ModelKind>(kModelKinds, kind)));
   }
-  return ClassLabels{std::move(found)};
+  return Named(data, std::move(found));
 }
 
 // Real-valued labels (LabelKind::kValues): the squared loss fits them as they are. The model keeps
@@ -131,16 +154,31 @@ Targets MakeTargets(ModelKind kind, const Dataset& data, const ClassLabels& labe
   t.classes = labels.classes();
   t.labels = labels;
   const bool binary = IsBinary(kind);
+  const std::vector<std::string>& names = data.class_names();
+  if (!names.empty() && labels.names.empty()) {
+    throw Error(fmt::format("{}: its labels are text ({}), the model's classes are the numbers {}",
+                            data.source(), ListNames(names), List(labels.values)));
+  }
+  // The class of a label of the data: by its text where the model's classes have names (the
+  // data's own name for it, or the number as text), else by its number.
+  auto class_of = [&](float y) {
+    if (labels.names.empty()) return labels.Find(y);
+    if (names.empty()) return labels.FindName(ShortestText(y));
+    return labels.FindName(names.at(static_cast<std::size_t>(y)));
+  };
   float last_label = 0, last_value = 0;
   for (uint64_t i = 0; i < data.rows(); ++i) {
     const float y = Canonical(data.label(i));
     if (i == 0 || y != last_label) {
-      const int k = labels.Find(y);
+      const int k = class_of(y);
       if (k < 0) {
+        const std::string label = names.empty() ? ShortestText(y)
+                                                : "'" + names.at(static_cast<std::size_t>(y)) + "'";
         throw Error(
             fmt::format("{}: row {}: label {}: the model was trained on the labels {} and "
                         "never saw this one",
-                        data.source(), i + 1, y, List(labels.values)));
+                        data.source(), i + 1, label,
+                        labels.names.empty() ? List(labels.values) : ListNames(labels.names)));
       }
       last_label = y;
       last_value = binary ? (k == 1 ? 1.f : -1.f) : static_cast<float>(k);

@@ -51,6 +51,10 @@ class Dataset {
     // the rows show (a batch of scikit-learn's partial_fit(classes=...) may lack some), as
     // `features` declares columns no row need use; empty: the distinct labels of the rows.
     std::vector<float> declared_classes = {};
+    // kClasses: the class names when the source wrote its labels as text (CSV): strictly
+    // ascending in byte order, and every label is the index of its row's name (0, 1, ...);
+    // empty: the labels are the numbers the source wrote.
+    std::vector<std::string> class_names = {};
   };
 
   Dataset() = default;
@@ -75,6 +79,10 @@ class Dataset {
   ZeroBased zero_based() const { return parts_.zero_based; }
   LabelKind label_kind() const { return parts_.label_kind; }
   const std::vector<float>& declared_classes() const { return parts_.declared_classes; }
+  const std::vector<std::string>& class_names() const { return parts_.class_names; }
+  // Everything the dataset holds (the arrays shared): a copy of it with one part changed is
+  // Dataset(parts) after the change.
+  const Parts& parts() const { return parts_; }
 
   SparseRow row(uint64_t i) const {
     const uint64_t begin = parts_.offsets[i];

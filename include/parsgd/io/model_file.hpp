@@ -1,10 +1,10 @@
 // Saved models. A model file holds everything `predict` and `eval` need, and the settings it was
 // trained with (as text, for the record). Written atomically: complete or absent.
 //
-// Format version 3, little-endian. Every file starts with
+// Format version 4, little-endian. Every file starts with
 //   offset  size  field
 //        0     8  magic: 89 50 53 47 4D 0D 0A 1A ("\x89PSGM\r\n\x1A")
-//        8     4  version (uint32) = 3
+//        8     4  version (uint32) = 4
 //       12     4  model kind (uint32): 0 logistic, 1 hinge, 2 squared, 3 softmax, 4 mlp
 //       16     4  how the training data's LIBSVM indices were read (uint32): 0 not recorded
 //                 (the data was not LIBSVM text), 1 zero-based, 2 one-based
@@ -17,19 +17,23 @@
 //      S+8     4  outputs K (1 for binary models)
 //     S+12    4C  class labels (float32, ascending): C = 2 for the binary models (negative,
 //                 positive), K for softmax; how the training data wrote each class
-//   S+12+4C    4  settings length L (bytes), then L bytes of UTF-8 "key=value" lines
+//                 then the class names: 4 bytes, their count (0, or C where the training data
+//                 wrote its labels as text), and per name 4 bytes of length (at most 4096) and
+//                 its bytes, strictly ascending
+//                 4  settings length L (bytes), then L bytes of UTF-8 "key=value" lines
 //                 8  parameter count = (features + 1) * K
 //                    then the weights (float32, LinearModel's layout, bias block last)
 // The MLP (kind 4) continues with
 //      S+0     4  layer-size count C (2 to 64), then C uint32 sizes: input, hidden..., classes
-//                 4 * classes: class labels (float32, ascending)
+//                 4 * classes: class labels (float32, ascending), then the class names as above
 //                 4  settings length L, then L bytes of settings
 //                    sizes[0] input scales (float32)
 //                 8  parameter count (MlpModel's layout), then the parameters (float32)
 // and every file ends with an 8-byte checksum: XXH64 of the parameter bytes, seeded with XXH64
 // (seed 0) of every byte before them.
 //
-// Version 2 files (before the CSV label column) still load: the same without the field at 20
+// Version 3 files (before class names) still load: the same without the class names. Version 2
+// files (before the CSV label column) still load: the same without the field at 20
 // (S = 20; the label column reads as not recorded). Version 1 files (before class labels and the
 // index base) too: they had no index base field (it reads as one-based, the only kind version 1
 // read), linear models kept the negative and positive label at offsets 28 and 32 after features
@@ -80,7 +84,7 @@ struct LoadedModel {
 };
 
 // Refuses, with a parsgd::DataError naming the file, anything but an intact model file of
-// version 1 to 3: a foreign file, another version, an unknown model kind or index base, a shape
+// version 1 to 4: a foreign file, another version, an unknown model kind or index base, a shape
 // that does not add up or a size that does not match the header (truncated or trailing bytes,
 // checked before any allocation), a checksum mismatch, a non-finite parameter or class label, or
 // class labels out of order.
