@@ -354,6 +354,9 @@ TEST_F(CliData, TextClassesRoundTripThroughTrainPredictAndEval) {
     int right = 0;
     for (std::size_t i = 0; i < lines.size(); ++i) right += lines[i] == names[i % 3];
     EXPECT_GT(right, 270) << p.output;
+    // "-" is standard output, as everywhere a path is written.
+    EXPECT_EQ(RunCli("predict " + model + " " + train + " --output -").output, p.output);
+    EXPECT_FALSE(std::filesystem::exists("-"));
     const auto probabilities = RunCli("predict " + model + " " + train + " --probabilities");
     EXPECT_EQ(Lines(probabilities.output).at(0), "labels 1 setosa versi color");
     EXPECT_EQ(After(RunCli("eval " + model + " " + train).output, "accuracy "),

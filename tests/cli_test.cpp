@@ -246,7 +246,9 @@ TEST_F(Cli, AFailedRunWritesNothingAndKeepsWhatWasThere) {
 // the file named, before training, and nothing is written.
 TEST_F(Cli, AModelTooLargeForMemoryIsRefusedBeforeTraining) {
   std::string text = "0 4294967295:1\n";
+  // Each label twice: classes, not the values of a regression (more classes than half the rows).
   for (int label = 1; label < 65536; ++label) text += std::to_string(label) + " 1:1\n";
+  for (int label = 0; label < 65536; ++label) text += std::to_string(label) + " 2:1\n";
   const std::string wide = dir_.Write("wide.svm", text);
   const std::string model = dir_.File("wide-model.bin");
   const auto r = RunCli("train --train " + wide + " --model softmax --save " + model);

@@ -101,6 +101,23 @@ TEST(Csv, AFirstLineWithOnlyATextLabelIsAHeaderIfNoRowHasThatLabel) {
   EXPECT_EQ(ParseCsv("yes,0,1\nyes,1,2\n", "t", {.header = CsvHeader::kYes}).rows(), 1u);
 }
 
+// pandas' to_csv of an unnamed array writes the column numbers as its header: a first line of
+// 0, 1, ..., n - 1 (or 1, ..., n; at least 5) is a header when its label is no other row's, and
+// an error naming --header when it is.
+TEST(Csv, AFirstLineNumberingTheColumnsIsAHeaderUnlessItsLabelIsARowsLabel) {
+  const Dataset numbered = ParseCsv("0,1,2,3,4\n5,1,0,0,0\n6,0,0,0,1\n", "t");
+  EXPECT_EQ(numbered.rows(), 2u);
+  EXPECT_EQ(numbered.label(0), 5.f);
+  EXPECT_EQ(ParseCsv("1,2,3,4,5\n0,1,0,0,0\n2,0,0,0,1\n", "t").rows(), 2u);
+  ExpectDataError([] { ParseCsv("0,1,2,3,4\n0,1,0,0,0\n1,0,0,0,1\n", "t"); }, "t", 1, 1,
+                  "say which with --header yes or --header no");
+  EXPECT_EQ(ParseCsv("0,1,2,3,4\n0,1,0,0,0\n1,0,0,0,1\n", "t", {.header = CsvHeader::kNo}).rows(),
+            3u);
+  // Fewer columns, or not in order: a row.
+  EXPECT_EQ(ParseCsv("0,1,2,3\n5,1,0,0\n", "t").rows(), 2u);
+  EXPECT_EQ(ParseCsv("0,1,2,4,3\n5,1,0,0,0\n", "t").rows(), 2u);
+}
+
 // The class names and every row's class are the same whatever the chunks the text is cut into.
 TEST(Csv, TextLabelsDoNotDependOnTheChunks) {
   std::string text = "label,x\n";

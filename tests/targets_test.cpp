@@ -48,9 +48,27 @@ TEST(Targets, MoreThanTwoValuesForABinaryModelAreListed) {
               {"d: model hinge is binary and needs two label values, the data has 3: 1, 2, 3",
                "softmax or mlp"});
   std::vector<float> many;
-  for (int i = 0; i < 12; ++i) many.push_back(static_cast<float>(i));
+  for (int i = 0; i < 24; ++i) many.push_back(static_cast<float>(i % 12));
   ExpectError([&] { MakeTargets(ModelKind::kLogistic, WithLabels(many)); },
               {"the data has 12: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, ... (12 in all)"});
+}
+
+// More distinct labels than half the rows (and more than 10) are values or ids, not classes: a
+// regression target or the wrong column, named as such, whatever the model.
+TEST(Targets, MoreLabelsThanHalfTheRowsAreNotClasses) {
+  std::vector<float> values;
+  for (int i = 0; i < 40; ++i) values.push_back(0.25f * static_cast<float>(i % 30));
+  for (ModelKind kind : {ModelKind::kSoftmax, ModelKind::kSquared}) {
+    ExpectError([&] { MakeTargets(kind, WithLabels(values)); },
+                {"d: 30 distinct labels in 40 rows: real values or ids, not classes",
+                 "check --label-column"});
+  }
+  // 20 distinct in 20 rows, but told the classes (a batch of partial_fit's).
+  values.resize(20);
+  Dataset::Parts parts = WithLabels(values).parts();
+  parts.declared_classes = values;
+  std::sort(parts.declared_classes.begin(), parts.declared_classes.end());
+  EXPECT_EQ(MakeTargets(ModelKind::kSoftmax, Dataset(parts)).classes, 20);
 }
 
 TEST(Targets, ClassesAreTheSortedDistinctLabels) {
@@ -72,7 +90,7 @@ TEST(Targets, MultiClassNeedsTwoToTwoTo16Classes) {
   std::vector<float> many;
   for (int i = 0; i <= 65536; ++i) many.push_back(static_cast<float>(i));
   ExpectError([&] { MakeTargets(ModelKind::kMlp, WithLabels(many)); },
-              {"more than 65536 distinct labels", "regression targets"});
+              {"more than 65536 distinct labels in 65537 rows", "check --label-column"});
 }
 
 TEST(Targets, OtherDataIsMappedWithTheTrainingLabels) {

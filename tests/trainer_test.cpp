@@ -283,11 +283,11 @@ TEST(Trainer, RefusesImpossibleSettings) {
 // it is allocated. Were it allocated, this test would die of std::bad_alloc or the OOM killer.
 TEST(Trainer, RefusesAModelThatCannotFitInMemoryBeforeAllocatingIt) {
   auto executor = MakeTbbExecutor(1);
-  // 65536 distinct labels (each a class) and one index near 2^32.
-  std::vector<testing::Entries> rows(65536, testing::Entries{{0, 1.f}});
+  // 65536 distinct labels (each a class, on two rows each) and one index near 2^32.
+  std::vector<testing::Entries> rows(2 * 65536, testing::Entries{{0, 1.f}});
   rows[0] = {{4294967295u, 1.f}};
   std::vector<float> labels(rows.size());
-  for (std::size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<float>(i);
+  for (std::size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<float>(i % 65536);
   const Dataset wide = testing::MakeDataset(rows, labels, uint64_t{1} << 32, "wide.svm");
   TrainConfig config;
   config.model = ModelKind::kSoftmax;
@@ -299,9 +299,9 @@ TEST(Trainer, RefusesAModelThatCannotFitInMemoryBeforeAllocatingIt) {
   // A model that fits once but not with a replica per worker: refused before the replicas exist.
   {
     const uint64_t features = UsableMemoryBytes() / (100 * sizeof(float)) / 2;  // half the memory
-    std::vector<testing::Entries> few(100, testing::Entries{{0, 1.f}});
-    std::vector<float> classes(few.size());
-    for (std::size_t i = 0; i < classes.size(); ++i) classes[i] = static_cast<float>(i);
+    std::vector<testing::Entries> few(200, testing::Entries{{0, 1.f}});
+    std::vector<float> classes(few.size());  // 100 classes of two rows each
+    for (std::size_t i = 0; i < classes.size(); ++i) classes[i] = static_cast<float>(i % 100);
     const Dataset big = testing::MakeDataset(few, classes, features, "big.svm");
     auto two = MakeTbbExecutor(2);
     TrainConfig replicas;

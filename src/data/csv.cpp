@@ -105,16 +105,44 @@ bool IsColumnName(const std::string& column) {
   return ec != std::errc() || ptr != end;
 }
 
-// What the first line is: a header, data, or (with CsvHeader::kAuto, when its only text is in the
-// label's column) a header exactly when its label is no other row's, known once they are read.
-enum class FirstLineIs { kHeader, kData, kHeaderIfLabelUnseen };
+// What the first line is: a header, data, or (with CsvHeader::kAuto) known once the other rows are
+// read: when its only text is in the label's column, a header exactly when its label is no other
+// row's; when it numbers the columns (pandas' header of an unnamed array), a header when its
+// label is no other row's, else an ambiguity the user settles with --header.
+enum class FirstLineIs { kHeader, kData, kHeaderIfLabelUnseen, kNumbered };
+
+// The fewest fields a line numbering the columns needs to be taken for a header: a narrow table's
+// first row may well read 1,2,3.
+constexpr uint64_t kNumberedHeaderFields = 5;
+
+// Whether `line` is the column numbers 0, 1, ..., n - 1 or 1, 2, ..., n, at least
+// kNumberedHeaderFields of them.
+bool NumbersTheColumns(std::string_view line) {
+  std::vector<long long> numbers;
+  std::size_t at = 0;
+  for (;;) {
+    const std::size_t comma = std::min(line.find(',', at), line.size());
+    const std::string_view field = Trim(line.substr(at, comma - at));
+    long long n = 0;
+    const auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), n);
+    if (ec != std::errc() || ptr != field.data() + field.size()) return false;
+    numbers.push_back(n);
+    if (comma == line.size()) break;
+    at = comma + 1;
+  }
+  if (numbers.size() < kNumberedHeaderFields || (numbers[0] != 0 && numbers[0] != 1)) return false;
+  for (std::size_t i = 1; i < numbers.size(); ++i) {
+    if (numbers[i] != numbers[0] + static_cast<long long>(i)) return false;
+  }
+  return true;
+}
 
 FirstLineIs ClassifyFirstLine(std::string_view line, const CsvOptions& options) {
   if (options.header != CsvHeader::kAuto) {
     return options.header == CsvHeader::kYes ? FirstLineIs::kHeader : FirstLineIs::kData;
   }
   const std::vector<uint64_t> text = TextFields(line);
-  if (text.empty()) return FirstLineIs::kData;
+  if (text.empty()) return NumbersTheColumns(line) ? FirstLineIs::kNumbered : FirstLineIs::kData;
   if (IsColumnName(options.label_column) || options.label_column == kNoLabelColumn) {
     return FirstLineIs::kHeader;
   }
@@ -176,16 +204,24 @@ uint64_t LabelColumn(const std::string& column, const std::vector<std::string>& 
   return *found;
 }
 
-// Whether the text label of `first` (a one-row chunk) is a label of any row of `rest`.
+// Whether the label of `first` (a one-row chunk: a text, or a number) is a label of any row of
+// `rest`.
 bool LabelSeen(const Chunk& first, const std::vector<Chunk>& rest) {
-  const std::string& label = first.label_texts.at(first.label_ids.at(0));
-  for (const Chunk& chunk : rest) {
-    if (std::find(chunk.label_texts.begin(), chunk.label_texts.end(), label) !=
-        chunk.label_texts.end()) {
-      return true;
-    }
+  if (first.text_labels) {
+    const std::string& label = first.label_texts.at(first.label_ids.at(0));
+    return std::any_of(rest.begin(), rest.end(), [&](const Chunk& chunk) {
+      return std::find(chunk.label_texts.begin(), chunk.label_texts.end(), label) !=
+             chunk.label_texts.end();
+    });
   }
-  return false;
+  const float label = first.labels.at(0);
+  return std::any_of(rest.begin(), rest.end(), [&](const Chunk& chunk) {
+    for (std::size_t r = 0; r < chunk.labels.size(); ++r) {
+      const bool number = !chunk.text_labels || chunk.label_ids[r] == data_internal::kNoLabelText;
+      if (number && chunk.labels[r] == label) return true;
+    }
+    return false;
+  });
 }
 
 // Where a column's labels are text: every label's text (a number's the shortest text of its float,
@@ -260,8 +296,16 @@ Dataset Parse(std::string_view text, const std::string& name, const CsvOptions& 
   }
   std::vector<Chunk> chunks = parse(text.substr(first->next), options.chunk_bytes);
   data_internal::ThrowFirstError(chunks, name, first->line + 1);
+  const bool seen = (is == FirstLineIs::kHeaderIfLabelUnseen || is == FirstLineIs::kNumbered) &&
+                    !head.at(0).labels.empty() && LabelSeen(head.at(0), chunks);
+  if (is == FirstLineIs::kNumbered && seen) {
+    throw DataError(name, first->line, 1,
+                    "the first line numbers the columns (a header?), but its label is a label of "
+                    "other rows (a row?): say which with --header yes or --header no");
+  }
   const bool header = is == FirstLineIs::kHeader ||
-                      (is == FirstLineIs::kHeaderIfLabelUnseen && !LabelSeen(head.at(0), chunks));
+                      ((is == FirstLineIs::kHeaderIfLabelUnseen || is == FirstLineIs::kNumbered) &&
+                       !seen);
   if (!header) {
     chunks.insert(chunks.begin(), std::make_move_iterator(head.begin()),
                   std::make_move_iterator(head.end()));

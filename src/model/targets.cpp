@@ -65,6 +65,26 @@ std::string ListNames(const std::vector<std::string>& names) {
   return out;
 }
 
+// More distinct labels than half the rows (and more than a handful): values, not classes.
+bool LooksLikeValues(const Dataset& data, std::size_t distinct) {
+  return data.declared_classes().empty() && distinct > 10 && 2 * distinct > data.rows();
+}
+
+// Why labels that look like values (LooksLikeValues) are not trained as classes.
+std::string ValuesNotClasses(ModelKind kind, const Dataset& data, std::size_t distinct) {
+  return fmt::format(
+      "{}: {} distinct labels in {} rows: real values or ids, not classes (model {} would make "
+      "{}); check --label-column{}",
+      data.source(), distinct > kMaxClasses ? fmt::format("more than {}", kMaxClasses)
+                                            : std::to_string(distinct),
+      data.rows(), NameOf<ModelKind>(kModelKinds, kind),
+      IsBinary(kind) ? "two classes of them" : "one class of each",
+      kind == ModelKind::kSquared
+          ? "; model squared fits two classes here, and regresses real values in the Python "
+            "module (SGDRegressor)"
+          : "");
+}
+
 ClassLabels TwoLabels(ModelKind kind, const Dataset& data, std::vector<float> found) {
   const bool named = !data.class_names().empty();
   if (!named && found.size() == 1 && (found[0] == -1.f || found[0] == 0.f || found[0] == 1.f)) {
@@ -124,6 +144,7 @@ Targets MakeTargets(ModelKind kind, const Dataset& data) {
   if (data.label_kind() == LabelKind::kValues) return ValueTargets(kind, data);
   std::vector<float> found = FoundLabels(data);
   if (found.empty()) throw Error(data.source() + ": no rows, so no labels");
+  if (LooksLikeValues(data, found.size())) throw Error(ValuesNotClasses(kind, data, found.size()));
   const ClassLabels labels = IsBinary(kind) ? TwoLabels(kind, data, std::move(found))
                                             : MultiClassLabels(kind, data, std::move(found));
   return MakeTargets(kind, data, labels);

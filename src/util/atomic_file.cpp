@@ -64,10 +64,10 @@ std::string LinkTarget(const std::string& path) {
   return target.front() == '/' ? target : FolderOf(path) + "/" + target;
 }
 
-// The descriptor a name of the process's own descriptors stands for (/dev/stdout, /dev/stderr,
-// /dev/fd/N, /proc/self/fd/N), or -1.
+// The descriptor a name of the process's own descriptors stands for ("-" and /dev/stdout for
+// standard output, /dev/stderr, /dev/fd/N, /proc/self/fd/N), or -1.
 int OwnDescriptor(const std::string& path) {
-  if (path == "/dev/stdout") return 1;
+  if (path == "-" || path == "/dev/stdout") return 1;
   if (path == "/dev/stderr") return 2;
   for (const std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
     if (!path.starts_with(prefix) || path.size() == prefix.size()) continue;
@@ -147,6 +147,8 @@ void AtomicFileWriter::Write(const void* data, std::size_t size) {
 }
 
 void AtomicFileWriter::Flush() {
+  // Written through to a stream the program also prints to: what it printed comes first.
+  if (stream_) std::fflush(nullptr);
   WriteAll(buffer_.data(), buffer_.size());
   buffer_.clear();
 }

@@ -3,7 +3,8 @@
 // destroyed without Commit() (an error, an exception), the temporary file is removed and whatever
 // was at the final path before is untouched. A symbolic link is followed: the file it names is
 // replaced, the link kept. A path that is a stream, not a file (a device such as /dev/null, a
-// pipe, /dev/stdout or /proc/self/fd/N) is written through as it comes: it cannot be replaced.
+// pipe, `-` or /dev/stdout for standard output, /proc/self/fd/N) is written through as it comes: it
+// cannot be replaced.
 #pragma once
 
 #include <cstddef>
