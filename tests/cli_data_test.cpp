@@ -377,6 +377,34 @@ TEST_F(CliData, TextClassesRoundTripThroughTrainPredictAndEval) {
   EXPECT_EQ(RunCli("predict " + model + " " + two).output, "no\nyes\nno\nyes\n");
 }
 
+// A .tsv file, or a .txt file of semicolon-separated fields, is found to be CSV and read with its
+// delimiter; --delimiter says it outright and is refused where the data is not CSV.
+TEST_F(CliData, TabAndSemicolonSeparatedFilesTrainAndPredict) {
+  const std::string tsv = dir_.Write("t.tsv", "y\tx\nno\t0\nyes\t1\nno\t0.1\nyes\t0.9\n");
+  const std::string semi = dir_.Write("s.txt", "y;x\nno;0\nyes;1\nno;0.1\nyes;0.9\n");
+  const std::string model = dir_.File("m.bin");
+  for (const std::string& file : {tsv, semi}) {
+    SCOPED_TRACE(file);
+    ASSERT_EQ(RunCli("train --train " + file + " --epochs 50 --threads 1 --save " + model).status,
+              0);
+    EXPECT_EQ(RunCli("predict " + model + " " + file).output, "no\nyes\nno\nyes\n");
+  }
+  const auto told = RunCli("train --train " + semi + " --delimiter ';' --epochs 1 --quiet");
+  EXPECT_EQ(told.status, 0) << told.output;
+  const auto wrong = RunCli("train --train " + semi + " --delimiter tab --epochs 1");
+  EXPECT_EQ(wrong.status, 1) << wrong.output;
+  const auto bad = RunCli("train --train " + semi + " --delimiter ab");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_TRUE(Contains(bad.output, "--delimiter: expected auto, comma, tab, semicolon or one "
+                                   "character"))
+      << bad.output;
+  const std::string svm = dir_.Write("d.svm", "1 1:1\n-1 2:1\n");
+  const auto ignored = RunCli("train --train " + svm + " --delimiter tab");
+  EXPECT_EQ(ignored.status, 2);
+  EXPECT_TRUE(Contains(ignored.output, "--delimiter would be ignored: it reads CSV text"))
+      << ignored.output;
+}
+
 TEST_F(CliData, SoftmaxOnLabelsOneAndThreeMakesTwoClasses) {
   const std::string data =
       dir_.Write("13.svm", Separable(400, 2, [](int c) { return c ? "3" : "1"; }));

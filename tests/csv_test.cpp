@@ -118,6 +118,24 @@ TEST(Csv, AFirstLineNumberingTheColumnsIsAHeaderUnlessItsLabelIsARowsLabel) {
   EXPECT_EQ(ParseCsv("0,1,2,4,3\n5,1,0,0,0\n", "t").rows(), 2u);
 }
 
+// Tab- and semicolon-separated files are read as they come (the most frequent of ',', tab and ';'
+// on the first line, outside quotes), or as told; spaces around fields are trimmed, tabs too
+// where they do not separate.
+TEST(Csv, TheDelimiterIsDetectedOrGiven) {
+  const Dataset expected =
+      testing::MakeDataset({{{0, 0.5f}, {1, 2.f}}, {{1, 1.f}}}, {1.f, 0.f}, 2);
+  ExpectSameData(ParseCsv("y\ta\tb\n1\t0.5\t2\n0\t0\t1\n", "t"), expected);
+  ExpectSameData(ParseCsv("y;a;b\n1; 0.5 ;2\r\n0;0;1\n", "t"), expected);
+  ExpectSameData(ParseCsv("\"y;z\",a,b\n1,0.5\t,2\n0,0,1\n", "t"), expected);
+  ExpectSameData(ParseCsv("y|a|b\n1|0.5|2\n0|0|1\n", "t", {.delimiter = '|'}), expected);
+  // An empty field between two tabs is empty, not blank space.
+  ExpectDataError([] { ParseCsv("y\ta\tb\n1\t\t2\n", "t"); }, "t", 2, 3,
+                  "field 2 is empty");
+  // Class names with a semicolon delimiter.
+  EXPECT_EQ(ParseCsv("s;x\nno;1\nyes;2\n", "t").class_names(),
+            (std::vector<std::string>{"no", "yes"}));
+}
+
 // The class names and every row's class are the same whatever the chunks the text is cut into.
 TEST(Csv, TextLabelsDoNotDependOnTheChunks) {
   std::string text = "label,x\n";

@@ -39,6 +39,7 @@ struct ApplyArgs {
   DataFormat format = DataFormat::kAuto;
   ZeroBasedChoice zero_based = ZeroBasedChoice::kModel;
   CsvHeader header = CsvHeader::kAuto;
+  char delimiter = 0;
   std::string label_column;
   bool label_column_given = false;  // else the model's record (DataReading::csv_label_column)
   int threads = 0;
@@ -50,7 +51,7 @@ void Declare(OptionParser& p, ApplyArgs& a) {
   FormatOption(p, &a.format);
   p.Choice<ZeroBasedChoice>("zero-based", &a.zero_based, kZeroBasedChoices,
                             "libsvm: whether feature indices start at 0");
-  CsvReadOptions(p, &a.header, &a.label_column,
+  CsvReadOptions(p, &a.header, &a.delimiter, &a.label_column,
                  "csv: the label column, by header name or 0-based position (-1: the last), or "
                  "none (every column a feature; predict only) [default: the model's training "
                  "data's, else the first]");
@@ -68,6 +69,7 @@ LoadOptions DataOptions(const ApplyArgs& a, const LoadedModel& loaded) {
   LoadOptions options;
   options.format = a.format;
   options.header = a.header;
+  options.delimiter = a.delimiter;
   options.label_column =
       a.label_column_given ? a.label_column : loaded.reading.csv_label_column.value_or("");
   if (!a.label_column_given && loaded.reading.csv_label_column) {

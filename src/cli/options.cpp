@@ -76,6 +76,30 @@ void OptionParser::String(std::string name, std::string* field, std::string valu
   options_.back().splits = false;  // a path or "256,128" may hold commas: repeat the flag instead
 }
 
+void OptionParser::Delimiter(std::string name, char* field, std::string help) {
+  help += " [default: auto]";
+  Add({std::move(name), "auto|comma|tab|semicolon|CHAR", std::move(help), false,
+       [field](const std::string& flag, std::string_view v) {
+         if (v == "auto") {
+           *field = 0;
+         } else if (v == "comma") {
+           *field = ',';
+         } else if (v == "tab" || v == "\\t") {
+           *field = '\t';
+         } else if (v == "semicolon") {
+           *field = ';';
+         } else if (v.size() == 1 && v[0] != '"' && v[0] != ' ' && v[0] != '\n' && v[0] != '\r') {
+           *field = v[0];
+         } else {
+           throw UsageError(fmt::format(
+               "{}: expected auto, comma, tab, semicolon or one character (not a quote, a space "
+               "or a line break), got '{}'",
+               flag, v));
+         }
+       }});
+  options_.back().splits = false;  // "," is the delimiter itself, not a list
+}
+
 void OptionParser::Int(std::string name, int* field, std::string help, int min, int max,
                        std::optional<int> automatic, std::string word) {
   const bool is_auto = automatic && *field == *automatic;

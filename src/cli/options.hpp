@@ -63,6 +63,9 @@ class OptionParser {
   void Double(std::string name, double* field, std::string help, double min, double max,
               std::optional<double> automatic = std::nullopt, bool min_exclusive = false);
   void Switch(std::string name, bool* field, std::string help);
+  // A field delimiter: auto (stored as 0), comma, tab, semicolon, or one byte that is not a quote,
+  // a space or a line break.
+  void Delimiter(std::string name, char* field, std::string help);
   template <class Enum>
   void Choice(std::string name, Enum* field, std::span<const Named<Enum>> table, std::string help) {
     // (append, not operator+: g++ 12 -O3 warns falsely (-Wrestrict) on literal + temporary string)

@@ -21,13 +21,17 @@ inline void ZeroBasedOption(OptionParser& p, ZeroBased* zero_based, const std::s
   p.Choice<ZeroBased>("zero-based", zero_based, kZeroBasedSettings, help);
 }
 
-// --header auto|yes|no and --label-column NAME|INDEX (CSV text).
-inline void CsvReadOptions(OptionParser& p, CsvHeader* header, std::string* label_column,
+// --header auto|yes|no, --delimiter and --label-column NAME|INDEX (CSV text).
+inline void CsvReadOptions(OptionParser& p, CsvHeader* header, char* delimiter,
+                           std::string* label_column,
                            const std::string& label_help =
                                "csv: the label column, by header name or 0-based position (-1: "
                                "the last) [default: the first]") {
   p.Choice<CsvHeader>("header", header, kCsvHeaders,
                       "csv: whether the first line names the columns");
+  p.Delimiter("delimiter", delimiter,
+              "csv: between the fields (auto: the most frequent of comma, tab and semicolon on "
+              "the first line)");
   p.String("label-column", label_column, "NAME|INDEX", label_help);
 }
 

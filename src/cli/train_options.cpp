@@ -17,7 +17,7 @@ void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required) {
   ZeroBasedOption(p, &a.zero_based,
                   "libsvm: whether feature indices start at 0 (auto: when an index 0 appears in "
                   "the training data; test data follows the training data's decision)");
-  CsvReadOptions(p, &a.header, &a.label_column);
+  CsvReadOptions(p, &a.header, &a.delimiter, &a.label_column);
 }
 
 void DeclareTrainingOptions(OptionParser& p, RunArgs& a) {
@@ -35,7 +35,7 @@ DataReading RunReading(const RunArgs& a, const Dataset& train) {
   const DataFormat format = a.format == DataFormat::kAuto ? DetectDataFormat(a.train) : a.format;
   if (format == DataFormat::kCsv) {
     reading.csv_label_column = a.label_column;
-    reading.csv_feature_columns = CsvColumns(a.train, a.header) - 1;  // read without error before
+    reading.csv_feature_columns = CsvColumns(a.train, a.delimiter) - 1;  // read without error before
   }
   return reading;
 }
@@ -56,6 +56,7 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
   options.max_features = a.features;
   options.zero_based = a.zero_based;
   options.header = a.header;
+  options.delimiter = a.delimiter;
   options.label_column = a.label_column;
   if (train != nullptr) {
     options.zero_based = RunZeroBased(a, *train);
@@ -75,11 +76,11 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
 }
 
 void RefuseIgnoredDataOptions(const OptionParser& p, const RunArgs& a) {
-  const bool csv_flags = p.Given("header") || p.Given("label-column");
+  const bool csv_flags = p.Given("header") || p.Given("delimiter") || p.Given("label-column");
   if (!csv_flags && !p.Given("zero-based")) return;
   const DataFormat format = a.format == DataFormat::kAuto ? DetectDataFormat(a.train) : a.format;
   const char* name = NameOf<DataFormat>(kDataFormats, format);
-  for (const char* flag : {"header", "label-column"}) {
+  for (const char* flag : {"header", "delimiter", "label-column"}) {
     if (p.Given(flag) && format != DataFormat::kCsv) {
       throw UsageError(fmt::format("--{} would be ignored: it reads CSV text; {} is {}", flag,
                                    a.train, name));

@@ -22,10 +22,11 @@ struct RunArgs {
   uint64_t features = 0;
   ZeroBased zero_based = ZeroBased::kAuto;
   CsvHeader header = CsvHeader::kAuto;
+  char delimiter = 0;
   std::string label_column;
 };
 
-// --train, --test, --format, --features, --zero-based, --header, --label-column. `train_required`:
+// --train, --test, --format, --features, --zero-based, --header, --delimiter, --label-column. `train_required`:
 // the parser refuses a command line without --train (compare checks it itself: it may come from an
 // experiment file).
 void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required = true);

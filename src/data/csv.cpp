@@ -51,12 +51,12 @@ std::optional<FirstLine> FindFirstLine(std::string_view text) {
 }
 
 // The fields of a header line: trimmed, quotes ("a,b", "" for a quote) removed.
-std::vector<std::string> SplitNames(std::string_view line, const std::string& name,
+std::vector<std::string> SplitNames(std::string_view line, char delimiter, const std::string& name,
                                     uint64_t line_number) {
   std::vector<std::string> names(1);
   for (std::size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
-    if (c == ',') {
+    if (c == delimiter) {
       names.emplace_back();
     } else if (c == '"' && Trim(names.back()).empty()) {
       const std::size_t open = i;
@@ -85,11 +85,11 @@ bool IsNumber(std::string_view field) {
 }
 
 // The 0-based fields of a line (without quotes) that are not numbers.
-std::vector<uint64_t> TextFields(std::string_view line) {
+std::vector<uint64_t> TextFields(std::string_view line, char delimiter) {
   std::vector<uint64_t> text;
   std::size_t at = 0;
   for (uint64_t f = 0;; ++f) {
-    const std::size_t comma = std::min(line.find(',', at), line.size());
+    const std::size_t comma = std::min(line.find(delimiter, at), line.size());
     if (!IsNumber(line.substr(at, comma - at))) text.push_back(f);
     if (comma == line.size()) return text;
     at = comma + 1;
@@ -117,11 +117,11 @@ constexpr uint64_t kNumberedHeaderFields = 5;
 
 // Whether `line` is the column numbers 0, 1, ..., n - 1 or 1, 2, ..., n, at least
 // kNumberedHeaderFields of them.
-bool NumbersTheColumns(std::string_view line) {
+bool NumbersTheColumns(std::string_view line, char delimiter) {
   std::vector<long long> numbers;
   std::size_t at = 0;
   for (;;) {
-    const std::size_t comma = std::min(line.find(',', at), line.size());
+    const std::size_t comma = std::min(line.find(delimiter, at), line.size());
     const std::string_view field = Trim(line.substr(at, comma - at));
     long long n = 0;
     const auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), n);
@@ -137,12 +137,14 @@ bool NumbersTheColumns(std::string_view line) {
   return true;
 }
 
-FirstLineIs ClassifyFirstLine(std::string_view line, const CsvOptions& options) {
+FirstLineIs ClassifyFirstLine(std::string_view line, char delimiter, const CsvOptions& options) {
   if (options.header != CsvHeader::kAuto) {
     return options.header == CsvHeader::kYes ? FirstLineIs::kHeader : FirstLineIs::kData;
   }
-  const std::vector<uint64_t> text = TextFields(line);
-  if (text.empty()) return NumbersTheColumns(line) ? FirstLineIs::kNumbered : FirstLineIs::kData;
+  const std::vector<uint64_t> text = TextFields(line, delimiter);
+  if (text.empty()) {
+    return NumbersTheColumns(line, delimiter) ? FirstLineIs::kNumbered : FirstLineIs::kData;
+  }
   if (IsColumnName(options.label_column) || options.label_column == kNoLabelColumn) {
     return FirstLineIs::kHeader;
   }
@@ -152,7 +154,7 @@ FirstLineIs ClassifyFirstLine(std::string_view line, const CsvOptions& options) 
     std::from_chars(options.label_column.data(),
                     options.label_column.data() + options.label_column.size(), label);
   }
-  const auto fields = static_cast<long long>(csv_internal::CountFields(line.data(), line.data() + line.size()));
+  const auto fields = static_cast<long long>(std::count(line.begin(), line.end(), delimiter)) + 1;
   if (label < 0) label += fields;
   return text.size() == 1 && static_cast<long long>(text[0]) == label
              ? FirstLineIs::kHeaderIfLabelUnseen
@@ -273,16 +275,17 @@ Dataset Parse(std::string_view text, const std::string& name, const CsvOptions& 
               const MappedFile* file) {
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 byte order mark
   const std::optional<FirstLine> first = FindFirstLine(text);
-  if (!first) throw DataError(name, 0, 0, "empty file: expected rows of comma-separated numbers");
+  if (!first) throw DataError(name, 0, 0, "empty file: expected rows of comma-, tab- or semicolon-separated fields");
   const std::string_view line = text.substr(first->begin, first->end - first->begin);
-  const FirstLineIs is = ClassifyFirstLine(line, options);
-  std::vector<std::string> names;
-  if (is != FirstLineIs::kData) names = SplitNames(line, name, first->line);
-  const uint64_t fields =
-      is != FirstLineIs::kData ? names.size()
-                               : csv_internal::CountFields(line.data(), line.data() + line.size());
+  const char delimiter =
+      options.delimiter != 0 ? options.delimiter : csv_internal::DetectDelimiter(line);
+  const FirstLineIs is = ClassifyFirstLine(line, delimiter, options);
+  std::vector<std::string> names = SplitNames(line, delimiter, name, first->line);
+  const uint64_t fields = names.size();
+  if (is == FirstLineIs::kData) names.clear();  // a row, not names
   const RowShape shape{
-      fields, LabelColumn(options.label_column, names, fields, name, options.label_column_note)};
+      fields, LabelColumn(options.label_column, names, fields, name, options.label_column_note),
+      delimiter};
   auto parse = [&](std::string_view part, uint64_t chunk_bytes) {
     return data_internal::ParseChunks(
         part, chunk_bytes,
@@ -334,17 +337,15 @@ Dataset ParseCsv(std::string_view text, const std::string& name, const CsvOption
   return Parse(text, name, options, nullptr);
 }
 
-uint64_t CsvColumns(const std::string& path, CsvHeader header) {
+uint64_t CsvColumns(const std::string& path, char delimiter) {
   const std::shared_ptr<const MappedFile> file = MappedFile::Open(path);
   std::string_view text(file->chars(), file->size());
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   const std::optional<FirstLine> first = FindFirstLine(text);
   if (!first) return 0;
   const std::string_view line = text.substr(first->begin, first->end - first->begin);
-  // A first line whose only text is a label (a row of text classes) has as many fields as a header.
-  return ClassifyFirstLine(line, {.header = header}) == FirstLineIs::kData
-             ? csv_internal::CountFields(line.data(), line.data() + line.size())
-             : SplitNames(line, path, first->line).size();
+  if (delimiter == 0) delimiter = csv_internal::DetectDelimiter(line);
+  return SplitNames(line, delimiter, path, first->line).size();  // a header or a row alike
 }
 
 Dataset ReadCsv(const std::string& path, const CsvOptions& options) {

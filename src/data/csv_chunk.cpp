@@ -16,17 +16,19 @@ using data_internal::Chunk;
 using data_internal::ChunkError;
 using data_internal::QuoteSpan;
 
-bool IsBlank(char c) { return c == ' ' || c == '\t'; }
+// Spaces, and tabs where they do not separate the fields, around a field.
+bool IsBlank(char c, char delimiter) { return c == ' ' || (c == '\t' && delimiter != '\t'); }
 
-const char* SkipBlanks(const char* p, const char* end) {
-  while (p < end && IsBlank(*p)) ++p;
+const char* SkipBlanks(const char* p, const char* end, char delimiter) {
+  while (p < end && IsBlank(*p, delimiter)) ++p;
   return p;
 }
 
-// The field at p (to the next ',' or the line end), quoted for messages; long fields are cut.
-std::string Quote(const char* p, const char* end) {
-  const char* e = std::find(p, end, ',');
-  while (e > p && IsBlank(e[-1])) --e;
+// The field at p (to the next delimiter or the line end), quoted for messages; long fields are
+// cut.
+std::string Quote(const char* p, const char* end, char delimiter) {
+  const char* e = std::find(p, end, delimiter);
+  while (e > p && IsBlank(e[-1], delimiter)) --e;
   return QuoteSpan(p, e);
 }
 
@@ -97,20 +99,20 @@ bool ParseLabel(const LineContext& cx, const char*& p, const char* end) {
     if (after == nullptr) return false;
     text = quoted;
   } else {
-    after = std::find(p, end, ',');
+    after = std::find(p, end, cx.shape.delimiter);
     const char* e = after;
-    while (e > p && IsBlank(e[-1])) --e;
+    while (e > p && IsBlank(e[-1], cx.shape.delimiter)) --e;
     text = std::string_view(p, static_cast<std::size_t>(e - p));
   }
-  const char* q = SkipBlanks(after, end);
-  if (q != end && *q != ',') {
+  const char* q = SkipBlanks(after, end, cx.shape.delimiter);
+  if (q != end && *q != cx.shape.delimiter) {
     return cx.Fail(q, cx.Field(cx.shape.label) + ": text after the closing quote");
   }
   float value = 0;
   const char* text_end = text.data() + text.size();
   const bool number = *p != '"' && data_internal::ParseFloat(text.data(), text_end, &value) == text_end;
   if (number && !std::isfinite(value)) {
-    return cx.Fail(p, cx.Field(cx.shape.label) + ": " + Quote(p, end) +
+    return cx.Fail(p, cx.Field(cx.shape.label) + ": " + Quote(p, end, cx.shape.delimiter) +
                           " is not finite: expected a finite number or a class name");
   }
   if (number) {
@@ -120,7 +122,7 @@ bool ParseLabel(const LineContext& cx, const char*& p, const char* end) {
     const uint32_t id = cx.texts->Intern(text, chunk);
     if (id == data_internal::kNoLabelText) {
       return cx.Fail(p, fmt::format("{}: {} makes more than {} distinct class names",
-                                    cx.Field(cx.shape.label), Quote(p, end),
+                                    cx.Field(cx.shape.label), Quote(p, end, cx.shape.delimiter),
                                     data_internal::kMaxLabelTexts));
     }
     if (!chunk.text_labels) {  // the rows before: numbers
@@ -134,21 +136,23 @@ bool ParseLabel(const LineContext& cx, const char*& p, const char* end) {
   return true;
 }
 
-// One field starting at p; on success p is left at the ',' or the line end after it.
+// One field starting at p; on success p is left at the delimiter or the line end after it.
 bool ParseField(const LineContext& cx, uint64_t f, const char*& p, const char* end) {
   const char* field = p;
-  p = SkipBlanks(p, end);
-  if (p == end || *p == ',') return cx.Fail(field, cx.Field(f) + " is empty: expected a number");
+  p = SkipBlanks(p, end, cx.shape.delimiter);
+  if (p == end || *p == cx.shape.delimiter) {
+    return cx.Fail(field, cx.Field(f) + " is empty: expected a number");
+  }
   if (f == cx.shape.label) return ParseLabel(cx, p, end);
   float value = 0;
   const char* q = data_internal::ParseFloat(p, end, &value);
-  if (q != nullptr) q = SkipBlanks(q, end);
-  if (q == nullptr || (q != end && *q != ',')) {
-    return cx.Fail(p, cx.Field(f) + ": expected a number, found " + Quote(p, end));
+  if (q != nullptr) q = SkipBlanks(q, end, cx.shape.delimiter);
+  if (q == nullptr || (q != end && *q != cx.shape.delimiter)) {
+    return cx.Fail(p, cx.Field(f) + ": expected a number, found " + Quote(p, end, cx.shape.delimiter));
   }
   if (!std::isfinite(value)) {
     return cx.Fail(p,
-                   cx.Field(f) + ": " + Quote(p, end) + " is not finite: expected a finite number");
+                   cx.Field(f) + ": " + Quote(p, end, cx.shape.delimiter) + " is not finite: expected a finite number");
   }
   Chunk& chunk = *cx.chunk;
   if (value != 0) {
@@ -160,7 +164,7 @@ bool ParseField(const LineContext& cx, uint64_t f, const char*& p, const char* e
 }
 
 bool ParseLine(const LineContext& cx, const char* p, const char* end) {
-  if (SkipBlanks(p, end) == end) return true;  // blank: not a row
+  if (SkipBlanks(p, end, cx.shape.delimiter) == end) return true;  // blank: not a row
   const uint64_t fields = cx.shape.fields;
   for (uint64_t f = 0;; ++f) {
     if (f == fields) {
@@ -175,7 +179,7 @@ bool ParseLine(const LineContext& cx, const char* p, const char* end) {
       }
       break;
     }
-    ++p;  // the ','
+    ++p;  // the delimiter
   }
   if (cx.shape.label == fields) cx.chunk->labels.push_back(0.f);  // no label column
   cx.chunk->row_ends.push_back(cx.chunk->indices.size());
@@ -184,8 +188,18 @@ bool ParseLine(const LineContext& cx, const char* p, const char* end) {
 
 }  // namespace
 
-uint64_t CountFields(const char* begin, const char* end) {
-  return 1 + static_cast<uint64_t>(std::count(begin, end, ','));
+char DetectDelimiter(std::string_view line) {
+  std::size_t counts[3] = {0, 0, 0};  // ',', '\t', ';' outside quotes
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') quoted = !quoted;
+    if (quoted) continue;
+    counts[0] += c == ',';
+    counts[1] += c == '\t';
+    counts[2] += c == ';';
+  }
+  const char delimiters[3] = {',', '\t', ';'};
+  return delimiters[std::max_element(counts, counts + 3) - counts];
 }
 
 void ParseChunk(std::string_view text, const RowShape& shape, Chunk* chunk) {

@@ -12,6 +12,7 @@ namespace parsgd::csv_internal {
 struct RowShape {
   uint64_t fields;  // fields per line (at least 1)
   uint64_t label;   // the label's field, 0-based; `fields`: none (every label 0)
+  char delimiter;   // between the fields: ',', '\t' or ';' (DetectDelimiter), or the user's
 };
 
 // Parses `text` (whole lines; the last may lack '\n') into `chunk`: per line the label and the
@@ -19,7 +20,8 @@ struct RowShape {
 // line and records it in chunk->error.
 void ParseChunk(std::string_view text, const RowShape& shape, data_internal::Chunk* chunk);
 
-// The number of ',' plus one in [begin, end): the fields of a line without quotes.
-uint64_t CountFields(const char* begin, const char* end);
+// The delimiter of a line (its first): the most frequent of ',', tab and ';' outside double quotes,
+// ',' on a tie or where there is none (one column).
+char DetectDelimiter(std::string_view line);
 
 }  // namespace parsgd::csv_internal

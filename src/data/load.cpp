@@ -68,7 +68,7 @@ bool HasCsvName(const std::string& path) {
   std::string tail = path.substr(path.size() < 4 ? 0 : path.size() - 4);
   std::transform(tail.begin(), tail.end(), tail.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return tail == ".csv";
+  return tail == ".csv" || tail == ".tsv";
 }
 
 }  // namespace
@@ -88,13 +88,15 @@ DataFormat DetectDataFormat(const std::string& path) {
                 "uncompressed, memory-mapped)");
   }
   if (HasCsvName(path)) return DataFormat::kCsv;
-  // Whatever the name: a first line (before any comment) with commas and no index:value pair is
-  // CSV, which LIBSVM never is (a walkthrough's wine.txt was read as LIBSVM and refused).
+  // Whatever the name: a first line (before any comment) with field separators and no
+  // index:value pair is CSV, which LIBSVM never is (a table saved as wine.txt).
   std::string_view line(head);
   line = line.substr(0, line.find('\n'));
   line = line.substr(0, line.find('#'));
-  if (line.find(',') != std::string_view::npos && line.find(':') == std::string_view::npos)
+  if (line.find_first_of(",\t;") != std::string_view::npos &&
+      line.find(':') == std::string_view::npos) {
     return DataFormat::kCsv;
+  }
   return DataFormat::kLibsvm;
 }
 
@@ -108,6 +110,7 @@ Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
                                .zero_based_note = options.zero_based_note});
     case DataFormat::kCsv:
       return ApplyMaxFeatures(ReadCsv(path, {.header = options.header,
+                                             .delimiter = options.delimiter,
                                              .label_column = options.label_column,
                                              .label_column_note = options.label_column_note}),
                               options.max_features);

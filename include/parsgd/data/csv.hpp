@@ -2,17 +2,21 @@
 // memory-mapped.
 //
 // Format:
-//   - fields separated by ','; LF or CRLF line ends; blank lines are not rows; a UTF-8 byte order
-//     mark at the start is ignored.
-//   - a header line of column names, or none: with CsvHeader::kAuto the first non-blank line is a
-//     header when any of its fields is not a number, and a data row otherwise. Names may be quoted
-//     ("a,b", with "" for a quote inside); data fields may not.
-//   - every row has as many fields as the first line; each field is a number (as in LIBSVM text:
-//     finite, a leading '+' allowed), with spaces or tabs around it allowed. An empty field is an
-//     error: there are no missing values.
-//   - one column is the label (CsvOptions::label_column; the first by default), the others are the
-//     features, numbered from 0 in file order with the label column left out. Zero values are not
-//     stored (rows are sparse, as for every format).
+//   - fields separated by ',', tab or ';' (CsvOptions::delimiter: given, or detected on the first
+//     line); LF or CRLF line ends; blank lines are not rows; a UTF-8 byte order mark at the start
+//     is ignored.
+//   - a header line of column names, or none (CsvOptions::header; with kAuto see docs/data.md:
+//     a header when a feature field is not a number, or when its only text is a label no other
+//     row has, or when it numbers the columns and its label is no other row's). Names may be
+//     quoted ("a,b", with "" for a quote inside).
+//   - every row has as many fields as the first line; each feature field is a number (as in
+//     LIBSVM text: finite, a leading '+' allowed), with spaces (and tabs, where they do not
+//     separate the fields) around it allowed. An empty field is an error: there are no missing
+//     values.
+//   - one column is the label (CsvOptions::label_column; the first by default): numbers, or class
+//     names where any label is not a number (Dataset::class_names, sorted; quoted like names);
+//     the others are the features, numbered from 0 in file order with the label column left out.
+//     Zero values are not stored (rows are sparse, as for every format).
 // Errors name the place as "name:line:column" (1-based; the column is the byte where the field
 // starts) and the field by its 1-based number. All functions here may be called from several
 // threads at once (they share no state).
@@ -33,6 +37,9 @@ inline constexpr std::string_view kNoLabelColumn = "none";
 
 struct CsvOptions {
   CsvHeader header = CsvHeader::kAuto;
+  // Between the fields: ',', '\t', ';' or any other byte but a quote, a line break or a space;
+  // 0: the most frequent of ',', tab and ';' on the first line, ',' on a tie.
+  char delimiter = 0;
   // The label column: empty for the first; an integer for a 0-based position (as xgboost's and
   // LightGBM's label_column; negative counts from the end, -1 is the last); kNoLabelColumn for
   // none (every column a feature, every label 0: data to predict); anything else is a column
@@ -57,9 +64,9 @@ Dataset ReadCsv(const std::string& path, const CsvOptions& options = {});
 // over the text plus one copy of the parsed entries.
 Dataset ParseCsv(std::string_view text, const std::string& name, const CsvOptions& options = {});
 
-// The number of columns of the CSV file at `path` (of its first non-blank line, read as `header`
-// says), without parsing the rows; 0 for a file without one. Throws parsgd::Error if the file
-// cannot be read, the readers' errors for a malformed header.
-uint64_t CsvColumns(const std::string& path, CsvHeader header = CsvHeader::kAuto);
+// The number of columns of the CSV file at `path` (of its first non-blank line, a header or a
+// row; `delimiter` as CsvOptions::delimiter), without parsing the rows; 0 for a file without one.
+// Throws parsgd::Error if the file cannot be read, the readers' errors for a malformed first line.
+uint64_t CsvColumns(const std::string& path, char delimiter = 0);
 
 }  // namespace parsgd

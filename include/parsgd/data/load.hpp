@@ -17,12 +17,14 @@ enum class DataFormat { kAuto, kLibsvm, kIdx, kBinary, kCsv };
 
 inline constexpr Named<DataFormat> kDataFormats[] = {
     {DataFormat::kAuto, "auto",
-     "detected from the file's first bytes (CSV: a name ending in .csv, or a first line with "
-     "commas and no index:value pair)"},
+     "detected from the file's first bytes (CSV: a name ending in .csv or .tsv, or a first line "
+     "with commas, tabs or semicolons and no index:value pair)"},
     {DataFormat::kLibsvm, "libsvm", "LIBSVM/svmlight text: label idx:val ..."},
     {DataFormat::kIdx, "idx", "IDX images (MNIST family, raw or gzip): IMAGES[,LABELS]"},
     {DataFormat::kBinary, "bin", "parsgd's binary cache (memory-mapped, checksummed)"},
-    {DataFormat::kCsv, "csv", "comma-separated numbers, a header line or none, one label column"},
+    {DataFormat::kCsv, "csv",
+     "comma-, tab- or semicolon-separated fields, a header line or none, one label column "
+     "(numbers or class names)"},
 };
 
 inline constexpr Named<ZeroBased> kZeroBasedSettings[] = {
@@ -54,15 +56,16 @@ struct LoadOptions {
   // LIBSVM text: see LibsvmOptions (zero_based, zero_based_note).
   ZeroBased zero_based = ZeroBased::kAuto;
   std::string zero_based_note = {};
-  // CSV text: see CsvOptions (header, label_column, label_column_note).
+  // CSV text: see CsvOptions (header, delimiter, label_column, label_column_note).
   CsvHeader header = CsvHeader::kAuto;
+  char delimiter = 0;
   std::string label_column = {};
   std::string label_column_note = {};
 };
 
 // The format `path` holds, read from its first bytes: the binary cache magic -> kBinary; an IDX
-// magic, raw or after gunzip -> kIdx; a name ending in ".csv" (any case), or a first line (before
-// any '#') with a comma and no ':' -> kCsv; anything else -> kLibsvm. A path that does not exist
+// magic, raw or after gunzip -> kIdx; a name ending in ".csv" or ".tsv" (any case), or a first
+// line (before any '#') with a comma, tab or ';' and no ':' -> kCsv; anything else -> kLibsvm. A path that does not exist
 // but contains a comma is an IDX pair -> kIdx. Throws parsgd::Error for a gzip file that is not
 // IDX.
 DataFormat DetectDataFormat(const std::string& path);
