@@ -405,6 +405,43 @@ TEST_F(CliData, TabAndSemicolonSeparatedFilesTrainAndPredict) {
       << ignored.output;
 }
 
+// Gzip-compressed LIBSVM and CSV text, and either on standard input ("-", compressed or not),
+// train exactly as the plain file does; a .gz file cut short is an error naming it, with nothing
+// written.
+TEST_F(CliData, CompressedFilesAndStandardInputTrainAsTheFileDoes) {
+  const std::string svm = dir_.Write("d.svm", Separable(300, 2, [](int c) { return c ? "1" : "-1"; }));
+  std::string table = "y,a,b,c,d\n";
+  for (const std::string& line : Lines(ReadFile(svm))) {
+    std::string row = line.substr(0, line.find(' '));
+    std::size_t at = line.find(' ');
+    while (at != std::string::npos) {
+      const std::size_t colon = line.find(':', at);
+      const std::size_t next = line.find(' ', colon);
+      row += "," + line.substr(colon + 1, next == std::string::npos ? next : next - colon - 1);
+      at = next;
+    }
+    table += row + "\n";
+  }
+  const std::string csv = dir_.Write("d.csv", table);
+  const std::string cli = std::string(PARSGD_CLI_PATH) + " train --epochs 3 --threads 1 --quiet --train ";
+  for (const std::string& file : {svm, csv}) {
+    SCOPED_TRACE(file);
+    ASSERT_EQ(testing::RunShell("gzip -kf " + file).status, 0);
+    const auto plain = RunCli("train --epochs 3 --threads 1 --quiet --train " + file);
+    ASSERT_EQ(plain.status, 0) << plain.output;
+    EXPECT_EQ(RunCli("train --epochs 3 --threads 1 --quiet --train " + file + ".gz").output,
+              plain.output);
+    EXPECT_EQ(testing::RunShell("cat " + file + " | " + cli + "-").output, plain.output);
+    EXPECT_EQ(testing::RunShell("cat " + file + ".gz | " + cli + "-").output, plain.output);
+  }
+  const std::string gz = ReadFile(svm + ".gz");
+  const std::string cut = dir_.Write("cut.svm.gz", gz.substr(0, gz.size() / 2));
+  const auto r = RunCli("train --train " + cut + " --save " + dir_.File("m.bin"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(Contains(r.output, cut + ": the gzip stream ends early")) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_.File("m.bin")));
+}
+
 TEST_F(CliData, SoftmaxOnLabelsOneAndThreeMakesTwoClasses) {
   const std::string data =
       dir_.Write("13.svm", Separable(400, 2, [](int c) { return c ? "3" : "1"; }));

@@ -114,10 +114,21 @@ TEST(LoadDataset, MaxFeaturesLimitsEveryFormatAndSetsTheWidth) {
               {dir.File("a.bin"), "4 features, more than the feature count given (--features) 3"});
 }
 
-TEST(LoadDataset, GzipThatIsNotIdxIsRefused) {
+// Compressed text is LIBSVM or CSV as the inflated bytes and the name before ".gz" say; a cache
+// is not read from a gzip stream.
+TEST(LoadDataset, GzipTextIsInflatedAndParsed) {
   testing::TempDir dir;
-  WriteGzip(dir.File("a.svm.gz"), "1 1:1\n");
-  ExpectError([&] { LoadDataset(dir.File("a.svm.gz")); }, {"a gzip file that is not IDX"});
+  WriteGzip(dir.File("a.svm.gz"), "1 1:1\n-1 2:0.5\n");
+  EXPECT_EQ(DetectDataFormat(dir.File("a.svm.gz")), DataFormat::kLibsvm);
+  testing::ExpectSameData(LoadDataset(dir.File("a.svm.gz")),
+                          testing::MakeDataset({{{0, 1.f}}, {{1, 0.5f}}}, {1.f, -1.f}, 2));
+  WriteGzip(dir.File("b.csv.gz"), "1\n0\n");  // one column, no separator: CSV by its name
+  EXPECT_EQ(DetectDataFormat(dir.File("b.csv.gz")), DataFormat::kCsv);
+  EXPECT_EQ(LoadDataset(dir.File("b.csv.gz")).rows(), 2u);
+  WriteGzip(dir.File("c.bin"), "1 1:1\n");
+  LoadOptions bin;
+  bin.format = DataFormat::kBinary;
+  ExpectError([&] { LoadDataset(dir.File("c.bin"), bin); }, {"c.bin"});
 }
 
 TEST(LoadDataset, MissingFilesAndFoldersAreNamed) {

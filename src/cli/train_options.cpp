@@ -9,7 +9,8 @@ namespace parsgd::cli {
 
 void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required) {
   p.String("train", &a.train, "PATH",
-           "training data (LIBSVM or CSV text, IDX images[,labels], or .bin)", train_required);
+           "training data (LIBSVM or CSV text, .gz too, or - for standard input; IDX images[,labels]; "
+           "or .bin)", train_required);
   p.String("test", &a.test, "PATH", "test data, evaluated after every epoch");
   FormatOption(p, &a.format);
   p.UInt64("features", &a.features,
@@ -35,7 +36,10 @@ DataReading RunReading(const RunArgs& a, const Dataset& train) {
   const DataFormat format = a.format == DataFormat::kAuto ? DetectDataFormat(a.train) : a.format;
   if (format == DataFormat::kCsv) {
     reading.csv_label_column = a.label_column;
-    reading.csv_feature_columns = CsvColumns(a.train, a.delimiter) - 1;  // read without error before
+    // A file read again (without error: it was read before); a stream or a compressed file is
+    // not: its columns are the features the data had (more only where --features said so).
+    const bool file = a.train != "-" && !IsGzipFile(a.train);
+    reading.csv_feature_columns = file ? CsvColumns(a.train, a.delimiter) - 1 : train.features();
   }
   return reading;
 }
@@ -79,6 +83,7 @@ void RefuseIgnoredDataOptions(const OptionParser& p, const RunArgs& a) {
   const bool csv_flags = p.Given("header") || p.Given("delimiter") || p.Given("label-column");
   if (!csv_flags && !p.Given("zero-based")) return;
   const DataFormat format = a.format == DataFormat::kAuto ? DetectDataFormat(a.train) : a.format;
+  if (format == DataFormat::kAuto) return;  // standard input: its format is known once read
   const char* name = NameOf<DataFormat>(kDataFormats, format);
   for (const char* flag : {"header", "delimiter", "label-column"}) {
     if (p.Given(flag) && format != DataFormat::kCsv) {

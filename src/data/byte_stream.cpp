@@ -1,12 +1,15 @@
 #include "byte_stream.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "parsgd/util/error.hpp"
 
@@ -29,7 +32,14 @@ unsigned BufferSize(const std::string& path) {
 
 ByteStream::ByteStream(const std::string& path) : path_(path) {
   errno = 0;
-  file_ = gzopen(path.c_str(), "rb");
+  if (path == kStdin) {
+    const int fd = ::dup(STDIN_FILENO);
+    if (fd < 0) throw Error(std::string("standard input: cannot read: ") + std::strerror(errno));
+    file_ = gzdopen(fd, "rb");
+    if (file_ == nullptr) ::close(fd);
+  } else {
+    file_ = gzopen(path.c_str(), "rb");
+  }
   if (file_ == nullptr) {
     throw Error(path + ": cannot open: " + (errno != 0 ? std::strerror(errno) : "out of memory"));
   }
@@ -59,6 +69,35 @@ std::size_t ByteStream::Read(void* dst, std::size_t size) {
 }
 
 bool ByteStream::compressed() const { return gzdirect(Gz(file_)) == 0; }
+
+std::string ReadAll(const std::string& path) {
+  ByteStream in(path);
+  std::string text;
+  constexpr std::size_t kStep = std::size_t{1} << 20;
+  for (;;) {
+    const std::size_t at = text.size();
+    text.resize(at + kStep);
+    const std::size_t n = in.Read(text.data() + at, kStep);
+    text.resize(at + n);
+    if (n < kStep) break;
+  }
+  if (in.cut_short()) {
+    throw DataError(path == kStdin ? "standard input" : path, 0, 0,
+                    "the gzip stream ends early, after " + std::to_string(text.size()) +
+                        " bytes: the file is cut short");
+  }
+  return text;
+}
+
+bool IsGzip(const std::string& path) {
+  if (path == kStdin) return false;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  unsigned char magic[2] = {0, 0};
+  const bool gzip = std::fread(magic, 1, 2, f) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  std::fclose(f);
+  return gzip;
+}
 
 bool ByteStream::cut_short() const {
   int code = Z_OK;

@@ -8,9 +8,13 @@
 
 namespace parsgd::data_internal {
 
+// The path that names standard input.
+inline constexpr const char* kStdin = "-";
+
 class ByteStream {
  public:
-  // Throws parsgd::Error naming the path and the OS reason if the file cannot be opened.
+  // Throws parsgd::Error naming the path and the OS reason if the file cannot be opened. kStdin
+  // reads standard input (gzip-compressed or not, as a file).
   explicit ByteStream(const std::string& path);
   ~ByteStream();
   ByteStream(const ByteStream&) = delete;
@@ -33,5 +37,12 @@ class ByteStream {
   void* file_ = nullptr;  // gzFile; void* keeps zlib.h out of this header
   uint64_t offset_ = 0;
 };
+
+// Every byte of `path` (kStdin: standard input), inflated if gzip-compressed. Throws DataError
+// for a damaged or cut-off gzip stream.
+std::string ReadAll(const std::string& path);
+
+// Whether the file at `path` starts with the gzip magic (false for kStdin or an unreadable path).
+bool IsGzip(const std::string& path);
 
 }  // namespace parsgd::data_internal

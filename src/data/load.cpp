@@ -71,27 +71,12 @@ bool HasCsvName(const std::string& path) {
   return tail == ".csv" || tail == ".tsv";
 }
 
-}  // namespace
-
-DataFormat DetectDataFormat(const std::string& path) {
-  if (IsCommaPair(path)) return DataFormat::kIdx;
-  // A missing file, a folder, ...: the reader says what is wrong with it.
-  if (!fs::is_regular_file(path)) return DataFormat::kLibsvm;
-  if (HasBinaryCacheMagic(path)) return DataFormat::kBinary;
-  if (HasIdxMagic(path)) return DataFormat::kIdx;
-  data_internal::ByteStream stream(path);
-  std::string head(4096, '\0');
-  head.resize(stream.Read(head.data(), head.size()));
-  if (stream.compressed()) {
-    throw Error(path +
-                ": a gzip file that is not IDX: decompress it first (LIBSVM and CSV text are read "
-                "uncompressed, memory-mapped)");
-  }
-  if (HasCsvName(path)) return DataFormat::kCsv;
-  // Whatever the name: a first line (before any comment) with field separators and no
-  // index:value pair is CSV, which LIBSVM never is (a table saved as wine.txt).
-  std::string_view line(head);
-  line = line.substr(0, line.find('\n'));
+// The text format of `head` (a text's first bytes) named `name` (without a .gz ending): CSV for a
+// .csv or .tsv name, or a first line with field separators and no index:value pair (which LIBSVM
+// never is: a table saved as wine.txt); LIBSVM otherwise.
+DataFormat DetectTextFormat(std::string_view head, const std::string& name) {
+  if (HasCsvName(name)) return DataFormat::kCsv;
+  std::string_view line = head.substr(0, head.find('\n'));
   line = line.substr(0, line.find('#'));
   if (line.find_first_of(",\t;") != std::string_view::npos &&
       line.find(':') == std::string_view::npos) {
@@ -100,15 +85,69 @@ DataFormat DetectDataFormat(const std::string& path) {
   return DataFormat::kLibsvm;
 }
 
+// `text` (the whole of a stream or an inflated file) parsed as `format`, LIBSVM or CSV.
+Dataset ParseText(std::string_view text, const std::string& name, DataFormat format,
+                  const LoadOptions& options) {
+  if (format == DataFormat::kCsv) {
+    return ApplyMaxFeatures(ParseCsv(text, name,
+                                     {.header = options.header,
+                                      .delimiter = options.delimiter,
+                                      .label_column = options.label_column,
+                                      .label_column_note = options.label_column_note}),
+                            options.max_features);
+  }
+  if (format != DataFormat::kLibsvm) {
+    throw Error(fmt::format("{}: {} is read from a file: give its path", name,
+                            format == DataFormat::kBinary ? "the binary cache" : "IDX"));
+  }
+  return ParseLibsvm(text, name,
+                     {.max_features = options.max_features,
+                      .zero_based = options.zero_based,
+                      .zero_based_note = options.zero_based_note});
+}
+
+}  // namespace
+
+DataFormat DetectDataFormat(const std::string& path) {
+  if (path == data_internal::kStdin) return DataFormat::kAuto;  // known once read
+  if (IsCommaPair(path)) return DataFormat::kIdx;
+  // A missing file, a folder, ...: the reader says what is wrong with it.
+  if (!fs::is_regular_file(path)) return DataFormat::kLibsvm;
+  if (HasBinaryCacheMagic(path)) return DataFormat::kBinary;
+  if (HasIdxMagic(path)) return DataFormat::kIdx;
+  data_internal::ByteStream stream(path);
+  std::string head(4096, '\0');
+  head.resize(stream.Read(head.data(), head.size()));
+  // data.csv.gz is CSV text, compressed.
+  const std::string name =
+      stream.compressed() && path.ends_with(".gz") ? path.substr(0, path.size() - 3) : path;
+  return DetectTextFormat(head, name);
+}
+
+bool IsGzipFile(const std::string& path) { return data_internal::IsGzip(path); }
+
 Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
+  if (path == data_internal::kStdin) {
+    const std::string text = data_internal::ReadAll(path);
+    const DataFormat format = options.format == DataFormat::kAuto
+                                  ? DetectTextFormat(std::string_view(text).substr(0, 4096), "")
+                                  : options.format;
+    return ParseText(text, "standard input", format, options);
+  }
   const DataFormat format =
       options.format == DataFormat::kAuto ? DetectDataFormat(path) : options.format;
   switch (format) {
     case DataFormat::kLibsvm:
+      if (data_internal::IsGzip(path)) {
+        return ParseText(data_internal::ReadAll(path), path, format, options);
+      }
       return ReadLibsvm(path, {.max_features = options.max_features,
                                .zero_based = options.zero_based,
                                .zero_based_note = options.zero_based_note});
     case DataFormat::kCsv:
+      if (data_internal::IsGzip(path)) {
+        return ParseText(data_internal::ReadAll(path), path, format, options);
+      }
       return ApplyMaxFeatures(ReadCsv(path, {.header = options.header,
                                              .delimiter = options.delimiter,
                                              .label_column = options.label_column,
@@ -141,11 +180,14 @@ Dataset RowRange(const Dataset& data, uint64_t first, uint64_t last) {
 
 Dataset LoadShard(const std::string& path, const LoadOptions& options, Communicator& comm) {
   if (comm.size() == 1) return LoadDataset(path, options);
+  if (path == data_internal::kStdin) {
+    throw Error("standard input across ranks: each rank would read its own; give a file");
+  }
   DataFormat format = options.format;
   comm.AgreeOn([&] {
     if (format == DataFormat::kAuto) format = DetectDataFormat(path);
   });
-  if (format == DataFormat::kLibsvm) {
+  if (format == DataFormat::kLibsvm && !data_internal::IsGzip(path)) {
     return ReadLibsvmShard(path,
                            {.max_features = options.max_features,
                             .zero_based = options.zero_based,

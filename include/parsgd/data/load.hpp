@@ -63,14 +63,19 @@ struct LoadOptions {
   std::string label_column_note = {};
 };
 
-// The format `path` holds, read from its first bytes: the binary cache magic -> kBinary; an IDX
-// magic, raw or after gunzip -> kIdx; a name ending in ".csv" or ".tsv" (any case), or a first
-// line (before any '#') with a comma, tab or ';' and no ':' -> kCsv; anything else -> kLibsvm. A path that does not exist
-// but contains a comma is an IDX pair -> kIdx. Throws parsgd::Error for a gzip file that is not
-// IDX.
+// The format `path` holds, read from its first bytes (after gunzip where it is compressed): the
+// binary cache magic -> kBinary; an IDX magic -> kIdx; a name ending in ".csv" or ".tsv" (any
+// case, before a ".gz"), or a first line (before any '#') with a comma, tab or ';' and no ':' ->
+// kCsv; anything else -> kLibsvm. A path that does not exist but contains a comma is an IDX pair
+// -> kIdx. "-" (standard input) -> kAuto: known only once read (LoadDataset).
 DataFormat DetectDataFormat(const std::string& path);
 
-// Loads `path` in the given format (or the detected one). IDX paths are either "IMAGES,LABELS" or
+// Whether the file at `path` is gzip-compressed (false for "-" and an unreadable path).
+bool IsGzipFile(const std::string& path);
+
+// Loads `path` in the given format (or the detected one). LIBSVM and CSV text may be
+// gzip-compressed (inflated whole, then parsed in parallel) or come from standard input ("-": read
+// to its end, then parsed; its format detected from its first line). IDX paths are either "IMAGES,LABELS" or
 // the images file alone, the labels file then being the same name with "images-idx3" replaced by
 // "labels-idx1" (an error says what was looked for if it does not exist). Errors are those of the
 // readers (DataError for malformed data, parsgd::Error otherwise). Cost: that of the reader.
