@@ -85,7 +85,7 @@ TEST(Libsvm, LargestIndexBelowTwoToThe32IsAccepted) {
 }
 
 struct BadCase {
-  const char* text;
+  std::string_view text;
   uint64_t line;
   uint64_t column;
   const char* fragment;
@@ -94,6 +94,9 @@ struct BadCase {
 TEST(Libsvm, EveryMalformedInputNamesLineColumnAndWhatWasExpected) {
   const BadCase cases[] = {
       {"abc 1:2\n", 1, 1, "expected a numeric label, found 'abc'"},
+      // Control bytes quoted as escapes: a NUL would cut the message short.
+      {std::string_view("1 1:1\n\x01\0b 1:1\n", 14), 2, 1,
+       "expected a numeric label, found '\\x01\\x00b'"},
       {"1,0.5,0\n", 1, 1,
        "expected a numeric label, found '1,0.5,0' (CSV text? name the file *.csv, or give the "
        "format csv)"},
@@ -127,6 +130,12 @@ TEST(Libsvm, EveryMalformedInputNamesLineColumnAndWhatWasExpected) {
     ExpectDataError([&] { ParseLibsvm(c.text, "bad.svm", {.zero_based = ZeroBased::kNo}); },
                     "bad.svm", c.line, c.column, c.fragment);
   }
+}
+
+// A UTF-8 byte order mark at the start (as Windows editors save text) is skipped.
+TEST(Libsvm, AByteOrderMarkIsSkipped) {
+  ExpectSameData(ParseLibsvm("\xEF\xBB\xBF" "1 1:1\n-1 2:1\n", "t"),
+                 ParseLibsvm("1 1:1\n-1 2:1\n", "t"));
 }
 
 // scikit-learn's dump_svmlight_file writes zero-based indices by default.

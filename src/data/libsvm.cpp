@@ -45,6 +45,9 @@ Dataset Parse(std::string_view text, const std::string& name, const LibsvmOption
                 std::to_string(options.max_features) + " is too large: expected at most 2^32 - 1");
   }
   const bool solo = comm.size() == 1;
+  // A UTF-8 byte order mark (only the first rank's share can start with one: the others start
+  // at a line).
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   if (comm.Sum(text.size()) == 0) {
     throw DataError(name, 0, 0, "empty file: expected rows of 'label index:value ...'");
   }

@@ -96,11 +96,22 @@ void ForEachLine(std::string_view text, Chunk* chunk, ParseLine parse_line) {
   }
 }
 
-// [p, e) in single quotes for an error message, cut after 40 characters ("...").
+// [p, e) in single quotes for an error message, cut after 40 bytes ("..."). Printable ASCII and
+// the bytes of UTF-8 text as they are; control bytes (a NUL, which would cut the message; the
+// gzip magic's 0x1f) as \xNN escapes.
 inline std::string QuoteSpan(const char* p, const char* e) {
   const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(e - p), 40);
   std::string quoted(1, '\'');  // built by appending: GCC 12 warns falsely on "'" + string
-  quoted.append(p, n).append(p + n < e ? "...'" : "'");
+  constexpr char kHex[] = "0123456789abcdef";
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto c = static_cast<unsigned char>(p[i]);
+    if (c < 0x20 || c == 0x7f) {
+      quoted.append("\\x").append(1, kHex[c >> 4]).append(1, kHex[c & 15]);
+    } else {
+      quoted += static_cast<char>(c);
+    }
+  }
+  quoted.append(p + n < e ? "...'" : "'");
   return quoted;
 }
 
