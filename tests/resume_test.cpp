@@ -251,6 +251,29 @@ TEST(LongerRun, TheCommandLineContinuesARunForMoreEpochs) {
   EXPECT_NE(replanned.output.find("4/6"), std::string::npos) << replanned.output;
 }
 
+// A resumed run's --metrics file holds the whole run once: the epochs up to the checkpoint kept
+// from the file the first run wrote (an epoch after the checkpoint dropped), then the new ones.
+TEST(LongerRun, AResumedRunsMetricsHoldEveryEpochOnce) {
+  testing::TempDir dir;
+  const std::string data = dir.File("d.svm");
+  ASSERT_EQ(testing::RunCli("gen " + data + " --rows 400 --features 50 --nnz 6 --seed 6").status, 0);
+  const std::string run = "train --train " + data + " --scheme sequential --threads 1 --quiet ";
+  const std::string metrics = dir.File("m.jsonl"), ck = dir.File("two.ckpt");
+  ASSERT_EQ(testing::RunCli(run + "--epochs 2 --checkpoint " + ck).status, 0);
+  ASSERT_EQ(testing::RunCli(run + "--epochs 3 --metrics " + metrics).status, 0);
+  const std::vector<std::string> before = testing::Lines(testing::ReadFile(metrics));
+  ASSERT_EQ(before.size(), 3u);
+  const auto resumed = testing::RunCli(run + "--epochs 5 --resume " + ck + " --metrics " + metrics);
+  ASSERT_EQ(resumed.status, 0) << resumed.output;
+  const std::vector<std::string> lines = testing::Lines(testing::ReadFile(metrics));
+  ASSERT_EQ(lines.size(), 5u);  // the first run's epoch 3 dropped: the resumed run wrote its own
+  for (int e = 0; e < 5; ++e) {
+    EXPECT_EQ(lines[e].rfind(fmt::format("{{\"epoch\":{},", e + 1), 0), 0u) << lines[e];
+  }
+  EXPECT_EQ(lines[0], before[0]);  // kept as the first run wrote them
+  EXPECT_EQ(lines[1], before[1]);
+}
+
 // --scheme auto, resumed: the run continues with the scheme its checkpoint's run took, not a new
 // choice (for the MLP auto would choose average; the checkpoint's run was hogwild).
 TEST(LongerRun, AnAutoSchemeResumesWithTheCheckpointsScheme) {

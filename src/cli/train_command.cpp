@@ -2,11 +2,15 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
+#include <string_view>
 
 #include "commands.hpp"
 #include "distinct_paths.hpp"
@@ -168,6 +172,24 @@ void Open(const TrainArgs& a, Communicator& ranks, Outputs& out) {
   });
 }
 
+// A resumed run's metrics file holds the whole run once: the lines of the epochs up to the
+// checkpoint's from the file the run wrote before (where it is a file), then the new epochs.
+std::string EarlierEpochs(const std::string& path, int epochs_done) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) return "";
+  std::ifstream in(path);
+  std::string kept, line;
+  while (std::getline(in, line)) {
+    constexpr std::string_view kKey = "{\"epoch\":";
+    if (!line.starts_with(kKey)) continue;
+    int epoch = 0;
+    const char* at = line.data() + kKey.size();
+    const auto [end, ec] = std::from_chars(at, line.data() + line.size(), epoch);
+    if (ec == std::errc() && epoch >= 1 && epoch <= epochs_done) kept += line + "\n";
+  }
+  return kept;
+}
+
 // Stage 3: the data, this rank's share of it.
 struct RunData {
   Dataset train;
@@ -258,6 +280,9 @@ int TrainRun(std::span<const std::string> args, Communicator& ranks) {
                stdout);
     std::printf("%s\n", EpochHeader(data.test.has_value(),
                                     trainer.config().solver == Solver::kDualCd).c_str());
+  }
+  if (outputs.metrics && checked.checkpoint) {
+    outputs.metrics->Write(EarlierEpochs(a.metrics, trainer.epochs_done()));
   }
   RunLoopOptions loop;
   loop.checkpoint = a.checkpoint;
