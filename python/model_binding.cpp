@@ -116,7 +116,15 @@ void BindModel(py::module_& m) {
                                return static_cast<uint64_t>(std::get<MlpModel>(p.model).inputs());
                              })
       .def_property_readonly("outputs", [](const PyModel& p) { return Outputs(p.model); })
-      .def_property_readonly("labels", [](const PyModel& p) { return LabelsOf(p.model).values; })
+      .def_property_readonly(
+          "labels",
+          [](const PyModel& p) -> py::object {
+            const ClassLabels& labels = LabelsOf(p.model);
+            if (!labels.names.empty()) return py::cast(labels.names);
+            return py::cast(labels.values);
+          },
+          "the class labels as the training data wrote them: the names (str) where it wrote text "
+          "classes, else the numbers")
       .def_property_readonly("sizes",
                              [](const PyModel& p) {
                                const auto* mlp = std::get_if<MlpModel>(&p.model);

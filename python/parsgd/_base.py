@@ -57,7 +57,7 @@ def kept_on_failure(estimator):
 
 
 def model_bytes(model, settings_text):
-    """The model file's bytes (io/model_file.hpp, format version 2)."""
+    """The model file's bytes (io/model_file.hpp)."""
     with tempfile.TemporaryDirectory(prefix="parsgd-") as folder:
         path = os.path.join(folder, "model.bin")
         model.save(path, settings_text)

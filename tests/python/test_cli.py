@@ -102,3 +102,12 @@ def test_partial_fit_continues_as_train_init(cli, tmp_path):
                     str(tmp_path / "one.model"))
     assert np.array_equal(clf._model.params, two.params)
     assert not np.array_equal(one.params, two.params)
+
+
+def test_a_model_of_text_classes_keeps_their_names(cli, tmp_path):
+    data = tmp_path / "two.csv"
+    data.write_text("y,x\nno,0\nyes,1\nno,0.1\nyes,0.9\n")
+    model = tmp_path / "two.model"
+    subprocess.run([cli, "train", "--train", str(data), "--save", str(model), "--quiet"],
+                   check=True, capture_output=True)
+    assert _parsgd.Model.load(str(model)).labels == ["no", "yes"]
