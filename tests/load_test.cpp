@@ -138,6 +138,23 @@ TEST(LoadDataset, MissingFilesAndFoldersAreNamed) {
               {dir.path().string(), "not a regular file"});
 }
 
+// Images to predict need no labels file: with idx_labels_optional, images whose labels file is
+// not found read with every label 0; without it, the missing file is named.
+TEST(LoadDataset, ImagesToPredictNeedNoLabelsFile) {
+  const std::string images = "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz";
+  if (!std::filesystem::exists(images)) GTEST_SKIP() << "dataset-fashion-mnist is not installed";
+  testing::TempDir dir;
+  const std::string alone = dir.File("alone-images-idx3-ubyte.gz");
+  std::filesystem::copy_file(images, alone);
+  LoadOptions predict;
+  predict.idx_labels_optional = true;
+  const Dataset d = LoadDataset(alone, predict);
+  EXPECT_EQ(d.rows(), 10000u);
+  EXPECT_EQ(d.features(), 784u);
+  for (uint64_t i = 0; i < d.rows(); ++i) ASSERT_EQ(d.label(i), 0.f);
+  ExpectError([&] { LoadDataset(alone); }, {"IDX labels file not found"});
+}
+
 TEST(LoadDataset, FashionMnistByItsImagesPath) {
   const std::string images = "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz";
   if (!std::filesystem::exists(images)) GTEST_SKIP() << "dataset-fashion-mnist is not installed";

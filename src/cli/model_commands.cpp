@@ -145,7 +145,8 @@ void CheckCsvColumns(const ApplyArgs& a, const LoadOptions& options, const Loade
 
 Dataset LoadData(const ApplyArgs& a, const LoadedModel& loaded, Executor& executor,
                  bool labels_needed) {
-  const LoadOptions options = DataOptions(a, loaded);
+  LoadOptions options = DataOptions(a, loaded);
+  options.idx_labels_optional = !labels_needed;  // predict: images alone
   if (labels_needed && IsCsv(a) && options.label_column == kNoLabelColumn) {
     throw UsageError("--label-column none: eval needs the labels; name their column");
   }

@@ -25,7 +25,8 @@ bool IsCommaPair(const std::string& path) {
   return path.find(',') != std::string::npos && !fs::exists(path);
 }
 
-std::pair<std::string, std::string> IdxPaths(const std::string& path) {
+// The images and labels files of `path`; with `labels_optional`, a labels file not found is "".
+std::pair<std::string, std::string> IdxPaths(const std::string& path, bool labels_optional) {
   if (IsCommaPair(path)) {
     const std::size_t comma = path.find(',');
     return {path.substr(0, comma), path.substr(comma + 1)};
@@ -33,6 +34,11 @@ std::pair<std::string, std::string> IdxPaths(const std::string& path) {
   const fs::path images(path);
   std::string name = images.filename().string();
   const std::size_t at = name.find("images-idx3");
+  if (labels_optional &&
+      (at == std::string::npos ||
+       !fs::exists(images.parent_path() / std::string(name).replace(at, 11, "labels-idx1")))) {
+    return {path, ""};
+  }
   if (at == std::string::npos) {
     throw Error(path +
                 ": cannot derive the IDX labels file: the name has no 'images-idx3' to "
@@ -154,7 +160,7 @@ Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
                                              .label_column_note = options.label_column_note}),
                               options.max_features);
     case DataFormat::kIdx: {
-      const auto [images, labels] = IdxPaths(path);
+      const auto [images, labels] = IdxPaths(path, options.idx_labels_optional);
       return ApplyMaxFeatures(ReadIdx(images, labels), options.max_features);
     }
     case DataFormat::kBinary:

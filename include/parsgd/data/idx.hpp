@@ -15,7 +15,8 @@ namespace parsgd {
 
 // Reads an image file and its label file into a Dataset: one row per image, features = rows x cols
 // (pixel (r, c) is feature r * cols + c), values = pixel / 255 with zero pixels left out (CSR),
-// labels = the class id as a float. source() is `images_path`.
+// labels = the class id as a float (every label 0 where `labels_path` is empty: images to
+// predict). source() is `images_path`.
 // Throws DataError "path: byte N: ..." (N: offset in the decompressed stream) for a wrong magic or
 // element type, zero or absurd dimensions (more than 2^32 - 1 pixels per image), a truncated
 // file, data after the last image or label, a damaged gzip stream, or image and label counts that

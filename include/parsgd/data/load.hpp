@@ -57,6 +57,8 @@ struct LoadOptions {
   ZeroBased zero_based = ZeroBased::kAuto;
   std::string zero_based_note = {};
   // CSV text: see CsvOptions (header, delimiter, label_column, label_column_note).
+  // IDX: images whose labels file is not found are read with every label 0 (data to predict).
+  bool idx_labels_optional = false;
   CsvHeader header = CsvHeader::kAuto;
   char delimiter = 0;
   std::string label_column = {};
