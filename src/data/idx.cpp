@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "byte_stream.hpp"
@@ -221,24 +222,28 @@ void PixelsToRows(const RawPixels& raw, const ImageShape& shape, Dataset::Parts&
 Dataset ReadIdx(const std::string& images_path, const std::string& labels_path) {
   ByteStream images(images_path);
   const ImageShape shape = ReadImageHeader(images);
-  Dataset::Parts parts;
-  if (labels_path.empty()) {  // images to predict: every label 0
-    AlignedArray<float> zeros(shape.count);
-    std::fill(zeros.begin(), zeros.end(), 0.f);
-    parts.labels = SharedArray<float>(std::move(zeros));
-  } else {
-    ByteStream labels(labels_path);
-    const uint64_t label_count = ReadMagicAndCount(labels, kLabelsMagic, "labels");
+  // Images to predict (no labels file): every label 0.
+  std::optional<ByteStream> labels;
+  if (!labels_path.empty()) {
+    labels.emplace(labels_path);
+    const uint64_t label_count = ReadMagicAndCount(*labels, kLabelsMagic, "labels");
     if (label_count != shape.count) {
-      Fail(labels, 4,
+      Fail(*labels, 4,
            fmt::format("image and label counts differ: {} labels, {} images in {}", label_count,
                        shape.count, images_path));
     }
-    parts.labels = SharedArray<float>(ReadLabels(labels, label_count));
-    ExpectEnd(labels, "label");
   }
   const RawPixels raw = ReadRawPixels(images, shape);
   ExpectEnd(images, "image");
+  Dataset::Parts parts;
+  if (labels) {
+    parts.labels = SharedArray<float>(ReadLabels(*labels, shape.count));
+    ExpectEnd(*labels, "label");
+  } else {
+    AlignedArray<float> zeros(shape.count);
+    std::fill(zeros.begin(), zeros.end(), 0.f);
+    parts.labels = SharedArray<float>(std::move(zeros));
+  }
   PixelsToRows(raw, shape, parts);
   parts.features = shape.pixels();
   parts.source = images_path;
