@@ -375,6 +375,11 @@ TEST_F(CliData, TextClassesRoundTripThroughTrainPredictAndEval) {
   const std::string two = dir_.Write("two.csv", "y,x\nno,0\nyes,1\nno,0.1\nyes,0.9\n");
   ASSERT_EQ(RunCli("train --train " + two + " --epochs 50 --threads 1 --save " + model).status, 0);
   EXPECT_EQ(RunCli("predict " + model + " " + two).output, "no\nyes\nno\nyes\n");
+  // A start model of other class names is another problem, refused by --init.
+  const std::string other = dir_.Write("other.csv", "y,x\noff,0\non,1\n");
+  const auto init = RunCli("train --train " + other + " --init " + model + " --epochs 1");
+  EXPECT_EQ(init.status, 1);
+  EXPECT_TRUE(Contains(init.output, "labels: start model no, yes, this run off, on")) << init.output;
 }
 
 // A .tsv file, or a .txt file of semicolon-separated fields, is found to be CSV and read with its
@@ -434,6 +439,17 @@ TEST_F(CliData, CompressedFilesAndStandardInputTrainAsTheFileDoes) {
     EXPECT_EQ(testing::RunShell("cat " + file + " | " + cli + "-").output, plain.output);
     EXPECT_EQ(testing::RunShell("cat " + file + ".gz | " + cli + "-").output, plain.output);
   }
+  // CSV from standard input records its label column as a file would: predict of the file then
+  // reads the label where training did.
+  const std::string last = dir_.Write("last.csv", "x,y\n0,no\n1,yes\n0.1,no\n0.9,yes\n");
+  const std::string model = dir_.File("stdin.bin");
+  ASSERT_EQ(testing::RunShell("cat " + last + " | " + std::string(PARSGD_CLI_PATH) +
+                              " train --train - --label-column -1 --epochs 50 --threads 1 --quiet "
+                              "--save " + model).status, 0);
+  EXPECT_EQ(RunCli("predict " + model + " " + last).output, "no\nyes\nno\nyes\n");
+  const auto twice = RunCli("train --train - --test -");
+  EXPECT_EQ(twice.status, 2);
+  EXPECT_TRUE(Contains(twice.output, "standard input can be read once")) << twice.output;
   const std::string gz = ReadFile(svm + ".gz");
   const std::string cut = dir_.Write("cut.svm.gz", gz.substr(0, gz.size() / 2));
   const auto r = RunCli("train --train " + cut + " --save " + dir_.File("m.bin"));

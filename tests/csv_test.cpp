@@ -136,6 +136,21 @@ TEST(Csv, TheDelimiterIsDetectedOrGiven) {
             (std::vector<std::string>{"no", "yes"}));
 }
 
+// The first line is classified field by field as the rows are parsed: quotes hold delimiters; a
+// numbered first line with no label column is a header; -0 and 0 are one class name.
+TEST(Csv, FirstLinesWithQuotesNoLabelColumnAndSignedZeros) {
+  const Dataset quoted = ParseCsv("\"versi,color\",1,2\nsetosa,0,1\n\"versi,color\",2,2\n", "t");
+  EXPECT_EQ(quoted.rows(), 3u);
+  EXPECT_EQ(quoted.class_names(), (std::vector<std::string>{"setosa", "versi,color"}));
+  EXPECT_EQ(ParseCsv("1,2,\"a;b\"\n3,4,c\n5,6,\"a;b\"\n", "t", {.label_column = "-1"}).rows(),
+            3u);
+  EXPECT_EQ(ParseCsv("0,1,2,3,4\n1,0,0,0,1\n0,0,0,1,1\n", "t", {.label_column = "none"}).rows(),
+            2u);
+  const Dataset zeros = ParseCsv("y,x\n-0,1\n0,2\nname,3\n", "t");
+  EXPECT_EQ(zeros.class_names(), (std::vector<std::string>{"0", "name"}));
+  EXPECT_EQ(zeros.label(0), zeros.label(1));
+}
+
 // The class names and every row's class are the same whatever the chunks the text is cut into.
 TEST(Csv, TextLabelsDoNotDependOnTheChunks) {
   std::string text = "label,x\n";

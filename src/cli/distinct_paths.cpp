@@ -24,6 +24,7 @@ struct FileKey {
 };
 
 std::optional<FileKey> KeyOf(const std::string& path) {
+  if (path == "-") return std::nullopt;  // standard input or output: a stream, not a file
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) {
     if (!S_ISREG(st.st_mode)) return std::nullopt;
@@ -51,14 +52,30 @@ std::vector<std::string> InputFiles(const std::string& path) {
 
 void RefuseOverwrites(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs) {
   std::vector<std::pair<const NamedPath*, FileKey>> read, written;
+  const NamedPath* stdin_reader = nullptr;
   for (const NamedPath& in : inputs) {
     if (in.path.empty()) continue;
+    if (in.path == "-") {
+      if (stdin_reader != nullptr) {
+        throw UsageError(fmt::format("{} - and {} -: standard input can be read once; give a file",
+                                     stdin_reader->name, in.name));
+      }
+      stdin_reader = &in;
+    }
     for (const std::string& file : InputFiles(in.path)) {
       if (std::optional<FileKey> key = KeyOf(file)) read.emplace_back(&in, *key);
     }
   }
+  const NamedPath* stdout_writer = nullptr;
   for (const NamedPath& out : outputs) {
     if (out.path.empty()) continue;
+    if (out.path == "-") {
+      if (stdout_writer != nullptr) {
+        throw UsageError(fmt::format("{} - and {} -: both to standard output; give one a file",
+                                     stdout_writer->name, out.name));
+      }
+      stdout_writer = &out;
+    }
     const std::optional<FileKey> key = KeyOf(out.path);
     if (!key) continue;
     for (const auto& [in, in_key] : read) {

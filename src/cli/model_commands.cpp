@@ -100,8 +100,8 @@ LoadOptions DataOptions(const ApplyArgs& a, const LoadedModel& loaded) {
   return options;
 }
 
-bool IsCsv(const ApplyArgs& a) {
-  return (a.format == DataFormat::kAuto ? DetectDataFormat(a.data) : a.format) == DataFormat::kCsv;
+bool IsCsv(const ApplyArgs& a, const Dataset& data) {
+  return FormatRead(a.data, a.format, data) == DataFormat::kCsv;
 }
 
 uint64_t ModelFeatures(const Model& model) {
@@ -121,7 +121,7 @@ uint64_t ModelFeatures(const Model& model) {
 // that merely lacks some features.
 void CheckCsvColumns(const ApplyArgs& a, const LoadOptions& options, const LoadedModel& loaded,
                      const Dataset& data) {
-  if (!IsCsv(a)) return;
+  if (!IsCsv(a, data)) return;
   // The training file's columns where it was CSV text (the model may have more features, given
   // by --features), else the model's features.
   const uint64_t features = loaded.reading.csv_label_column ? loaded.reading.csv_feature_columns
@@ -147,7 +147,7 @@ Dataset LoadData(const ApplyArgs& a, const LoadedModel& loaded, Executor& execut
                  bool labels_needed) {
   LoadOptions options = DataOptions(a, loaded);
   options.idx_labels_optional = !labels_needed;  // predict: images alone
-  if (labels_needed && IsCsv(a) && options.label_column == kNoLabelColumn) {
+  if (labels_needed && options.label_column == kNoLabelColumn) {
     throw UsageError("--label-column none: eval needs the labels; name their column");
   }
   Dataset data;

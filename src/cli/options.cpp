@@ -88,12 +88,13 @@ void OptionParser::Delimiter(std::string name, char* field, std::string help) {
            *field = '\t';
          } else if (v == "semicolon") {
            *field = ';';
-         } else if (v.size() == 1 && v[0] != '"' && v[0] != ' ' && v[0] != '\n' && v[0] != '\r') {
+         } else if (v.size() == 1 && std::string_view("\" \n\r0123456789.+-eE").find(v[0]) ==
+                                         std::string_view::npos) {
            *field = v[0];
          } else {
            throw UsageError(fmt::format(
-               "{}: expected auto, comma, tab, semicolon or one character (not a quote, a space "
-               "or a line break), got '{}'",
+               "{}: expected auto, comma, tab, semicolon or one character (not a quote, a space, "
+               "a line break or a character of numbers), got '{}'",
                flag, v));
          }
        }});

@@ -64,7 +64,7 @@ class OptionParser {
               std::optional<double> automatic = std::nullopt, bool min_exclusive = false);
   void Switch(std::string name, bool* field, std::string help);
   // A field delimiter: auto (stored as 0), comma, tab, semicolon, or one byte that is not a quote,
-  // a space or a line break.
+  // a space, a line break or a character of numbers (digits, '.', '+', '-', 'e').
   void Delimiter(std::string name, char* field, std::string help);
   template <class Enum>
   void Choice(std::string name, Enum* field, std::span<const Named<Enum>> table, std::string help) {

@@ -33,7 +33,7 @@ ZeroBased RunZeroBased(const RunArgs& a, const Dataset& train) {
 
 DataReading RunReading(const RunArgs& a, const Dataset& train) {
   DataReading reading{.zero_based = RunZeroBased(a, train)};
-  const DataFormat format = a.format == DataFormat::kAuto ? DetectDataFormat(a.train) : a.format;
+  const DataFormat format = FormatRead(a.train, a.format, train);
   if (format == DataFormat::kCsv) {
     reading.csv_label_column = a.label_column;
     // A file read again (without error: it was read before); a stream or a compressed file is

@@ -84,16 +84,52 @@ bool IsNumber(std::string_view field) {
   return !field.empty() && data_internal::ParseFloat(field.data(), end, &value) == end;
 }
 
-// The 0-based fields of a line (without quotes) that are not numbers.
-std::vector<uint64_t> TextFields(std::string_view line, char delimiter) {
-  std::vector<uint64_t> text;
+// A field of a line as written: its text (trimmed; inside the quotes, "" not undone, where quoted).
+struct RawField {
+  std::string_view text;
+  bool quoted;
+};
+
+// The fields of a line: split at the delimiter outside double quotes. An unterminated quote runs
+// to the line's end (SplitNames reports it).
+std::vector<RawField> SplitFields(std::string_view line, char delimiter) {
+  std::vector<RawField> fields;
   std::size_t at = 0;
-  for (uint64_t f = 0;; ++f) {
-    const std::size_t comma = std::min(line.find(delimiter, at), line.size());
-    if (!IsNumber(line.substr(at, comma - at))) text.push_back(f);
-    if (comma == line.size()) return text;
-    at = comma + 1;
+  for (;;) {
+    std::size_t begin = at;
+    while (begin < line.size() && line[begin] != delimiter && IsBlank(line[begin]) &&
+           !(delimiter == '\t' && line[begin] == '\t')) {
+      ++begin;
+    }
+    std::size_t end = begin;
+    bool quoted = begin < line.size() && line[begin] == '"';
+    if (quoted) {
+      for (end = begin + 1; end < line.size(); ++end) {
+        if (line[end] != '"') continue;
+        if (end + 1 < line.size() && line[end + 1] == '"') {
+          ++end;
+        } else {
+          break;
+        }
+      }
+      fields.push_back({line.substr(begin + 1, std::min(end, line.size()) - begin - 1), true});
+      end = std::min(line.find(delimiter, std::min(end, line.size())), line.size());
+    } else {
+      end = std::min(line.find(delimiter, begin), line.size());
+      fields.push_back({Trim(line.substr(begin, end - begin)), false});
+    }
+    if (end >= line.size()) return fields;
+    at = end + 1;
   }
+}
+
+// The 0-based fields of a line that are not numbers (a quoted field is text).
+std::vector<uint64_t> TextFields(const std::vector<RawField>& fields) {
+  std::vector<uint64_t> text;
+  for (uint64_t f = 0; f < fields.size(); ++f) {
+    if (fields[f].quoted || !IsNumber(fields[f].text)) text.push_back(f);
+  }
+  return text;
 }
 
 // Whether `column` (CsvOptions::label_column) names a column rather than giving its position.
@@ -117,18 +153,14 @@ constexpr uint64_t kNumberedHeaderFields = 5;
 
 // Whether `line` is the column numbers 0, 1, ..., n - 1 or 1, 2, ..., n, at least
 // kNumberedHeaderFields of them.
-bool NumbersTheColumns(std::string_view line, char delimiter) {
+bool NumbersTheColumns(const std::vector<RawField>& fields) {
   std::vector<long long> numbers;
-  std::size_t at = 0;
-  for (;;) {
-    const std::size_t comma = std::min(line.find(delimiter, at), line.size());
-    const std::string_view field = Trim(line.substr(at, comma - at));
+  for (const RawField& field : fields) {
     long long n = 0;
-    const auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), n);
-    if (ec != std::errc() || ptr != field.data() + field.size()) return false;
+    const char* end = field.text.data() + field.text.size();
+    const auto [ptr, ec] = std::from_chars(field.text.data(), end, n);
+    if (field.quoted || ec != std::errc() || ptr != end) return false;
     numbers.push_back(n);
-    if (comma == line.size()) break;
-    at = comma + 1;
   }
   if (numbers.size() < kNumberedHeaderFields || (numbers[0] != 0 && numbers[0] != 1)) return false;
   for (std::size_t i = 1; i < numbers.size(); ++i) {
@@ -141,20 +173,22 @@ FirstLineIs ClassifyFirstLine(std::string_view line, char delimiter, const CsvOp
   if (options.header != CsvHeader::kAuto) {
     return options.header == CsvHeader::kYes ? FirstLineIs::kHeader : FirstLineIs::kData;
   }
-  const std::vector<uint64_t> text = TextFields(line, delimiter);
+  const std::vector<RawField> fields_of_line = SplitFields(line, delimiter);
+  const std::vector<uint64_t> text = TextFields(fields_of_line);
+  const bool no_label = options.label_column == kNoLabelColumn;
   if (text.empty()) {
-    return NumbersTheColumns(line, delimiter) ? FirstLineIs::kNumbered : FirstLineIs::kData;
+    // Without a label column no row's label can tell a numbered header from a row: a header.
+    if (!NumbersTheColumns(fields_of_line)) return FirstLineIs::kData;
+    return no_label ? FirstLineIs::kHeader : FirstLineIs::kNumbered;
   }
-  if (IsColumnName(options.label_column) || options.label_column == kNoLabelColumn) {
-    return FirstLineIs::kHeader;
-  }
+  if (IsColumnName(options.label_column) || no_label) return FirstLineIs::kHeader;
   // The label's position, counted from the end where negative (LabelColumn checks the range).
   long long label = 0;
   if (!options.label_column.empty()) {
     std::from_chars(options.label_column.data(),
                     options.label_column.data() + options.label_column.size(), label);
   }
-  const auto fields = static_cast<long long>(std::count(line.begin(), line.end(), delimiter)) + 1;
+  const auto fields = static_cast<long long>(fields_of_line.size());
   if (label < 0) label += fields;
   return text.size() == 1 && static_cast<long long>(text[0]) == label
              ? FirstLineIs::kHeaderIfLabelUnseen
@@ -240,7 +274,7 @@ std::vector<std::string> NameClasses(std::vector<Chunk>& chunks) {
     std::vector<float> numbers;
     for (std::size_t r = 0; r < chunk.labels.size(); ++r) {
       if (!chunk.text_labels || chunk.label_ids[r] == data_internal::kNoLabelText) {
-        numbers.push_back(chunk.labels[r]);
+        numbers.push_back(chunk.labels[r] == 0.f ? 0.f : chunk.labels[r]);  // -0 is 0
       }
     }
     std::sort(numbers.begin(), numbers.end());
@@ -257,10 +291,17 @@ std::vector<std::string> NameClasses(std::vector<Chunk>& chunks) {
     for (std::size_t t = 0; t < index.size(); ++t) index[t] = index_of(chunk.label_texts[t]);
     for (std::size_t r = 0; r < chunk.labels.size(); ++r) {
       const bool named = chunk.text_labels && chunk.label_ids[r] != data_internal::kNoLabelText;
-      chunk.labels[r] = named ? index[chunk.label_ids[r]] : index_of(ShortestText(chunk.labels[r]));
+      const float number = chunk.labels[r] == 0.f ? 0.f : chunk.labels[r];
+      chunk.labels[r] = named ? index[chunk.label_ids[r]] : index_of(ShortestText(number));
     }
     chunk.label_ids = {};
     chunk.label_texts = {};
+  }
+  for (const std::string& n : names) {
+    if (n.size() > kMaxClassNameBytes) {
+      throw Error(fmt::format("a class name of {} bytes ('{}...'): at most {}", n.size(),
+                              n.substr(0, 40), kMaxClassNameBytes));
+    }
   }
   if (names.size() > data_internal::kMaxLabelTexts) {
     throw Error(fmt::format("the label column has text labels and {} distinct values: more than "

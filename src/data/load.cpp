@@ -132,6 +132,12 @@ DataFormat DetectDataFormat(const std::string& path) {
 
 bool IsGzipFile(const std::string& path) { return data_internal::IsGzip(path); }
 
+DataFormat FormatRead(const std::string& path, DataFormat given, const Dataset& data) {
+  if (given != DataFormat::kAuto) return given;
+  if (path != data_internal::kStdin) return DetectDataFormat(path);
+  return data.zero_based() == ZeroBased::kAuto ? DataFormat::kCsv : DataFormat::kLibsvm;
+}
+
 Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
   if (path == data_internal::kStdin) {
     const std::string text = data_internal::ReadAll(path);

@@ -70,9 +70,14 @@ std::string StartModelMismatch(const Model& model, const TrainConfig& config,
   // Class k is the k-th smallest label: a model of other label values would mean other classes.
   const ClassLabels& labels =
       std::visit([](const auto& m) -> const ClassLabels& { return m.labels(); }, model);
-  if (from.outputs == run.outputs && labels.values != targets.labels.values) {
-    line("labels", fmt::format("{}", fmt::join(labels.values, ", ")),
-         fmt::format("{} (the training data)", fmt::join(targets.labels.values, ", ")));
+  if (from.outputs == run.outputs && (labels.values != targets.labels.values ||
+                                      labels.names != targets.labels.names)) {
+    auto text = [](const ClassLabels& l) {
+      std::vector<std::string> texts;
+      for (int k = 0; k < l.classes(); ++k) texts.push_back(l.Text(k));
+      return fmt::format("{}", fmt::join(texts, ", "));
+    };
+    line("labels", text(labels), text(targets.labels) + " (the training data)");
   }
   // --bias off holds the bias at 0: a start model with another bias would be another problem.
   if (const auto* linear = std::get_if<LinearModel>(&model); linear && config.bias == Bias::kOff) {

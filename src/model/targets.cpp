@@ -66,18 +66,19 @@ std::string ListNames(const std::vector<std::string>& names) {
 }
 
 // More distinct labels than half the rows (and more than a handful): values, not classes.
-bool LooksLikeValues(const Dataset& data, std::size_t distinct) {
-  return data.declared_classes().empty() && distinct > 10 && 2 * distinct > data.rows();
+bool LooksLikeValues(const Dataset& data, std::size_t distinct, uint64_t rows) {
+  return data.declared_classes().empty() && distinct > 10 && 2 * distinct > rows;
 }
 
 // Why labels that look like values (LooksLikeValues) are not trained as classes.
-std::string ValuesNotClasses(ModelKind kind, const Dataset& data, std::size_t distinct) {
+std::string ValuesNotClasses(ModelKind kind, const Dataset& data, std::size_t distinct,
+                             uint64_t rows) {
   return fmt::format(
       "{}: {} distinct labels in {} rows: real values or ids, not classes (model {} would make "
       "{}); check --label-column{}",
       data.source(), distinct > kMaxClasses ? fmt::format("more than {}", kMaxClasses)
                                             : std::to_string(distinct),
-      data.rows(), NameOf<ModelKind>(kModelKinds, kind),
+      rows, NameOf<ModelKind>(kModelKinds, kind),
       IsBinary(kind) ? "two classes of them" : "one class of each",
       kind == ModelKind::kSquared
           ? "; model squared fits two classes here, and regresses real values in the Python "
@@ -144,7 +145,9 @@ Targets MakeTargets(ModelKind kind, const Dataset& data) {
   if (data.label_kind() == LabelKind::kValues) return ValueTargets(kind, data);
   std::vector<float> found = FoundLabels(data);
   if (found.empty()) throw Error(data.source() + ": no rows, so no labels");
-  if (LooksLikeValues(data, found.size())) throw Error(ValuesNotClasses(kind, data, found.size()));
+  if (LooksLikeValues(data, found.size(), data.rows())) {
+    throw Error(ValuesNotClasses(kind, data, found.size(), data.rows()));
+  }
   const ClassLabels labels = IsBinary(kind) ? TwoLabels(kind, data, std::move(found))
                                             : MultiClassLabels(kind, data, std::move(found));
   return MakeTargets(kind, data, labels);
@@ -163,6 +166,11 @@ Targets MakeShareTargets(ModelKind kind, const Dataset& share, Communicator& com
   std::sort(found.begin(), found.end());
   found.erase(std::unique(found.begin(), found.end()), found.end());
   if (found.empty()) throw Error(share.source() + ": no rows, so no labels");
+  // Judged on the whole data, as MakeTargets judges it: every rank alike.
+  const uint64_t rows = comm.Sum(share.rows());
+  if (LooksLikeValues(share, found.size(), rows)) {
+    throw Error(ValuesNotClasses(kind, share, found.size(), rows));
+  }
   const ClassLabels labels = IsBinary(kind) ? TwoLabels(kind, share, std::move(found))
                                             : MultiClassLabels(kind, share, std::move(found));
   return MakeTargets(kind, share, labels);

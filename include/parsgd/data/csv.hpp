@@ -22,6 +22,7 @@
 // threads at once (they share no state).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -31,6 +32,9 @@
 namespace parsgd {
 
 enum class CsvHeader { kAuto, kYes, kNo };
+
+// The longest class name a label may be (a model file records each).
+inline constexpr std::size_t kMaxClassNameBytes = 4096;
 
 // CsvOptions::label_column's word for "the file has no label column".
 inline constexpr std::string_view kNoLabelColumn = "none";

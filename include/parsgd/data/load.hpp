@@ -72,6 +72,11 @@ struct LoadOptions {
 // -> kIdx. "-" (standard input) -> kAuto: known only once read (LoadDataset).
 DataFormat DetectDataFormat(const std::string& path);
 
+// The format `data` was read in from `path` as `given` says: `given` itself unless kAuto, else
+// DetectDataFormat(path); for standard input ("-", LIBSVM or CSV text) told from the data: LIBSVM
+// text always records its index base (Dataset::zero_based), CSV never does.
+DataFormat FormatRead(const std::string& path, DataFormat given, const Dataset& data);
+
 // Whether the file at `path` is gzip-compressed (false for "-" and an unreadable path).
 bool IsGzipFile(const std::string& path);
 
