@@ -50,13 +50,16 @@ die() { echo "equivalence.sh: $*" >&2; exit 1; }
 # ---------------------------------------------------------------------------------------------
 # --compare DIR_A DIR_B
 # ---------------------------------------------------------------------------------------------
-# A model file (io/model_file.hpp, version 3) with its settings text as a sorted set of lines and
-# without its checksum (which covers the text): the models compare equal when every byte of the
-# model and every line of the record of its settings are, in whatever order the lines are written.
+# A model file (io/model_file.hpp, version 3 or 4) with its settings text as a sorted set of lines,
+# without its checksum (which covers the text), its version field, and version 4's class-name
+# count where it is 0 (a version 3 file has none): the models compare equal when every byte of the
+# model and every line of the record of its settings are, in whatever order the lines are written,
+# across the version that added class names.
 CANON='
 import struct, sys
 b = open(sys.argv[1], "rb").read()
-assert b[:8] == b"\x89PSGM\r\n\x1a" and struct.unpack_from("<I", b, 8)[0] == 3, sys.argv[1]
+version = struct.unpack_from("<I", b, 8)[0]
+assert b[:8] == b"\x89PSGM\r\n\x1a" and version in (3, 4), sys.argv[1]
 kind = struct.unpack_from("<I", b, 12)[0]
 n = struct.unpack_from("<I", b, 20)[0]
 at = 24 + (n - 1 + 8 if n > 0 else 0)
@@ -67,10 +70,19 @@ if kind == 4:
 else:
     outputs = struct.unpack_from("<I", b, at + 8)[0]
     at += 12 + 4 * (2 if outputs == 1 else outputs)
+head = b[:8] + b[12:at]
+if version == 4:
+    names = struct.unpack_from("<I", b, at)[0]
+    start = at
+    at += 4
+    for _ in range(names):
+        at += 4 + struct.unpack_from("<I", b, at)[0]
+    if names > 0:
+        head += b[start:at]
 length = struct.unpack_from("<I", b, at)[0]
 text = b[at + 4:at + 4 + length].decode()
 lines = "\n".join(sorted(l for l in text.split("\n") if l)).encode()
-sys.stdout.buffer.write(b[:at] + lines + b"\0" + b[at + 4 + length:-8])
+sys.stdout.buffer.write(head + lines + b"\0" + b[at + 4 + length:-8])
 '
 
 # The cases' commands of an output dir, the binary's path written BIN.
