@@ -91,15 +91,25 @@ DataFormat DetectTextFormat(std::string_view head, const std::string& name) {
   return DataFormat::kLibsvm;
 }
 
+// The LIBSVM and CSV readers' options of `options`.
+LibsvmOptions LibsvmOptionsOf(const LoadOptions& options) {
+  return {.max_features = options.max_features,
+          .zero_based = options.zero_based,
+          .zero_based_note = options.zero_based_note};
+}
+CsvOptions CsvOptionsOf(const LoadOptions& options) {
+  return {.header = options.header,
+          .delimiter = options.delimiter,
+          .label_column = options.label_column,
+          .label_column_note = options.label_column_note};
+}
+
 // `text` (the whole of a stream or an inflated file) parsed as `format`, LIBSVM or CSV.
 Dataset ParseText(std::string_view text, const std::string& name, DataFormat format,
                   const LoadOptions& options) {
   if (format == DataFormat::kCsv) {
     return ApplyMaxFeatures(ParseCsv(text, name,
-                                     {.header = options.header,
-                                      .delimiter = options.delimiter,
-                                      .label_column = options.label_column,
-                                      .label_column_note = options.label_column_note}),
+                                     CsvOptionsOf(options)),
                             options.max_features);
   }
   if (format != DataFormat::kLibsvm) {
@@ -107,9 +117,7 @@ Dataset ParseText(std::string_view text, const std::string& name, DataFormat for
                             format == DataFormat::kBinary ? "the binary cache" : "IDX"));
   }
   return ParseLibsvm(text, name,
-                     {.max_features = options.max_features,
-                      .zero_based = options.zero_based,
-                      .zero_based_note = options.zero_based_note});
+                     LibsvmOptionsOf(options));
 }
 
 }  // namespace
@@ -153,17 +161,12 @@ Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
       if (data_internal::IsGzip(path)) {
         return ParseText(data_internal::ReadAll(path), path, format, options);
       }
-      return ReadLibsvm(path, {.max_features = options.max_features,
-                               .zero_based = options.zero_based,
-                               .zero_based_note = options.zero_based_note});
+      return ReadLibsvm(path, LibsvmOptionsOf(options));
     case DataFormat::kCsv:
       if (data_internal::IsGzip(path)) {
         return ParseText(data_internal::ReadAll(path), path, format, options);
       }
-      return ApplyMaxFeatures(ReadCsv(path, {.header = options.header,
-                                             .delimiter = options.delimiter,
-                                             .label_column = options.label_column,
-                                             .label_column_note = options.label_column_note}),
+      return ApplyMaxFeatures(ReadCsv(path, CsvOptionsOf(options)),
                               options.max_features);
     case DataFormat::kIdx: {
       const auto [images, labels] = IdxPaths(path, options.idx_labels_optional);
@@ -201,9 +204,7 @@ Dataset LoadShard(const std::string& path, const LoadOptions& options, Communica
   });
   if (format == DataFormat::kLibsvm && !data_internal::IsGzip(path)) {
     return ReadLibsvmShard(path,
-                           {.max_features = options.max_features,
-                            .zero_based = options.zero_based,
-                            .zero_based_note = options.zero_based_note},
+                           LibsvmOptionsOf(options),
                            comm);
   }
   if (format == DataFormat::kBinary) {
