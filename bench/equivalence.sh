@@ -50,19 +50,26 @@ die() { echo "equivalence.sh: $*" >&2; exit 1; }
 # ---------------------------------------------------------------------------------------------
 # --compare DIR_A DIR_B
 # ---------------------------------------------------------------------------------------------
-# A model file (io/model_file.hpp, version 3 or 4) with its settings text as a sorted set of lines,
-# without its checksum (which covers the text), its version field, and version 4's class-name
-# count where it is 0 (a version 3 file has none): the models compare equal when every byte of the
-# model and every line of the record of its settings are, in whatever order the lines are written,
-# across the version that added class names.
+# A model file (io/model_file.hpp, version 3, 4 or 5) with its settings text as a sorted set of
+# lines, without its checksum (which covers the text), its version field, version 4's class-name
+# count where it is 0 (a version 3 file has none) and version 5's hashed-text field where it is 0
+# (before it, none): the models compare equal when every byte of the model and every line of the
+# record of its settings are, in whatever order the lines are written, across the versions that
+# added class names and hashed text.
 CANON='
 import struct, sys
 b = open(sys.argv[1], "rb").read()
 version = struct.unpack_from("<I", b, 8)[0]
-assert b[:8] == b"\x89PSGM\r\n\x1a" and version in (3, 4), sys.argv[1]
+assert b[:8] == b"\x89PSGM\r\n\x1a" and version in (3, 4, 5), sys.argv[1]
 kind = struct.unpack_from("<I", b, 12)[0]
 n = struct.unpack_from("<I", b, 20)[0]
 at = 24 + (n - 1 + 8 if n > 0 else 0)
+if version == 5:
+    hashed = struct.unpack_from("<I", b, at)[0]
+    if hashed == 0:
+        b = b[:at] + b[at + 4:]
+    else:
+        at += 4 + 16
 if kind == 4:
     count = struct.unpack_from("<I", b, at)[0]
     sizes = struct.unpack_from("<%dI" % count, b, at + 4)
@@ -71,7 +78,7 @@ else:
     outputs = struct.unpack_from("<I", b, at + 8)[0]
     at += 12 + 4 * (2 if outputs == 1 else outputs)
 head = b[:8] + b[12:at]
-if version == 4:
+if version >= 4:
     names = struct.unpack_from("<I", b, at)[0]
     start = at
     at += 4

@@ -65,6 +65,20 @@ def csv():
         write("csv", name, data)
 
 
+def fasttext():
+    seeds = {
+        "plain.txt": b"__label__sport the match was won\n__label__art a painting of light\n",
+        "anywhere.txt": b"\xef\xbb\xbfwords first __label__x\r\n\n \t\n__label__y\tcaf\xc3\xa9 na\xc3\xafve\n",
+        "two_labels.txt": b"__label__a x __label__b y\n",
+        "no_label.txt": b"__label__a x\njust words\n",
+        "empty_label.txt": b"__label__ x\n__label__\n",
+        "blank.txt": b"\n \n\t\n",
+        "bytes.txt": b"__label__\x00 \xff\xfe \x80\x80\x80 \xf0\x9f\x98\x80\n",
+    }
+    for name, data in seeds.items():
+        write("fasttext", name, data)
+
+
 def be32(*values):
     return b"".join(struct.pack(">I", v) for v in values)
 
@@ -169,6 +183,7 @@ def main():
         sys.exit(f"make_corpus: {PARSGD} not found: build the release preset first")
     libsvm()
     csv()
+    fasttext()
     idx()
     with tempfile.TemporaryDirectory() as tmp:
         binary_cache(tmp)

@@ -138,7 +138,7 @@ TEST(LoadDataset, MissingFilesAndFoldersAreNamed) {
               {dir.path().string(), "not a regular file"});
 }
 
-// Images to predict need no labels file: with idx_labels_optional, images whose labels file is
+// Images to predict need no labels file: with labels_optional, images whose labels file is
 // not found read with every label 0; without it, the missing file is named.
 TEST(LoadDataset, ImagesToPredictNeedNoLabelsFile) {
   const std::string images = "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz";
@@ -147,7 +147,7 @@ TEST(LoadDataset, ImagesToPredictNeedNoLabelsFile) {
   const std::string alone = dir.File("alone-images-idx3-ubyte.gz");
   std::filesystem::copy_file(images, alone);
   LoadOptions predict;
-  predict.idx_labels_optional = true;
+  predict.labels_optional = true;
   const Dataset d = LoadDataset(alone, predict);
   EXPECT_EQ(d.rows(), 10000u);
   EXPECT_EQ(d.features(), 784u);

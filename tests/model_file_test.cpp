@@ -112,7 +112,7 @@ TEST(ModelFile, RoundTripsAnMlp) {
   ExpectRefused(dir.Write("flipped.bin", flipped), "corrupted");
   ExpectRefused(dir.Write("short.bin", good.substr(0, good.size() - 3)), "truncated");
   std::string sizes = good;
-  sizes[33] = 1;  // one layer size (after the CSV label column "y" and its width)
+  sizes[37] = 1;  // one layer size (after the CSV label column "y", its width and no hashing)
   ExpectRefused(dir.Write("sizes.bin", sizes), "an MLP of 1 layer sizes");
 }
 
@@ -133,7 +133,7 @@ TEST(ModelFile, RefusesDamagedForeignAndTruncatedFiles) {
   ExpectRefused(dir.Write("head.bin", good.substr(0, 20)), "truncated");
   // A header that declares 2^40 features: refused by the size check, before any allocation.
   std::string huge = good;
-  huge[24 + 5] = 1;  // the feature count, after the (empty) CSV label column's length
+  huge[28 + 5] = 1;  // the feature count, after the (empty) CSV label column and no hashing
   ExpectRefused(dir.Write("huge.bin", huge), "inconsistent shape");
   std::string column = good;
   column[20 + 1] = 0x20;  // a CSV label column of 8191 bytes
@@ -175,10 +175,10 @@ TEST(ModelFile, AbsurdShapesAreRefusedBeforeAllocating) {
   testing::TempDir dir;
   SaveModel(Example(), dir.File("m.bin"), "x=1\n");  // softmax, 5 features, 3 outputs
   const std::string good = testing::ReadFile(dir.File("m.bin"));
-  // After the index base (16) and the CSV label column's length (20, 0: none); the class names'
-  // count (0: none) follows the 3 class labels.
-  constexpr std::size_t kFeaturesAt = 24, kOutputsAt = 32, kLabelsAt = 36, kNamesAt = 48,
-                        kSettingsAt = 52, kCountAt = 60;
+  // After the index base (16), the CSV label column's length (20, 0: none) and the hashed-text
+  // field (24, 0: none); the class names' count (0: none) follows the 3 class labels.
+  constexpr std::size_t kFeaturesAt = 28, kOutputsAt = 36, kLabelsAt = 40, kNamesAt = 52,
+                        kSettingsAt = 56, kCountAt = 64;
 
   std::string wide = good;  // 2^32 features x 3 outputs, consistent: 3 (2^32 + 1) weights
   Put<uint64_t>(wide, uint64_t{1} << 32, kFeaturesAt);
@@ -239,11 +239,11 @@ void Rehash(std::string& file, std::size_t params_at) {
 
 TEST(ModelFile, RefusesClassLabelsOutOfOrderAndUnknownIndexBases) {
   testing::TempDir dir;
-  SaveModel(Example(), dir.File("m.bin"), "x=1\n");  // labels -2, 1, 7.5 at 32, 36, 40
+  SaveModel(Example(), dir.File("m.bin"), "x=1\n");  // labels -2, 1, 7.5 at 36, 40, 44
   const std::string good = testing::ReadFile(dir.File("m.bin"));
-  constexpr std::size_t kParamsAt = 60;
+  constexpr std::size_t kParamsAt = 72;
   std::string order = good;
-  Put<float>(order, 7.5f, 36);
+  Put<float>(order, 7.5f, 40);
   Rehash(order, kParamsAt);
   ExpectRefused(dir.Write("order.bin", order), "class labels are not in ascending order");
   std::string base = good;
@@ -277,6 +277,38 @@ TEST(ModelFile, Version1FilesStillLoad) {
   const LoadedModel softmax = LoadModel(dir.Write("v1s.bin", Version1(3, 4, -1.f, 1.f)));
   EXPECT_EQ(std::get<LinearModel>(softmax.model).labels().values,
             (std::vector<float>{0.f, 1.f, 2.f, 3.f}));
+}
+
+// Hashed text's settings come back as saved; a version 4 file (before the field) still loads,
+// as not hashed; an unknown kind or settings out of range are refused.
+TEST(ModelFile, HashedTextSettingsRoundTripAndVersion4FilesStillLoad) {
+  testing::TempDir dir;
+  const TextHashing hashing{.bits = 18, .ngrams = 3, .char_min = 2, .char_max = 5};
+  SaveModel(Example(), dir.File("h.bin"), "x=1\n", {.hashing = hashing});
+  const LoadedModel h = LoadModel(dir.File("h.bin"));
+  ASSERT_TRUE(h.reading.hashing.has_value());
+  EXPECT_EQ(*h.reading.hashing, hashing);
+  EXPECT_EQ(std::get<LinearModel>(h.model).weights()[3], Example().weights()[3]);
+  const std::string hashed = testing::ReadFile(dir.File("h.bin"));
+  std::string kind = hashed;
+  Put<uint32_t>(kind, 2, 24);
+  Rehash(kind, 72 + 16);
+  ExpectRefused(dir.Write("kind.bin", kind), "unknown hashed-text kind 2");
+  std::string bits = hashed;
+  Put<uint32_t>(bits, 40, 28);
+  Rehash(bits, 72 + 16);
+  ExpectRefused(dir.Write("bits.bin", bits), "--hash-bits 40");
+
+  SaveModel(Example(), dir.File("m.bin"), "x=1\n");
+  std::string v4 = testing::ReadFile(dir.File("m.bin"));
+  v4.erase(24, 4);  // the hashed-text field
+  Put<uint32_t>(v4, 4, 8);
+  Rehash(v4, 68);
+  const LoadedModel old = LoadModel(dir.Write("v4.bin", v4));
+  EXPECT_FALSE(old.reading.hashing.has_value());
+  EXPECT_EQ(std::get<LinearModel>(old.model).labels().values,
+            std::get<LinearModel>(LoadModel(dir.File("m.bin")).model).labels().values);
+  EXPECT_EQ(std::get<LinearModel>(old.model).weights()[17], Example().weights()[17]);
 }
 
 TEST(ModelFile, AFailedSaveLeavesTheOldFile) {

@@ -68,6 +68,16 @@ bool ParseApply(OptionParser& p, std::span<const std::string> args, ApplyArgs& a
 LoadOptions DataOptions(const ApplyArgs& a, const LoadedModel& loaded) {
   LoadOptions options;
   options.format = a.format;
+  if (loaded.reading.hashing) {
+    // The model's features are hashed words: its data is fastText text, hashed alike.
+    if (a.format != DataFormat::kAuto && a.format != DataFormat::kFasttext) {
+      throw UsageError(fmt::format("--format {}: the model was trained on fastText text (hashed "
+                                   "words); it reads only that",
+                                   DataFormatName(a.format)));
+    }
+    options.format = DataFormat::kFasttext;
+    options.hashing = *loaded.reading.hashing;
+  }
   options.header = a.header;
   options.delimiter = a.delimiter;
   options.label_column =
@@ -146,12 +156,17 @@ void CheckCsvColumns(const ApplyArgs& a, const LoadOptions& options, const Loade
 Dataset LoadData(const ApplyArgs& a, const LoadedModel& loaded, Executor& executor,
                  bool labels_needed) {
   LoadOptions options = DataOptions(a, loaded);
-  options.idx_labels_optional = !labels_needed;  // predict: images alone
+  options.labels_optional = !labels_needed;  // predict: images alone
   if (labels_needed && options.label_column == kNoLabelColumn) {
     throw UsageError("--label-column none: eval needs the labels; name their column");
   }
   Dataset data;
   executor.Execute([&] { data = LoadDataset(a.data, options); });
+  if (data.hashing() && !loaded.reading.hashing) {
+    throw DataError(a.data, 0, 0,
+                    "fastText text (hashed words), but the model was not trained on it: its "
+                    "features are columns, not hashed words");
+  }
   CheckCsvColumns(a, options, loaded, data);
   return data;
 }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
 #include "parsgd/data/shard.hpp"
 #include "shared_options.hpp"
 
@@ -19,6 +21,37 @@ void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required) {
                   "libsvm: whether feature indices start at 0 (auto: when an index 0 appears in "
                   "the training data; test data follows the training data's decision)");
   CsvReadOptions(p, &a.header, &a.delimiter, &a.label_column);
+  p.Int("hash-bits", &a.hash_bits,
+        "fasttext: the words are hashed into 2^B features (B bits of MurmurHash3, signed)", 1,
+        static_cast<int>(kMaxHashBits));
+  p.Int("ngrams", &a.ngrams,
+        "fasttext: word n-grams of 1 to N words are features (fastText's -wordNgrams)", 1,
+        static_cast<int>(kMaxWordNgrams));
+  p.String("char-ngrams", &a.char_ngrams, "MIN,MAX",
+           "fasttext: character n-grams of MIN to MAX characters of each word are features too "
+           "(fastText's -minn, -maxn) [default: none]");
+}
+
+TextHashing RunHashing(const RunArgs& a) {
+  TextHashing h{.bits = static_cast<uint32_t>(a.hash_bits),
+                .ngrams = static_cast<uint32_t>(a.ngrams)};
+  if (a.char_ngrams.empty()) return h;
+  const std::size_t comma = a.char_ngrams.find(',');
+  auto number = [&](std::string_view text) {
+    uint32_t v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size() || v < 1 || v > kMaxCharNgram) {
+      throw UsageError(fmt::format(
+          "--char-ngrams '{}': expected MIN,MAX, two integers with 1 <= MIN <= MAX <= {}",
+          a.char_ngrams, kMaxCharNgram));
+    }
+    return v;
+  };
+  if (comma == std::string::npos) number("");  // throws
+  h.char_min = number(std::string_view(a.char_ngrams).substr(0, comma));
+  h.char_max = number(std::string_view(a.char_ngrams).substr(comma + 1));
+  if (h.char_min > h.char_max) number("");  // throws
+  return h;
 }
 
 void DeclareTrainingOptions(OptionParser& p, RunArgs& a) {
@@ -41,6 +74,7 @@ DataReading RunReading(const RunArgs& a, const Dataset& train) {
     const bool file = a.train != "-" && !IsGzipFile(a.train);
     reading.csv_feature_columns = file ? CsvColumns(a.train, a.delimiter) - 1 : train.features();
   }
+  reading.hashing = train.hashing();
   return reading;
 }
 
@@ -62,6 +96,7 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
   options.header = a.header;
   options.delimiter = a.delimiter;
   options.label_column = a.label_column;
+  options.hashing = RunHashing(a);
   if (train != nullptr) {
     options.zero_based = RunZeroBased(a, *train);
     if (a.zero_based == ZeroBased::kAuto && options.zero_based == ZeroBased::kNo) {
@@ -81,13 +116,20 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
 
 void RefuseIgnoredDataOptions(const OptionParser& p, const RunArgs& a) {
   const bool csv_flags = p.Given("header") || p.Given("delimiter") || p.Given("label-column");
-  if (!csv_flags && !p.Given("zero-based")) return;
+  const bool hash_flags = p.Given("hash-bits") || p.Given("ngrams") || p.Given("char-ngrams");
+  if (!csv_flags && !hash_flags && !p.Given("zero-based")) return;
   const DataFormat format = a.format == DataFormat::kAuto ? DetectDataFormat(a.train) : a.format;
   if (format == DataFormat::kAuto) return;  // standard input: its format is known once read
   const char* name = NameOf<DataFormat>(kDataFormats, format);
   for (const char* flag : {"header", "delimiter", "label-column"}) {
     if (p.Given(flag) && format != DataFormat::kCsv) {
       throw UsageError(fmt::format("--{} would be ignored: it reads CSV text; {} is {}", flag,
+                                   a.train, name));
+    }
+  }
+  for (const char* flag : {"hash-bits", "ngrams", "char-ngrams"}) {
+    if (p.Given(flag) && format != DataFormat::kFasttext) {
+      throw UsageError(fmt::format("--{} would be ignored: it reads fastText text; {} is {}", flag,
                                    a.train, name));
     }
   }

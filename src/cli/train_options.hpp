@@ -24,9 +24,18 @@ struct RunArgs {
   CsvHeader header = CsvHeader::kAuto;
   char delimiter = 0;
   std::string label_column;
+  // fastText text: --hash-bits, --ngrams, --char-ngrams (as given: "MIN,MAX" or empty).
+  int hash_bits = static_cast<int>(TextHashing{}.bits);
+  int ngrams = static_cast<int>(TextHashing{}.ngrams);
+  std::string char_ngrams;
 };
 
-// --train, --test, --format, --features, --zero-based, --header, --delimiter, --label-column. `train_required`:
+// The hashing of fastText text the flags say. Throws UsageError for a --char-ngrams that is not
+// MIN,MAX with 1 <= MIN <= MAX <= kMaxCharNgram.
+TextHashing RunHashing(const RunArgs& a);
+
+// --train, --test, --format, --features, --zero-based, --header, --delimiter, --label-column,
+// --hash-bits, --ngrams, --char-ngrams. `train_required`:
 // the parser refuses a command line without --train (compare checks it itself: it may come from an
 // experiment file).
 void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required = true);
@@ -36,7 +45,7 @@ void DeclareTrainingOptions(OptionParser& p, RunArgs& a);
 
 // Throws UsageError for a data flag given for data it does not apply to (the training file's
 // format as given or detected): --header and --label-column read CSV text, --zero-based LIBSVM
-// text; a run would otherwise ignore them.
+// text, --hash-bits, --ngrams and --char-ngrams fastText text; a run would otherwise ignore them.
 void RefuseIgnoredDataOptions(const OptionParser& p, const RunArgs& a);
 
 // The host threads of a run: --threads on the cpu backend; on the offload backend, whose --threads
@@ -56,8 +65,8 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
 ZeroBased RunZeroBased(const RunArgs& a, const Dataset& train);
 
 // What the saved model records of how the run's training data was read: its index base
-// (RunZeroBased) and, when the training file is CSV text, its --label-column (predict's and
-// eval's defaults).
+// (RunZeroBased), when the training file is CSV text, its --label-column (predict's and eval's
+// defaults), and when it is fastText text, its hashing.
 DataReading RunReading(const RunArgs& a, const Dataset& train);
 
 }  // namespace parsgd::cli

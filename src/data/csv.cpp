@@ -260,57 +260,6 @@ bool LabelSeen(const Chunk& first, const std::vector<Chunk>& rest) {
   });
 }
 
-// Where a column's labels are text: every label's text (a number's the shortest text of its float,
-// ShortestText, as predict writes labels back), sorted, become the class names, and each row's label the index
-// of its text among them. Returns the names (empty where every label is a number: the labels stay
-// those numbers).
-std::vector<std::string> NameClasses(std::vector<Chunk>& chunks) {
-  bool text = false;
-  for (const Chunk& chunk : chunks) text |= chunk.text_labels;
-  if (!text) return {};
-  std::vector<std::string> names;
-  for (const Chunk& chunk : chunks) {
-    names.insert(names.end(), chunk.label_texts.begin(), chunk.label_texts.end());
-    std::vector<float> numbers;
-    for (std::size_t r = 0; r < chunk.labels.size(); ++r) {
-      if (!chunk.text_labels || chunk.label_ids[r] == data_internal::kNoLabelText) {
-        numbers.push_back(chunk.labels[r] == 0.f ? 0.f : chunk.labels[r]);  // -0 is 0
-      }
-    }
-    std::sort(numbers.begin(), numbers.end());
-    numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
-    for (float v : numbers) names.push_back(ShortestText(v));
-  }
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-  auto index_of = [&](const std::string& name) {
-    return static_cast<float>(std::lower_bound(names.begin(), names.end(), name) - names.begin());
-  };
-  for (Chunk& chunk : chunks) {
-    std::vector<float> index(chunk.label_texts.size());
-    for (std::size_t t = 0; t < index.size(); ++t) index[t] = index_of(chunk.label_texts[t]);
-    for (std::size_t r = 0; r < chunk.labels.size(); ++r) {
-      const bool named = chunk.text_labels && chunk.label_ids[r] != data_internal::kNoLabelText;
-      const float number = chunk.labels[r] == 0.f ? 0.f : chunk.labels[r];
-      chunk.labels[r] = named ? index[chunk.label_ids[r]] : index_of(ShortestText(number));
-    }
-    chunk.label_ids = {};
-    chunk.label_texts = {};
-  }
-  for (const std::string& n : names) {
-    if (n.size() > kMaxClassNameBytes) {
-      throw Error(fmt::format("a class name of {} bytes ('{}...'): at most {}", n.size(),
-                              n.substr(0, 40), kMaxClassNameBytes));
-    }
-  }
-  if (names.size() > data_internal::kMaxLabelTexts) {
-    throw Error(fmt::format("the label column has text labels and {} distinct values: more than "
-                            "the {} classes a model may have (is it the label column?)",
-                            names.size(), data_internal::kMaxLabelTexts));
-  }
-  return names;
-}
-
 // ParseCsv, with the mapping `text` lies in when it is a file's (its pages given back as parsed).
 Dataset Parse(std::string_view text, const std::string& name, const CsvOptions& options,
               const MappedFile* file) {

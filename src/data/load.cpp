@@ -11,6 +11,7 @@
 
 #include "byte_stream.hpp"
 #include "parsgd/data/binary_cache.hpp"
+#include "parsgd/data/fasttext.hpp"
 #include "parsgd/data/idx.hpp"
 #include "parsgd/data/libsvm.hpp"
 #include "parsgd/data/shard.hpp"
@@ -77,11 +78,34 @@ bool HasCsvName(const std::string& path) {
   return tail == ".csv" || tail == ".tsv";
 }
 
+// The first line of `text` with more than spaces, tabs and a carriage return (empty if none).
+std::string_view FirstNonBlankLine(std::string_view text) {
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  while (!text.empty()) {
+    const std::size_t end = std::min(text.find('\n'), text.size());
+    const std::string_view line = text.substr(0, end);
+    if (line.find_first_not_of(" \t\r") != std::string_view::npos) return line;
+    text.remove_prefix(std::min(end + 1, text.size()));
+  }
+  return {};
+}
+
+// Whether `line` has a token (between spaces or tabs) that starts with fastText's label prefix.
+bool HasLabelToken(std::string_view line) {
+  for (std::size_t at = line.find(kFasttextLabelPrefix); at != std::string_view::npos;
+       at = line.find(kFasttextLabelPrefix, at + 1)) {
+    if (at == 0 || line[at - 1] == ' ' || line[at - 1] == '\t') return true;
+  }
+  return false;
+}
+
 // The text format of `head` (a text's first bytes) named `name` (without a .gz ending): CSV for a
-// .csv or .tsv name, or a first line with field separators and no index:value pair (which LIBSVM
-// never is: a table saved as wine.txt); LIBSVM otherwise.
+// .csv or .tsv name; fastText for a first line with a __label__ token; CSV for a first line with
+// field separators and no index:value pair (which LIBSVM never is: a table saved as wine.txt);
+// LIBSVM otherwise.
 DataFormat DetectTextFormat(std::string_view head, const std::string& name) {
   if (HasCsvName(name)) return DataFormat::kCsv;
+  if (HasLabelToken(FirstNonBlankLine(head))) return DataFormat::kFasttext;
   std::string_view line = head.substr(0, head.find('\n'));
   line = line.substr(0, line.find('#'));
   if (line.find_first_of(",\t;") != std::string_view::npos &&
@@ -91,11 +115,14 @@ DataFormat DetectTextFormat(std::string_view head, const std::string& name) {
   return DataFormat::kLibsvm;
 }
 
-// The LIBSVM and CSV readers' options of `options`.
+// The text readers' options of `options`.
 LibsvmOptions LibsvmOptionsOf(const LoadOptions& options) {
   return {.max_features = options.max_features,
           .zero_based = options.zero_based,
           .zero_based_note = options.zero_based_note};
+}
+FasttextOptions FasttextOptionsOf(const LoadOptions& options) {
+  return {.hashing = options.hashing, .labels_optional = options.labels_optional};
 }
 CsvOptions CsvOptionsOf(const LoadOptions& options) {
   return {.header = options.header,
@@ -104,12 +131,16 @@ CsvOptions CsvOptionsOf(const LoadOptions& options) {
           .label_column_note = options.label_column_note};
 }
 
-// `text` (the whole of a stream or an inflated file) parsed as `format`, LIBSVM or CSV.
+// `text` (the whole of a stream or an inflated file) parsed as `format`, a text format.
 Dataset ParseText(std::string_view text, const std::string& name, DataFormat format,
                   const LoadOptions& options) {
   if (format == DataFormat::kCsv) {
     return ApplyMaxFeatures(ParseCsv(text, name,
                                      CsvOptionsOf(options)),
+                            options.max_features);
+  }
+  if (format == DataFormat::kFasttext) {
+    return ApplyMaxFeatures(ParseFasttext(text, name, FasttextOptionsOf(options)),
                             options.max_features);
   }
   if (format != DataFormat::kLibsvm) {
@@ -143,6 +174,7 @@ bool IsGzipFile(const std::string& path) { return data_internal::IsGzip(path); }
 DataFormat FormatRead(const std::string& path, DataFormat given, const Dataset& data) {
   if (given != DataFormat::kAuto) return given;
   if (path != data_internal::kStdin) return DetectDataFormat(path);
+  if (data.hashing()) return DataFormat::kFasttext;
   return data.zero_based() == ZeroBased::kAuto ? DataFormat::kCsv : DataFormat::kLibsvm;
 }
 
@@ -168,8 +200,14 @@ Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
       }
       return ApplyMaxFeatures(ReadCsv(path, CsvOptionsOf(options)),
                               options.max_features);
+    case DataFormat::kFasttext:
+      if (data_internal::IsGzip(path)) {
+        return ParseText(data_internal::ReadAll(path), path, format, options);
+      }
+      return ApplyMaxFeatures(ReadFasttext(path, FasttextOptionsOf(options)),
+                              options.max_features);
     case DataFormat::kIdx: {
-      const auto [images, labels] = IdxPaths(path, options.idx_labels_optional);
+      const auto [images, labels] = IdxPaths(path, options.labels_optional);
       return ApplyMaxFeatures(ReadIdx(images, labels), options.max_features);
     }
     case DataFormat::kBinary:

@@ -3,9 +3,13 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
+#include "parsgd/data/csv.hpp"
 #include "parsgd/util/error.hpp"
+#include "parsgd/util/float_text.hpp"
 
 namespace parsgd::data_internal {
 namespace {
@@ -107,6 +111,53 @@ Dataset Assemble(std::vector<Chunk> chunks, uint64_t features, const std::string
   });
   return Dataset::FromArrays(std::move(offsets), std::move(indices), std::move(values),
                              std::move(labels), features, name, zero_based);
+}
+
+std::vector<std::string> NameClasses(std::vector<Chunk>& chunks) {
+  bool text = false;
+  for (const Chunk& chunk : chunks) text |= chunk.text_labels;
+  if (!text) return {};
+  std::vector<std::string> names;
+  for (const Chunk& chunk : chunks) {
+    names.insert(names.end(), chunk.label_texts.begin(), chunk.label_texts.end());
+    std::vector<float> numbers;
+    for (std::size_t r = 0; r < chunk.labels.size(); ++r) {
+      if (!chunk.text_labels || chunk.label_ids[r] == kNoLabelText) {
+        numbers.push_back(chunk.labels[r] == 0.f ? 0.f : chunk.labels[r]);  // -0 is 0
+      }
+    }
+    std::sort(numbers.begin(), numbers.end());
+    numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
+    for (float v : numbers) names.push_back(ShortestText(v));
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  auto index_of = [&](const std::string& name) {
+    return static_cast<float>(std::lower_bound(names.begin(), names.end(), name) - names.begin());
+  };
+  for (Chunk& chunk : chunks) {
+    std::vector<float> index(chunk.label_texts.size());
+    for (std::size_t t = 0; t < index.size(); ++t) index[t] = index_of(chunk.label_texts[t]);
+    for (std::size_t r = 0; r < chunk.labels.size(); ++r) {
+      const bool named = chunk.text_labels && chunk.label_ids[r] != kNoLabelText;
+      const float number = chunk.labels[r] == 0.f ? 0.f : chunk.labels[r];
+      chunk.labels[r] = named ? index[chunk.label_ids[r]] : index_of(ShortestText(number));
+    }
+    chunk.label_ids = {};
+    chunk.label_texts = {};
+  }
+  for (const std::string& n : names) {
+    if (n.size() > kMaxClassNameBytes) {
+      throw Error(fmt::format("a class name of {} bytes ('{}...'): at most {}", n.size(),
+                              n.substr(0, 40), kMaxClassNameBytes));
+    }
+  }
+  if (names.size() > kMaxLabelTexts) {
+    throw Error(fmt::format("the labels have {} distinct names: more than the {} classes a model "
+                            "may have (CSV: is it the label column?)",
+                            names.size(), kMaxLabelTexts));
+  }
+  return names;
 }
 
 }  // namespace parsgd::data_internal

@@ -78,6 +78,13 @@ void ThrowFirstError(const std::vector<Chunk>& chunks, const std::string& name,
 Dataset Assemble(std::vector<Chunk> chunks, uint64_t features, const std::string& name,
                  uint32_t index_offset, ZeroBased zero_based, bool empty_ok = false);
 
+// Where a column's labels are text (any chunk's text_labels): every label's text (a number's the
+// shortest text of its float, as predict writes labels back), sorted in byte order, become the
+// class names, and each row's label the index of its text among them. Returns the names (empty
+// where every label is a number: the labels stay those numbers). Throws parsgd::Error for a name
+// over kMaxClassNameBytes or more names than kMaxLabelTexts.
+std::vector<std::string> NameClasses(std::vector<Chunk>& chunks);
+
 // Calls parse_line(begin, end) for each line of `text` (whole lines; the last may lack '\n'), end
 // excluding the line break (LF or CRLF), and counts the lines in chunk->lines. Stops, without
 // counting the line, when parse_line returns false (it has recorded chunk->error).

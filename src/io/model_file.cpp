@@ -18,10 +18,11 @@ namespace parsgd {
 namespace {
 
 constexpr unsigned char kMagic[8] = {0x89, 'P', 'S', 'G', 'M', '\r', '\n', 0x1A};
-constexpr uint32_t kVersion = 4;
+constexpr uint32_t kVersion = 5;
 constexpr uint32_t kFirstVersion = 1;      // still read: no index base, binary labels only
 constexpr uint32_t kIndexBaseVersion = 2;  // still read: no CSV label column
 constexpr uint32_t kLabelColumnVersion = 3;  // still read: no class names
+constexpr uint32_t kClassNameVersion = 4;    // still read: no hashed-text record
 constexpr uint32_t kMaxLabelColumn = kMaxRecordedLabelColumn;
 constexpr uint32_t kMaxClassName = kMaxRecordedLabelColumn;
 
@@ -57,6 +58,13 @@ std::string StartHeader(ModelKind kind, const DataReading& reading) {
   if (column) {
     head += *column;
     PutField<uint64_t>(head, reading.csv_feature_columns);
+  }
+  PutField<uint32_t>(head, reading.hashing ? 1 : 0);
+  if (reading.hashing) {
+    for (uint32_t v : {reading.hashing->bits, reading.hashing->ngrams, reading.hashing->char_min,
+                       reading.hashing->char_max}) {
+      PutField<uint32_t>(head, v);
+    }
   }
   return head;
 }
@@ -292,6 +300,23 @@ LoadedModel LoadModel(const std::string& path) {
     if (length > 0) {
       loaded.reading.csv_label_column = in.Text(length - 1, "CSV label column");
       loaded.reading.csv_feature_columns = in.Get<uint64_t>("CSV feature columns");
+    }
+  }
+  if (version > kClassNameVersion) {
+    const auto hashed = in.Get<uint32_t>("hashed text");
+    if (hashed > 1) throw bad(fmt::format("unknown hashed-text kind {}: expected 0 or 1", hashed));
+    if (hashed == 1) {
+      TextHashing h;
+      h.bits = in.Get<uint32_t>("hash bits");
+      h.ngrams = in.Get<uint32_t>("word n-grams");
+      h.char_min = in.Get<uint32_t>("character n-grams");
+      h.char_max = in.Get<uint32_t>("character n-grams");
+      try {
+        CheckTextHashing(h);
+      } catch (const Error& e) {
+        throw bad(std::string("model file's text hashing: ") + e.what());
+      }
+      loaded.reading.hashing = h;
     }
   }
   if (kind == static_cast<uint32_t>(ModelKind::kMlp)) {

@@ -95,7 +95,7 @@ struct TrainConfig {
   double learning_rate = 0;  // eta0; 0: derived from the data (see ResolvedSettings)
   ScheduleKind schedule = ScheduleKind::kLinear;
   double decay = 0;  // 0: the schedule's default (invtime 1 per epoch, geometric 0.9)
-  double l2 = -1;    // -1: 1 / rows (LIBLINEAR's default C = 1)
+  double l2 = -1;    // -1: 1 / rows (LIBLINEAR's default C = 1); on hashed text 1 / (20 rows)
   Normalization normalize = Normalization::kMaxAbs;
   Bias bias = Bias::kOn;                 // linear models
   Shrinking shrinking = Shrinking::kOn;  // dual-cd, hinge and squared-hinge

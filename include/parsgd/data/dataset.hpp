@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "parsgd/data/hashing.hpp"
 #include "parsgd/util/array.hpp"
 #include "parsgd/util/mapped_file.hpp"
 
@@ -55,6 +57,9 @@ class Dataset {
     // ascending in byte order, and every label is the index of its row's name (0, 1, ...);
     // empty: the labels are the numbers the source wrote.
     std::vector<std::string> class_names = {};
+    // The settings the features were hashed with where they are hashed text (fastText's format):
+    // column j is bucket j; none: the columns are the source's own.
+    std::optional<TextHashing> hashing = std::nullopt;
   };
 
   Dataset() = default;
@@ -80,6 +85,7 @@ class Dataset {
   LabelKind label_kind() const { return parts_.label_kind; }
   const std::vector<float>& declared_classes() const { return parts_.declared_classes; }
   const std::vector<std::string>& class_names() const { return parts_.class_names; }
+  const std::optional<TextHashing>& hashing() const { return parts_.hashing; }
   // Everything the dataset holds (the arrays shared): a copy of it with one part changed is
   // Dataset(parts) after the change.
   const Parts& parts() const { return parts_; }

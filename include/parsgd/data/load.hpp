@@ -9,22 +9,26 @@
 
 #include "parsgd/data/csv.hpp"
 #include "parsgd/data/dataset.hpp"
+#include "parsgd/data/hashing.hpp"
 #include "parsgd/util/named.hpp"
 
 namespace parsgd {
 
-enum class DataFormat { kAuto, kLibsvm, kIdx, kBinary, kCsv };
+enum class DataFormat { kAuto, kLibsvm, kIdx, kBinary, kCsv, kFasttext };
 
 inline constexpr Named<DataFormat> kDataFormats[] = {
     {DataFormat::kAuto, "auto",
      "detected from the file's first bytes (CSV: a name ending in .csv or .tsv, or a first line "
-     "with commas, tabs or semicolons and no index:value pair)"},
+     "with commas, tabs or semicolons and no index:value pair; fasttext: a first line with a "
+     "__label__ word)"},
     {DataFormat::kLibsvm, "libsvm", "LIBSVM/svmlight text: label idx:val ..."},
     {DataFormat::kIdx, "idx", "IDX images (MNIST family, raw or gzip): IMAGES[,LABELS]"},
     {DataFormat::kBinary, "bin", "parsgd's binary cache (memory-mapped, checksummed)"},
     {DataFormat::kCsv, "csv",
      "comma-, tab- or semicolon-separated fields, a header line or none, one label column "
      "(numbers or class names)"},
+    {DataFormat::kFasttext, "fasttext",
+     "fastText's text: '__label__NAME word word ...' lines, the words hashed into features"},
 };
 
 inline constexpr Named<ZeroBased> kZeroBasedSettings[] = {
@@ -57,8 +61,11 @@ struct LoadOptions {
   ZeroBased zero_based = ZeroBased::kAuto;
   std::string zero_based_note = {};
   // CSV text: see CsvOptions (header, delimiter, label_column, label_column_note).
-  // IDX: images whose labels file is not found are read with every label 0 (data to predict).
-  bool idx_labels_optional = false;
+  // Data to predict, whose labels are not needed. IDX: images whose labels file is not found are
+  // read with every label 0. fastText text: see FasttextOptions::labels_optional.
+  bool labels_optional = false;
+  // fastText text: how its words become features (data/hashing.hpp).
+  TextHashing hashing = {};
   CsvHeader header = CsvHeader::kAuto;
   char delimiter = 0;
   std::string label_column = {};
@@ -67,20 +74,21 @@ struct LoadOptions {
 
 // The format `path` holds, read from its first bytes (after gunzip where it is compressed): the
 // binary cache magic -> kBinary; an IDX magic -> kIdx; a name ending in ".csv" or ".tsv" (any
-// case, before a ".gz"), or a first line (before any '#') with a comma, tab or ';' and no ':' ->
-// kCsv; anything else -> kLibsvm. A path that does not exist but contains a comma is an IDX pair
+// case, before a ".gz") -> kCsv; a first non-blank line with a token that starts with "__label__"
+// -> kFasttext; a first line (before any '#') with a comma, tab or ';' and no ':' -> kCsv;
+// anything else -> kLibsvm. A path that does not exist but contains a comma is an IDX pair
 // -> kIdx. "-" (standard input) -> kAuto: known only once read (LoadDataset).
 DataFormat DetectDataFormat(const std::string& path);
 
 // The format `data` was read in from `path` as `given` says: `given` itself unless kAuto, else
-// DetectDataFormat(path); for standard input ("-", LIBSVM or CSV text) told from the data: LIBSVM
-// text always records its index base (Dataset::zero_based), CSV never does.
+// DetectDataFormat(path); for standard input ("-", text) told from the data: LIBSVM text always
+// records its index base (Dataset::zero_based), fastText text its hashing, CSV neither.
 DataFormat FormatRead(const std::string& path, DataFormat given, const Dataset& data);
 
 // Whether the file at `path` is gzip-compressed (false for "-" and an unreadable path).
 bool IsGzipFile(const std::string& path);
 
-// Loads `path` in the given format (or the detected one). LIBSVM and CSV text may be
+// Loads `path` in the given format (or the detected one). LIBSVM, CSV and fastText text may be
 // gzip-compressed (inflated whole, then parsed in parallel) or come from standard input ("-": read
 // to its end, then parsed; its format detected from its first line). IDX paths are either "IMAGES,LABELS" or
 // the images file alone, the labels file then being the same name with "images-idx3" replaced by

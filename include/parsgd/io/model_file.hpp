@@ -1,10 +1,10 @@
 // Saved models. A model file holds everything `predict` and `eval` need, and the settings it was
 // trained with (as text, for the record). Written atomically: complete or absent.
 //
-// Format version 4, little-endian. Every file starts with
+// Format version 5, little-endian. Every file starts with
 //   offset  size  field
 //        0     8  magic: 89 50 53 47 4D 0D 0A 1A ("\x89PSGM\r\n\x1A")
-//        8     4  version (uint32) = 4
+//        8     4  version (uint32) = 5
 //       12     4  model kind (uint32): 0 logistic, 1 hinge, 2 squared, 3 softmax, 4 mlp
 //       16     4  how the training data's LIBSVM indices were read (uint32): 0 not recorded
 //                 (the data was not LIBSVM text), 1 zero-based, 2 one-based
@@ -12,7 +12,10 @@
 //                 (at most 4096): its label column as `--label-column` named it (empty: the
 //                 first), the default of predict and eval, then 8 bytes: its feature columns
 //                 (uint64; the model may have more features, given by --features)
-// and, at offset S = 24 + (N > 0 ? N - 1 + 8 : 0), linear models (kinds 0-3) continue with
+//  then 4 bytes H (uint32): 1 when the features are hashed text (fastText's format) and 16 bytes
+//                 follow: its hashing (uint32 each: bits, word n-grams, character n-grams' min
+//                 and max; data/hashing.hpp), 0 otherwise
+// and, at offset S = 24 + (N > 0 ? N - 1 + 8 : 0) + 4 + (H ? 16 : 0), linear models (kinds 0-3) continue with
 //      S+0     8  features
 //      S+8     4  outputs K (1 for binary models)
 //     S+12    4C  class labels (float32, ascending): C = 2 for the binary models (negative,
@@ -32,7 +35,8 @@
 // and every file ends with an 8-byte checksum: XXH64 of the parameter bytes, seeded with XXH64
 // (seed 0) of every byte before them.
 //
-// Version 3 files (before class names) still load: the same without the class names. Version 2
+// Version 4 files (before hashed text) still load: the same without the field H. Version 3 files
+// (before class names) still load: the same without the class names. Version 2
 // files (before the CSV label column) still load: the same without the field at 20
 // (S = 20; the label column reads as not recorded). Version 1 files (before class labels and the
 // index base) too: they had no index base field (it reads as one-based, the only kind version 1
@@ -60,6 +64,8 @@ struct DataReading {
   std::optional<std::string> csv_label_column = std::nullopt;
   // With csv_label_column: the CSV text's feature columns (every column but the label's).
   uint64_t csv_feature_columns = 0;
+  // Hashed text (fastText's format): how its words became features; none otherwise.
+  std::optional<TextHashing> hashing = std::nullopt;
 };
 
 // The longest CSV label column a model file records (bytes).
@@ -84,7 +90,7 @@ struct LoadedModel {
 };
 
 // Refuses, with a parsgd::DataError naming the file, anything but an intact model file of
-// version 1 to 4: a foreign file, another version, an unknown model kind or index base, a shape
+// version 1 to 5: a foreign file, another version, an unknown model kind or index base, a shape
 // that does not add up or a size that does not match the header (truncated or trailing bytes,
 // checked before any allocation), a checksum mismatch, a non-finite parameter or class label, or
 // class labels out of order.

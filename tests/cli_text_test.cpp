@@ -1,0 +1,111 @@
+// End-to-end tests of raw text in fastText's format: train, save, predict and eval through the real
+// program, the hashing recorded in the model, and the refusals at the door.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "parsgd/util/rng.hpp"
+#include "test_support.hpp"
+
+namespace parsgd {
+namespace {
+
+using testing::Contains;
+using testing::Lines;
+using testing::RunCli;
+using testing::RunShell;
+
+// The number after `key` in `text` ("accuracy 91.50%" -> 91.5).
+double After(const std::string& text, const std::string& key) {
+  const auto at = text.find(key);
+  EXPECT_NE(at, std::string::npos) << key << " not in " << text;
+  return at == std::string::npos ? -1 : std::stod(text.substr(at + key.size()));
+}
+
+class CliText : public ::testing::Test {
+ protected:
+  // Three topics, each with its own words, the rest shared noise (a line of noise alone, 1 in 64,
+  // has no class to find); `labelled`: with __label__.
+  std::string Text(int rows, uint64_t seed, bool labelled) {
+    const char* topics[3][4] = {{"goal", "match", "team", "score"},
+                                {"paint", "canvas", "brush", "colour"},
+                                {"engine", "wheel", "fuel", "brake"}};
+    const char* noise[4] = {"the", "a", "of", "and"};
+    Rng rng(seed);
+    std::string text;
+    for (int i = 0; i < rows; ++i) {
+      const int t = static_cast<int>(rng.Uniform(3));
+      if (labelled) text += std::string("__label__") + (t == 0 ? "sport" : t == 1 ? "art" : "car");
+      for (int w = 0; w < 6; ++w) {
+        text += " ";
+        text += rng.Uniform(2) ? topics[t][rng.Uniform(4)] : noise[rng.Uniform(4)];
+      }
+      text += "\n";
+    }
+    return text;
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(CliText, TrainsFromRawTextAndPredictsLabelNamesWithTheSameHashing) {
+  const std::string train = dir_.Write("train.txt", Text(600, 1, true));
+  const std::string test = dir_.Write("test.txt", Text(200, 2, true));
+  const std::string model = dir_.File("m.bin");
+  const auto r = RunCli("train --train " + train + " --test " + test +
+                        " --model softmax --hash-bits 12 --ngrams 1 --epochs 5 --threads 1 --save " +
+                        model);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "600 rows x 4096 features")) << r.output;
+  EXPECT_GT(After(r.output, "test accuracy "), 95.0) << r.output;
+  // Lines without labels, from standard input: hashed as the model's training text was.
+  const auto p = RunShell("printf 'the brush and canvas\\nfuel of the engine\\ngoal\\n' | " +
+                          std::string(PARSGD_CLI_PATH) + " predict " + model + " -");
+  ASSERT_EQ(p.status, 0) << p.output;
+  EXPECT_EQ(Lines(p.output),
+            (std::vector<std::string>{"__label__art", "__label__car", "__label__sport"}));
+  const auto probabilities = RunCli("predict " + model + " " + test + " --probabilities");
+  ASSERT_EQ(probabilities.status, 0) << probabilities.output;
+  EXPECT_EQ(Lines(probabilities.output).at(0), "labels __label__art __label__car __label__sport");
+  const auto e = RunCli("eval " + model + " " + test);
+  ASSERT_EQ(e.status, 0) << e.output;
+  EXPECT_EQ(After(e.output, "accuracy "), After(r.output, "test accuracy ")) << e.output;
+  // Another hashing would give other columns: the model's own is used, and others are refused.
+  EXPECT_EQ(RunCli("predict " + model + " " + test + " --format libsvm").status, 2);
+}
+
+TEST_F(CliText, CompressedTextTrainsAsThePlainText) {
+  const std::string train = dir_.Write("train.txt", Text(300, 3, true));
+  ASSERT_EQ(RunShell("gzip -k " + train).status, 0);
+  const std::string args = " --model softmax --hash-bits 10 --epochs 2 --threads 1 --seed 4";
+  const auto plain = RunCli("train --train " + train + args);
+  const auto gz = RunCli("train --train " + train + ".gz" + args);
+  ASSERT_EQ(plain.status, 0) << plain.output;
+  ASSERT_EQ(gz.status, 0) << gz.output;
+  EXPECT_EQ(plain.output.substr(plain.output.rfind("train accuracy")),
+            gz.output.substr(gz.output.rfind("train accuracy")));
+}
+
+TEST_F(CliText, TheDoorRefusesWhatWouldBeReadWrong) {
+  const std::string text = dir_.Write("train.txt", Text(100, 5, true));
+  const std::string svm = dir_.Write("d.svm", "1 1:0.5\n-1 2:1\n");
+  // Hashing flags for data that is not fastText text would be ignored.
+  const auto ignored = RunCli("train --train " + svm + " --ngrams 2");
+  EXPECT_EQ(ignored.status, 2);
+  EXPECT_TRUE(Contains(ignored.output, "--ngrams would be ignored: it reads fastText text"))
+      << ignored.output;
+  EXPECT_EQ(RunCli("train --train " + text + " --char-ngrams 3").status, 2);
+  // A model of columns does not read hashed words.
+  const std::string model = dir_.File("svm.bin");
+  ASSERT_EQ(RunCli("train --train " + svm + " --epochs 1 --quiet --save " + model).status, 0);
+  const auto wrong = RunCli("predict " + model + " " + text);
+  EXPECT_EQ(wrong.status, 1);
+  EXPECT_TRUE(Contains(wrong.output, "the model was not trained on it")) << wrong.output;
+  // Two labels on a line: the place and the reason.
+  const std::string two = dir_.Write("two.txt", "__label__a x\n__label__a y __label__b\n");
+  const auto multi = RunCli("train --train " + two + " --model softmax");
+  EXPECT_EQ(multi.status, 1);
+  EXPECT_TRUE(Contains(multi.output, two + ":2:14: a second label")) << multi.output;
+}
+
+}  // namespace
+}  // namespace parsgd
