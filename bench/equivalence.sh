@@ -68,8 +68,10 @@ if version == 5:
     hashed = struct.unpack_from("<I", b, at)[0]
     if hashed == 0:
         b = b[:at] + b[at + 4:]
-    else:
+    elif hashed == 1:
         at += 4 + 16
+    else:
+        at += 12 + struct.unpack_from("<I", b, at + 8)[0]
 if kind == 4:
     count = struct.unpack_from("<I", b, at)[0]
     sizes = struct.unpack_from("<%dI" % count, b, at + 4)

@@ -79,6 +79,19 @@ def fasttext():
         write("fasttext", name, data)
 
 
+def vw():
+    seeds = {
+        "houses.vw": b"0 | price:.23 sqft:.25 age:.05 2006\n1 2 'second_house | price:.18 sqft:.15 age:.35 1976\n",
+        "base.vw": b"0 1 0.5 'third_house | price:.53 sqft:.32 age:.87 1924\n",
+        "zebra.vw": b"1 1.0 zebra|MetricFeatures:3.28 height:1.5 length:2.0 |Says black with white stripes |OtherFeatures NumberOfLegs:4.0 HasStripes\n",
+        "namespaces.vw": b"\xef\xbb\xbf-1 0.5 |empty |b x\r\n\n1 |\n1 'tag |a\n|a x:2 y |b z:3\n",
+        "bad.vw": b"1 -2 |a x\n1 |a x:nan\n1 |a :3\n1 |a:x y\n1 2\n",
+        "bytes.vw": b"1 |\x00 \xff:1e39 a:1e-45 |:: ||\n",
+    }
+    for name, data in seeds.items():
+        write("vw", name, data)
+
+
 def be32(*values):
     return b"".join(struct.pack(">I", v) for v in values)
 
@@ -184,6 +197,7 @@ def main():
     libsvm()
     csv()
     fasttext()
+    vw()
     idx()
     with tempfile.TemporaryDirectory() as tmp:
         binary_cache(tmp)

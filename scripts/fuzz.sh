@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds=${1:-60}
-targets=(libsvm csv fasttext idx binary_cache model_file checkpoint)
+targets=(libsvm csv fasttext vw idx binary_cache model_file checkpoint)
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz
 export ASAN_OPTIONS=detect_leaks=1

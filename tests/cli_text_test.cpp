@@ -85,6 +85,45 @@ TEST_F(CliText, CompressedTextTrainsAsThePlainText) {
             gz.output.substr(gz.output.rfind("train accuracy")));
 }
 
+// Vowpal Wabbit's format: a user namespace and an item namespace whose pair decides the label
+// (the user likes items of one kind), learnt only through --interactions ui.
+TEST_F(CliText, VwTextTrainsWithInteractionsAndPredictsWithTheModelsHashing) {
+  std::string train, test;
+  for (int i = 0; i < 800; ++i) {
+    const int user = i % 4, item = (i / 4) % 4;
+    const std::string line = std::string((user + item) % 2 ? "1" : "-1") + " |u id" +
+                             std::to_string(user) + " |i id" + std::to_string(item) + "\n";
+    (i < 600 ? train : test) += line;
+  }
+  const std::string train_path = dir_.Write("train.vw", train);
+  const std::string test_path = dir_.Write("test.vw", test);
+  const std::string model = dir_.File("m.bin");
+  const std::string args = " --hash-bits 12 --epochs 10 --threads 1 --test " + test_path;
+  const auto plain = RunCli("train --train " + train_path + args);
+  ASSERT_EQ(plain.status, 0) << plain.output;
+  EXPECT_LT(After(plain.output, "test accuracy "), 80.0) << plain.output;  // XOR: not linear
+  const auto paired =
+      RunCli("train --train " + train_path + args + " --interactions ui --save " + model);
+  ASSERT_EQ(paired.status, 0) << paired.output;
+  EXPECT_EQ(After(paired.output, "test accuracy "), 100.0) << paired.output;
+  const auto p = RunShell("printf '|u id0 |i id1\\n|u id1 |i id1\\n' | " +
+                          std::string(PARSGD_CLI_PATH) + " predict " + model + " -");
+  ASSERT_EQ(p.status, 0) << p.output;
+  EXPECT_EQ(Lines(p.output), (std::vector<std::string>{"1", "-1"}));
+  // Importances: kept as the rows' weights, which training refuses to ignore; a test set's are
+  // not used (its metrics are unweighted).
+  const std::string weighted = dir_.Write("w.vw", "1 2 |u a\n-1 |u b\n1 0.5 |u a\n");
+  const auto refused = RunCli("train --train " + weighted);
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_TRUE(Contains(refused.output, weighted + ": 2 rows have an importance other than 1"))
+      << refused.output;
+  EXPECT_EQ(RunCli("train --train " + train_path + " --test " + weighted + " --quiet").status, 0);
+  // --interactions reads VW text only; --ngrams fastText's.
+  EXPECT_EQ(RunCli("train --train " + train_path + " --ngrams 1").status, 2);
+  const std::string text = dir_.Write("t.txt", Text(50, 9, true));
+  EXPECT_EQ(RunCli("train --train " + text + " --interactions ab").status, 2);
+}
+
 TEST_F(CliText, TheDoorRefusesWhatWouldBeReadWrong) {
   const std::string text = dir_.Write("train.txt", Text(100, 5, true));
   const std::string svm = dir_.Write("d.svm", "1 1:0.5\n-1 2:1\n");
@@ -99,7 +138,7 @@ TEST_F(CliText, TheDoorRefusesWhatWouldBeReadWrong) {
   ASSERT_EQ(RunCli("train --train " + svm + " --epochs 1 --quiet --save " + model).status, 0);
   const auto wrong = RunCli("predict " + model + " " + text);
   EXPECT_EQ(wrong.status, 1);
-  EXPECT_TRUE(Contains(wrong.output, "the model was not trained on it")) << wrong.output;
+  EXPECT_TRUE(Contains(wrong.output, "the model was not trained on such text")) << wrong.output;
   // Two labels on a line: the place and the reason.
   const std::string two = dir_.Write("two.txt", "__label__a x\n__label__a y __label__b\n");
   const auto multi = RunCli("train --train " + two + " --model softmax");

@@ -279,7 +279,7 @@ TEST(ModelFile, Version1FilesStillLoad) {
             (std::vector<float>{0.f, 1.f, 2.f, 3.f}));
 }
 
-// Hashed text's settings come back as saved; a version 4 file (before the field) still loads,
+// Hashed text's settings (fastText's, VW's) come back as saved; a version 4 file (before the field) still loads,
 // as not hashed; an unknown kind or settings out of range are refused.
 TEST(ModelFile, HashedTextSettingsRoundTripAndVersion4FilesStillLoad) {
   testing::TempDir dir;
@@ -291,13 +291,20 @@ TEST(ModelFile, HashedTextSettingsRoundTripAndVersion4FilesStillLoad) {
   EXPECT_EQ(std::get<LinearModel>(h.model).weights()[3], Example().weights()[3]);
   const std::string hashed = testing::ReadFile(dir.File("h.bin"));
   std::string kind = hashed;
-  Put<uint32_t>(kind, 2, 24);
+  Put<uint32_t>(kind, 3, 24);
   Rehash(kind, 72 + 16);
-  ExpectRefused(dir.Write("kind.bin", kind), "unknown hashed-text kind 2");
+  ExpectRefused(dir.Write("kind.bin", kind), "unknown hashed-text kind 3");
   std::string bits = hashed;
   Put<uint32_t>(bits, 40, 28);
   Rehash(bits, 72 + 16);
   ExpectRefused(dir.Write("bits.bin", bits), "--hash-bits 40");
+  // VW's: the bits and the interactions.
+  const TextHashing vw{.bits = 20, .format = HashedText::kVw, .interactions = "ab,abc"};
+  SaveModel(Example(), dir.File("vw.bin"), "x=1\n", {.hashing = vw});
+  const LoadedModel v = LoadModel(dir.File("vw.bin"));
+  ASSERT_TRUE(v.reading.hashing.has_value());
+  EXPECT_EQ(*v.reading.hashing, vw);
+  EXPECT_EQ(std::get<LinearModel>(v.model).weights()[5], Example().weights()[5]);
 
   SaveModel(Example(), dir.File("m.bin"), "x=1\n");
   std::string v4 = testing::ReadFile(dir.File("m.bin"));

@@ -69,13 +69,15 @@ LoadOptions DataOptions(const ApplyArgs& a, const LoadedModel& loaded) {
   LoadOptions options;
   options.format = a.format;
   if (loaded.reading.hashing) {
-    // The model's features are hashed words: its data is fastText text, hashed alike.
-    if (a.format != DataFormat::kAuto && a.format != DataFormat::kFasttext) {
-      throw UsageError(fmt::format("--format {}: the model was trained on fastText text (hashed "
-                                   "words); it reads only that",
-                                   DataFormatName(a.format)));
+    // The model's features are hashed words: its data is text of the same format, hashed alike.
+    const bool vw = loaded.reading.hashing->format == HashedText::kVw;
+    const DataFormat format = vw ? DataFormat::kVw : DataFormat::kFasttext;
+    if (a.format != DataFormat::kAuto && a.format != format) {
+      throw UsageError(fmt::format("--format {}: the model was trained on {} text (hashed "
+                                   "features); it reads only that",
+                                   DataFormatName(a.format), vw ? "VW" : "fastText"));
     }
-    options.format = DataFormat::kFasttext;
+    options.format = format;
     options.hashing = *loaded.reading.hashing;
   }
   options.header = a.header;
@@ -164,8 +166,9 @@ Dataset LoadData(const ApplyArgs& a, const LoadedModel& loaded, Executor& execut
   executor.Execute([&] { data = LoadDataset(a.data, options); });
   if (data.hashing() && !loaded.reading.hashing) {
     throw DataError(a.data, 0, 0,
-                    "fastText text (hashed words), but the model was not trained on it: its "
-                    "features are columns, not hashed words");
+                    fmt::format("{} text (hashed features), but the model was not trained on "
+                                "such text: its features are columns, not hashes",
+                                data.hashing()->format == HashedText::kVw ? "VW" : "fastText"));
   }
   CheckCsvColumns(a, options, loaded, data);
   return data;

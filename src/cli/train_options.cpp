@@ -22,7 +22,7 @@ void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required) {
                   "the training data; test data follows the training data's decision)");
   CsvReadOptions(p, &a.header, &a.delimiter, &a.label_column);
   p.Int("hash-bits", &a.hash_bits,
-        "fasttext: the words are hashed into 2^B features (B bits of MurmurHash3, signed)", 1,
+        "fasttext, vw: the words are hashed into 2^B features (B bits of MurmurHash3, signed)", 1,
         static_cast<int>(kMaxHashBits));
   p.Int("ngrams", &a.ngrams,
         "fasttext: word n-grams of 1 to N words are features (fastText's -wordNgrams)", 1,
@@ -30,11 +30,21 @@ void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required) {
   p.String("char-ngrams", &a.char_ngrams, "MIN,MAX",
            "fasttext: character n-grams of MIN to MAX characters of each word are features too "
            "(fastText's -minn, -maxn) [default: none]");
+  p.String("interactions", &a.interactions, "TERMS",
+           "vw: products of the features of namespaces, by their first letters: 'ab,abc' pairs "
+           "every feature of a namespace starting 'a' with every one starting 'b' (VW's -q ab) "
+           "and adds triples (--cubic abc) [default: none]");
 }
 
 TextHashing RunHashing(const RunArgs& a) {
   TextHashing h{.bits = static_cast<uint32_t>(a.hash_bits),
-                .ngrams = static_cast<uint32_t>(a.ngrams)};
+                .ngrams = static_cast<uint32_t>(a.ngrams),
+                .interactions = a.interactions};
+  try {
+    CheckTextHashing(h);  // the interactions (the rest is checked as parsed)
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
   if (a.char_ngrams.empty()) return h;
   const std::size_t comma = a.char_ngrams.find(',');
   auto number = [&](std::string_view text) {
@@ -111,12 +121,23 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
     data = ranks != nullptr && ranks->size() > 1 ? ResidentCopy(LoadShard(path, options, *ranks))
                                                  : ResidentCopy(LoadDataset(path, options));
   });
+  if (train == nullptr && !data.weights().empty()) {
+    // Every rank holds its share of the rows (each with weights where any row of the file has):
+    // the count is its own, the refusal every rank's. Test data's weights are not used.
+    uint64_t weighted = 0;
+    for (uint64_t i = 0; i < data.rows(); ++i) weighted += data.weights()[i] != 1.f;
+    throw Error(fmt::format(
+        "{}: {} rows have an importance other than 1 (VW's example weight): training does not "
+        "weigh rows yet; give those rows importance 1 (or none) to train on them unweighted",
+        data.source(), weighted));
+  }
   return data;
 }
 
 void RefuseIgnoredDataOptions(const OptionParser& p, const RunArgs& a) {
   const bool csv_flags = p.Given("header") || p.Given("delimiter") || p.Given("label-column");
-  const bool hash_flags = p.Given("hash-bits") || p.Given("ngrams") || p.Given("char-ngrams");
+  const bool hash_flags = p.Given("hash-bits") || p.Given("ngrams") || p.Given("char-ngrams") ||
+                          p.Given("interactions");
   if (!csv_flags && !hash_flags && !p.Given("zero-based")) return;
   const DataFormat format = a.format == DataFormat::kAuto ? DetectDataFormat(a.train) : a.format;
   if (format == DataFormat::kAuto) return;  // standard input: its format is known once read
@@ -127,11 +148,19 @@ void RefuseIgnoredDataOptions(const OptionParser& p, const RunArgs& a) {
                                    a.train, name));
     }
   }
-  for (const char* flag : {"hash-bits", "ngrams", "char-ngrams"}) {
+  for (const char* flag : {"ngrams", "char-ngrams"}) {
     if (p.Given(flag) && format != DataFormat::kFasttext) {
       throw UsageError(fmt::format("--{} would be ignored: it reads fastText text; {} is {}", flag,
                                    a.train, name));
     }
+  }
+  if (p.Given("interactions") && format != DataFormat::kVw) {
+    throw UsageError(fmt::format("--interactions would be ignored: it reads VW text; {} is {}",
+                                 a.train, name));
+  }
+  if (p.Given("hash-bits") && format != DataFormat::kFasttext && format != DataFormat::kVw) {
+    throw UsageError(fmt::format(
+        "--hash-bits would be ignored: it reads fastText and VW text; {} is {}", a.train, name));
   }
   if (p.Given("zero-based") && format != DataFormat::kLibsvm) {
     throw UsageError(fmt::format(

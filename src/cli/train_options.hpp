@@ -24,18 +24,21 @@ struct RunArgs {
   CsvHeader header = CsvHeader::kAuto;
   char delimiter = 0;
   std::string label_column;
-  // fastText text: --hash-bits, --ngrams, --char-ngrams (as given: "MIN,MAX" or empty).
+  // fastText and VW text: --hash-bits; fastText: --ngrams, --char-ngrams (as given: "MIN,MAX" or
+  // empty); VW: --interactions.
   int hash_bits = static_cast<int>(TextHashing{}.bits);
   int ngrams = static_cast<int>(TextHashing{}.ngrams);
   std::string char_ngrams;
+  std::string interactions;
 };
 
-// The hashing of fastText text the flags say. Throws UsageError for a --char-ngrams that is not
-// MIN,MAX with 1 <= MIN <= MAX <= kMaxCharNgram.
+// The hashing of fastText and VW text the flags say. Throws UsageError for a --char-ngrams that
+// is not MIN,MAX with 1 <= MIN <= MAX <= kMaxCharNgram, or --interactions that are not 2- or
+// 3-letter terms.
 TextHashing RunHashing(const RunArgs& a);
 
 // --train, --test, --format, --features, --zero-based, --header, --delimiter, --label-column,
-// --hash-bits, --ngrams, --char-ngrams. `train_required`:
+// --hash-bits, --ngrams, --char-ngrams, --interactions. `train_required`:
 // the parser refuses a command line without --train (compare checks it itself: it may come from an
 // experiment file).
 void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required = true);
@@ -45,7 +48,8 @@ void DeclareTrainingOptions(OptionParser& p, RunArgs& a);
 
 // Throws UsageError for a data flag given for data it does not apply to (the training file's
 // format as given or detected): --header and --label-column read CSV text, --zero-based LIBSVM
-// text, --hash-bits, --ngrams and --char-ngrams fastText text; a run would otherwise ignore them.
+// text, --ngrams and --char-ngrams fastText text, --interactions VW text, --hash-bits either; a run
+// would otherwise ignore them.
 void RefuseIgnoredDataOptions(const OptionParser& p, const RunArgs& a);
 
 // The host threads of a run: --threads on the cpu backend; on the offload backend, whose --threads
@@ -54,7 +58,9 @@ std::unique_ptr<Executor> MakeRunExecutor(const TrainConfig& config);
 
 // Loads one data set as the run's flags say, copied into process memory (training reads rows in
 // random order), on the executor's threads. A test set is read with the index base decided for
-// `train` (see RunZeroBased). Throws the readers' errors. Across ranks (`ranks` of more than
+// `train` (see RunZeroBased). Throws the readers' errors, and parsgd::Error for training rows with
+// weights (VW importances other than 1), which training does not weigh yet (a test set's are
+// unused: its metrics are unweighted). Across ranks (`ranks` of more than
 // one), this rank's share (LoadShard, data/shard.hpp); collective.
 Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executor,
                     const Dataset* train = nullptr, Communicator* ranks = nullptr);

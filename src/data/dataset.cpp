@@ -21,6 +21,9 @@ Dataset::Dataset(Parts parts) : parts_(std::move(parts)) {
     fail("row offsets do not span the entries");
   }
   if (p.features > (uint64_t{1} << 32)) fail("more than 2^32 features");
+  if (!p.weights.empty() && p.weights.size() != p.labels.size()) {
+    fail("row weights do not match the row count");
+  }
   if (!p.class_names.empty()) {
     if (p.label_kind == LabelKind::kValues) fail("class names for real-valued labels");
     if (std::adjacent_find(p.class_names.begin(), p.class_names.end(),

@@ -81,8 +81,11 @@ void ParseChunk(std::string_view piece, const FasttextOptions& options, Chunk* c
   });
 }
 
-Dataset Parse(std::string_view text, const std::string& name, const FasttextOptions& options,
+Dataset Parse(std::string_view text, const std::string& name, const FasttextOptions& given,
               const MappedFile* file) {
+  FasttextOptions options = given;
+  options.hashing.format = HashedText::kFasttext;
+  options.hashing.interactions.clear();  // VW's setting: does not apply
   CheckTextHashing(options.hashing);
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 byte order mark
   if (text.empty()) {

@@ -23,6 +23,29 @@ void CheckTextHashing(const TextHashing& h) {
     throw Error(fmt::format("--char-ngrams {},{}: expected MIN,MAX with 1 <= MIN <= MAX <= {}",
                             h.char_min, h.char_max, kMaxCharNgram));
   }
+  if (h.interactions.size() > kMaxInteractionsBytes) {
+    throw Error(fmt::format("--interactions: {} bytes; at most {}", h.interactions.size(),
+                            kMaxInteractionsBytes));
+  }
+  for (const std::string_view term : SplitInteractions(h.interactions)) {
+    if (term.size() < 2 || term.size() > 3 ||
+        term.find_first_of(" \t|:") != std::string_view::npos) {
+      throw Error(fmt::format("--interactions '{}': '{}' is not 2 or 3 namespace letters (as "
+                              "VW's -q ab or --cubic abc)",
+                              h.interactions, term));
+    }
+  }
+}
+
+std::vector<std::string_view> SplitInteractions(std::string_view interactions) {
+  std::vector<std::string_view> terms;
+  if (interactions.empty()) return terms;
+  for (std::size_t at = 0;;) {
+    const std::size_t comma = interactions.find(',', at);
+    terms.push_back(interactions.substr(at, comma - at));
+    if (comma == std::string_view::npos) return terms;
+    at = comma + 1;
+  }
 }
 
 uint32_t Fmix32(uint32_t h) {
@@ -74,8 +97,8 @@ RowHasher::RowHasher(const TextHashing& hashing)
     : hashing_(hashing),
       mask_(hashing.bits >= 32 ? ~uint32_t{0} : (uint32_t{1} << hashing.bits) - 1) {}
 
-void RowHasher::AddHash(uint32_t h) {
-  entries_.push_back(uint64_t{h & mask_} << 1 | (h >> 31));
+void RowHasher::AddHash(uint32_t h, float value) {
+  entries_.emplace_back(uint64_t{h & mask_} << 32 | entries_.size(), (h >> 31) ? -value : value);
 }
 
 void RowHasher::AddWords(std::span<const std::string_view> words) {
@@ -111,20 +134,22 @@ void RowHasher::AddCharNgrams(std::string_view word) {
   }
 }
 
-void RowHasher::Finish(std::vector<uint32_t>& indices, std::vector<float>& values) {
-  std::sort(entries_.begin(), entries_.end());
+void RowHasher::Finish(std::vector<uint32_t>& indices, std::vector<float>& values,
+                       bool unit_norm) {
+  std::sort(entries_.begin(), entries_.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   const std::size_t first = indices.size();
   double squares = 0;
   for (std::size_t i = 0; i < entries_.size();) {
-    const uint64_t bucket = entries_[i] >> 1;
-    int64_t sum = 0;
-    for (; i < entries_.size() && entries_[i] >> 1 == bucket; ++i) sum += (entries_[i] & 1) ? -1 : 1;
+    const uint64_t bucket = entries_[i].first >> 32;
+    double sum = 0;
+    for (; i < entries_.size() && entries_[i].first >> 32 == bucket; ++i) sum += entries_[i].second;
     if (sum == 0) continue;
     indices.push_back(static_cast<uint32_t>(bucket));
     values.push_back(static_cast<float>(sum));
-    squares += static_cast<double>(sum) * static_cast<double>(sum);
+    squares += sum * sum;
   }
-  if (squares > 0) {
+  if (unit_norm && squares > 0) {
     const double scale = 1.0 / std::sqrt(squares);
     for (std::size_t i = first; i < values.size(); ++i) {
       values[i] = static_cast<float>(values[i] * scale);

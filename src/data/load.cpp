@@ -15,6 +15,7 @@
 #include "parsgd/data/idx.hpp"
 #include "parsgd/data/libsvm.hpp"
 #include "parsgd/data/shard.hpp"
+#include "parsgd/data/vw.hpp"
 #include "parsgd/util/error.hpp"
 
 namespace parsgd {
@@ -100,12 +101,15 @@ bool HasLabelToken(std::string_view line) {
 }
 
 // The text format of `head` (a text's first bytes) named `name` (without a .gz ending): CSV for a
-// .csv or .tsv name; fastText for a first line with a __label__ token; CSV for a first line with
+// .csv or .tsv name; fastText for a first line with a __label__ token; VW for one with a '|' (which
+// neither LIBSVM nor a numeric table has); CSV for a first line with
 // field separators and no index:value pair (which LIBSVM never is: a table saved as wine.txt);
 // LIBSVM otherwise.
 DataFormat DetectTextFormat(std::string_view head, const std::string& name) {
   if (HasCsvName(name)) return DataFormat::kCsv;
-  if (HasLabelToken(FirstNonBlankLine(head))) return DataFormat::kFasttext;
+  const std::string_view first = FirstNonBlankLine(head);
+  if (HasLabelToken(first)) return DataFormat::kFasttext;
+  if (first.find('|') != std::string_view::npos) return DataFormat::kVw;
   std::string_view line = head.substr(0, head.find('\n'));
   line = line.substr(0, line.find('#'));
   if (line.find_first_of(",\t;") != std::string_view::npos &&
@@ -122,6 +126,9 @@ LibsvmOptions LibsvmOptionsOf(const LoadOptions& options) {
           .zero_based_note = options.zero_based_note};
 }
 FasttextOptions FasttextOptionsOf(const LoadOptions& options) {
+  return {.hashing = options.hashing, .labels_optional = options.labels_optional};
+}
+VwOptions VwOptionsOf(const LoadOptions& options) {
   return {.hashing = options.hashing, .labels_optional = options.labels_optional};
 }
 CsvOptions CsvOptionsOf(const LoadOptions& options) {
@@ -142,6 +149,9 @@ Dataset ParseText(std::string_view text, const std::string& name, DataFormat for
   if (format == DataFormat::kFasttext) {
     return ApplyMaxFeatures(ParseFasttext(text, name, FasttextOptionsOf(options)),
                             options.max_features);
+  }
+  if (format == DataFormat::kVw) {
+    return ApplyMaxFeatures(ParseVw(text, name, VwOptionsOf(options)), options.max_features);
   }
   if (format != DataFormat::kLibsvm) {
     throw Error(fmt::format("{}: {} is read from a file: give its path", name,
@@ -174,7 +184,9 @@ bool IsGzipFile(const std::string& path) { return data_internal::IsGzip(path); }
 DataFormat FormatRead(const std::string& path, DataFormat given, const Dataset& data) {
   if (given != DataFormat::kAuto) return given;
   if (path != data_internal::kStdin) return DetectDataFormat(path);
-  if (data.hashing()) return DataFormat::kFasttext;
+  if (data.hashing()) {
+    return data.hashing()->format == HashedText::kVw ? DataFormat::kVw : DataFormat::kFasttext;
+  }
   return data.zero_based() == ZeroBased::kAuto ? DataFormat::kCsv : DataFormat::kLibsvm;
 }
 
@@ -206,6 +218,11 @@ Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
       }
       return ApplyMaxFeatures(ReadFasttext(path, FasttextOptionsOf(options)),
                               options.max_features);
+    case DataFormat::kVw:
+      if (data_internal::IsGzip(path)) {
+        return ParseText(data_internal::ReadAll(path), path, format, options);
+      }
+      return ApplyMaxFeatures(ReadVw(path, VwOptionsOf(options)), options.max_features);
     case DataFormat::kIdx: {
       const auto [images, labels] = IdxPaths(path, options.labels_optional);
       return ApplyMaxFeatures(ReadIdx(images, labels), options.max_features);
@@ -228,6 +245,7 @@ Dataset RowRange(const Dataset& data, uint64_t first, uint64_t last) {
   parts.indices = data.indices().Slice(base, entries);
   parts.values = data.values().Slice(base, entries);
   parts.labels = data.labels().Slice(first, last - first);
+  if (!data.weights().empty()) parts.weights = data.weights().Slice(first, last - first);
   return Dataset(std::move(parts));
 }
 
@@ -260,6 +278,19 @@ Dataset LoadShard(const std::string& path, const LoadOptions& options, Communica
 }
 
 void SaveDataset(const Dataset& data, const std::string& path) {
+  const char* target = path.ends_with(".bin") ? "the binary cache" : "LIBSVM text";
+  if (data.hashing()) {
+    // A model trained from the columns would not know how to hash new text.
+    throw Error(fmt::format("{}: {} is hashed text ({}), whose hashing {} does not record: train "
+                            "from the text itself",
+                            path, data.source(),
+                            data.hashing()->format == HashedText::kVw ? "VW" : "fastText",
+                            target));
+  }
+  if (!data.weights().empty()) {
+    throw Error(fmt::format("{}: the rows of {} have weights, which {} does not hold", path,
+                            data.source(), target));
+  }
   if (!data.class_names().empty()) {
     // Both formats hold a number a label: the names would be lost, the classes renumbered.
     throw Error(fmt::format(
@@ -267,8 +298,7 @@ void SaveDataset(const Dataset& data, const std::string& path) {
         "file itself",
         path, data.source(), data.class_names().front(),
         data.class_names().size() > 1 ? ", " + data.class_names()[1] : "",
-        data.class_names().size() > 2 ? ", ..." : "",
-        path.ends_with(".bin") ? "the binary cache" : "LIBSVM text"));
+        data.class_names().size() > 2 ? ", ..." : "", target));
   }
   if (path.ends_with(".bin")) {
     WriteBinaryCache(data, path);

@@ -95,6 +95,11 @@ Dataset Assemble(std::vector<Chunk> chunks, uint64_t features, const std::string
   AlignedArray<uint32_t> indices(entry_base.back());
   AlignedArray<float> values(entry_base.back());
   AlignedArray<float> labels(rows);
+  bool weighted = false;
+  for (const Chunk& chunk : chunks) {
+    for (float w : chunk.weights) weighted |= w != 1.f;
+  }
+  AlignedArray<float> weights(weighted ? rows : 0);
   offsets[0] = 0;
   tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t c) {
     Chunk& chunk = chunks[c];
@@ -107,10 +112,15 @@ Dataset Assemble(std::vector<Chunk> chunks, uint64_t features, const std::string
     std::transform(chunk.indices.begin(), chunk.indices.end(), indices.data() + entry0,
                    [index_offset](uint32_t index) { return index - index_offset; });
     std::copy(chunk.values.begin(), chunk.values.end(), values.data() + entry0);
+    if (weighted) std::copy(chunk.weights.begin(), chunk.weights.end(), weights.data() + row0);
     chunk = Chunk();  // its memory back now, not after every chunk is copied
   });
-  return Dataset::FromArrays(std::move(offsets), std::move(indices), std::move(values),
-                             std::move(labels), features, name, zero_based);
+  Dataset data = Dataset::FromArrays(std::move(offsets), std::move(indices), std::move(values),
+                                     std::move(labels), features, name, zero_based);
+  if (!weighted) return data;
+  Dataset::Parts parts = data.parts();
+  parts.weights = SharedArray<float>(std::move(weights));
+  return Dataset(std::move(parts));
 }
 
 std::vector<std::string> NameClasses(std::vector<Chunk>& chunks) {

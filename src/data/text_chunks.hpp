@@ -34,6 +34,7 @@ struct Chunk {
   std::vector<uint64_t> row_ends;
   std::vector<uint32_t> indices;  // as the reader stores them; Assemble subtracts its offset
   std::vector<float> values;
+  std::vector<float> weights;  // VW: each row's importance; other readers: empty
   uint64_t lines = 0;      // '\n' characters consumed (all of them when there is no error)
   uint64_t max_index = 0;  // largest stored index, if any entry (LIBSVM: the raw index)
   bool has_zero = false;   // LIBSVM: an index 0 was read
@@ -73,7 +74,8 @@ void ThrowFirstError(const std::vector<Chunk>& chunks, const std::string& name,
                      uint64_t first_line = 1);
 
 // Moves the chunks' rows into one CSR dataset (chunks in parallel), each stored index minus
-// `index_offset`, freeing each chunk once copied (the rows are not held twice). Throws DataError
+// `index_offset`, freeing each chunk once copied (the rows are not held twice). Rows' weights
+// (Chunk::weights, where the reader gives them) become Dataset::weights unless every one is 1. Throws DataError
 // "name: no data rows" if there are none, unless `empty_ok` (a rank's share may be empty).
 Dataset Assemble(std::vector<Chunk> chunks, uint64_t features, const std::string& name,
                  uint32_t index_offset, ZeroBased zero_based, bool empty_ok = false);

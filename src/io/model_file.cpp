@@ -59,12 +59,20 @@ std::string StartHeader(ModelKind kind, const DataReading& reading) {
     head += *column;
     PutField<uint64_t>(head, reading.csv_feature_columns);
   }
-  PutField<uint32_t>(head, reading.hashing ? 1 : 0);
-  if (reading.hashing) {
-    for (uint32_t v : {reading.hashing->bits, reading.hashing->ngrams, reading.hashing->char_min,
-                       reading.hashing->char_max}) {
+  const std::optional<TextHashing>& hashing = reading.hashing;
+  PutField<uint32_t>(head, hashing ? static_cast<uint32_t>(hashing->format) : 0);
+  if (hashing && hashing->format == HashedText::kFasttext) {
+    for (uint32_t v : {hashing->bits, hashing->ngrams, hashing->char_min, hashing->char_max}) {
       PutField<uint32_t>(head, v);
     }
+  } else if (hashing) {
+    if (hashing->interactions.size() > kMaxInteractionsBytes) {
+      throw Error(fmt::format("interactions of {} bytes: at most {} are recorded",
+                              hashing->interactions.size(), kMaxInteractionsBytes));
+    }
+    PutField<uint32_t>(head, hashing->bits);
+    PutField<uint32_t>(head, static_cast<uint32_t>(hashing->interactions.size()));
+    head += hashing->interactions;
   }
   return head;
 }
@@ -304,13 +312,25 @@ LoadedModel LoadModel(const std::string& path) {
   }
   if (version > kClassNameVersion) {
     const auto hashed = in.Get<uint32_t>("hashed text");
-    if (hashed > 1) throw bad(fmt::format("unknown hashed-text kind {}: expected 0 or 1", hashed));
-    if (hashed == 1) {
+    if (hashed > 2) {
+      throw bad(fmt::format("unknown hashed-text kind {}: expected 0, 1 or 2", hashed));
+    }
+    if (hashed != 0) {
       TextHashing h;
+      h.format = static_cast<HashedText>(hashed);
       h.bits = in.Get<uint32_t>("hash bits");
-      h.ngrams = in.Get<uint32_t>("word n-grams");
-      h.char_min = in.Get<uint32_t>("character n-grams");
-      h.char_max = in.Get<uint32_t>("character n-grams");
+      if (h.format == HashedText::kFasttext) {
+        h.ngrams = in.Get<uint32_t>("word n-grams");
+        h.char_min = in.Get<uint32_t>("character n-grams");
+        h.char_max = in.Get<uint32_t>("character n-grams");
+      } else {
+        const auto length = in.Get<uint32_t>("interactions length");
+        if (length > kMaxInteractionsBytes) {
+          throw bad(fmt::format("interactions of {} bytes: at most {} are recorded", length,
+                                kMaxInteractionsBytes));
+        }
+        h.interactions = in.Text(length, "interactions");
+      }
       try {
         CheckTextHashing(h);
       } catch (const Error& e) {

@@ -60,6 +60,8 @@ class Dataset {
     // The settings the features were hashed with where they are hashed text (fastText's format):
     // column j is bucket j; none: the columns are the source's own.
     std::optional<TextHashing> hashing = std::nullopt;
+    // Each row's weight (VW's importance), >= 0; empty: every row weighs 1.
+    SharedArray<float> weights = {};
   };
 
   Dataset() = default;
@@ -86,6 +88,7 @@ class Dataset {
   const std::vector<float>& declared_classes() const { return parts_.declared_classes; }
   const std::vector<std::string>& class_names() const { return parts_.class_names; }
   const std::optional<TextHashing>& hashing() const { return parts_.hashing; }
+  const SharedArray<float>& weights() const { return parts_.weights; }
   // Everything the dataset holds (the arrays shared): a copy of it with one part changed is
   // Dataset(parts) after the change.
   const Parts& parts() const { return parts_; }

@@ -18,29 +18,50 @@
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace parsgd {
 
+// The text formats whose features are hashed.
+enum class HashedText : uint32_t {
+  kFasttext = 1,  // fastText's __label__ lines: words, word and character n-grams (data/fasttext.hpp)
+  kVw = 2,        // Vowpal Wabbit's text: named features in namespaces, interactions (data/vw.hpp)
+};
+
 // How text is hashed into features; a model file records it, and predict and eval hash alike.
 struct TextHashing {
   uint32_t bits = 16;      // 2^bits buckets (features); 1 to 31 (see docs/data.md for the default)
+  // fastText text:
   uint32_t ngrams = 2;     // word n-grams of 1 to `ngrams` words; 1 to 8
   uint32_t char_min = 0;   // character n-grams of char_min to char_max characters; 0: none
   uint32_t char_max = 0;
+  HashedText format = HashedText::kFasttext;
+  // VW text: the namespace interactions, as --interactions gives them ("ab,abc": each a run of 2
+  // or 3 namespace first letters, comma-separated; empty: none).
+  std::string interactions = {};
   bool operator==(const TextHashing&) const = default;
 };
+
+// The longest --interactions a model file records.
+inline constexpr std::size_t kMaxInteractionsBytes = 4096;
 
 inline constexpr uint32_t kMaxHashBits = 31;
 inline constexpr uint32_t kMaxWordNgrams = 8;
 inline constexpr uint32_t kMaxCharNgram = 16;
 
 // Throws parsgd::Error naming the setting when `hashing` is outside the ranges above (or
-// char_min > char_max, or only one of them is 0).
+// char_min > char_max, or only one of them is 0, or the interactions are not runs of 2 or 3
+// namespace letters).
 void CheckTextHashing(const TextHashing& hashing);
+
+// The terms of an --interactions text ("ab,abc" -> "ab", "abc"; an empty text has none, an empty
+// term between commas is one, which CheckTextHashing refuses).
+std::vector<std::string_view> SplitInteractions(std::string_view interactions);
 
 // MurmurHash3_x86_32 of `key` with `seed`.
 uint32_t Murmur3(std::string_view key, uint32_t seed);
@@ -56,11 +77,12 @@ class RowHasher {
   // The features of the words of one row, in order: each word, its n-grams with the words after
   // it, and its character n-grams, as the settings say.
   void AddWords(std::span<const std::string_view> words);
-  // One feature of hash `h`, signed and bucketed as above.
-  void AddHash(uint32_t h);
-  // Appends the row (buckets ascending, nonzero values, unit norm) to `indices` and `values` and
-  // starts the next one.
-  void Finish(std::vector<uint32_t>& indices, std::vector<float>& values);
+  // One feature of hash `h` and value `value`, signed and bucketed as above.
+  void AddHash(uint32_t h, float value = 1.f);
+  // Appends the row (buckets ascending, nonzero values; with `unit_norm`, scaled to unit norm) to
+  // `indices` and `values` and starts the next one. A bucket's value is the sum of what landed
+  // there in the order added.
+  void Finish(std::vector<uint32_t>& indices, std::vector<float>& values, bool unit_norm = true);
 
  private:
   void AddCharNgrams(std::string_view word);
@@ -68,7 +90,8 @@ class RowHasher {
   TextHashing hashing_;
   uint32_t mask_;
   std::vector<uint32_t> word_hashes_;
-  std::vector<uint64_t> entries_;  // bucket << 1 | sign bit, one per feature added
+  // (bucket << 32 | the feature's place in the row, signed value), one per feature added
+  std::vector<std::pair<uint64_t, float>> entries_;
   std::string wrapped_;
   std::vector<uint32_t> starts_;
 };

@@ -14,13 +14,13 @@
 
 namespace parsgd {
 
-enum class DataFormat { kAuto, kLibsvm, kIdx, kBinary, kCsv, kFasttext };
+enum class DataFormat { kAuto, kLibsvm, kIdx, kBinary, kCsv, kFasttext, kVw };
 
 inline constexpr Named<DataFormat> kDataFormats[] = {
     {DataFormat::kAuto, "auto",
      "detected from the file's first bytes (CSV: a name ending in .csv or .tsv, or a first line "
      "with commas, tabs or semicolons and no index:value pair; fasttext: a first line with a "
-     "__label__ word)"},
+     "__label__ word; vw: a first line with a '|')"},
     {DataFormat::kLibsvm, "libsvm", "LIBSVM/svmlight text: label idx:val ..."},
     {DataFormat::kIdx, "idx", "IDX images (MNIST family, raw or gzip): IMAGES[,LABELS]"},
     {DataFormat::kBinary, "bin", "parsgd's binary cache (memory-mapped, checksummed)"},
@@ -29,6 +29,8 @@ inline constexpr Named<DataFormat> kDataFormats[] = {
      "(numbers or class names)"},
     {DataFormat::kFasttext, "fasttext",
      "fastText's text: '__label__NAME word word ...' lines, the words hashed into features"},
+    {DataFormat::kVw, "vw",
+     "Vowpal Wabbit's text: 'label [importance] |namespace feature[:value] ...', hashed"},
 };
 
 inline constexpr Named<ZeroBased> kZeroBasedSettings[] = {
@@ -62,9 +64,10 @@ struct LoadOptions {
   std::string zero_based_note = {};
   // CSV text: see CsvOptions (header, delimiter, label_column, label_column_note).
   // Data to predict, whose labels are not needed. IDX: images whose labels file is not found are
-  // read with every label 0. fastText text: see FasttextOptions::labels_optional.
+  // read with every label 0. fastText and VW text: see their options' labels_optional.
   bool labels_optional = false;
-  // fastText text: how its words become features (data/hashing.hpp).
+  // fastText and VW text: how their words become features (data/hashing.hpp; the format field is
+  // the reader's).
   TextHashing hashing = {};
   CsvHeader header = CsvHeader::kAuto;
   char delimiter = 0;
@@ -75,20 +78,20 @@ struct LoadOptions {
 // The format `path` holds, read from its first bytes (after gunzip where it is compressed): the
 // binary cache magic -> kBinary; an IDX magic -> kIdx; a name ending in ".csv" or ".tsv" (any
 // case, before a ".gz") -> kCsv; a first non-blank line with a token that starts with "__label__"
-// -> kFasttext; a first line (before any '#') with a comma, tab or ';' and no ':' -> kCsv;
-// anything else -> kLibsvm. A path that does not exist but contains a comma is an IDX pair
+// -> kFasttext; one with a '|' -> kVw; a first line (before any '#') with a comma, tab or ';'
+// and no ':' -> kCsv; anything else -> kLibsvm. A path that does not exist but contains a comma is an IDX pair
 // -> kIdx. "-" (standard input) -> kAuto: known only once read (LoadDataset).
 DataFormat DetectDataFormat(const std::string& path);
 
 // The format `data` was read in from `path` as `given` says: `given` itself unless kAuto, else
 // DetectDataFormat(path); for standard input ("-", text) told from the data: LIBSVM text always
-// records its index base (Dataset::zero_based), fastText text its hashing, CSV neither.
+// records its index base (Dataset::zero_based), fastText and VW text their hashing, CSV neither.
 DataFormat FormatRead(const std::string& path, DataFormat given, const Dataset& data);
 
 // Whether the file at `path` is gzip-compressed (false for "-" and an unreadable path).
 bool IsGzipFile(const std::string& path);
 
-// Loads `path` in the given format (or the detected one). LIBSVM, CSV and fastText text may be
+// Loads `path` in the given format (or the detected one). LIBSVM, CSV, fastText and VW text may be
 // gzip-compressed (inflated whole, then parsed in parallel) or come from standard input ("-": read
 // to its end, then parsed; its format detected from its first line). IDX paths are either "IMAGES,LABELS" or
 // the images file alone, the labels file then being the same name with "images-idx3" replaced by
@@ -98,6 +101,7 @@ Dataset LoadDataset(const std::string& path, const LoadOptions& options = {});
 
 // Writes `data` to `path`: the binary cache if the name ends in ".bin", LIBSVM text otherwise.
 // Atomic (the file appears complete or not at all); the same data always gives the same bytes.
+// Throws parsgd::Error for what neither holds: class names, hashed text's hashing, row weights.
 void SaveDataset(const Dataset& data, const std::string& path);
 
 }  // namespace parsgd

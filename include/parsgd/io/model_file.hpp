@@ -12,10 +12,12 @@
 //                 (at most 4096): its label column as `--label-column` named it (empty: the
 //                 first), the default of predict and eval, then 8 bytes: its feature columns
 //                 (uint64; the model may have more features, given by --features)
-//  then 4 bytes H (uint32): 1 when the features are hashed text (fastText's format) and 16 bytes
-//                 follow: its hashing (uint32 each: bits, word n-grams, character n-grams' min
-//                 and max; data/hashing.hpp), 0 otherwise
-// and, at offset S = 24 + (N > 0 ? N - 1 + 8 : 0) + 4 + (H ? 16 : 0), linear models (kinds 0-3) continue with
+//  then 4 bytes H (uint32): how the features were hashed from text (data/hashing.hpp): 0 not
+//                 hashed; 1 fastText's format, and 16 bytes follow (uint32 each: bits, word
+//                 n-grams, character n-grams' min and max); 2 VW's format, and 4 bytes of bits,
+//                 4 bytes of length I (at most 4096) and I bytes of --interactions follow
+// and, at offset S = 24 + (N > 0 ? N - 1 + 8 : 0) + 4 + (H == 1 ? 16 : H == 2 ? 8 + I : 0),
+// linear models (kinds 0-3) continue with
 //      S+0     8  features
 //      S+8     4  outputs K (1 for binary models)
 //     S+12    4C  class labels (float32, ascending): C = 2 for the binary models (negative,
@@ -64,7 +66,7 @@ struct DataReading {
   std::optional<std::string> csv_label_column = std::nullopt;
   // With csv_label_column: the CSV text's feature columns (every column but the label's).
   uint64_t csv_feature_columns = 0;
-  // Hashed text (fastText's format): how its words became features; none otherwise.
+  // Hashed text (fastText's or VW's format): how its words became features; none otherwise.
   std::optional<TextHashing> hashing = std::nullopt;
 };
 

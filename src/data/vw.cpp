@@ -1,0 +1,268 @@
+#include "parsgd/data/vw.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include "parsgd/util/error.hpp"
+#include "parsgd/util/mapped_file.hpp"
+#include "text_chunks.hpp"
+
+namespace parsgd {
+namespace {
+
+using data_internal::Chunk;
+using data_internal::ChunkError;
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'; }
+
+struct Feature {
+  uint32_t hash;
+  float value;
+};
+
+// The interaction terms as namespace letters, and which letters they use.
+struct Interactions {
+  std::vector<std::string> terms;
+  std::array<bool, 256> used{};
+};
+
+Interactions ParseInteractions(const std::string& text) {
+  Interactions out;
+  for (std::string_view term : SplitInteractions(text)) {
+    out.terms.emplace_back(term);
+    for (char c : term) out.used[static_cast<unsigned char>(c)] = true;
+  }
+  return out;
+}
+
+uint32_t Fold(uint32_t a, uint32_t b) { return Fmix32((a * 16777619u) ^ b); }
+
+// The most features one line's interactions may make (each is hashed and sorted).
+constexpr double kMaxInteractionFeatures = 1 << 22;
+
+// How many features the interactions of `x` make from these namespaces (as AddInteractions).
+double InteractionCount(const Interactions& x,
+                        const std::array<std::vector<Feature>, 256>& by_letter) {
+  double total = 0;
+  for (const std::string& term : x.terms) {
+    double count = 1;
+    for (std::size_t t = 0; t < term.size();) {
+      std::size_t run = 1;  // a run of equal letters: combinations with repetition
+      while (t + run < term.size() && term[t + run] == term[t]) ++run;
+      const double n = static_cast<double>(by_letter[static_cast<unsigned char>(term[t])].size());
+      double ways = 1;
+      for (std::size_t k = 0; k < run; ++k) ways = ways * (n + static_cast<double>(k)) / (k + 1);
+      count *= ways;
+      t += run;
+    }
+    total += count;
+  }
+  return total;
+}
+
+// The interaction features of one row: each term's products of the features of its letters'
+// namespaces (adjacent equal letters: each unordered combination once).
+void AddInteractions(const Interactions& x, const std::array<std::vector<Feature>, 256>& by_letter,
+                     RowHasher& hasher) {
+  for (const std::string& term : x.terms) {
+    const auto& a = by_letter[static_cast<unsigned char>(term[0])];
+    const auto& b = by_letter[static_cast<unsigned char>(term[1])];
+    const bool ab = term[0] == term[1];
+    if (term.size() == 2) {
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        for (std::size_t j = ab ? i : 0; j < b.size(); ++j) {
+          hasher.AddHash(Fold(a[i].hash, b[j].hash), a[i].value * b[j].value);
+        }
+      }
+      continue;
+    }
+    const auto& c = by_letter[static_cast<unsigned char>(term[2])];
+    const bool bc = term[1] == term[2];
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      for (std::size_t j = ab ? i : 0; j < b.size(); ++j) {
+        const uint32_t h = Fold(a[i].hash, b[j].hash);
+        const float v = a[i].value * b[j].value;
+        for (std::size_t k = bc ? j : 0; k < c.size(); ++k) {
+          hasher.AddHash(Fold(h, c[k].hash), v * c[k].value);
+        }
+      }
+    }
+  }
+}
+
+// A finite number filling [p, e) exactly, or nullopt.
+std::optional<float> Number(const char* p, const char* e) {
+  float v = 0;
+  const char* end = data_internal::ParseFloat(p, e, &v);
+  if (end != e || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+// The rows of `piece` into `chunk`; stops at the first malformed line.
+void ParseChunk(std::string_view piece, const VwOptions& options, const Interactions& x,
+                Chunk* chunk) {
+  RowHasher hasher(options.hashing);
+  std::array<std::vector<Feature>, 256> by_letter;
+  data_internal::ForEachLine(piece, chunk, [&](const char* begin, const char* end) {
+    auto fail = [&](const char* at, std::string message) {
+      chunk->error = ChunkError{chunk->lines, static_cast<uint64_t>(at - begin) + 1,
+                                std::move(message)};
+      return false;
+    };
+    const char* bar = static_cast<const char*>(std::memchr(begin, '|', end - begin));
+    const char* head_end = bar != nullptr ? bar : end;
+    // The head: label, importance, tag.
+    std::optional<float> label;
+    float importance = 1;
+    int numbers = 0;
+    bool tag = false;
+    bool any = false;
+    for (const char* p = begin; p < head_end;) {
+      while (p < head_end && IsSpace(*p)) ++p;
+      const char* e = p;
+      while (e < head_end && !IsSpace(*e)) ++e;
+      if (p == e) break;
+      any = true;
+      const std::optional<float> number = *p == '\'' || tag ? std::nullopt : Number(p, e);
+      if (*p == '\'' || (!number && e == bar)) {
+        tag = true;  // 'tag, or a tag written against the bar
+      } else if (!number) {
+        return fail(p, fmt::format("{}: expected a label, an importance or a 'tag before the "
+                                   "first '|'",
+                                   data_internal::QuoteSpan(p, e)));
+      } else if (numbers == 0) {
+        label = number;
+        ++numbers;
+      } else if (numbers == 1) {
+        if (*number < 0) {
+          return fail(p, fmt::format("importance {}: an example's weight is 0 or more",
+                                     data_internal::QuoteSpan(p, e)));
+        }
+        importance = *number;
+        ++numbers;
+      } else {
+        return fail(p, fmt::format("{}: a third number (VW's base, for residual regression) is "
+                                   "not read; remove it",
+                                   data_internal::QuoteSpan(p, e)));
+      }
+      p = e;
+    }
+    if (bar == nullptr) {
+      if (!any) return true;  // a blank line: not a row
+      return fail(begin, "no '|': a line is 'label |namespace feature ...'");
+    }
+    if (!label && !options.labels_optional) {
+      return fail(begin, "no label: a training line starts with its label ('1 |f a b')");
+    }
+    // The namespaces.
+    for (const char* p = bar; p < end;) {
+      ++p;  // past the '|'
+      const char* next = static_cast<const char*>(std::memchr(p, '|', end - p));
+      if (next == nullptr) next = end;
+      std::string_view name;
+      float scale = 1;
+      if (p < next && !IsSpace(*p)) {
+        const char* e = p;
+        while (e < next && !IsSpace(*e)) ++e;
+        const char* colon = static_cast<const char*>(std::memchr(p, ':', e - p));
+        name = std::string_view(p, (colon != nullptr ? colon : e) - p);
+        if (colon != nullptr) {
+          const std::optional<float> s = Number(colon + 1, e);
+          if (!s) {
+            return fail(colon + 1, fmt::format("namespace scale {}: expected a finite number",
+                                               data_internal::QuoteSpan(colon + 1, e)));
+          }
+          scale = *s;
+        }
+        p = e;
+      }
+      const uint32_t ns_hash = name.empty() ? 0 : Murmur3(name, 0);
+      const auto letter = static_cast<unsigned char>(name.empty() ? ' ' : name[0]);
+      for (;;) {
+        while (p < next && IsSpace(*p)) ++p;
+        if (p == next) break;
+        const char* e = p;
+        while (e < next && !IsSpace(*e)) ++e;
+        const char* colon = static_cast<const char*>(std::memchr(p, ':', e - p));
+        const char* name_end = colon != nullptr ? colon : e;
+        if (name_end == p) {
+          return fail(p, fmt::format("{}: a feature has a name before its ':value'",
+                                     data_internal::QuoteSpan(p, e)));
+        }
+        float value = 1;
+        if (colon != nullptr) {
+          const std::optional<float> v = Number(colon + 1, e);
+          if (!v) {
+            return fail(colon + 1, fmt::format("feature value {}: expected a finite number",
+                                               data_internal::QuoteSpan(colon + 1, e)));
+          }
+          value = *v;
+        }
+        value *= scale;
+        if (!std::isfinite(value)) {
+          return fail(p, "the feature's value times its namespace's scale is not finite");
+        }
+        if (value != 0) {
+          const uint32_t h = Murmur3(std::string_view(p, name_end - p), ns_hash);
+          hasher.AddHash(h, value);
+          if (x.used[letter]) by_letter[letter].push_back({h, value});
+        }
+        p = e;
+      }
+      p = next;
+    }
+    if (const double count = InteractionCount(x, by_letter); count > kMaxInteractionFeatures) {
+      return fail(begin, fmt::format("the interactions make {:.0f} features of this line: more "
+                                     "than {:.0f}",
+                                     count, kMaxInteractionFeatures));
+    }
+    AddInteractions(x, by_letter, hasher);
+    for (auto& features : by_letter) features.clear();
+    hasher.Finish(chunk->indices, chunk->values, /*unit_norm=*/false);
+    chunk->labels.push_back(label.value_or(0.f));
+    chunk->weights.push_back(importance);
+    chunk->row_ends.push_back(chunk->indices.size());
+    return true;
+  });
+}
+
+Dataset Parse(std::string_view text, const std::string& name, const VwOptions& options,
+              const MappedFile* file) {
+  TextHashing hashing = options.hashing;
+  hashing.format = HashedText::kVw;
+  hashing.ngrams = TextHashing{}.ngrams;  // fastText's settings do not apply: recorded as defaults
+  hashing.char_min = hashing.char_max = 0;
+  CheckTextHashing(hashing);
+  const Interactions x = ParseInteractions(hashing.interactions);
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 byte order mark
+  if (text.empty()) {
+    throw DataError(name, 0, 0, "empty file: expected lines of 'label |namespace feature ...'");
+  }
+  std::vector<Chunk> chunks = data_internal::ParseChunks(
+      text, options.chunk_bytes,
+      [&](std::string_view piece, Chunk* c) { ParseChunk(piece, options, x, c); }, file);
+  data_internal::ThrowFirstError(chunks, name);
+  Dataset data = data_internal::Assemble(std::move(chunks), uint64_t{1} << hashing.bits, name, 0,
+                                         ZeroBased::kAuto);
+  Dataset::Parts parts = data.parts();
+  parts.hashing = std::move(hashing);
+  return Dataset(std::move(parts));
+}
+
+}  // namespace
+
+Dataset ParseVw(std::string_view text, const std::string& name, const VwOptions& options) {
+  return Parse(text, name, options, nullptr);
+}
+
+Dataset ReadVw(const std::string& path, const VwOptions& options) {
+  std::shared_ptr<const MappedFile> file = MappedFile::Open(path);
+  return Parse(std::string_view(file->chars(), file->size()), path, options, file.get());
+}
+
+}  // namespace parsgd
