@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "parsgd/data/load.hpp"
 
 namespace parsgd::python {
 namespace {
@@ -220,9 +221,50 @@ PyDataset MakeDenseData(const py::array& X, const py::object& labels, bool real_
 
 uintptr_t Address(const void* p) { return reinterpret_cast<uintptr_t>(p); }
 
+template <class To, class From>
+py::array_t<To> Copy(const SharedArray<From>& from) {
+  py::array_t<To> out(static_cast<py::ssize_t>(from.size()));
+  std::copy(from.data(), from.data() + from.size(), out.mutable_data());
+  return out;
+}
+
+// A data file read by the library's readers (data/load.hpp), as numpy arrays: indptr (int64),
+// indices (int32), data (float32), labels (float32: class indices where class names come back,
+// else the numbers the file wrote), the feature count, the class names, and the row weights (None
+// when every row weighs 1). Reading runs without the GIL, on every core.
+py::tuple LoadFile(const std::string& path, const std::string& format, uint32_t hash_bits,
+                   uint32_t ngrams, uint32_t char_min, uint32_t char_max,
+                   const std::string& interactions, bool labels_optional) {
+  LoadOptions options;
+  const std::optional<DataFormat> parsed = ParseDataFormat(format);
+  if (!parsed) throw py::value_error(fmt::format("format '{}': not a data format", format));
+  options.format = *parsed;
+  options.hashing = {.bits = hash_bits,
+                     .ngrams = ngrams,
+                     .char_min = char_min,
+                     .char_max = char_max,
+                     .interactions = interactions};
+  options.labels_optional = labels_optional;
+  CheckTextHashing(options.hashing);
+  Dataset data;
+  {
+    py::gil_scoped_release release;
+    data = LoadDataset(path, options);
+  }
+  py::object weights = py::none();
+  if (!data.weights().empty()) weights = Copy<float>(data.weights());
+  return py::make_tuple(Copy<int64_t>(data.offsets()), Copy<int32_t>(data.indices()),
+                        Copy<float>(data.values()), Copy<float>(data.labels()), data.features(),
+                        data.class_names(), weights);
+}
+
 }  // namespace
 
 void BindData(py::module_& m) {
+  m.def("load_file", &LoadFile, py::arg("path"), py::arg("format"), py::arg("hash_bits"),
+        py::arg("ngrams"), py::arg("char_min"), py::arg("char_max"), py::arg("interactions"),
+        py::arg("labels_optional"),
+        "(indptr, indices, data, labels, features, class_names, weights) of a data file");
   py::class_<PyDataset>(m, "Dataset",
                         "Rows for the library: CSR arrays whose values, indices and labels are "
                         "borrowed from numpy (not copied); the row offsets are a uint64 copy.")

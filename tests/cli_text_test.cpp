@@ -124,6 +124,24 @@ TEST_F(CliText, VwTextTrainsWithInteractionsAndPredictsWithTheModelsHashing) {
   EXPECT_EQ(RunCli("train --train " + text + " --interactions ab").status, 2);
 }
 
+// A text split in parts (one gzipped) trains as the whole: one data set, rows in file order.
+TEST_F(CliText, SeveralFilesTrainAsTheirConcatenation) {
+  const std::string text = Text(300, 6, true);
+  const std::size_t half = text.find('\n', text.size() / 2) + 1;
+  const std::string whole = dir_.Write("whole.txt", text);
+  const std::string first = dir_.Write("first.txt", text.substr(0, half));
+  const std::string second = dir_.Write("second.txt", text.substr(half));
+  ASSERT_EQ(RunShell("gzip " + second).status, 0);
+  const std::string args = " --model softmax --hash-bits 10 --epochs 2 --threads 1";
+  const auto one = RunCli("train --train " + whole + args);
+  const auto parts = RunCli("train --train " + first + "," + second + ".gz" + args);
+  ASSERT_EQ(one.status, 0) << one.output;
+  ASSERT_EQ(parts.status, 0) << parts.output;
+  EXPECT_TRUE(Contains(parts.output, "300 rows x 1024 features")) << parts.output;
+  EXPECT_EQ(one.output.substr(one.output.rfind("train accuracy")),
+            parts.output.substr(parts.output.rfind("train accuracy")));
+}
+
 TEST_F(CliText, TheDoorRefusesWhatWouldBeReadWrong) {
   const std::string text = dir_.Write("train.txt", Text(100, 5, true));
   const std::string svm = dir_.Write("d.svm", "1 1:0.5\n-1 2:1\n");

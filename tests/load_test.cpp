@@ -41,7 +41,7 @@ void WriteGzip(const std::string& path, const std::string& bytes) {
 TEST(DataFormat, NamesRoundTrip) {
   for (DataFormat f :
        {DataFormat::kAuto, DataFormat::kLibsvm, DataFormat::kIdx, DataFormat::kBinary,
-        DataFormat::kCsv}) {
+        DataFormat::kCsv, DataFormat::kFasttext, DataFormat::kVw}) {
     EXPECT_EQ(ParseDataFormat(DataFormatName(f)), f);
   }
   EXPECT_STREQ(DataFormatName(DataFormat::kBinary), "bin");
@@ -129,6 +129,35 @@ TEST(LoadDataset, GzipTextIsInflatedAndParsed) {
   LoadOptions bin;
   bin.format = DataFormat::kBinary;
   ExpectError([&] { LoadDataset(dir.File("c.bin"), bin); }, {"c.bin"});
+}
+
+// A comma-separated list of files is one data set, rows in file order: one index base for the
+// whole list, the widest feature count, class names the union; formats must agree.
+TEST(LoadDataset, SeveralFilesAreOneDataSetInFileOrder) {
+  testing::TempDir dir;
+  const std::string a = dir.Write("a.svm", "1 3:1\n");     // alone: one-based, column 2
+  WriteGzip(dir.File("b.svm.gz"), "-1 0:2 5:1\n");         // has an index 0: the list is zero-based
+  const std::string list = a + "," + dir.File("b.svm.gz");
+  EXPECT_TRUE(IsSeveralFiles(list));
+  EXPECT_EQ(DetectDataFormat(list), DataFormat::kLibsvm);
+  const Dataset d = LoadDataset(list);
+  ExpectSameData(d, testing::MakeDataset({{{3, 1.f}}, {{0, 2.f}, {5, 1.f}}}, {1.f, -1.f}, 6));
+  EXPECT_EQ(d.zero_based(), ZeroBased::kYes);
+  EXPECT_EQ(d.source(), list);
+  // CSV parts with their own headers and classes: the union of the names, each row's mapped.
+  const std::string c1 = dir.Write("c1.csv", "y,x\ncat,1\ndog,2\n");
+  const std::string c2 = dir.Write("c2.csv", "y,x\nant,3\ncat,4\n");
+  const Dataset c = LoadDataset(c1 + "," + c2);
+  EXPECT_EQ(c.class_names(), (std::vector<std::string>{"ant", "cat", "dog"}));
+  ExpectSameData(c, testing::MakeDataset({{{0, 1.f}}, {{0, 2.f}}, {{0, 3.f}}, {{0, 4.f}}},
+                                         {1.f, 2.f, 0.f, 1.f}, 1));
+  const std::string wide = dir.Write("wide.csv", "y,x,z\ncat,1,1\n");
+  ExpectError([&] { LoadDataset(c1 + "," + wide); }, {"wide.csv", "2 feature columns", "has 1"});
+  ExpectError([&] { LoadDataset(a + "," + c1); }, {"is libsvm but", "c1.csv is csv"});
+  ExpectError([&] { LoadDataset(a + ",," + c1); }, {"('' is not one)"});
+  // A pair whose first file is IDX stays IMAGES,LABELS; a missing file is named.
+  EXPECT_FALSE(IsSeveralFiles(dir.File("none-images-idx3") + "," + a));
+  ExpectError([&] { LoadDataset(a + "," + dir.File("gone.svm")); }, {"gone.svm"});
 }
 
 TEST(LoadDataset, MissingFilesAndFoldersAreNamed) {

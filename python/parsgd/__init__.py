@@ -10,9 +10,12 @@ scikit-learn names them where it has a name (alpha, max_iter, n_jobs, random_sta
 learning_rate, eta0, batch_size, fit_intercept) and as parsgd does elsewhere (scheme, order,
 period, optimizer, solver, deterministic, ...). Training releases the GIL; Ctrl-C stops it and
 leaves the estimator as it was.
+
+    X, y = parsgd.load_file("reviews.txt")   # LIBSVM, CSV, fastText's or VW's text, IDX, .bin
 """
 
+from ._files import load_file
 from ._linear import SGDClassifier, SGDRegressor
 from ._mlp import MLPClassifier
 
-__all__ = ["SGDClassifier", "SGDRegressor", "MLPClassifier"]
+__all__ = ["SGDClassifier", "SGDRegressor", "MLPClassifier", "load_file"]

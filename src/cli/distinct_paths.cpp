@@ -36,7 +36,7 @@ std::optional<FileKey> KeyOf(const std::string& path) {
 }
 
 // The files an input names: itself, or where it does not exist and holds a comma (IDX
-// "IMAGES,LABELS"), each part.
+// "IMAGES,LABELS", or a list of data files), each part.
 std::vector<std::string> InputFiles(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 || path.find(',') == std::string::npos) return {path};

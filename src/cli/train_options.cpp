@@ -11,8 +11,10 @@ namespace parsgd::cli {
 
 void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required) {
   p.String("train", &a.train, "PATH",
-           "training data (LIBSVM or CSV text, .gz too, or - for standard input; IDX images[,labels]; "
-           "or .bin)", train_required);
+           "training data (LIBSVM, CSV, fastText or VW text, .gz too, or - for standard input; "
+           "IDX images[,labels]; or .bin; or several files as A,B,...: one data set, rows in "
+           "file order)",
+           train_required);
   p.String("test", &a.test, "PATH", "test data, evaluated after every epoch");
   FormatOption(p, &a.format);
   p.UInt64("features", &a.features,
@@ -79,9 +81,10 @@ DataReading RunReading(const RunArgs& a, const Dataset& train) {
   const DataFormat format = FormatRead(a.train, a.format, train);
   if (format == DataFormat::kCsv) {
     reading.csv_label_column = a.label_column;
-    // A file read again (without error: it was read before); a stream or a compressed file is
-    // not: its columns are the features the data had (more only where --features said so).
-    const bool file = a.train != "-" && !IsGzipFile(a.train);
+    // A file read again (without error: it was read before); a stream, a compressed file or a
+    // list of files is not: its columns are the features the data had (more only where
+    // --features said so).
+    const bool file = a.train != "-" && !IsGzipFile(a.train) && !IsSeveralFiles(a.train);
     reading.csv_feature_columns = file ? CsvColumns(a.train, a.delimiter) - 1 : train.features();
   }
   reading.hashing = train.hashing();

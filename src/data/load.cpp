@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "byte_stream.hpp"
 #include "parsgd/data/binary_cache.hpp"
@@ -17,14 +18,35 @@
 #include "parsgd/data/shard.hpp"
 #include "parsgd/data/vw.hpp"
 #include "parsgd/util/error.hpp"
+#include "parsgd/util/float_text.hpp"
 
 namespace parsgd {
 namespace {
 
 namespace fs = std::filesystem;
 
+// The files of a comma-separated list that is not itself a file's name; empty for one path.
+std::vector<std::string> CommaParts(const std::string& path) {
+  if (path.find(',') == std::string::npos || fs::exists(path)) return {};
+  std::vector<std::string> parts;
+  for (std::size_t at = 0;;) {
+    const std::size_t comma = path.find(',', at);
+    parts.push_back(path.substr(at, comma - at));
+    if (comma == std::string::npos) return parts;
+    at = comma + 1;
+  }
+}
+
+// IMAGES,LABELS: a comma pair whose first file is IDX (or missing: the IDX reader says so).
 bool IsCommaPair(const std::string& path) {
-  return path.find(',') != std::string::npos && !fs::exists(path);
+  const std::vector<std::string> parts = CommaParts(path);
+  return parts.size() == 2 && (!fs::is_regular_file(parts[0]) || HasIdxMagic(parts[0]));
+}
+
+// Several data files given as one comma-separated list (not an IDX pair).
+std::vector<std::string> SeveralFiles(const std::string& path) {
+  if (IsCommaPair(path)) return {};
+  return CommaParts(path);
 }
 
 // The images and labels files of `path`; with `labels_optional`, a labels file not found is "".
@@ -161,11 +183,131 @@ Dataset ParseText(std::string_view text, const std::string& name, DataFormat for
                      LibsvmOptionsOf(options));
 }
 
+// The rows of `parts` one after another, as one data set named `name`: the widest feature count
+// (CSV parts must agree), class names the union of the parts' (a part's numbers named by their
+// text, as NameClasses does), weights where any part has them. The parts were read alike (one
+// format, one hashing, one index base).
+Dataset Concatenate(const std::vector<Dataset>& parts, const std::string& name) {
+  uint64_t rows = 0, nnz = 0, features = 0;
+  bool named = false, weighted = false;
+  for (const Dataset& d : parts) {
+    rows += d.rows();
+    nnz += d.nnz();
+    features = std::max(features, d.features());
+    named |= !d.class_names().empty();
+    weighted |= !d.weights().empty();
+  }
+  std::vector<std::string> names;
+  if (named) {
+    for (const Dataset& d : parts) {
+      if (!d.class_names().empty()) {
+        names.insert(names.end(), d.class_names().begin(), d.class_names().end());
+      } else {
+        for (uint64_t i = 0; i < d.rows(); ++i) names.push_back(ShortestText(d.label(i) + 0.f));
+      }
+    }
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+  }
+  auto index_of = [&](const std::string& n) {
+    return static_cast<float>(std::lower_bound(names.begin(), names.end(), n) - names.begin());
+  };
+  AlignedArray<uint64_t> offsets(rows + 1);
+  AlignedArray<uint32_t> indices(nnz);
+  AlignedArray<float> values(nnz), labels(rows), weights(weighted ? rows : 0);
+  offsets[0] = 0;
+  uint64_t row = 0, entry = 0;
+  for (const Dataset& d : parts) {
+    std::copy(d.indices().data(), d.indices().data() + d.nnz(), indices.data() + entry);
+    std::copy(d.values().data(), d.values().data() + d.nnz(), values.data() + entry);
+    for (uint64_t i = 0; i < d.rows(); ++i) {
+      offsets[row + i + 1] = entry + d.offsets()[i + 1];
+      const float y = d.label(i);
+      labels[row + i] = !named                      ? y
+                        : !d.class_names().empty() ? index_of(d.class_names()[static_cast<std::size_t>(y)])
+                                                    : index_of(ShortestText(y + 0.f));
+      if (weighted) weights[row + i] = d.weights().empty() ? 1.f : d.weights()[i];
+    }
+    row += d.rows();
+    entry += d.nnz();
+  }
+  Dataset::Parts out = parts.front().parts();
+  out.offsets = SharedArray<uint64_t>(std::move(offsets));
+  out.indices = SharedArray<uint32_t>(std::move(indices));
+  out.values = SharedArray<float>(std::move(values));
+  out.labels = SharedArray<float>(std::move(labels));
+  out.weights = weighted ? SharedArray<float>(std::move(weights)) : SharedArray<float>();
+  out.features = features;
+  out.source = name;
+  out.mapping = nullptr;
+  out.class_names = std::move(names);
+  return Dataset(std::move(out));
+}
+
+// LoadDataset of a comma-separated list of files: each read in the format given or detected
+// (the same for all), LIBSVM's index base decided for the whole list, the rows concatenated.
+Dataset LoadSeveral(const std::vector<std::string>& files, const std::string& name,
+                    const LoadOptions& options) {
+  DataFormat format = options.format;
+  for (const std::string& file : files) {
+    if (file.empty() || file == data_internal::kStdin) {
+      throw Error(fmt::format("{}: a list of files holds names of files ('{}' is not one)", name,
+                              file));
+    }
+    const DataFormat detected =
+        options.format != DataFormat::kAuto ? options.format : DetectDataFormat(file);
+    if (detected == DataFormat::kIdx) {
+      throw Error(fmt::format("{}: {} is IDX; a list of files reads text or binary caches", name,
+                              file));
+    }
+    if (format == DataFormat::kAuto) format = detected;
+    if (detected != format) {
+      throw Error(fmt::format("{}: {} is {} but {} is {}: the files of a list share a format",
+                              name, files.front(), DataFormatName(format), file,
+                              DataFormatName(detected)));
+    }
+  }
+  LoadOptions each = options;
+  each.format = format;
+  each.max_features = 0;  // applied to the whole
+  std::vector<Dataset> parts;
+  for (const std::string& file : files) parts.push_back(LoadDataset(file, each));
+  if (format == DataFormat::kLibsvm && options.zero_based == ZeroBased::kAuto) {
+    // One index base for the whole list: zero-based where any file has an index 0.
+    const bool zero = std::any_of(parts.begin(), parts.end(), [](const Dataset& d) {
+      return d.zero_based() == ZeroBased::kYes;
+    });
+    if (zero) {
+      each.zero_based = ZeroBased::kYes;
+      for (std::size_t i = 0; i < files.size(); ++i) {
+        if (parts[i].zero_based() != ZeroBased::kYes) parts[i] = LoadDataset(files[i], each);
+      }
+    }
+  }
+  if (format == DataFormat::kCsv) {
+    for (const Dataset& d : parts) {
+      if (d.features() != parts.front().features()) {
+        throw DataError(d.source(), 0, 0,
+                        fmt::format("{} feature columns, but {} has {}: the files of a list "
+                                    "are parts of one table",
+                                    d.features(), parts.front().source(),
+                                    parts.front().features()));
+      }
+    }
+  }
+  return ApplyMaxFeatures(Concatenate(parts, name), options.max_features);
+}
+
 }  // namespace
+
+bool IsSeveralFiles(const std::string& path) { return !SeveralFiles(path).empty(); }
 
 DataFormat DetectDataFormat(const std::string& path) {
   if (path == data_internal::kStdin) return DataFormat::kAuto;  // known once read
   if (IsCommaPair(path)) return DataFormat::kIdx;
+  if (const std::vector<std::string> files = SeveralFiles(path); !files.empty()) {
+    return DetectDataFormat(files.front());  // LoadDataset checks the others agree
+  }
   // A missing file, a folder, ...: the reader says what is wrong with it.
   if (!fs::is_regular_file(path)) return DataFormat::kLibsvm;
   if (HasBinaryCacheMagic(path)) return DataFormat::kBinary;
@@ -197,6 +339,9 @@ Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
                                   ? DetectTextFormat(std::string_view(text).substr(0, 4096), "")
                                   : options.format;
     return ParseText(text, "standard input", format, options);
+  }
+  if (const std::vector<std::string> files = SeveralFiles(path); !files.empty()) {
+    return LoadSeveral(files, path, options);
   }
   const DataFormat format =
       options.format == DataFormat::kAuto ? DetectDataFormat(path) : options.format;
@@ -258,12 +403,12 @@ Dataset LoadShard(const std::string& path, const LoadOptions& options, Communica
   comm.AgreeOn([&] {
     if (format == DataFormat::kAuto) format = DetectDataFormat(path);
   });
-  if (format == DataFormat::kLibsvm && !data_internal::IsGzip(path)) {
+  if (format == DataFormat::kLibsvm && !data_internal::IsGzip(path) && !IsSeveralFiles(path)) {
     return ReadLibsvmShard(path,
                            LibsvmOptionsOf(options),
                            comm);
   }
-  if (format == DataFormat::kBinary) {
+  if (format == DataFormat::kBinary && !IsSeveralFiles(path)) {
     const Dataset share = ReadBinaryCacheShard(path, comm);
     Dataset out;
     comm.AgreeOn([&] { out = ApplyMaxFeatures(share, options.max_features); });

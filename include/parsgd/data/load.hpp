@@ -79,14 +79,19 @@ struct LoadOptions {
 // binary cache magic -> kBinary; an IDX magic -> kIdx; a name ending in ".csv" or ".tsv" (any
 // case, before a ".gz") -> kCsv; a first non-blank line with a token that starts with "__label__"
 // -> kFasttext; one with a '|' -> kVw; a first line (before any '#') with a comma, tab or ';'
-// and no ':' -> kCsv; anything else -> kLibsvm. A path that does not exist but contains a comma is an IDX pair
-// -> kIdx. "-" (standard input) -> kAuto: known only once read (LoadDataset).
+// and no ':' -> kCsv; anything else -> kLibsvm. A path that does not exist but contains a comma is
+// an IDX pair -> kIdx when its first file is IDX (or missing), else a list of files -> its first
+// file's format. "-" (standard input) -> kAuto: known only once read (LoadDataset).
 DataFormat DetectDataFormat(const std::string& path);
 
 // The format `data` was read in from `path` as `given` says: `given` itself unless kAuto, else
 // DetectDataFormat(path); for standard input ("-", text) told from the data: LIBSVM text always
 // records its index base (Dataset::zero_based), fastText and VW text their hashing, CSV neither.
 DataFormat FormatRead(const std::string& path, DataFormat given, const Dataset& data);
+
+// Whether `path` is a comma-separated list of data files (not an IDX pair IMAGES,LABELS, not the
+// name of a file).
+bool IsSeveralFiles(const std::string& path);
 
 // Whether the file at `path` is gzip-compressed (false for "-" and an unreadable path).
 bool IsGzipFile(const std::string& path);
@@ -95,8 +100,11 @@ bool IsGzipFile(const std::string& path);
 // gzip-compressed (inflated whole, then parsed in parallel) or come from standard input ("-": read
 // to its end, then parsed; its format detected from its first line). IDX paths are either "IMAGES,LABELS" or
 // the images file alone, the labels file then being the same name with "images-idx3" replaced by
-// "labels-idx1" (an error says what was looked for if it does not exist). Errors are those of the
-// readers (DataError for malformed data, parsgd::Error otherwise). Cost: that of the reader.
+// "labels-idx1" (an error says what was looked for if it does not exist). A comma-separated list
+// of other files ("a.svm,b.svm.gz") is one data set, the files' rows in order: one format (given,
+// or each file's detected, which must agree), LIBSVM's index base decided over all of them, the
+// widest feature count (CSV files must have the same columns), class names the union. Errors are
+// those of the readers (DataError for malformed data, parsgd::Error otherwise). Cost: that of the reader.
 Dataset LoadDataset(const std::string& path, const LoadOptions& options = {});
 
 // Writes `data` to `path`: the binary cache if the name ends in ".bin", LIBSVM text otherwise.

@@ -1,0 +1,59 @@
+"""Data files through the library's readers: the same rows as the command line reads, labels as
+names where the file names its classes, and fastText and VW text hashed as `parsgd train` hashes."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("parsgd._parsgd", reason="the parsgd Python module is not built")
+
+import parsgd
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_fasttext_text_fits_and_predicts_label_names(tmp_path):
+    rng = np.random.default_rng(3)
+    words = {"sport": ["goal", "match", "team"], "art": ["paint", "canvas", "brush"]}
+    lines = []
+    for _ in range(300):
+        label = rng.choice(["sport", "art"])
+        lines.append(f"__label__{label} the " + " ".join(rng.choice(words[label], 3)) + "\n")
+    path = write(tmp_path, "train.txt", "".join(lines))
+    X, y = parsgd.load_file(path, hash_bits=10)
+    assert X.shape == (300, 1024) and X.dtype == np.float32
+    assert set(y) == {"__label__sport", "__label__art"}
+    # Each row has unit length (the documented scaling of hashed text).
+    assert np.allclose(np.sqrt(X.multiply(X).sum(axis=1)).A.ravel(), 1, atol=1e-6)
+    clf = parsgd.SGDClassifier(max_iter=5, random_state=1).fit(X, y)
+    new = write(tmp_path, "new.txt", "brush and canvas\nthe match\n")
+    X_new, none = parsgd.load_file(new, format="fasttext", hash_bits=10, labels=False)
+    assert none is None
+    assert list(clf.predict(X_new)) == ["__label__art", "__label__sport"]
+
+
+def test_vw_importances_and_csv_class_names_come_back(tmp_path):
+    path = write(tmp_path, "d.vw", "1 2 |u a b:0.5 |i c\n-1 |u b |i d:3\n")
+    X, y, w = parsgd.load_file(path, hash_bits=6, interactions="ui", return_weights=True)
+    assert list(y) == [1.0, -1.0]
+    assert list(w) == [2.0, 1.0]
+    assert X.shape == (2, 64)
+    # Two namespaces' features plus their pairs: 2 x 1 + 1 and 1 x 1 + 1 entries at most.
+    assert X[0].nnz <= 5 and X[1].nnz <= 3
+    csv = write(tmp_path, "t.csv", "y,a,b\ncat,1,0\ndog,0,2\n")
+    Xc, yc = parsgd.load_file(csv)
+    assert list(yc) == ["cat", "dog"]
+    assert Xc.toarray().tolist() == [[1.0, 0.0], [0.0, 2.0]]
+
+
+def test_malformed_files_name_the_place(tmp_path):
+    path = write(tmp_path, "bad.txt", "__label__a x\n__label__a y __label__b\n")
+    with pytest.raises(ValueError, match="bad.txt:2:14: a second label"):
+        parsgd.load_file(path)
+    with pytest.raises(ValueError, match="--hash-bits 40"):
+        parsgd.load_file(path, hash_bits=40)
+    with pytest.raises(ValueError, match="format 'text'"):
+        parsgd.load_file(path, format="text")
