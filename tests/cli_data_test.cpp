@@ -284,8 +284,10 @@ TEST_F(CliData, CsvWithoutAHeaderAndItsErrors) {
   const std::string bad = dir_.Write("bad.csv", "y,a,b\n1,0.5,0\n0,,1\n");
   const auto empty = RunCli("train --train " + bad);
   EXPECT_EQ(empty.status, 1);
-  EXPECT_TRUE(Contains(empty.output, bad + ":3:3: field 2 is empty: expected a number"))
+  EXPECT_TRUE(Contains(empty.output, bad + ":3:3: field 2 is empty: a missing value (--missing "
+                                           "zero reads missing values as 0)"))
       << empty.output;
+  ASSERT_EQ(RunCli("train --train " + bad + " --missing zero --epochs 1 --quiet").status, 0);
   const std::string word = dir_.Write("word.csv", "y,a\n1,0.5\nyes,1\n");
   const auto label = RunCli("convert " + word + " " + dir_.File("w.bin"));
   EXPECT_EQ(label.status, 1);

@@ -166,7 +166,7 @@ TEST(Csv, TextLabelsDoNotDependOnTheChunks) {
 
 TEST(Csv, EveryMalformedFieldIsNamedByLineAndColumn) {
   const BadCase cases[] = {
-      {"y,a,b\n1,,2\n", 2, 3, "field 2 is empty: expected a number"},
+      {"y,a,b\n1,,2\n", 2, 3, "field 2 is empty: a missing value"},
       {"y,a,b\n1,2,\n", 2, 5, "field 3 is empty"},
       {"y,a,b\n,1,2\n", 2, 1, "label field 1 is empty"},
       {"y,a,b\n1, ,2\n", 2, 3, "field 2 is empty"},
@@ -176,7 +176,9 @@ TEST(Csv, EveryMalformedFieldIsNamedByLineAndColumn) {
       {"y,a,b\n\"x,2,4\n", 2, 1, "unterminated quoted label"},
       {"y,a,b\n\"x\"z,2,4\n", 2, 4, "label field 1: text after the closing quote"},
       {"y,a,b\n1,2,4\ninf,2,4\n", 3, 1, "label field 1: 'inf' is not finite"},
-      {"y,a,b\n1,nan,4\n", 2, 3, "field 2: 'nan' is not finite"},
+      {"y,a,b\n1,nan,4\n", 2, 3, "field 2: 'nan': a missing value (--missing zero reads"},
+      {"y,a,b\n1,NA,4\n", 2, 3, "field 2: 'NA': a missing value"},
+      {"y,a,b\n1,1,inf\n", 2, 5, "field 3: 'inf' is not finite"},
       {"y,a,b\n1,2,1e39\n", 2, 5, "field 3: '1e39' is not finite"},
       {"y,a,b\n1,2\n", 2, 4, "found 2 fields: expected 3, as the first line has"},
       {"y,a,b\n1,2,3,4\n", 2, 7, "more than 3 fields: expected 3"},
@@ -188,6 +190,21 @@ TEST(Csv, EveryMalformedFieldIsNamedByLineAndColumn) {
     ExpectDataError([&] { ParseCsv(c.text, "bad.csv"); }, "bad.csv", c.line, c.column,
                     c.fragment);
   }
+}
+
+// --missing zero: every missing spelling is 0 (not stored); a missing label stays an error; a first
+// row with missing values is a row, not a header.
+TEST(Csv, MissingValuesAreZeroWhenAskedAndNeverMakeAHeader) {
+  const CsvOptions zero{.missing = CsvMissing::kZero};
+  ExpectSameData(ParseCsv("1,NA,2\n0,,?\n1, nan ,N/A\n0,null,NULL\n1,None,NaN\n", "t", zero),
+                 testing::MakeDataset({{{1, 2.f}}, {}, {}, {}, {}}, {1.f, 0.f, 1.f, 0.f, 1.f}, 2));
+  ExpectDataError([&] { ParseCsv("y,a\n,1\n", "t", zero); }, "t", 2, 1, "label field 1 is empty");
+  ExpectDataError([&] { ParseCsv("y,a\nNA,1\n", "t", zero); }, "t", 2, 1,
+                  "label field 1: 'NA' is a missing label");
+  EXPECT_EQ(ParseCsv("y,a\n\"NA\",1\nb,2\n", "t").class_names(),
+            (std::vector<std::string>{"NA", "b"}));
+  // Without the setting the first line "1,NA,2" is a row with a missing value, not a header.
+  ExpectDataError([] { ParseCsv("1,NA,2\n0,1,2\n", "t"); }, "t", 1, 3, "field 2: 'NA'");
 }
 
 TEST(Csv, EmptyHeaderOnlyAndUnterminatedNamesAreErrors) {

@@ -41,6 +41,7 @@ struct ApplyArgs {
   CsvHeader header = CsvHeader::kAuto;
   char delimiter = 0;
   std::string label_column;
+  CsvMissing missing = CsvMissing::kError;
   bool label_column_given = false;  // else the model's record (DataReading::csv_label_column)
   int threads = 0;
 };
@@ -51,7 +52,7 @@ void Declare(OptionParser& p, ApplyArgs& a) {
   FormatOption(p, &a.format);
   p.Choice<ZeroBasedChoice>("zero-based", &a.zero_based, kZeroBasedChoices,
                             "libsvm: whether feature indices start at 0");
-  CsvReadOptions(p, &a.header, &a.delimiter, &a.label_column,
+  CsvReadOptions(p, &a.header, &a.delimiter, &a.label_column, &a.missing,
                  "csv: the label column, by header name or 0-based position (-1: the last), or "
                  "none (every column a feature; predict only) [default: the model's training "
                  "data's, else the first]");
@@ -81,6 +82,7 @@ LoadOptions DataOptions(const ApplyArgs& a, const LoadedModel& loaded) {
     options.hashing = *loaded.reading.hashing;
   }
   options.header = a.header;
+  options.missing = a.missing;
   options.delimiter = a.delimiter;
   options.label_column =
       a.label_column_given ? a.label_column : loaded.reading.csv_label_column.value_or("");

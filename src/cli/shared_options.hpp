@@ -23,7 +23,7 @@ inline void ZeroBasedOption(OptionParser& p, ZeroBased* zero_based, const std::s
 
 // --header auto|yes|no, --delimiter and --label-column NAME|INDEX (CSV text).
 inline void CsvReadOptions(OptionParser& p, CsvHeader* header, char* delimiter,
-                           std::string* label_column,
+                           std::string* label_column, CsvMissing* missing,
                            const std::string& label_help =
                                "csv: the label column, by header name or 0-based position (-1: "
                                "the last) [default: the first]") {
@@ -33,6 +33,8 @@ inline void CsvReadOptions(OptionParser& p, CsvHeader* header, char* delimiter,
               "csv: between the fields (auto: the most frequent of comma, tab and semicolon on "
               "the first line)");
   p.String("label-column", label_column, "NAME|INDEX", label_help);
+  p.Choice<CsvMissing>("missing", missing, kCsvMissings,
+                       "csv: a missing feature value (an empty field, NA, N/A, ?, NaN, null, None)");
 }
 
 }  // namespace parsgd::cli

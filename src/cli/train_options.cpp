@@ -22,7 +22,7 @@ void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required) {
   ZeroBasedOption(p, &a.zero_based,
                   "libsvm: whether feature indices start at 0 (auto: when an index 0 appears in "
                   "the training data; test data follows the training data's decision)");
-  CsvReadOptions(p, &a.header, &a.delimiter, &a.label_column);
+  CsvReadOptions(p, &a.header, &a.delimiter, &a.label_column, &a.missing);
   p.Int("hash-bits", &a.hash_bits,
         "fasttext, vw: the words are hashed into 2^B features (B bits of MurmurHash3, signed)", 1,
         static_cast<int>(kMaxHashBits));
@@ -109,6 +109,7 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
   options.header = a.header;
   options.delimiter = a.delimiter;
   options.label_column = a.label_column;
+  options.missing = a.missing;
   options.hashing = RunHashing(a);
   if (train != nullptr) {
     options.zero_based = RunZeroBased(a, *train);
@@ -138,14 +139,15 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
 }
 
 void RefuseIgnoredDataOptions(const OptionParser& p, const RunArgs& a) {
-  const bool csv_flags = p.Given("header") || p.Given("delimiter") || p.Given("label-column");
+  const bool csv_flags = p.Given("header") || p.Given("delimiter") || p.Given("label-column") ||
+                         p.Given("missing");
   const bool hash_flags = p.Given("hash-bits") || p.Given("ngrams") || p.Given("char-ngrams") ||
                           p.Given("interactions");
   if (!csv_flags && !hash_flags && !p.Given("zero-based")) return;
   const DataFormat format = a.format == DataFormat::kAuto ? DetectDataFormat(a.train) : a.format;
   if (format == DataFormat::kAuto) return;  // standard input: its format is known once read
   const char* name = NameOf<DataFormat>(kDataFormats, format);
-  for (const char* flag : {"header", "delimiter", "label-column"}) {
+  for (const char* flag : {"header", "delimiter", "label-column", "missing"}) {
     if (p.Given(flag) && format != DataFormat::kCsv) {
       throw UsageError(fmt::format("--{} would be ignored: it reads CSV text; {} is {}", flag,
                                    a.train, name));

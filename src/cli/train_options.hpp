@@ -24,6 +24,7 @@ struct RunArgs {
   CsvHeader header = CsvHeader::kAuto;
   char delimiter = 0;
   std::string label_column;
+  CsvMissing missing = CsvMissing::kError;
   // fastText and VW text: --hash-bits; fastText: --ngrams, --char-ngrams (as given: "MIN,MAX" or
   // empty); VW: --interactions.
   int hash_bits = static_cast<int>(TextHashing{}.bits);

@@ -127,7 +127,10 @@ std::vector<RawField> SplitFields(std::string_view line, char delimiter) {
 std::vector<uint64_t> TextFields(const std::vector<RawField>& fields) {
   std::vector<uint64_t> text;
   for (uint64_t f = 0; f < fields.size(); ++f) {
-    if (fields[f].quoted || !IsNumber(fields[f].text)) text.push_back(f);
+    // A missing value stands where a number would: it makes no header.
+    if (fields[f].quoted || !(IsNumber(fields[f].text) || IsMissingValue(fields[f].text))) {
+      text.push_back(f);
+    }
   }
   return text;
 }
@@ -275,7 +278,7 @@ Dataset Parse(std::string_view text, const std::string& name, const CsvOptions& 
   if (is == FirstLineIs::kData) names.clear();  // a row, not names
   const RowShape shape{
       fields, LabelColumn(options.label_column, names, fields, name, options.label_column_note),
-      delimiter};
+      delimiter, options.missing};
   auto parse = [&](std::string_view part, uint64_t chunk_bytes) {
     return data_internal::ParseChunks(
         part, chunk_bytes,

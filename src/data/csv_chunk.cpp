@@ -108,6 +108,11 @@ bool ParseLabel(const LineContext& cx, const char*& p, const char* end) {
   if (q != end && *q != cx.shape.delimiter) {
     return cx.Fail(q, cx.Field(cx.shape.label) + ": text after the closing quote");
   }
+  if (*p != '"' && IsMissingValue(text)) {
+    return cx.Fail(p, cx.Field(cx.shape.label) + ": " + Quote(p, end, cx.shape.delimiter) +
+                          " is a missing label: a row needs its label (quote a class of that "
+                          "name)");
+  }
   float value = 0;
   const char* text_end = text.data() + text.size();
   const bool number = *p != '"' && data_internal::ParseFloat(text.data(), text_end, &value) == text_end;
@@ -140,10 +145,26 @@ bool ParseLabel(const LineContext& cx, const char*& p, const char* end) {
 bool ParseField(const LineContext& cx, uint64_t f, const char*& p, const char* end) {
   const char* field = p;
   p = SkipBlanks(p, end, cx.shape.delimiter);
-  if (p == end || *p == cx.shape.delimiter) {
-    return cx.Fail(field, cx.Field(f) + " is empty: expected a number");
+  if (f == cx.shape.label) {
+    if (p == end || *p == cx.shape.delimiter) {
+      return cx.Fail(field, cx.Field(f) + " is empty: expected a number or a class name");
+    }
+    return ParseLabel(cx, p, end);
   }
-  if (f == cx.shape.label) return ParseLabel(cx, p, end);
+  {
+    const char* e = std::find(p, end, cx.shape.delimiter);
+    const char* after = e;
+    while (e > p && IsBlank(e[-1], cx.shape.delimiter)) --e;
+    if (IsMissingValue(std::string_view(p, static_cast<std::size_t>(e - p)))) {
+      if (cx.shape.missing == CsvMissing::kZero) {
+        p = after;
+        return true;
+      }
+      return cx.Fail(p == e ? field : p,
+                     cx.Field(f) + (p == e ? " is empty" : ": " + Quote(p, end, cx.shape.delimiter)) +
+                         ": a missing value (--missing zero reads missing values as 0)");
+    }
+  }
   float value = 0;
   const char* q = data_internal::ParseFloat(p, end, &value);
   if (q != nullptr) q = SkipBlanks(q, end, cx.shape.delimiter);

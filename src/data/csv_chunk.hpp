@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "parsgd/data/csv.hpp"
 #include "text_chunks.hpp"
 
 namespace parsgd::csv_internal {
@@ -13,6 +14,7 @@ struct RowShape {
   uint64_t fields;  // fields per line (at least 1)
   uint64_t label;   // the label's field, 0-based; `fields`: none (every label 0)
   char delimiter;   // between the fields: ',', '\t' or ';' (DetectDelimiter), or the user's
+  CsvMissing missing = CsvMissing::kError;  // a missing feature value: an error, or 0
 };
 
 // Parses `text` (whole lines; the last may lack '\n') into `chunk`: per line the label and the

@@ -157,7 +157,8 @@ CsvOptions CsvOptionsOf(const LoadOptions& options) {
   return {.header = options.header,
           .delimiter = options.delimiter,
           .label_column = options.label_column,
-          .label_column_note = options.label_column_note};
+          .label_column_note = options.label_column_note,
+          .missing = options.missing};
 }
 
 // `text` (the whole of a stream or an inflated file) parsed as `format`, a text format.

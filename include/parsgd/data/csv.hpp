@@ -11,8 +11,9 @@
 //     quoted ("a,b", with "" for a quote inside).
 //   - every row has as many fields as the first line; each feature field is a number (as in
 //     LIBSVM text: finite, a leading '+' allowed), with spaces (and tabs, where they do not
-//     separate the fields) around it allowed. An empty field is an error: there are no missing
-//     values.
+//     separate the fields) around it allowed, or a missing value (an empty field, NA, N/A, ?,
+//     NaN, nan, null, NULL, None): an error naming it, or 0 (not stored) under CsvMissing::kZero.
+//     A missing label (unquoted: a quoted "NA" is a class name) is always an error.
 //   - one column is the label (CsvOptions::label_column; the first by default): numbers, or class
 //     names where any label is not a number (Dataset::class_names, sorted; quoted like names);
 //     the others are the features, numbered from 0 in file order with the label column left out.
@@ -33,6 +34,17 @@ namespace parsgd {
 
 enum class CsvHeader { kAuto, kYes, kNo };
 
+// What a missing feature value is (see the format above): an error, or 0.
+enum class CsvMissing { kError, kZero };
+
+// Whether a field's text (trimmed, unquoted) is a missing value.
+inline bool IsMissingValue(std::string_view text) {
+  for (std::string_view word : {"", "NA", "N/A", "?", "NaN", "nan", "null", "NULL", "None"}) {
+    if (text == word) return true;
+  }
+  return false;
+}
+
 // The longest class name a label may be (a model file records each).
 inline constexpr std::size_t kMaxClassNameBytes = 4096;
 
@@ -52,6 +64,7 @@ struct CsvOptions {
   // Added to the message when the label column is not in the file (for example where the column
   // came from: a model's record).
   std::string label_column_note = {};
+  CsvMissing missing = CsvMissing::kError;
   // Size of the pieces the text is cut into for parallel parsing, as LibsvmOptions::chunk_bytes
   // (0 picks one from the text size; the result never depends on it).
   uint64_t chunk_bytes = 0;

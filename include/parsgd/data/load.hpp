@@ -39,6 +39,11 @@ inline constexpr Named<ZeroBased> kZeroBasedSettings[] = {
     {ZeroBased::kNo, "no", "indices start at 1 (LIBSVM's convention)"},
 };
 
+inline constexpr Named<CsvMissing> kCsvMissings[] = {
+    {CsvMissing::kError, "error", "a missing value is an error naming its place"},
+    {CsvMissing::kZero, "zero", "a missing value is 0 (the feature absent from the row)"},
+};
+
 inline constexpr Named<CsvHeader> kCsvHeaders[] = {
     {CsvHeader::kAuto, "auto", "a header if the first line has a field that is not a number"},
     {CsvHeader::kYes, "yes", "the first line names the columns"},
@@ -62,7 +67,7 @@ struct LoadOptions {
   // LIBSVM text: see LibsvmOptions (zero_based, zero_based_note).
   ZeroBased zero_based = ZeroBased::kAuto;
   std::string zero_based_note = {};
-  // CSV text: see CsvOptions (header, delimiter, label_column, label_column_note).
+  // CSV text: see CsvOptions (header, delimiter, label_column, label_column_note, missing).
   // Data to predict, whose labels are not needed. IDX: images whose labels file is not found are
   // read with every label 0. fastText and VW text: see their options' labels_optional.
   bool labels_optional = false;
@@ -73,6 +78,7 @@ struct LoadOptions {
   char delimiter = 0;
   std::string label_column = {};
   std::string label_column_note = {};
+  CsvMissing missing = CsvMissing::kError;
 };
 
 // The format `path` holds, read from its first bytes (after gunzip where it is compressed): the
