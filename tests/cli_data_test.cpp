@@ -277,6 +277,24 @@ TEST_F(CliData, CsvPredictTakesTheModelsLabelColumnAndUnlabelledFiles) {
   EXPECT_TRUE(Contains(train_none.output, "need the labels")) << train_none.output;
 }
 
+// A weight column is read (not a feature): weights other than 1 are refused by training rather
+// than ignored; weights of 1 train, and predict leaves the column out when told.
+TEST_F(CliData, AWeightColumnIsNotAFeatureAndWeightsAreNotIgnored) {
+  const std::string ones = dir_.Write("ones.csv", "y,w,a\n1,1,0.5\n0,1,-0.5\n1,1,0.7\n0,1,-0.1\n");
+  const std::string model = dir_.File("m.bin");
+  const auto r = RunCli("train --train " + ones + " --weight-column w --epochs 2 --quiet --save " +
+                        model);
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto p = RunCli("predict " + model + " " + ones + " --weight-column w");
+  ASSERT_EQ(p.status, 0) << p.output;
+  EXPECT_EQ(Lines(p.output).size(), 4u);
+  EXPECT_EQ(RunCli("predict " + model + " " + ones).status, 1);  // w read as a feature: 2 columns
+  const std::string heavy = dir_.Write("heavy.csv", "y,w,a\n1,3,0.5\n0,1,-0.5\n");
+  const auto refused = RunCli("train --train " + heavy + " --weight-column w");
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_TRUE(Contains(refused.output, ": 1 rows have a weight other than 1")) << refused.output;
+}
+
 TEST_F(CliData, CsvWithoutAHeaderAndItsErrors) {
   const std::string txt = dir_.Write("plain.txt", "1,0.5,0\n0,0,0.5\n1,0.7,0.1\n0,0.1,0.9\n");
   const auto r = RunCli("train --train " + txt + " --format csv --epochs 2 --quiet");

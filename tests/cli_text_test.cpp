@@ -115,7 +115,7 @@ TEST_F(CliText, VwTextTrainsWithInteractionsAndPredictsWithTheModelsHashing) {
   const std::string weighted = dir_.Write("w.vw", "1 2 |u a\n-1 |u b\n1 0.5 |u a\n");
   const auto refused = RunCli("train --train " + weighted);
   EXPECT_EQ(refused.status, 1);
-  EXPECT_TRUE(Contains(refused.output, weighted + ": 2 rows have an importance other than 1"))
+  EXPECT_TRUE(Contains(refused.output, weighted + ": 2 rows have a weight other than 1"))
       << refused.output;
   EXPECT_EQ(RunCli("train --train " + train_path + " --test " + weighted + " --quiet").status, 0);
   // --interactions reads VW text only; --ngrams fastText's.

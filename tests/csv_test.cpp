@@ -207,6 +207,29 @@ TEST(Csv, MissingValuesAreZeroWhenAskedAndNeverMakeAHeader) {
   ExpectDataError([] { ParseCsv("1,NA,2\n0,1,2\n", "t"); }, "t", 1, 3, "field 2: 'NA'");
 }
 
+// A weight column: each row's weight, not a feature; by name or position, never the label's.
+TEST(Csv, AWeightColumnIsReadAsRowWeightsNotFeatures) {
+  const Dataset d = ParseCsv("y,w,a,b\n1,2,0.5,0\n0,0.5,0,3\n", "t", {.weight_column = "w"});
+  ExpectSameData(d, testing::MakeDataset({{{0, 0.5f}}, {{1, 3.f}}}, {1.f, 0.f}, 2));
+  ASSERT_EQ(d.weights().size(), 2u);
+  EXPECT_EQ(d.weights()[0], 2.f);
+  EXPECT_EQ(d.weights()[1], 0.5f);
+  // By position from the end; weights of 1 everywhere are no weights.
+  const Dataset ones = ParseCsv("a,b,y,w\n1,2,1,1\n3,0,0,1\n", "t",
+                                {.label_column = "-2", .weight_column = "-1"});
+  ExpectSameData(ones, testing::MakeDataset({{{0, 1.f}, {1, 2.f}}, {{0, 3.f}}}, {1.f, 0.f}, 2));
+  EXPECT_TRUE(ones.weights().empty());
+  testing::ExpectError([] { ParseCsv("y,a\n1,2\n", "t", {.weight_column = "y"}); },
+                       {"weight column 'y' is the label column"});
+  testing::ExpectError([] { ParseCsv("y,a\n1,2\n", "t", {.weight_column = "z"}); },
+                       {"weight column 'z' is not in the header"});
+  ExpectDataError([] { ParseCsv("y,w\n1,-1\n", "t", {.weight_column = "w"}); }, "t", 2, 3,
+                  "weight field 2: '-1': a row weighs 0 or more");
+  ExpectDataError([] { ParseCsv("y,w\n1,NA\n", "t", {.missing = CsvMissing::kZero,
+                                                    .weight_column = "w"}); },
+                  "t", 2, 3, "weight field 2: a missing weight");
+}
+
 TEST(Csv, EmptyHeaderOnlyAndUnterminatedNamesAreErrors) {
   ExpectDataError([] { ParseCsv("", "e"); }, "e", 0, 0, "empty file");
   ExpectDataError([] { ParseCsv("\n \n", "e"); }, "e", 0, 0, "empty file");

@@ -65,7 +65,8 @@ int Convert(std::span<const std::string> args) {
   ZeroBasedOption(p, &load.zero_based,
                   "libsvm: whether feature indices start at 0 (auto: when an index 0 appears); the "
                   "cache records the decision");
-  CsvReadOptions(p, &load.header, &load.delimiter, &load.label_column, &load.missing);
+  CsvReadOptions(p, &load.header, &load.delimiter, &load.label_column, &load.missing,
+                 &load.weight_column);
   ThreadsOption(p, &threads);
   if (!p.Parse(args)) {
     std::printf("%s", p.Help().c_str());

@@ -42,6 +42,7 @@ struct ApplyArgs {
   char delimiter = 0;
   std::string label_column;
   CsvMissing missing = CsvMissing::kError;
+  std::string weight_column;
   bool label_column_given = false;  // else the model's record (DataReading::csv_label_column)
   int threads = 0;
 };
@@ -52,7 +53,7 @@ void Declare(OptionParser& p, ApplyArgs& a) {
   FormatOption(p, &a.format);
   p.Choice<ZeroBasedChoice>("zero-based", &a.zero_based, kZeroBasedChoices,
                             "libsvm: whether feature indices start at 0");
-  CsvReadOptions(p, &a.header, &a.delimiter, &a.label_column, &a.missing,
+  CsvReadOptions(p, &a.header, &a.delimiter, &a.label_column, &a.missing, &a.weight_column,
                  "csv: the label column, by header name or 0-based position (-1: the last), or "
                  "none (every column a feature; predict only) [default: the model's training "
                  "data's, else the first]");
@@ -83,6 +84,7 @@ LoadOptions DataOptions(const ApplyArgs& a, const LoadedModel& loaded) {
   }
   options.header = a.header;
   options.missing = a.missing;
+  options.weight_column = a.weight_column;
   options.delimiter = a.delimiter;
   options.label_column =
       a.label_column_given ? a.label_column : loaded.reading.csv_label_column.value_or("");

@@ -24,6 +24,7 @@ inline void ZeroBasedOption(OptionParser& p, ZeroBased* zero_based, const std::s
 // --header auto|yes|no, --delimiter and --label-column NAME|INDEX (CSV text).
 inline void CsvReadOptions(OptionParser& p, CsvHeader* header, char* delimiter,
                            std::string* label_column, CsvMissing* missing,
+                           std::string* weight_column,
                            const std::string& label_help =
                                "csv: the label column, by header name or 0-based position (-1: "
                                "the last) [default: the first]") {
@@ -33,6 +34,9 @@ inline void CsvReadOptions(OptionParser& p, CsvHeader* header, char* delimiter,
               "csv: between the fields (auto: the most frequent of comma, tab and semicolon on "
               "the first line)");
   p.String("label-column", label_column, "NAME|INDEX", label_help);
+  p.String("weight-column", weight_column, "NAME|INDEX",
+           "csv: a column of row weights (numbers >= 0), by header name or 0-based position; not "
+           "a feature [default: none]");
   p.Choice<CsvMissing>("missing", missing, kCsvMissings,
                        "csv: a missing feature value (an empty field, NA, N/A, ?, NaN, null, None)");
 }

@@ -22,7 +22,7 @@ void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required) {
   ZeroBasedOption(p, &a.zero_based,
                   "libsvm: whether feature indices start at 0 (auto: when an index 0 appears in "
                   "the training data; test data follows the training data's decision)");
-  CsvReadOptions(p, &a.header, &a.delimiter, &a.label_column, &a.missing);
+  CsvReadOptions(p, &a.header, &a.delimiter, &a.label_column, &a.missing, &a.weight_column);
   p.Int("hash-bits", &a.hash_bits,
         "fasttext, vw: the words are hashed into 2^B features (B bits of MurmurHash3, signed)", 1,
         static_cast<int>(kMaxHashBits));
@@ -85,7 +85,9 @@ DataReading RunReading(const RunArgs& a, const Dataset& train) {
     // list of files is not: its columns are the features the data had (more only where
     // --features said so).
     const bool file = a.train != "-" && !IsGzipFile(a.train) && !IsSeveralFiles(a.train);
-    reading.csv_feature_columns = file ? CsvColumns(a.train, a.delimiter) - 1 : train.features();
+    reading.csv_feature_columns = file ? CsvColumns(a.train, a.delimiter) - 1 -
+                                             (a.weight_column.empty() ? 0 : 1)
+                                       : train.features();
   }
   reading.hashing = train.hashing();
   return reading;
@@ -110,6 +112,7 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
   options.delimiter = a.delimiter;
   options.label_column = a.label_column;
   options.missing = a.missing;
+  options.weight_column = a.weight_column;
   options.hashing = RunHashing(a);
   if (train != nullptr) {
     options.zero_based = RunZeroBased(a, *train);
@@ -131,8 +134,9 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
     uint64_t weighted = 0;
     for (uint64_t i = 0; i < data.rows(); ++i) weighted += data.weights()[i] != 1.f;
     throw Error(fmt::format(
-        "{}: {} rows have an importance other than 1 (VW's example weight): training does not "
-        "weigh rows yet; give those rows importance 1 (or none) to train on them unweighted",
+        "{}: {} rows have a weight other than 1 (VW's importance, a CSV weight column): training "
+        "does not weigh rows yet; give those rows weight 1 (or none) to train on them "
+        "unweighted",
         data.source(), weighted));
   }
   return data;
@@ -140,14 +144,14 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
 
 void RefuseIgnoredDataOptions(const OptionParser& p, const RunArgs& a) {
   const bool csv_flags = p.Given("header") || p.Given("delimiter") || p.Given("label-column") ||
-                         p.Given("missing");
+                         p.Given("missing") || p.Given("weight-column");
   const bool hash_flags = p.Given("hash-bits") || p.Given("ngrams") || p.Given("char-ngrams") ||
                           p.Given("interactions");
   if (!csv_flags && !hash_flags && !p.Given("zero-based")) return;
   const DataFormat format = a.format == DataFormat::kAuto ? DetectDataFormat(a.train) : a.format;
   if (format == DataFormat::kAuto) return;  // standard input: its format is known once read
   const char* name = NameOf<DataFormat>(kDataFormats, format);
-  for (const char* flag : {"header", "delimiter", "label-column", "missing"}) {
+  for (const char* flag : {"header", "delimiter", "label-column", "missing", "weight-column"}) {
     if (p.Given(flag) && format != DataFormat::kCsv) {
       throw UsageError(fmt::format("--{} would be ignored: it reads CSV text; {} is {}", flag,
                                    a.train, name));

@@ -25,6 +25,7 @@ struct RunArgs {
   char delimiter = 0;
   std::string label_column;
   CsvMissing missing = CsvMissing::kError;
+  std::string weight_column;
   // fastText and VW text: --hash-bits; fastText: --ngrams, --char-ngrams (as given: "MIN,MAX" or
   // empty); VW: --interactions.
   int hash_bits = static_cast<int>(TextHashing{}.bits);

@@ -198,12 +198,12 @@ FirstLineIs ClassifyFirstLine(std::string_view line, char delimiter, const CsvOp
              : FirstLineIs::kHeader;
 }
 
-// The label column's 0-based position among `fields` columns (`fields`: none).
-uint64_t LabelColumn(const std::string& column, const std::vector<std::string>& names,
-                     uint64_t fields, const std::string& name, const std::string& note) {
+// The 0-based position of the column `column` (a header name or a position) among `fields`
+// columns; `what` names it in messages ("label column").
+uint64_t ColumnPosition(const char* what, const std::string& column,
+                        const std::vector<std::string>& names, uint64_t fields,
+                        const std::string& name, const std::string& note) {
   const std::string why = note.empty() ? "" : " (" + note + ")";
-  if (column.empty()) return 0;
-  if (column == kNoLabelColumn) return fields;
   long long position = 0;
   const char* end = column.data() + column.size();
   if (auto [ptr, ec] = std::from_chars(column.data(), end, position);
@@ -211,23 +211,23 @@ uint64_t LabelColumn(const std::string& column, const std::vector<std::string>& 
     const long long from_end = position < 0 ? static_cast<long long>(fields) + position : position;
     if (from_end < 0 || from_end >= static_cast<long long>(fields)) {
       throw Error(
-          fmt::format("{}: label column {}: the file has {} columns (0 to {}, or -1 to -{} "
+          fmt::format("{}: {} {}: the file has {} columns (0 to {}, or -1 to -{} "
                       "from the end){}",
-                      name, column, fields, fields - 1, fields, why));
+                      name, what, column, fields, fields - 1, fields, why));
     }
     return static_cast<uint64_t>(from_end);
   }
   if (names.empty()) {
     throw Error(
-        fmt::format("{}: label column '{}' is a name, but the file has no header line (its "
+        fmt::format("{}: {} '{}' is a name, but the file has no header line (its "
                     "first line is all numbers): give the column's 0-based position{}",
-                    name, column, why));
+                    name, what, column, why));
   }
   std::optional<uint64_t> found;
   for (uint64_t i = 0; i < names.size(); ++i) {
     if (names[i] != column) continue;
     if (found) {
-      throw Error(fmt::format("{}: label column '{}' appears twice in the header", name, column));
+      throw Error(fmt::format("{}: {} '{}' appears twice in the header", name, what, column));
     }
     found = i;
   }
@@ -237,10 +237,30 @@ uint64_t LabelColumn(const std::string& column, const std::vector<std::string>& 
       list.append(i ? ", '" : "'").append(names[i]).append("'");
     }
     if (names.size() > 20) list += fmt::format(", ... ({} in all)", names.size());
-    throw Error(fmt::format("{}: label column '{}' is not in the header; its columns are {}{}",
-                            name, column, list, why));
+    throw Error(fmt::format("{}: {} '{}' is not in the header; its columns are {}{}", name,
+                            what, column, list, why));
   }
   return *found;
+}
+
+// The label column's 0-based position among `fields` columns (`fields`: none).
+uint64_t LabelColumn(const std::string& column, const std::vector<std::string>& names,
+                     uint64_t fields, const std::string& name, const std::string& note) {
+  if (column.empty()) return 0;
+  if (column == kNoLabelColumn) return fields;
+  return ColumnPosition("label column", column, names, fields, name, note);
+}
+
+// The weight column's position (kNoColumn: none), another than the label's.
+uint64_t WeightColumn(const std::string& column, uint64_t label,
+                      const std::vector<std::string>& names, uint64_t fields,
+                      const std::string& name) {
+  if (column.empty()) return csv_internal::kNoColumn;
+  const uint64_t at = ColumnPosition("weight column", column, names, fields, name, "");
+  if (at == label) {
+    throw Error(fmt::format("{}: weight column '{}' is the label column", name, column));
+  }
+  return at;
 }
 
 // Whether the label of `first` (a one-row chunk: a text, or a number) is a label of any row of
@@ -276,9 +296,10 @@ Dataset Parse(std::string_view text, const std::string& name, const CsvOptions& 
   std::vector<std::string> names = SplitNames(line, delimiter, name, first->line);
   const uint64_t fields = names.size();
   if (is == FirstLineIs::kData) names.clear();  // a row, not names
-  const RowShape shape{
-      fields, LabelColumn(options.label_column, names, fields, name, options.label_column_note),
-      delimiter, options.missing};
+  const uint64_t label =
+      LabelColumn(options.label_column, names, fields, name, options.label_column_note);
+  const RowShape shape{fields, label, delimiter, options.missing,
+                       WeightColumn(options.weight_column, label, names, fields, name)};
   auto parse = [&](std::string_view part, uint64_t chunk_bytes) {
     return data_internal::ParseChunks(
         part, chunk_bytes,
@@ -315,7 +336,8 @@ Dataset Parse(std::string_view text, const std::string& name, const CsvOptions& 
   } catch (const Error& e) {
     throw DataError(name, 0, 0, e.what());
   }
-  const uint64_t features = shape.label == fields ? fields : fields - 1;
+  const uint64_t features = fields - (shape.label == fields ? 0 : 1) -
+                            (shape.weight == csv_internal::kNoColumn ? 0 : 1);
   Dataset data =
       data_internal::Assemble(std::move(chunks), features, name, 0, ZeroBased::kAuto);
   if (classes.empty()) return data;

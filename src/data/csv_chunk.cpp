@@ -64,7 +64,8 @@ struct LineContext {
     return false;
   }
   std::string Field(uint64_t f) const {
-    return std::string(f == shape.label ? "label field " : "field ") + std::to_string(f + 1);
+    return std::string(f == shape.label ? "label field " : f == shape.weight ? "weight field " : "field ") +
+           std::to_string(f + 1);
   }
 };
 
@@ -151,10 +152,14 @@ bool ParseField(const LineContext& cx, uint64_t f, const char*& p, const char* e
     }
     return ParseLabel(cx, p, end);
   }
+  const bool weight = f == cx.shape.weight;
   {
     const char* e = std::find(p, end, cx.shape.delimiter);
     const char* after = e;
     while (e > p && IsBlank(e[-1], cx.shape.delimiter)) --e;
+    if (weight && IsMissingValue(std::string_view(p, static_cast<std::size_t>(e - p)))) {
+      return cx.Fail(p == e ? field : p, cx.Field(f) + ": a missing weight: a row weighs 0 or more");
+    }
     if (IsMissingValue(std::string_view(p, static_cast<std::size_t>(e - p)))) {
       if (cx.shape.missing == CsvMissing::kZero) {
         p = after;
@@ -176,8 +181,16 @@ bool ParseField(const LineContext& cx, uint64_t f, const char*& p, const char* e
                    cx.Field(f) + ": " + Quote(p, end, cx.shape.delimiter) + " is not finite: expected a finite number");
   }
   Chunk& chunk = *cx.chunk;
-  if (value != 0) {
-    chunk.indices.push_back(static_cast<uint32_t>(f < cx.shape.label ? f : f - 1));
+  if (weight) {
+    if (value < 0) {
+      return cx.Fail(p, cx.Field(f) + ": " + Quote(p, end, cx.shape.delimiter) +
+                            ": a row weighs 0 or more");
+    }
+    chunk.weights.push_back(value);
+  } else if (value != 0) {
+    // The feature's index: the label and weight columns left out.
+    chunk.indices.push_back(
+        static_cast<uint32_t>(f - (f > cx.shape.label ? 1 : 0) - (f > cx.shape.weight ? 1 : 0)));
     chunk.values.push_back(value);
   }
   p = q;

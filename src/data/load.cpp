@@ -158,7 +158,8 @@ CsvOptions CsvOptionsOf(const LoadOptions& options) {
           .delimiter = options.delimiter,
           .label_column = options.label_column,
           .label_column_note = options.label_column_note,
-          .missing = options.missing};
+          .missing = options.missing,
+          .weight_column = options.weight_column};
 }
 
 // `text` (the whole of a stream or an inflated file) parsed as `format`, a text format.

@@ -65,6 +65,9 @@ struct CsvOptions {
   // came from: a model's record).
   std::string label_column_note = {};
   CsvMissing missing = CsvMissing::kError;
+  // The weight column, by header name or 0-based position as label_column (empty: none): each
+  // row's weight, a number >= 0 (Dataset::weights), not a feature.
+  std::string weight_column = {};
   // Size of the pieces the text is cut into for parallel parsing, as LibsvmOptions::chunk_bytes
   // (0 picks one from the text size; the result never depends on it).
   uint64_t chunk_bytes = 0;

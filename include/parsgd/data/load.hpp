@@ -67,7 +67,8 @@ struct LoadOptions {
   // LIBSVM text: see LibsvmOptions (zero_based, zero_based_note).
   ZeroBased zero_based = ZeroBased::kAuto;
   std::string zero_based_note = {};
-  // CSV text: see CsvOptions (header, delimiter, label_column, label_column_note, missing).
+  // CSV text: see CsvOptions (header, delimiter, label_column, label_column_note, missing,
+  // weight_column).
   // Data to predict, whose labels are not needed. IDX: images whose labels file is not found are
   // read with every label 0. fastText and VW text: see their options' labels_optional.
   bool labels_optional = false;
@@ -79,6 +80,7 @@ struct LoadOptions {
   std::string label_column = {};
   std::string label_column_note = {};
   CsvMissing missing = CsvMissing::kError;
+  std::string weight_column = {};
 };
 
 // The format `path` holds, read from its first bytes (after gunzip where it is compressed): the
