@@ -279,6 +279,27 @@ TEST_F(CliData, CsvPredictTakesTheModelsLabelColumnAndUnlabelledFiles) {
 
 // A weight column is read (not a feature): weights other than 1 are refused by training rather
 // than ignored; weights of 1 train, and predict leaves the column out when told.
+// Data of another width: a CSV test file is refused (its columns are the features by position);
+// LIBSVM features past the model are read as 0, as LIBLINEAR does, and eval says how many.
+TEST_F(CliData, DataWiderThanTheModelIsRefusedOrCounted) {
+  const std::string two = dir_.Write("two.csv", "y,a,b\n1,1,0\n0,0,1\n1,1,0\n0,0,1\n");
+  const std::string three = dir_.Write("three.csv", "y,a,b,c\n1,1,0,5\n0,0,1,5\n");
+  const auto wide = RunCli("train --train " + two + " --test " + three + " --epochs 1");
+  EXPECT_EQ(wide.status, 1);
+  EXPECT_TRUE(Contains(wide.output, three + ": 3 feature columns, but the training data " + two +
+                                        " has 2"))
+      << wide.output;
+  const std::string narrow = dir_.Write("n.svm", "1 1:1\n-1 2:1\n");
+  const std::string more = dir_.Write("m.svm", "1 1:1 7:1 9:2\n-1 2:1\n1 1:1 8:1\n");
+  const std::string model = dir_.File("n.bin");
+  ASSERT_EQ(RunCli("train --train " + narrow + " --quiet --save " + model).status, 0);
+  const auto e = RunCli("eval " + model + " " + more);
+  ASSERT_EQ(e.status, 0) << e.output;
+  EXPECT_TRUE(Contains(e.output, "ignored 3 entries of features past the model's 2 (in 2 rows)"))
+      << e.output;
+  EXPECT_FALSE(Contains(RunCli("eval " + model + " " + narrow).output, "ignored"));
+}
+
 TEST_F(CliData, AWeightColumnIsNotAFeatureAndWeightsAreNotIgnored) {
   const std::string ones = dir_.Write("ones.csv", "y,w,a\n1,1,0.5\n0,1,-0.5\n1,1,0.7\n0,1,-0.1\n");
   const std::string model = dir_.File("m.bin");

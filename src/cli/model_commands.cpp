@@ -326,6 +326,22 @@ int Eval(std::span<const std::string> args) {
   std::printf("%s", fmt::format("rows {}  loss {:.6f}  accuracy {:.2f}%\n", e.rows, e.mean_loss,
                                 100 * e.accuracy)
                         .c_str());
+  // LIBSVM's rule, as LIBLINEAR's predict: features the model never saw count 0. Said, not silent.
+  const uint64_t features = ModelFeatures(loaded.model);
+  uint64_t entries = 0, rows = 0;
+  for (uint64_t i = 0; i < data.rows(); ++i) {
+    const SparseRow row = data.row(i);
+    const auto past = static_cast<uint64_t>(
+        row.index + row.nnz - std::lower_bound(row.index, row.index + row.nnz, features));
+    entries += past;
+    rows += past > 0;
+  }
+  if (entries > 0) {
+    std::printf("%s", fmt::format("ignored {} entries of features past the model's {} (in {} "
+                                  "rows), as a model reads features it never saw: as 0\n",
+                                  entries, features, rows)
+                          .c_str());
+  }
   return 0;
 }
 

@@ -128,6 +128,14 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
     data = ranks != nullptr && ranks->size() > 1 ? ResidentCopy(LoadShard(path, options, *ranks))
                                                  : ResidentCopy(LoadDataset(path, options));
   });
+  if (train != nullptr && data.features() != train->features() &&
+      FormatRead(path, a.format, data) == DataFormat::kCsv) {
+    // A CSV file's columns are the features by position: another count is another table.
+    throw DataError(path, 0, 0,
+                    fmt::format("{} feature columns, but the training data {} has {}: the test "
+                                "file's columns must be the training file's",
+                                data.features(), train->source(), train->features()));
+  }
   if (train == nullptr && !data.weights().empty()) {
     // Every rank holds its share of the rows (each with weights where any row of the file has):
     // the count is its own, the refusal every rank's. Test data's weights are not used.
