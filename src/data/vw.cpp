@@ -4,7 +4,6 @@
 
 #include <array>
 #include <cmath>
-#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -95,6 +94,13 @@ void AddInteractions(const Interactions& x, const std::array<std::vector<Feature
   }
 }
 
+// The first `c` in [p, e), or nullptr.
+const char* Find(const char* p, const char* e, char c) {
+  const std::string_view range(p, static_cast<std::size_t>(e - p));
+  const std::size_t at = range.find(c);
+  return at == std::string_view::npos ? nullptr : p + at;
+}
+
 // A finite number filling [p, e) exactly, or nullopt.
 std::optional<float> Number(const char* p, const char* e) {
   float v = 0;
@@ -114,7 +120,7 @@ void ParseChunk(std::string_view piece, const VwOptions& options, const Interact
                                 std::move(message)};
       return false;
     };
-    const char* bar = static_cast<const char*>(std::memchr(begin, '|', end - begin));
+    const char* bar = Find(begin, end, '|');
     const char* head_end = bar != nullptr ? bar : end;
     // The head: label, importance, tag.
     std::optional<float> label;
@@ -162,14 +168,14 @@ void ParseChunk(std::string_view piece, const VwOptions& options, const Interact
     // The namespaces.
     for (const char* p = bar; p < end;) {
       ++p;  // past the '|'
-      const char* next = static_cast<const char*>(std::memchr(p, '|', end - p));
+      const char* next = Find(p, end, '|');
       if (next == nullptr) next = end;
       std::string_view name;
       float scale = 1;
       if (p < next && !IsSpace(*p)) {
         const char* e = p;
         while (e < next && !IsSpace(*e)) ++e;
-        const char* colon = static_cast<const char*>(std::memchr(p, ':', e - p));
+        const char* colon = Find(p, e, ':');
         name = std::string_view(p, (colon != nullptr ? colon : e) - p);
         if (colon != nullptr) {
           const std::optional<float> s = Number(colon + 1, e);
@@ -188,7 +194,7 @@ void ParseChunk(std::string_view piece, const VwOptions& options, const Interact
         if (p == next) break;
         const char* e = p;
         while (e < next && !IsSpace(*e)) ++e;
-        const char* colon = static_cast<const char*>(std::memchr(p, ':', e - p));
+        const char* colon = Find(p, e, ':');
         const char* name_end = colon != nullptr ? colon : e;
         if (name_end == p) {
           return fail(p, fmt::format("{}: a feature has a name before its ':value'",
