@@ -50,21 +50,21 @@ die() { echo "equivalence.sh: $*" >&2; exit 1; }
 # ---------------------------------------------------------------------------------------------
 # --compare DIR_A DIR_B
 # ---------------------------------------------------------------------------------------------
-# A model file (io/model_file.hpp, version 3, 4 or 5) with its settings text as a sorted set of
+# A model file (io/model_file.hpp, version 3 to 6) with its settings text as a sorted set of
 # lines, without its checksum (which covers the text), its version field, version 4's class-name
-# count where it is 0 (a version 3 file has none) and version 5's hashed-text field where it is 0
-# (before it, none): the models compare equal when every byte of the model and every line of the
-# record of its settings are, in whatever order the lines are written, across the versions that
-# added class names and hashed text.
+# count where it is 0 (a version 3 file has none), version 5's hashed-text field where it is 0
+# (before it, none) and version 6's CSV record (before it, none): the models compare equal when
+# every byte of the model and every line of the record of its settings are, in whatever order the
+# lines are written, across the versions that added class names, hashed text and the CSV record.
 CANON='
 import struct, sys
 b = open(sys.argv[1], "rb").read()
 version = struct.unpack_from("<I", b, 8)[0]
-assert b[:8] == b"\x89PSGM\r\n\x1a" and version in (3, 4, 5), sys.argv[1]
+assert b[:8] == b"\x89PSGM\r\n\x1a" and version in (3, 4, 5, 6), sys.argv[1]
 kind = struct.unpack_from("<I", b, 12)[0]
 n = struct.unpack_from("<I", b, 20)[0]
 at = 24 + (n - 1 + 8 if n > 0 else 0)
-if version == 5:
+if version >= 5:
     hashed = struct.unpack_from("<I", b, at)[0]
     if hashed == 0:
         b = b[:at] + b[at + 4:]
@@ -72,6 +72,25 @@ if version == 5:
         at += 4 + 16
     else:
         at += 12 + struct.unpack_from("<I", b, at + 8)[0]
+if version >= 6:  # the CSV record, set aside whole
+    end = at + 4
+    if struct.unpack_from("<I", b, at)[0] == 1:
+        text = lambda p: p + 4 + struct.unpack_from("<I", b, p)[0]
+        end = text(end + 4)
+        bits = struct.unpack_from("<I", b, end)[0]
+        columns = struct.unpack_from("<Q", b, end + 4)[0]
+        end += 12
+        for _ in range(columns):
+            end = text(end)
+            categorical = struct.unpack_from("<I", b, end)[0]
+            end += 4
+            if categorical and bits == 0:
+                values = struct.unpack_from("<Q", b, end)[0]
+                end += 8
+                for _ in range(values):
+                    end = text(end)
+        end = text(end) + 4
+    b = b[:at] + b[end:]
 if kind == 4:
     count = struct.unpack_from("<I", b, at)[0]
     sizes = struct.unpack_from("<%dI" % count, b, at + 4)

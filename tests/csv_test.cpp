@@ -32,10 +32,11 @@ TEST(Csv, AFirstLineOfNumbersIsData) {
   // Told there is a header, the first line is one, numbers or not.
   ExpectSameData(ParseCsv("1,0.5,2\n0,0,1\n", "t", {.header = CsvHeader::kYes}),
                  testing::MakeDataset({{{1, 1.f}}}, {0.f}, 2));
-  // Told there is none, a line of names is a malformed row (its label a class name, its
-  // feature not a number).
-  ExpectDataError([] { ParseCsv("y,a\n1,2\n", "t", {.header = CsvHeader::kNo}); }, "t", 1, 3,
-                  "field 2: expected a number, found 'a'");
+  // Told there is none, a line of names is a row (its label a class name); with categorical
+  // columns off, its feature is not a number: malformed.
+  ExpectDataError(
+      [] { ParseCsv("y,a\n1,2\n", "t", {.header = CsvHeader::kNo, .categorical_auto = false}); },
+      "t", 1, 3, "field 2: expected a number, found 'a'");
 }
 
 TEST(Csv, BlankLinesCrlfSpacesQuotedNamesAndAByteOrderMarkAreAccepted) {
@@ -187,8 +188,9 @@ TEST(Csv, EveryMalformedFieldIsNamedByLineAndColumn) {
   };
   for (const BadCase& c : cases) {
     SCOPED_TRACE(c.text);
-    ExpectDataError([&] { ParseCsv(c.text, "bad.csv"); }, "bad.csv", c.line, c.column,
-                    c.fragment);
+    // Without categorical columns (text in a feature column a categorical value otherwise).
+    ExpectDataError([&] { ParseCsv(c.text, "bad.csv", {.categorical_auto = false}); }, "bad.csv",
+                    c.line, c.column, c.fragment);
   }
 }
 

@@ -112,7 +112,7 @@ TEST(ModelFile, RoundTripsAnMlp) {
   ExpectRefused(dir.Write("flipped.bin", flipped), "corrupted");
   ExpectRefused(dir.Write("short.bin", good.substr(0, good.size() - 3)), "truncated");
   std::string sizes = good;
-  sizes[37] = 1;  // one layer size (after the CSV label column "y", its width and no hashing)
+  sizes[41] = 1;  // one layer size (after the CSV label column "y", its width, no hashing, no CSV record)
   ExpectRefused(dir.Write("sizes.bin", sizes), "an MLP of 1 layer sizes");
 }
 
@@ -133,7 +133,7 @@ TEST(ModelFile, RefusesDamagedForeignAndTruncatedFiles) {
   ExpectRefused(dir.Write("head.bin", good.substr(0, 20)), "truncated");
   // A header that declares 2^40 features: refused by the size check, before any allocation.
   std::string huge = good;
-  huge[28 + 5] = 1;  // the feature count, after the (empty) CSV label column and no hashing
+  huge[32 + 5] = 1;  // the feature count, after the (empty) CSV label column, no hashing, no CSV record
   ExpectRefused(dir.Write("huge.bin", huge), "inconsistent shape");
   std::string column = good;
   column[20 + 1] = 0x20;  // a CSV label column of 8191 bytes
@@ -175,10 +175,11 @@ TEST(ModelFile, AbsurdShapesAreRefusedBeforeAllocating) {
   testing::TempDir dir;
   SaveModel(Example(), dir.File("m.bin"), "x=1\n");  // softmax, 5 features, 3 outputs
   const std::string good = testing::ReadFile(dir.File("m.bin"));
-  // After the index base (16), the CSV label column's length (20, 0: none) and the hashed-text
-  // field (24, 0: none); the class names' count (0: none) follows the 3 class labels.
-  constexpr std::size_t kFeaturesAt = 28, kOutputsAt = 36, kLabelsAt = 40, kNamesAt = 52,
-                        kSettingsAt = 56, kCountAt = 64;
+  // After the index base (16), the CSV label column's length (20, 0: none), the hashed-text
+  // field (24, 0: none) and the CSV record (28, 0: none); the class names' count (0: none)
+  // follows the 3 class labels.
+  constexpr std::size_t kFeaturesAt = 32, kOutputsAt = 40, kLabelsAt = 44, kNamesAt = 56,
+                        kSettingsAt = 60, kCountAt = 68;
 
   std::string wide = good;  // 2^32 features x 3 outputs, consistent: 3 (2^32 + 1) weights
   Put<uint64_t>(wide, uint64_t{1} << 32, kFeaturesAt);
@@ -239,11 +240,11 @@ void Rehash(std::string& file, std::size_t params_at) {
 
 TEST(ModelFile, RefusesClassLabelsOutOfOrderAndUnknownIndexBases) {
   testing::TempDir dir;
-  SaveModel(Example(), dir.File("m.bin"), "x=1\n");  // labels -2, 1, 7.5 at 36, 40, 44
+  SaveModel(Example(), dir.File("m.bin"), "x=1\n");  // labels -2, 1, 7.5 at 44, 48, 52
   const std::string good = testing::ReadFile(dir.File("m.bin"));
-  constexpr std::size_t kParamsAt = 72;
+  constexpr std::size_t kParamsAt = 76;
   std::string order = good;
-  Put<float>(order, 7.5f, 40);
+  Put<float>(order, 7.5f, 48);
   Rehash(order, kParamsAt);
   ExpectRefused(dir.Write("order.bin", order), "class labels are not in ascending order");
   std::string base = good;
@@ -292,11 +293,11 @@ TEST(ModelFile, HashedTextSettingsRoundTripAndVersion4FilesStillLoad) {
   const std::string hashed = testing::ReadFile(dir.File("h.bin"));
   std::string kind = hashed;
   Put<uint32_t>(kind, 3, 24);
-  Rehash(kind, 72 + 16);
+  Rehash(kind, 76 + 16);
   ExpectRefused(dir.Write("kind.bin", kind), "unknown hashed-text kind 3");
   std::string bits = hashed;
   Put<uint32_t>(bits, 40, 28);
-  Rehash(bits, 72 + 16);
+  Rehash(bits, 76 + 16);
   ExpectRefused(dir.Write("bits.bin", bits), "--hash-bits 40");
   // VW's: the bits and the interactions.
   const TextHashing vw{.bits = 20, .format = HashedText::kVw, .interactions = "ab,abc"};
@@ -308,14 +309,53 @@ TEST(ModelFile, HashedTextSettingsRoundTripAndVersion4FilesStillLoad) {
 
   SaveModel(Example(), dir.File("m.bin"), "x=1\n");
   std::string v4 = testing::ReadFile(dir.File("m.bin"));
-  v4.erase(24, 4);  // the hashed-text field
+  std::string v5 = v4;
+  v4.erase(24, 8);  // the hashed-text field and the CSV record
   Put<uint32_t>(v4, 4, 8);
   Rehash(v4, 68);
+  v5.erase(28, 4);  // the CSV record
+  Put<uint32_t>(v5, 5, 8);
+  Rehash(v5, 72);
+  const LoadedModel five = LoadModel(dir.Write("v5.bin", v5));
+  EXPECT_EQ(five.reading.csv_schema, nullptr);
+  EXPECT_EQ(std::get<LinearModel>(five.model).weights()[17], Example().weights()[17]);
   const LoadedModel old = LoadModel(dir.Write("v4.bin", v4));
   EXPECT_FALSE(old.reading.hashing.has_value());
   EXPECT_EQ(std::get<LinearModel>(old.model).labels().values,
             std::get<LinearModel>(LoadModel(dir.File("m.bin")).model).labels().values);
   EXPECT_EQ(std::get<LinearModel>(old.model).weights()[17], Example().weights()[17]);
+}
+
+// A CSV table's record (columns, categorical values, hashing, weight column, missing rule) comes
+// back as saved; damaged counts are refused before allocating.
+TEST(ModelFile, TheCsvRecordRoundTrips) {
+  testing::TempDir dir;
+  auto schema = std::make_shared<CsvSchema>();
+  schema->named = true;
+  schema->label_name = "class";
+  schema->columns = {{.name = "color", .categorical = true, .values = {"blue", "red"}},
+                     {.name = "x"}};
+  DataReading reading{.csv_label_column = "class", .csv_feature_columns = 2};
+  reading.csv_schema = schema;
+  reading.csv_weight_column = "w";
+  reading.csv_missing = CsvMissing::kZero;
+  SaveModel(Example(), dir.File("c.bin"), "x=1\n", reading);
+  const LoadedModel c = LoadModel(dir.File("c.bin"));
+  ASSERT_NE(c.reading.csv_schema, nullptr);
+  EXPECT_EQ(*c.reading.csv_schema, *schema);
+  EXPECT_EQ(c.reading.csv_weight_column, "w");
+  EXPECT_EQ(c.reading.csv_missing, CsvMissing::kZero);
+  EXPECT_EQ(std::get<LinearModel>(c.model).weights()[4], Example().weights()[4]);
+  schema->hash_bits = 12;  // hashed: no values recorded
+  schema->columns[0].values.clear();
+  SaveModel(Example(), dir.File("h.bin"), "x=1\n", reading);
+  EXPECT_EQ(*LoadModel(dir.File("h.bin")).reading.csv_schema, *schema);
+  // The column count, after the label column "class" (20: length 6, then 5 bytes and the 8-byte
+  // width), the hashed-text field, the record's kind, flags, label name and hash bits.
+  std::string columns = testing::ReadFile(dir.File("c.bin"));
+  const std::size_t at = 24 + 5 + 8 + 4 + 4 + 4 + 4 + 5 + 4;
+  Put<uint64_t>(columns, uint64_t{1} << 60, at);
+  ExpectRefused(dir.Write("columns.bin", columns), "columns in");
 }
 
 TEST(ModelFile, AFailedSaveLeavesTheOldFile) {

@@ -43,7 +43,8 @@ struct ApplyArgs {
   std::string label_column;
   CsvMissing missing = CsvMissing::kError;
   std::string weight_column;
-  bool label_column_given = false;  // else the model's record (DataReading::csv_label_column)
+  // Else the model's record (DataReading's csv_label_column, csv_weight_column, csv_missing).
+  bool label_column_given = false, weight_column_given = false, missing_given = false;
   int threads = 0;
 };
 
@@ -64,6 +65,8 @@ void Declare(OptionParser& p, ApplyArgs& a) {
 bool ParseApply(OptionParser& p, std::span<const std::string> args, ApplyArgs& a) {
   if (!p.Parse(args)) return false;
   a.label_column_given = p.Given("label-column");
+  a.weight_column_given = p.Given("weight-column");
+  a.missing_given = p.Given("missing");
   return true;
 }
 
@@ -83,8 +86,12 @@ LoadOptions DataOptions(const ApplyArgs& a, const LoadedModel& loaded) {
     options.hashing = *loaded.reading.hashing;
   }
   options.header = a.header;
-  options.missing = a.missing;
-  options.weight_column = a.weight_column;
+  options.missing = a.missing_given ? a.missing : loaded.reading.csv_missing;
+  options.weight_column = a.weight_column_given ? a.weight_column : loaded.reading.csv_weight_column;
+  options.weight_column_optional = !a.weight_column_given;
+  options.label_by_schema = !a.label_column_given;
+  options.csv_schema = loaded.reading.csv_schema;
+  options.csv_schema_source = "the model's training data";
   options.delimiter = a.delimiter;
   options.label_column =
       a.label_column_given ? a.label_column : loaded.reading.csv_label_column.value_or("");
@@ -137,7 +144,8 @@ uint64_t ModelFeatures(const Model& model) {
 // that merely lacks some features.
 void CheckCsvColumns(const ApplyArgs& a, const LoadOptions& options, const LoadedModel& loaded,
                      const Dataset& data) {
-  if (!IsCsv(a, data)) return;
+  // A model that records the table's columns read the file by them (and checked it).
+  if (loaded.reading.csv_schema || !IsCsv(a, data)) return;
   // The training file's columns where it was CSV text (the model may have more features, given
   // by --features), else the model's features.
   const uint64_t features = loaded.reading.csv_label_column ? loaded.reading.csv_feature_columns

@@ -8,6 +8,20 @@
 #include "shared_options.hpp"
 
 namespace parsgd::cli {
+namespace {
+
+// "a,b,c" -> a, b, c.
+std::vector<std::string> SplitList(const std::string& list) {
+  std::vector<std::string> items;
+  for (std::size_t at = 0;;) {
+    const std::size_t comma = list.find(',', at);
+    items.push_back(list.substr(at, comma - at));
+    if (comma == std::string::npos) return items;
+    at = comma + 1;
+  }
+}
+
+}  // namespace
 
 void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required) {
   p.String("train", &a.train, "PATH",
@@ -23,9 +37,14 @@ void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required) {
                   "libsvm: whether feature indices start at 0 (auto: when an index 0 appears in "
                   "the training data; test data follows the training data's decision)");
   CsvReadOptions(p, &a.header, &a.delimiter, &a.label_column, &a.missing, &a.weight_column);
+  p.String("categorical", &a.categorical, "auto|none|COLS",
+           "csv: categorical feature columns, one feature per value (auto: the columns with a "
+           "value that is not a number; COLS: these too, by header name or 0-based position, "
+           "comma-separated; none: text in a feature column is an error)");
   p.Int("hash-bits", &a.hash_bits,
-        "fasttext, vw: the words are hashed into 2^B features (B bits of MurmurHash3, signed)", 1,
-        static_cast<int>(kMaxHashBits));
+        "fasttext, vw: the words are hashed into 2^B features (B bits of MurmurHash3, signed; "
+        "auto: 16); csv: the categorical values are (auto: one feature per value)",
+        1, static_cast<int>(kMaxHashBits), 0);
   p.Int("ngrams", &a.ngrams,
         "fasttext: word n-grams of 1 to N words are features (fastText's -wordNgrams)", 1,
         static_cast<int>(kMaxWordNgrams));
@@ -39,7 +58,7 @@ void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required) {
 }
 
 TextHashing RunHashing(const RunArgs& a) {
-  TextHashing h{.bits = static_cast<uint32_t>(a.hash_bits),
+  TextHashing h{.bits = a.hash_bits == 0 ? TextHashing{}.bits : static_cast<uint32_t>(a.hash_bits),
                 .ngrams = static_cast<uint32_t>(a.ngrams),
                 .interactions = a.interactions};
   try {
@@ -81,13 +100,11 @@ DataReading RunReading(const RunArgs& a, const Dataset& train) {
   const DataFormat format = FormatRead(a.train, a.format, train);
   if (format == DataFormat::kCsv) {
     reading.csv_label_column = a.label_column;
-    // A file read again (without error: it was read before); a stream, a compressed file or a
-    // list of files is not: its columns are the features the data had (more only where
-    // --features said so).
-    const bool file = a.train != "-" && !IsGzipFile(a.train) && !IsSeveralFiles(a.train);
-    reading.csv_feature_columns = file ? CsvColumns(a.train, a.delimiter) - 1 -
-                                             (a.weight_column.empty() ? 0 : 1)
-                                       : train.features();
+    reading.csv_schema = train.csv_schema();
+    reading.csv_feature_columns =
+        train.csv_schema() ? train.csv_schema()->columns.size() : train.features();
+    reading.csv_weight_column = a.weight_column;
+    reading.csv_missing = a.missing;
   }
   reading.hashing = train.hashing();
   return reading;
@@ -114,7 +131,16 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
   options.missing = a.missing;
   options.weight_column = a.weight_column;
   options.hashing = RunHashing(a);
+  options.category_hash_bits = static_cast<uint32_t>(a.hash_bits);
+  if (a.categorical == "none") {
+    options.categorical_auto = false;
+  } else if (a.categorical != "auto") {
+    options.categorical = SplitList(a.categorical);
+  }
   if (train != nullptr) {
+    options.csv_schema = train->csv_schema();
+    options.csv_schema_source = "the training data " + train->source();
+    options.label_by_schema = true;
     options.zero_based = RunZeroBased(a, *train);
     if (a.zero_based == ZeroBased::kAuto && options.zero_based == ZeroBased::kNo) {
       options.zero_based_note = fmt::format(
@@ -152,14 +178,15 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
 
 void RefuseIgnoredDataOptions(const OptionParser& p, const RunArgs& a) {
   const bool csv_flags = p.Given("header") || p.Given("delimiter") || p.Given("label-column") ||
-                         p.Given("missing") || p.Given("weight-column");
+                         p.Given("missing") || p.Given("weight-column") || p.Given("categorical");
   const bool hash_flags = p.Given("hash-bits") || p.Given("ngrams") || p.Given("char-ngrams") ||
                           p.Given("interactions");
   if (!csv_flags && !hash_flags && !p.Given("zero-based")) return;
   const DataFormat format = a.format == DataFormat::kAuto ? DetectDataFormat(a.train) : a.format;
   if (format == DataFormat::kAuto) return;  // standard input: its format is known once read
   const char* name = NameOf<DataFormat>(kDataFormats, format);
-  for (const char* flag : {"header", "delimiter", "label-column", "missing", "weight-column"}) {
+  for (const char* flag :
+       {"header", "delimiter", "label-column", "missing", "weight-column", "categorical"}) {
     if (p.Given(flag) && format != DataFormat::kCsv) {
       throw UsageError(fmt::format("--{} would be ignored: it reads CSV text; {} is {}", flag,
                                    a.train, name));
@@ -175,9 +202,12 @@ void RefuseIgnoredDataOptions(const OptionParser& p, const RunArgs& a) {
     throw UsageError(fmt::format("--interactions would be ignored: it reads VW text; {} is {}",
                                  a.train, name));
   }
-  if (p.Given("hash-bits") && format != DataFormat::kFasttext && format != DataFormat::kVw) {
+  if (p.Given("hash-bits") && format != DataFormat::kFasttext && format != DataFormat::kVw &&
+      format != DataFormat::kCsv) {
     throw UsageError(fmt::format(
-        "--hash-bits would be ignored: it reads fastText and VW text; {} is {}", a.train, name));
+        "--hash-bits would be ignored: it reads fastText and VW text and CSV categorical "
+        "columns; {} is {}",
+        a.train, name));
   }
   if (p.Given("zero-based") && format != DataFormat::kLibsvm) {
     throw UsageError(fmt::format(

@@ -26,9 +26,12 @@ struct RunArgs {
   std::string label_column;
   CsvMissing missing = CsvMissing::kError;
   std::string weight_column;
-  // fastText and VW text: --hash-bits; fastText: --ngrams, --char-ngrams (as given: "MIN,MAX" or
-  // empty); VW: --interactions.
-  int hash_bits = static_cast<int>(TextHashing{}.bits);
+  // --categorical as given ("auto", "none" or columns).
+  std::string categorical = "auto";
+  // --hash-bits (0: auto: TextHashing's default for fastText and VW text, one-hot CSV
+  // categoricals); fastText: --ngrams, --char-ngrams (as given: "MIN,MAX" or empty); VW:
+  // --interactions.
+  int hash_bits = 0;
   int ngrams = static_cast<int>(TextHashing{}.ngrams);
   std::string char_ngrams;
   std::string interactions;

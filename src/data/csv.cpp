@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "csv_categorical.hpp"
 #include "csv_chunk.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/float_text.hpp"
@@ -18,6 +19,8 @@
 namespace parsgd {
 namespace {
 
+using csv_internal::FieldKind;
+using csv_internal::FieldRole;
 using csv_internal::RowShape;
 using data_internal::Chunk;
 
@@ -198,6 +201,45 @@ FirstLineIs ClassifyFirstLine(std::string_view line, char delimiter, const CsvOp
              : FirstLineIs::kHeader;
 }
 
+// What the first line of a file read by a schema is (CsvHeader::kAuto): with a named schema, a
+// header exactly when it has one of the schema's names (text in a categorical column is data);
+// without, as ClassifyFirstLine says unless its only text is where the schema's categorical
+// columns are by position.
+FirstLineIs ClassifyBySchema(std::string_view line, char delimiter,
+                             const std::vector<std::string>& names, const CsvOptions& options) {
+  const CsvSchema& schema = *options.schema;
+  if (schema.named) {
+    for (const std::string& n : names) {
+      if (n == schema.label_name) return FirstLineIs::kHeader;
+      for (const CsvColumn& column : schema.columns) {
+        if (n == column.name) return FirstLineIs::kHeader;
+      }
+    }
+    return FirstLineIs::kData;
+  }
+  const FirstLineIs is = ClassifyFirstLine(line, delimiter, options);
+  if (is != FirstLineIs::kHeader || names.size() != schema.columns.size() + 1) return is;
+  // Headerless training data, the label first or where given by position: the fields past it
+  // are the columns in order.
+  const std::vector<RawField> fields = SplitFields(line, delimiter);
+  long long label = 0;
+  if (!options.label_column.empty()) {
+    std::from_chars(options.label_column.data(),
+                    options.label_column.data() + options.label_column.size(), label);
+  }
+  if (label < 0) label += static_cast<long long>(fields.size());
+  uint64_t column = 0;
+  for (uint64_t f = 0; f < fields.size(); ++f) {
+    if (static_cast<long long>(f) == label) continue;
+    if (column >= schema.columns.size()) return is;
+    const bool text = fields[f].quoted ||
+                      !(IsNumber(fields[f].text) || IsMissingValue(fields[f].text));
+    if (text && !schema.columns[column].categorical) return is;
+    ++column;
+  }
+  return FirstLineIs::kData;
+}
+
 // The 0-based position of the column `column` (a header name or a position) among `fields`
 // columns; `what` names it in messages ("label column").
 uint64_t ColumnPosition(const char* what, const std::string& column,
@@ -251,11 +293,16 @@ uint64_t LabelColumn(const std::string& column, const std::vector<std::string>& 
   return ColumnPosition("label column", column, names, fields, name, note);
 }
 
-// The weight column's position (kNoColumn: none), another than the label's.
+// The weight column's position (kNoColumn: none), another than the label's. With `optional`, a
+// name not in the header is none.
 uint64_t WeightColumn(const std::string& column, uint64_t label,
                       const std::vector<std::string>& names, uint64_t fields,
-                      const std::string& name) {
+                      const std::string& name, bool optional) {
   if (column.empty()) return csv_internal::kNoColumn;
+  if (optional && IsColumnName(column) &&
+      std::find(names.begin(), names.end(), column) == names.end()) {
+    return csv_internal::kNoColumn;
+  }
   const uint64_t at = ColumnPosition("weight column", column, names, fields, name, "");
   if (at == label) {
     throw Error(fmt::format("{}: weight column '{}' is the label column", name, column));
@@ -283,6 +330,112 @@ bool LabelSeen(const Chunk& first, const std::vector<Chunk>& rest) {
   });
 }
 
+// The feature fields' roles and the schema's columns of a file read by itself: every feature field
+// a column in file order (named where `names` holds a header), its kind auto, a number, or
+// categorical where `options` names it.
+std::vector<FieldRole> OwnRoles(const CsvOptions& options, const std::vector<std::string>& names,
+                                uint64_t fields, uint64_t label, uint64_t weight,
+                                const std::string& name, CsvSchema& schema) {
+  std::vector<FieldRole> roles(fields);
+  const FieldKind kind = options.categorical_auto ? FieldKind::kAuto : FieldKind::kNumber;
+  uint32_t column = 0;
+  for (uint64_t f = 0; f < fields; ++f) {
+    if (f == label || f == weight) continue;
+    roles[f] = {kind, column++};
+    schema.columns.push_back({.name = names.empty() ? std::string() : names[f]});
+  }
+  schema.named = !names.empty();
+  if (schema.named && label < fields) schema.label_name = names[label];
+  for (const std::string& given : options.categorical) {
+    const uint64_t f = ColumnPosition("categorical column", given, names, fields, name, "");
+    if (f == label || f == weight) {
+      throw Error(fmt::format("{}: categorical column '{}' is the {} column", name, given,
+                              f == label ? "label" : "weight"));
+    }
+    roles[f].kind = FieldKind::kCategory;
+  }
+  return roles;
+}
+
+// The feature fields' roles of a file read by the schema of another (CsvOptions::schema): by name
+// where both have a header, else by position. Sets *reorder where the columns are not in the
+// schema's order.
+std::vector<FieldRole> SchemaRoles(const CsvOptions& options, const std::vector<std::string>& names,
+                                   uint64_t fields, uint64_t label, uint64_t weight,
+                                   const std::string& name, bool* reorder) {
+  const CsvSchema& schema = *options.schema;
+  std::vector<FieldRole> roles(fields);
+  std::vector<uint64_t> features;  // the feature fields
+  for (uint64_t f = 0; f < fields; ++f) {
+    if (f != label && f != weight) features.push_back(f);
+  }
+  auto kind = [&](uint64_t c) {
+    return schema.columns[c].categorical ? FieldKind::kCategory : FieldKind::kNumber;
+  };
+  auto distinct = [](std::vector<std::string> v) {
+    std::sort(v.begin(), v.end());
+    return std::adjacent_find(v.begin(), v.end()) == v.end();
+  };
+  std::vector<std::string> schema_names;
+  for (const CsvColumn& c : schema.columns) schema_names.push_back(c.name);
+  std::vector<std::string> file_names;
+  for (uint64_t f : features) file_names.push_back(names.empty() ? std::string() : names[f]);
+  if (schema.named && !names.empty() && distinct(schema_names) && distinct(file_names)) {
+    std::vector<bool> found(schema.columns.size(), false);
+    for (uint64_t i = 0; i < features.size(); ++i) {
+      const uint64_t f = features[i];
+      const auto at = std::find(schema_names.begin(), schema_names.end(), names[f]);
+      if (at == schema_names.end() && names[f] == schema.label_name) {
+        throw DataError(name, 0, 0,
+                        fmt::format("column '{}' is the label column of {}, here read as a "
+                                    "feature: name the label column with --label-column",
+                                    names[f], options.schema_source));
+      }
+      if (at == schema_names.end()) {
+        throw DataError(name, 0, 0,
+                        fmt::format("column '{}' is not a column of {}: a file read for it has "
+                                    "its columns (by name, in any order)",
+                                    names[f], options.schema_source));
+      }
+      const auto c = static_cast<uint64_t>(at - schema_names.begin());
+      found[c] = true;
+      roles[f] = {kind(c), static_cast<uint32_t>(c)};
+      *reorder |= c != i;
+    }
+    for (uint64_t c = 0; c < found.size(); ++c) {
+      if (!found[c]) {
+        throw DataError(name, 0, 0,
+                        fmt::format("no column '{}', a feature column of {}", schema_names[c],
+                                    options.schema_source));
+      }
+    }
+    return roles;
+  }
+  if (features.size() != schema.columns.size()) {
+    const bool unlabelled = label == fields;
+    const std::string where =
+        unlabelled ? "no label column"
+        : options.label_column.empty() ? std::string("the label in the first column")
+                                       : fmt::format("the label in column '{}'", options.label_column);
+    std::string hint;
+    if (!unlabelled && features.size() + 1 == schema.columns.size()) {
+      hint = ": if the file has no label column, give --label-column none";
+    } else if (unlabelled && features.size() == schema.columns.size() + 1) {
+      hint = ": it seems to have a label column; name it with --label-column";
+    }
+    throw DataError(name, 0, 0,
+                    fmt::format("{} feature columns ({}), but {} has {}{}", features.size(), where,
+                                options.schema_source, schema.columns.size(), hint));
+  }
+  for (uint64_t c = 0; c < features.size(); ++c) {
+    roles[features[c]] = {kind(c), static_cast<uint32_t>(c)};
+  }
+  return roles;
+}
+
+// The most features a CSV table may have (feature indices are 32-bit).
+constexpr uint64_t kMaxCsvFeatures = uint64_t{1} << 31;
+
 // ParseCsv, with the mapping `text` lies in when it is a file's (its pages given back as parsed).
 Dataset Parse(std::string_view text, const std::string& name, const CsvOptions& options,
               const MappedFile* file) {
@@ -292,27 +445,73 @@ Dataset Parse(std::string_view text, const std::string& name, const CsvOptions& 
   const std::string_view line = text.substr(first->begin, first->end - first->begin);
   const char delimiter =
       options.delimiter != 0 ? options.delimiter : csv_internal::DetectDelimiter(line);
-  const FirstLineIs is = ClassifyFirstLine(line, delimiter, options);
   std::vector<std::string> names = SplitNames(line, delimiter, name, first->line);
+  const FirstLineIs is = options.schema && options.header == CsvHeader::kAuto
+                             ? ClassifyBySchema(line, delimiter, names, options)
+                             : ClassifyFirstLine(line, delimiter, options);
   const uint64_t fields = names.size();
   if (is == FirstLineIs::kData) names.clear();  // a row, not names
+  // A file with a header read by a named schema finds its label by the schema's label name where
+  // its label column is not given; a label column named but not in the header of data to predict
+  // is none.
+  const bool by_name = options.label_by_schema && options.schema && options.schema->named &&
+                       is != FirstLineIs::kData && !options.schema->label_name.empty();
+  const std::string& label_column = by_name ? options.schema->label_name : options.label_column;
+  const bool label_absent = options.labels_optional && is != FirstLineIs::kData &&
+                            IsColumnName(label_column) &&
+                            std::find(names.begin(), names.end(), label_column) == names.end();
   const uint64_t label =
-      LabelColumn(options.label_column, names, fields, name, options.label_column_note);
-  const RowShape shape{fields, label, delimiter, options.missing,
-                       WeightColumn(options.weight_column, label, names, fields, name)};
+      label_absent ? fields
+                   : LabelColumn(label_column, names, fields, name, options.label_column_note);
+  RowShape shape{fields, label, delimiter, options.missing,
+                 WeightColumn(options.weight_column, label, names, fields, name,
+                              options.weight_column_optional)};
+  // A first line that may be a header or a row is a row here: its names are the header's if it
+  // turns out one.
+  const std::vector<std::string> header =
+      is == FirstLineIs::kData ? std::vector<std::string>() : names;
+  CsvSchema schema;
+  bool reorder = false;
+  shape.roles = options.schema
+                    ? SchemaRoles(options, header, fields, label, shape.weight, name, &reorder)
+                    : OwnRoles(options, header, fields, label, shape.weight, name, schema);
+  if (options.schema) schema = *options.schema;
+  shape.feature_columns = static_cast<uint32_t>(schema.columns.size());
   auto parse = [&](std::string_view part, uint64_t chunk_bytes) {
     return data_internal::ParseChunks(
         part, chunk_bytes,
         [&](std::string_view piece, Chunk* c) { csv_internal::ParseChunk(piece, shape, c); }, file);
   };
   // The first line (and any blank lines before it) apart from the rest: a header, or a data row.
-  std::vector<Chunk> head;
-  if (is != FirstLineIs::kHeader) {
-    head = parse(text.substr(0, first->next), first->next + 1);
-    data_internal::ThrowFirstError(head, name, 1);
+  std::vector<Chunk> head, chunks;
+  auto parse_all = [&] {
+    head.clear();
+    if (is != FirstLineIs::kHeader) {
+      head = parse(text.substr(0, first->next), first->next + 1);
+      data_internal::ThrowFirstError(head, name, 1);
+    }
+    chunks = parse(text.substr(first->next), options.chunk_bytes);
+    data_internal::ThrowFirstError(chunks, name, first->line + 1);
+  };
+  parse_all();
+  const uint64_t columns = schema.columns.size();
+  if (!options.schema && options.categorical_auto) {
+    // A column of numbers and text is categorical throughout: read again with it so.
+    std::vector<bool> text_in = csv_internal::ColumnsWithText(chunks, columns);
+    std::vector<bool> numbers_in = csv_internal::ColumnsWithNumbers(chunks, columns);
+    const std::vector<bool> head_numbers = csv_internal::ColumnsWithNumbers(head, columns);
+    bool again = false;
+    for (FieldRole& role : shape.roles) {
+      if (role.kind != FieldKind::kAuto) continue;
+      const uint32_t c = role.column;
+      // The head's text may be a header's names: only its numbers count (a header has none).
+      if (text_in[c] && (numbers_in[c] || head_numbers[c])) {
+        role.kind = FieldKind::kCategory;
+        again = true;
+      }
+    }
+    if (again) parse_all();
   }
-  std::vector<Chunk> chunks = parse(text.substr(first->next), options.chunk_bytes);
-  data_internal::ThrowFirstError(chunks, name, first->line + 1);
   const bool seen = (is == FirstLineIs::kHeaderIfLabelUnseen || is == FirstLineIs::kNumbered) &&
                     !head.at(0).labels.empty() && LabelSeen(head.at(0), chunks);
   if (is == FirstLineIs::kNumbered && seen) {
@@ -320,12 +519,17 @@ Dataset Parse(std::string_view text, const std::string& name, const CsvOptions& 
                     "the first line numbers the columns (a header?), but its label is a label of "
                     "other rows (a row?): say which with --header yes or --header no");
   }
-  const bool header = is == FirstLineIs::kHeader ||
-                      ((is == FirstLineIs::kHeaderIfLabelUnseen || is == FirstLineIs::kNumbered) &&
-                       !seen);
-  if (!header) {
+  const bool is_header = is == FirstLineIs::kHeader ||
+                         ((is == FirstLineIs::kHeaderIfLabelUnseen || is == FirstLineIs::kNumbered) &&
+                          !seen);
+  if (!is_header) {
     chunks.insert(chunks.begin(), std::make_move_iterator(head.begin()),
                   std::make_move_iterator(head.end()));
+    if (!options.schema) {
+      for (CsvColumn& column : schema.columns) column.name.clear();
+      schema.named = false;
+      schema.label_name.clear();
+    }
   }
   bool any_row = false;
   for (const Chunk& chunk : chunks) any_row |= !chunk.labels.empty();
@@ -336,13 +540,33 @@ Dataset Parse(std::string_view text, const std::string& name, const CsvOptions& 
   } catch (const Error& e) {
     throw DataError(name, 0, 0, e.what());
   }
-  const uint64_t features = fields - (shape.label == fields ? 0 : 1) -
-                            (shape.weight == csv_internal::kNoColumn ? 0 : 1);
+  if (!options.schema) {
+    const std::vector<bool> text_in = csv_internal::ColumnsWithText(chunks, columns);
+    for (const FieldRole& role : shape.roles) {
+      if (role.column < columns && (role.kind == FieldKind::kCategory ||
+                                    (role.kind == FieldKind::kAuto && text_in[role.column]))) {
+        schema.columns[role.column].categorical = true;
+      }
+    }
+    if (schema.HasCategorical()) {
+      schema.hash_bits = options.category_hash_bits;
+      if (schema.hash_bits == 0) csv_internal::CollectValues(chunks, schema);
+      if (schema.Features() > kMaxCsvFeatures) {
+        throw DataError(name, 0, 0,
+                        fmt::format("the categorical columns' values make {} features, more than "
+                                    "{}: hash them (--hash-bits B) or leave the column out",
+                                    schema.Features(), kMaxCsvFeatures));
+      }
+    }
+  }
+  if (schema.HasCategorical() || reorder) {
+    csv_internal::EncodeCategories(chunks, schema, reorder);
+  }
   Dataset data =
-      data_internal::Assemble(std::move(chunks), features, name, 0, ZeroBased::kAuto);
-  if (classes.empty()) return data;
+      data_internal::Assemble(std::move(chunks), schema.Features(), name, 0, ZeroBased::kAuto);
   Dataset::Parts parts = data.parts();
-  parts.class_names = std::move(classes);
+  if (!classes.empty()) parts.class_names = std::move(classes);
+  parts.csv_schema = std::make_shared<const CsvSchema>(std::move(schema));
   return Dataset(std::move(parts));
 }
 

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace parsgd::csv_internal {
 namespace {
@@ -52,12 +54,37 @@ struct LabelTexts {
   }
 };
 
+// The chunk's categorical values, each once per column (Chunk::category_texts), found by their text.
+struct CategoryTexts {
+  struct TextHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::vector<std::unordered_map<std::string, uint32_t, TextHash, std::equal_to<>>> ids;
+  // The row's categorical values so far (column, id): added at its end, after its numbers.
+  std::vector<std::pair<uint32_t, uint32_t>> pending;
+
+  void Add(uint32_t column, std::string_view text, Chunk& chunk) {
+    if (ids.size() <= column) ids.resize(column + 1);
+    if (chunk.category_texts.size() <= column) chunk.category_texts.resize(column + 1);
+    auto& map = ids[column];
+    auto at = map.find(text);
+    if (at == map.end()) {
+      const auto id = static_cast<uint32_t>(chunk.category_texts[column].size());
+      chunk.category_texts[column].emplace_back(text);
+      at = map.emplace(std::string(text), id).first;
+    }
+    pending.emplace_back(column, at->second);
+  }
+};
+
 struct LineContext {
   const char* begin;  // start of the line, for columns
   uint64_t line;
-  RowShape shape;
+  const RowShape& shape;
   Chunk* chunk;
   LabelTexts* texts;
+  CategoryTexts* categories;
 
   bool Fail(const char* at, std::string message) const {
     chunk->error = ChunkError{line, static_cast<uint64_t>(at - begin) + 1, std::move(message)};
@@ -67,15 +94,26 @@ struct LineContext {
     return std::string(f == shape.label ? "label field " : f == shape.weight ? "weight field " : "field ") +
            std::to_string(f + 1);
   }
+  // Feature field f's role (RowShape::roles).
+  FieldRole Role(uint64_t f) const {
+    if (!shape.roles.empty()) return shape.roles[f];
+    return {FieldKind::kNumber,
+            static_cast<uint32_t>(f - (f > shape.label ? 1 : 0) - (f > shape.weight ? 1 : 0))};
+  }
 };
 
-// A quoted label at p ('"', then "" for a quote inside, up to the closing '"'), unquoted into
-// `text`; returns the end after the closing quote, or nullptr (with the error recorded).
-const char* ParseQuoted(const LineContext& cx, const char* p, const char* end, std::string& text) {
+// A quoted field at p ('"', then "" for a quote inside, up to the closing '"'), unquoted into
+// `text`; returns the end after the closing quote, or nullptr (with the error recorded; `what`
+// names the field: "label", "value").
+const char* ParseQuoted(const LineContext& cx, const char* p, const char* end, std::string& text,
+                        const char* what = "label") {
   const char* open = p;
   text.clear();
   for (++p;; ++p) {
-    if (p == end) return cx.Fail(open, "unterminated quoted label (a quote may not span lines)"), nullptr;
+    if (p == end) {
+      return cx.Fail(open, fmt::format("unterminated quoted {} (a quote may not span lines)", what)),
+             nullptr;
+    }
     if (*p == '"') {
       if (p + 1 < end && p[1] == '"') {
         ++p;
@@ -153,27 +191,50 @@ bool ParseField(const LineContext& cx, uint64_t f, const char*& p, const char* e
     return ParseLabel(cx, p, end);
   }
   const bool weight = f == cx.shape.weight;
-  {
-    const char* e = std::find(p, end, cx.shape.delimiter);
-    const char* after = e;
-    while (e > p && IsBlank(e[-1], cx.shape.delimiter)) --e;
-    if (weight && IsMissingValue(std::string_view(p, static_cast<std::size_t>(e - p)))) {
+  const FieldRole role = weight ? FieldRole{} : cx.Role(f);
+  if (role.kind != FieldKind::kNumber && p != end && *p == '"') {
+    // A quoted categorical value (a quoted "NA" is a value, as a quoted label is a class).
+    std::string text;
+    const char* after = ParseQuoted(cx, p, end, text, "value");
+    if (after == nullptr) return false;
+    const char* q = SkipBlanks(after, end, cx.shape.delimiter);
+    if (q != end && *q != cx.shape.delimiter) {
+      return cx.Fail(q, cx.Field(f) + ": text after the closing quote");
+    }
+    cx.categories->Add(role.column, text, *cx.chunk);
+    p = q;
+    return true;
+  }
+  const char* after = std::find(p, end, cx.shape.delimiter);
+  const char* e = after;
+  while (e > p && IsBlank(e[-1], cx.shape.delimiter)) --e;
+  const std::string_view trimmed(p, static_cast<std::size_t>(e - p));
+  if (IsMissingValue(trimmed)) {
+    if (weight) {
       return cx.Fail(p == e ? field : p, cx.Field(f) + ": a missing weight: a row weighs 0 or more");
     }
-    if (IsMissingValue(std::string_view(p, static_cast<std::size_t>(e - p)))) {
-      if (cx.shape.missing == CsvMissing::kZero) {
-        p = after;
-        return true;
-      }
-      return cx.Fail(p == e ? field : p,
-                     cx.Field(f) + (p == e ? " is empty" : ": " + Quote(p, end, cx.shape.delimiter)) +
-                         ": a missing value (--missing zero reads missing values as 0)");
+    if (cx.shape.missing == CsvMissing::kZero) {
+      p = after;
+      return true;
     }
+    return cx.Fail(p == e ? field : p,
+                   cx.Field(f) + (p == e ? " is empty" : ": " + Quote(p, end, cx.shape.delimiter)) +
+                       ": a missing value (--missing zero reads missing values as 0)");
+  }
+  if (role.kind == FieldKind::kCategory) {
+    cx.categories->Add(role.column, trimmed, *cx.chunk);
+    p = after;
+    return true;
   }
   float value = 0;
   const char* q = data_internal::ParseFloat(p, end, &value);
   if (q != nullptr) q = SkipBlanks(q, end, cx.shape.delimiter);
   if (q == nullptr || (q != end && *q != cx.shape.delimiter)) {
+    if (role.kind == FieldKind::kAuto) {  // text: a categorical value
+      cx.categories->Add(role.column, trimmed, *cx.chunk);
+      p = after;
+      return true;
+    }
     return cx.Fail(p, cx.Field(f) + ": expected a number, found " + Quote(p, end, cx.shape.delimiter));
   }
   if (!std::isfinite(value)) {
@@ -187,11 +248,15 @@ bool ParseField(const LineContext& cx, uint64_t f, const char*& p, const char* e
                             ": a row weighs 0 or more");
     }
     chunk.weights.push_back(value);
-  } else if (value != 0) {
-    // The feature's index: the label and weight columns left out.
-    chunk.indices.push_back(
-        static_cast<uint32_t>(f - (f > cx.shape.label ? 1 : 0) - (f > cx.shape.weight ? 1 : 0)));
-    chunk.values.push_back(value);
+  } else {
+    if (role.kind == FieldKind::kAuto) {
+      if (chunk.numbers_in.size() <= role.column) chunk.numbers_in.resize(role.column + 1);
+      chunk.numbers_in[role.column] = 1;
+    }
+    if (value != 0) {
+      chunk.indices.push_back(role.column);
+      chunk.values.push_back(value);
+    }
   }
   p = q;
   return true;
@@ -199,6 +264,7 @@ bool ParseField(const LineContext& cx, uint64_t f, const char*& p, const char* e
 
 bool ParseLine(const LineContext& cx, const char* p, const char* end) {
   if (SkipBlanks(p, end, cx.shape.delimiter) == end) return true;  // blank: not a row
+  cx.categories->pending.clear();
   const uint64_t fields = cx.shape.fields;
   for (uint64_t f = 0;; ++f) {
     if (f == fields) {
@@ -216,7 +282,13 @@ bool ParseLine(const LineContext& cx, const char* p, const char* end) {
     ++p;  // the delimiter
   }
   if (cx.shape.label == fields) cx.chunk->labels.push_back(0.f);  // no label column
-  cx.chunk->row_ends.push_back(cx.chunk->indices.size());
+  Chunk& chunk = *cx.chunk;
+  for (const auto& [column, id] : cx.categories->pending) {
+    chunk.categories.push_back({chunk.indices.size(), column});
+    chunk.indices.push_back(id);
+    chunk.values.push_back(1.f);
+  }
+  chunk.row_ends.push_back(chunk.indices.size());
   return true;
 }
 
@@ -238,7 +310,8 @@ char DetectDelimiter(std::string_view line) {
 
 void ParseChunk(std::string_view text, const RowShape& shape, Chunk* chunk) {
   LabelTexts texts;
-  LineContext cx{text.data(), 0, shape, chunk, &texts};
+  CategoryTexts categories;
+  LineContext cx{text.data(), 0, shape, chunk, &texts, &categories};
   data_internal::ForEachLine(text, chunk, [&](const char* begin, const char* end) {
     cx.begin = begin;
     cx.line = chunk->lines;

@@ -159,7 +159,15 @@ CsvOptions CsvOptionsOf(const LoadOptions& options) {
           .label_column = options.label_column,
           .label_column_note = options.label_column_note,
           .missing = options.missing,
-          .weight_column = options.weight_column};
+          .weight_column = options.weight_column,
+          .weight_column_optional = options.weight_column_optional,
+          .labels_optional = options.labels_optional,
+          .label_by_schema = options.label_by_schema,
+          .categorical_auto = options.categorical_auto,
+          .categorical = options.categorical,
+          .category_hash_bits = options.category_hash_bits,
+          .schema = options.csv_schema,
+          .schema_source = options.csv_schema_source};
 }
 
 // `text` (the whole of a stream or an inflated file) parsed as `format`, a text format.
@@ -246,6 +254,75 @@ Dataset Concatenate(const std::vector<Dataset>& parts, const std::string& name) 
   return Dataset(std::move(out));
 }
 
+// The CSV files of a list as parts of one table: the same feature columns (by count, and by name
+// where they have a header), categorical in every file or in none, each part's one-hot features
+// renumbered for the union of the parts' values (data/csv_schema.hpp), the merged schema theirs.
+void AlignCsvParts(std::vector<Dataset>& parts) {
+  const CsvSchema& first = *parts.front().csv_schema();
+  CsvSchema merged = first;
+  for (const Dataset& d : parts) {
+    const CsvSchema& schema = *d.csv_schema();
+    if (schema.columns.size() != first.columns.size()) {
+      throw DataError(d.source(), 0, 0,
+                      fmt::format("{} feature columns, but {} has {}: the files of a list "
+                                  "are parts of one table",
+                                  schema.columns.size(), parts.front().source(),
+                                  first.columns.size()));
+    }
+    for (std::size_t c = 0; c < first.columns.size(); ++c) {
+      const CsvColumn& a = first.columns[c];
+      const CsvColumn& b = schema.columns[c];
+      if (first.named && schema.named && a.name != b.name) {
+        throw DataError(d.source(), 0, 0,
+                        fmt::format("feature column {} is '{}', but in {} '{}': the files of a "
+                                    "list are parts of one table",
+                                    c + 1, b.name, parts.front().source(), a.name));
+      }
+      if (a.categorical != b.categorical) {
+        const std::string column = a.name.empty() ? fmt::format("{}", c + 1) : "'" + a.name + "'";
+        throw DataError(d.source(), 0, 0,
+                        fmt::format("feature column {} is {} here but {} in {}: name it in "
+                                    "--categorical to read it as categorical in every file",
+                                    column, b.categorical ? "categorical" : "numbers",
+                                    a.categorical ? "categorical" : "numbers",
+                                    parts.front().source()));
+      }
+      std::vector<std::string>& values = merged.columns[c].values;
+      values.insert(values.end(), b.values.begin(), b.values.end());
+    }
+  }
+  if (!merged.HasCategorical() || merged.hash_bits != 0) return;
+  for (CsvColumn& column : merged.columns) {
+    std::sort(column.values.begin(), column.values.end());
+    column.values.erase(std::unique(column.values.begin(), column.values.end()),
+                        column.values.end());
+  }
+  const auto shared = std::make_shared<const CsvSchema>(merged);
+  for (Dataset& d : parts) {
+    // Feature f of the part -> feature of the merged layout (ascending: order is kept).
+    const CsvSchema& own = *d.csv_schema();
+    std::vector<uint32_t> map(own.Features());
+    uint64_t next_own = own.columns.size(), next_merged = merged.columns.size();
+    for (uint64_t c = 0; c < own.columns.size(); ++c) {
+      map[c] = static_cast<uint32_t>(c);
+      if (!own.columns[c].categorical) continue;
+      const std::vector<std::string>& all = merged.columns[c].values;
+      for (const std::string& value : own.columns[c].values) {
+        map[next_own++] = static_cast<uint32_t>(
+            next_merged + (std::lower_bound(all.begin(), all.end(), value) - all.begin()));
+      }
+      next_merged += all.size();
+    }
+    AlignedArray<uint32_t> indices(d.nnz());
+    for (uint64_t e = 0; e < d.nnz(); ++e) indices[e] = map[d.indices()[e]];
+    Dataset::Parts renumbered = d.parts();
+    renumbered.indices = SharedArray<uint32_t>(std::move(indices));
+    renumbered.features = merged.Features();
+    renumbered.csv_schema = shared;
+    d = Dataset(std::move(renumbered));
+  }
+}
+
 // LoadDataset of a comma-separated list of files: each read in the format given or detected
 // (the same for all), LIBSVM's index base decided for the whole list, the rows concatenated.
 Dataset LoadSeveral(const std::vector<std::string>& files, const std::string& name,
@@ -286,17 +363,7 @@ Dataset LoadSeveral(const std::vector<std::string>& files, const std::string& na
       }
     }
   }
-  if (format == DataFormat::kCsv) {
-    for (const Dataset& d : parts) {
-      if (d.features() != parts.front().features()) {
-        throw DataError(d.source(), 0, 0,
-                        fmt::format("{} feature columns, but {} has {}: the files of a list "
-                                    "are parts of one table",
-                                    d.features(), parts.front().source(),
-                                    parts.front().features()));
-      }
-    }
-  }
+  if (format == DataFormat::kCsv && !options.csv_schema) AlignCsvParts(parts);
   return ApplyMaxFeatures(Concatenate(parts, name), options.max_features);
 }
 
@@ -433,6 +500,12 @@ void SaveDataset(const Dataset& data, const std::string& path) {
                             path, data.source(),
                             data.hashing()->format == HashedText::kVw ? "VW" : "fastText",
                             target));
+  }
+  if (data.csv_schema() && data.csv_schema()->HasCategorical()) {
+    // A model trained from the columns would not know how to encode new rows' values.
+    throw Error(fmt::format("{}: {} has categorical columns, whose values {} does not record: "
+                            "train from the CSV text itself",
+                            path, data.source(), target));
   }
   if (!data.weights().empty()) {
     throw Error(fmt::format("{}: the rows of {} have weights, which {} does not hold", path,

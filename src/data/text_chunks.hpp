@@ -44,6 +44,17 @@ struct Chunk {
   std::vector<uint32_t> label_ids;
   std::vector<std::string> label_texts;
   bool text_labels = false;
+  // CSV categorical values: per feature column, the chunk's distinct texts in the order met; per
+  // categorical entry (in entry order; each at its row's end), where it is and its column, with
+  // indices[entry] the text's place in category_texts[column] until the reader makes it a feature.
+  struct CategoryEntry {
+    uint64_t entry;
+    uint32_t column;
+  };
+  std::vector<CategoryEntry> categories;
+  std::vector<std::vector<std::string>> category_texts;
+  // CSV: per feature column, whether a number was read where a column may hold either (auto).
+  std::vector<uint8_t> numbers_in;
   std::optional<ChunkError> error;
 };
 

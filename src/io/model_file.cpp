@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "binary_fields.hpp"
+#include "csv_record.hpp"
 #include "parsgd/util/atomic_file.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/mapped_file.hpp"
@@ -18,11 +19,12 @@ namespace parsgd {
 namespace {
 
 constexpr unsigned char kMagic[8] = {0x89, 'P', 'S', 'G', 'M', '\r', '\n', 0x1A};
-constexpr uint32_t kVersion = 5;
+constexpr uint32_t kVersion = 6;
 constexpr uint32_t kFirstVersion = 1;      // still read: no index base, binary labels only
 constexpr uint32_t kIndexBaseVersion = 2;  // still read: no CSV label column
 constexpr uint32_t kLabelColumnVersion = 3;  // still read: no class names
 constexpr uint32_t kClassNameVersion = 4;    // still read: no hashed-text record
+constexpr uint32_t kHashingVersion = 5;      // still read: no CSV record
 constexpr uint32_t kMaxLabelColumn = kMaxRecordedLabelColumn;
 constexpr uint32_t kMaxClassName = kMaxRecordedLabelColumn;
 
@@ -74,6 +76,7 @@ std::string StartHeader(ModelKind kind, const DataReading& reading) {
     PutField<uint32_t>(head, static_cast<uint32_t>(hashing->interactions.size()));
     head += hashing->interactions;
   }
+  io_internal::PutCsvRecord(head, reading);
   return head;
 }
 
@@ -339,6 +342,7 @@ LoadedModel LoadModel(const std::string& path) {
       loaded.reading.hashing = h;
     }
   }
+  if (version > kHashingVersion) io_internal::ReadCsvRecord(in, loaded.reading, path);
   if (kind == static_cast<uint32_t>(ModelKind::kMlp)) {
     loaded.model = ReadMlp(*file, in, version, loaded.settings, path);
   } else {

@@ -17,7 +17,9 @@
 //   - one column is the label (CsvOptions::label_column; the first by default): numbers, or class
 //     names where any label is not a number (Dataset::class_names, sorted; quoted like names);
 //     the others are the features, numbered from 0 in file order with the label column left out.
-//     Zero values are not stored (rows are sparse, as for every format).
+//     Zero values are not stored (rows are sparse, as for every format). A feature column of text
+//     is categorical (CsvOptions::categorical_auto), its values one-hot or hashed features
+//     (data/csv_schema.hpp); Dataset::csv_schema records the columns.
 // Errors name the place as "name:line:column" (1-based; the column is the byte where the field
 // starts) and the field by its 1-based number. All functions here may be called from several
 // threads at once (they share no state).
@@ -25,8 +27,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "parsgd/data/dataset.hpp"
 
@@ -68,6 +72,29 @@ struct CsvOptions {
   // The weight column, by header name or 0-based position as label_column (empty: none): each
   // row's weight, a number >= 0 (Dataset::weights), not a feature.
   std::string weight_column = {};
+  // A weight column named (not numbered) but not in the header is no weight column, not an error
+  // (data to predict, read by a model's record of its training data's weight column).
+  bool weight_column_optional = false;
+  // Data to predict: a label column named but not in the header is none (every label 0).
+  bool labels_optional = false;
+  // The label column was not given for this file (label_column is the training data's): a file
+  // with a header read by a named schema (below) whose header has the schema's label name finds
+  // its label there.
+  bool label_by_schema = false;
+  // Categorical columns (data/csv_schema.hpp): with categorical_auto, a feature column with a
+  // value that is not a number (or is quoted) is categorical, every value of it a category (a
+  // column mixing numbers and text is read again as such); the columns in `categorical` (header
+  // names or 0-based positions, as label_column) are categorical whatever their values. Without
+  // categorical_auto and outside `categorical`, text in a feature column is an error.
+  bool categorical_auto = true;
+  std::vector<std::string> categorical = {};
+  uint32_t category_hash_bits = 0;  // 0: categorical values one-hot; else hashed into 2^bits
+  // Another file of a table read before (a model's training data, a run's training file): this
+  // one is read by its schema (columns matched by name where both files have a header, the label
+  // column too unless label_column names one; else by position and then of the same count; each
+  // categorical value encoded as there; the settings above unused). `schema_source` names that table in messages.
+  std::shared_ptr<const CsvSchema> schema = nullptr;
+  std::string schema_source = "the training data";
   // Size of the pieces the text is cut into for parallel parsing, as LibsvmOptions::chunk_bytes
   // (0 picks one from the text size; the result never depends on it).
   uint64_t chunk_bytes = 0;

@@ -6,10 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "parsgd/data/csv_schema.hpp"
 #include "parsgd/data/hashing.hpp"
 #include "parsgd/util/array.hpp"
 #include "parsgd/util/mapped_file.hpp"
@@ -62,6 +64,9 @@ class Dataset {
     std::optional<TextHashing> hashing = std::nullopt;
     // Each row's weight (VW's importance), >= 0; empty: every row weighs 1.
     SharedArray<float> weights = {};
+    // CSV text: its feature columns as read (data/csv_schema.hpp: names, categorical values,
+    // the feature layout); null for other sources.
+    std::shared_ptr<const CsvSchema> csv_schema = nullptr;
   };
 
   Dataset() = default;
@@ -89,6 +94,7 @@ class Dataset {
   const std::vector<std::string>& class_names() const { return parts_.class_names; }
   const std::optional<TextHashing>& hashing() const { return parts_.hashing; }
   const SharedArray<float>& weights() const { return parts_.weights; }
+  const std::shared_ptr<const CsvSchema>& csv_schema() const { return parts_.csv_schema; }
   // Everything the dataset holds (the arrays shared): a copy of it with one part changed is
   // Dataset(parts) after the change.
   const Parts& parts() const { return parts_; }

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "parsgd/data/csv.hpp"
 #include "parsgd/data/dataset.hpp"
@@ -68,7 +70,7 @@ struct LoadOptions {
   ZeroBased zero_based = ZeroBased::kAuto;
   std::string zero_based_note = {};
   // CSV text: see CsvOptions (header, delimiter, label_column, label_column_note, missing,
-  // weight_column).
+  // weight_column, weight_column_optional).
   // Data to predict, whose labels are not needed. IDX: images whose labels file is not found are
   // read with every label 0. fastText and VW text: see their options' labels_optional.
   bool labels_optional = false;
@@ -81,6 +83,15 @@ struct LoadOptions {
   std::string label_column_note = {};
   CsvMissing missing = CsvMissing::kError;
   std::string weight_column = {};
+  bool weight_column_optional = false;
+  bool label_by_schema = false;  // CsvOptions::label_by_schema
+  // CSV categorical columns and another file's schema: see CsvOptions (categorical_auto,
+  // categorical, category_hash_bits, schema, schema_source).
+  bool categorical_auto = true;
+  std::vector<std::string> categorical = {};
+  uint32_t category_hash_bits = 0;
+  std::shared_ptr<const CsvSchema> csv_schema = nullptr;
+  std::string csv_schema_source = "the training data";
 };
 
 // The format `path` holds, read from its first bytes (after gunzip where it is compressed): the

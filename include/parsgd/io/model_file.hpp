@@ -1,10 +1,10 @@
 // Saved models. A model file holds everything `predict` and `eval` need, and the settings it was
 // trained with (as text, for the record). Written atomically: complete or absent.
 //
-// Format version 5, little-endian. Every file starts with
+// Format version 6, little-endian. Every file starts with
 //   offset  size  field
 //        0     8  magic: 89 50 53 47 4D 0D 0A 1A ("\x89PSGM\r\n\x1A")
-//        8     4  version (uint32) = 5
+//        8     4  version (uint32) = 6
 //       12     4  model kind (uint32): 0 logistic, 1 hinge, 2 squared, 3 softmax, 4 mlp
 //       16     4  how the training data's LIBSVM indices were read (uint32): 0 not recorded
 //                 (the data was not LIBSVM text), 1 zero-based, 2 one-based
@@ -16,8 +16,10 @@
 //                 hashed; 1 fastText's format, and 16 bytes follow (uint32 each: bits, word
 //                 n-grams, character n-grams' min and max); 2 VW's format, and 4 bytes of bits,
 //                 4 bytes of length I (at most 4096) and I bytes of --interactions follow
-// and, at offset S = 24 + (N > 0 ? N - 1 + 8 : 0) + 4 + (H == 1 ? 16 : H == 2 ? 8 + I : 0),
-// linear models (kinds 0-3) continue with
+//  then the CSV record: 4 bytes, 0 where the training data was not CSV text, else 1 and the
+//                 table's columns, weight column and missing-value rule (src/io/csv_record.cpp
+//                 lays them out)
+// and, at the offset S where those end, linear models (kinds 0-3) continue with
 //      S+0     8  features
 //      S+8     4  outputs K (1 for binary models)
 //     S+12    4C  class labels (float32, ascending): C = 2 for the binary models (negative,
@@ -37,7 +39,9 @@
 // and every file ends with an 8-byte checksum: XXH64 of the parameter bytes, seeded with XXH64
 // (seed 0) of every byte before them.
 //
-// Version 4 files (before hashed text) still load: the same without the field H. Version 3 files
+// Version 5 files (before the CSV record) still load: the same without it (a CSV file is then
+// read by position, every column a number). Version 4 files (before hashed text) still load: the
+// same without the field H. Version 3 files
 // (before class names) still load: the same without the class names. Version 2
 // files (before the CSV label column) still load: the same without the field at 20
 // (S = 20; the label column reads as not recorded). Version 1 files (before class labels and the
@@ -49,6 +53,7 @@
 #include <optional>
 #include <string>
 
+#include "parsgd/data/csv.hpp"
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/model/model.hpp"
 
@@ -68,6 +73,13 @@ struct DataReading {
   uint64_t csv_feature_columns = 0;
   // Hashed text (fastText's or VW's format): how its words became features; none otherwise.
   std::optional<TextHashing> hashing = std::nullopt;
+  // CSV text (version 6 on): its feature columns (names, categorical values; the model's features
+  // are laid out as data/csv_schema.hpp says), its weight column as given (empty: none) and its
+  // missing-value rule, by which predict and eval read other files of the table; null: not
+  // recorded.
+  std::shared_ptr<const CsvSchema> csv_schema = nullptr;
+  std::string csv_weight_column = {};
+  CsvMissing csv_missing = CsvMissing::kError;
 };
 
 // The longest CSV label column a model file records (bytes).
@@ -92,7 +104,7 @@ struct LoadedModel {
 };
 
 // Refuses, with a parsgd::DataError naming the file, anything but an intact model file of
-// version 1 to 5: a foreign file, another version, an unknown model kind or index base, a shape
+// version 1 to 6: a foreign file, another version, an unknown model kind or index base, a shape
 // that does not add up or a size that does not match the header (truncated or trailing bytes,
 // checked before any allocation), a checksum mismatch, a non-finite parameter or class label, or
 // class labels out of order.

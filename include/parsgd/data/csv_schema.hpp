@@ -1,0 +1,58 @@
+// A CSV table's feature columns as training read them: their names, which are categorical, and
+// the categorical columns' values. A model file records it, and predict, eval and a run's test
+// file read other files of the table by it: columns matched by name where both files have a
+// header, every categorical value encoded as in training.
+//
+// Feature layout of a table of C feature columns (the label and weight columns left out):
+//   - numeric column j (0-based among the feature columns) is feature j;
+//   - a categorical column's own feature j stays 0; its values are features after the columns:
+//       one-hot (hash_bits 0): value v of categorical column c is feature C + start(c) + rank of v
+//         among c's values (byte order), start(c) the value count of the categorical columns
+//         before c; a value training never met is left out of the row;
+//       hashed (hash_bits B): value v of column j is feature C + (h mod 2^B) with value +1 or -1,
+//         h = Murmur3(v, seed 2 + j) and the sign its bit 31, as data/hashing.hpp hashes words
+//         (values that collide in a row add up; a bucket whose signs cancel is not stored).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace parsgd {
+
+struct CsvColumn {
+  std::string name;  // the header's name; empty where the file had none
+  bool categorical = false;
+  // One-hot categorical columns: the values training met, strictly ascending in byte order.
+  std::vector<std::string> values = {};
+  bool operator==(const CsvColumn&) const = default;
+};
+
+struct CsvSchema {
+  std::vector<CsvColumn> columns;  // the feature columns, in the training file's order
+  bool named = false;              // the columns have the header's names
+  std::string label_name = {};     // named: the label column's name (empty: none)
+  uint32_t hash_bits = 0;          // 0: categorical values one-hot; else hashed into 2^hash_bits
+  bool operator==(const CsvSchema&) const = default;
+
+  bool HasCategorical() const {
+    for (const CsvColumn& c : columns) {
+      if (c.categorical) return true;
+    }
+    return false;
+  }
+  // The features of the layout above.
+  uint64_t Features() const {
+    uint64_t features = columns.size();
+    if (!HasCategorical()) return features;
+    if (hash_bits != 0) return features + (uint64_t{1} << hash_bits);
+    for (const CsvColumn& c : columns) features += c.values.size();
+    return features;
+  }
+};
+
+// The seed of column j's categorical values' hash (seeds 0 and 1 are fastText's words and
+// character n-grams).
+inline uint32_t CategorySeed(uint64_t column) { return static_cast<uint32_t>(2 + column); }
+
+}  // namespace parsgd

@@ -1,0 +1,153 @@
+#include "csv_categorical.hpp"
+
+#include <oneapi/tbb/parallel_for.h>
+
+#include <algorithm>
+#include <atomic>
+#include <string>
+#include <utility>
+
+#include "parsgd/data/hashing.hpp"
+
+namespace parsgd::csv_internal {
+namespace {
+
+using data_internal::Chunk;
+
+// A categorical value's feature and value; kLeftOut: none (a one-hot value training never met).
+struct Encoded {
+  uint32_t feature;
+  float value;
+};
+constexpr uint32_t kLeftOut = ~uint32_t{0};
+
+// The encoding of each of a chunk's texts, per column.
+std::vector<std::vector<Encoded>> EncodeTexts(const Chunk& chunk, const CsvSchema& schema,
+                                              const std::vector<uint64_t>& starts) {
+  const auto columns = static_cast<uint64_t>(schema.columns.size());
+  const uint32_t mask = schema.hash_bits == 0 ? 0 : (uint32_t{1} << schema.hash_bits) - 1u;
+  std::vector<std::vector<Encoded>> codes(chunk.category_texts.size());
+  for (std::size_t c = 0; c < chunk.category_texts.size(); ++c) {
+    const std::vector<std::string>& values = schema.columns[c].values;
+    for (const std::string& text : chunk.category_texts[c]) {
+      if (schema.hash_bits != 0) {
+        const uint32_t h = Murmur3(text, CategorySeed(c));
+        codes[c].push_back({static_cast<uint32_t>(columns + (h & mask)), (h >> 31) ? -1.f : 1.f});
+        continue;
+      }
+      const auto at = std::lower_bound(values.begin(), values.end(), text);
+      codes[c].push_back(at != values.end() && *at == text
+                             ? Encoded{static_cast<uint32_t>(columns + starts[c] +
+                                                             static_cast<uint64_t>(at - values.begin())),
+                                       1.f}
+                             : Encoded{kLeftOut, 0.f});
+    }
+  }
+  return codes;
+}
+
+// EncodeCategories of one chunk; returns the values left out.
+uint64_t EncodeChunk(Chunk& chunk, const CsvSchema& schema, const std::vector<uint64_t>& starts,
+                     bool sort_rows) {
+  const std::vector<std::vector<Encoded>> codes = EncodeTexts(chunk, schema, starts);
+  const bool sort = sort_rows || schema.hash_bits != 0;
+  uint64_t left_out = 0, write = 0, read = 0;
+  std::size_t next = 0;  // the next categorical entry
+  std::vector<std::pair<uint32_t, float>> row;
+  for (uint64_t& row_end : chunk.row_ends) {
+    const uint64_t row_start = write;
+    for (; read < row_end; ++read) {
+      uint32_t feature = chunk.indices[read];
+      float value = chunk.values[read];
+      if (next < chunk.categories.size() && chunk.categories[next].entry == read) {
+        const Encoded code = codes[chunk.categories[next++].column][feature];
+        if (code.feature == kLeftOut) {
+          ++left_out;
+          continue;
+        }
+        feature = code.feature;
+        value = code.value;
+      }
+      chunk.indices[write] = feature;
+      chunk.values[write++] = value;
+    }
+    if (sort && write - row_start > 1) {
+      row.clear();
+      for (uint64_t e = row_start; e < write; ++e) row.emplace_back(chunk.indices[e], chunk.values[e]);
+      std::stable_sort(row.begin(), row.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      write = row_start;
+      for (std::size_t i = 0; i < row.size();) {
+        float sum = 0;
+        std::size_t j = i;
+        for (; j < row.size() && row[j].first == row[i].first; ++j) sum += row[j].second;
+        if (sum != 0) {
+          chunk.indices[write] = row[i].first;
+          chunk.values[write++] = sum;
+        }
+        i = j;
+      }
+    }
+    row_end = write;
+  }
+  chunk.indices.resize(write);
+  chunk.values.resize(write);
+  chunk.categories.clear();
+  chunk.categories.shrink_to_fit();
+  return left_out;
+}
+
+}  // namespace
+
+std::vector<bool> ColumnsWithText(const std::vector<Chunk>& chunks, uint64_t columns) {
+  std::vector<bool> text(columns, false);
+  for (const Chunk& chunk : chunks) {
+    for (std::size_t c = 0; c < chunk.category_texts.size(); ++c) {
+      if (!chunk.category_texts[c].empty()) text[c] = true;
+    }
+  }
+  return text;
+}
+
+std::vector<bool> ColumnsWithNumbers(const std::vector<Chunk>& chunks, uint64_t columns) {
+  std::vector<bool> numbers(columns, false);
+  for (const Chunk& chunk : chunks) {
+    for (std::size_t c = 0; c < chunk.numbers_in.size(); ++c) {
+      if (chunk.numbers_in[c] != 0) numbers[c] = true;
+    }
+  }
+  return numbers;
+}
+
+void CollectValues(const std::vector<Chunk>& chunks, CsvSchema& schema) {
+  for (std::size_t c = 0; c < schema.columns.size(); ++c) {
+    CsvColumn& column = schema.columns[c];
+    if (!column.categorical) continue;
+    column.values.clear();
+    for (const Chunk& chunk : chunks) {
+      if (c < chunk.category_texts.size()) {
+        column.values.insert(column.values.end(), chunk.category_texts[c].begin(),
+                             chunk.category_texts[c].end());
+      }
+    }
+    std::sort(column.values.begin(), column.values.end());
+    column.values.erase(std::unique(column.values.begin(), column.values.end()),
+                        column.values.end());
+  }
+}
+
+uint64_t EncodeCategories(std::vector<Chunk>& chunks, const CsvSchema& schema, bool sort_rows) {
+  std::vector<uint64_t> starts(schema.columns.size(), 0);
+  uint64_t start = 0;
+  for (std::size_t c = 0; c < schema.columns.size(); ++c) {
+    starts[c] = start;
+    if (schema.columns[c].categorical) start += schema.columns[c].values.size();
+  }
+  std::atomic<uint64_t> left_out{0};
+  oneapi::tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t i) {
+    left_out += EncodeChunk(chunks[i], schema, starts, sort_rows);
+  });
+  return left_out.load();
+}
+
+}  // namespace parsgd::csv_internal

@@ -1,0 +1,102 @@
+// Layout (after the hashed-text field H):
+//   4  R (uint32): 0 no record; 1 a record follows:
+//   4  flags (uint32): bit 0 the columns are named (CsvSchema::named)
+//   4  label column name length + the name (CsvSchema::label_name)
+//   4  hash bits of the categorical values (0: one-hot)
+//   8  column count C, then per column:
+//        4 name length + the name; 4 categorical (0 or 1); for a one-hot categorical column,
+//        8 value count V and per value 4 bytes of length + its bytes (strictly ascending)
+//   4  weight column length + the weight column as given (empty: none)
+//   4  missing values (CsvMissing: 0 error, 1 zero)
+#include "csv_record.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "parsgd/util/error.hpp"
+
+namespace parsgd::io_internal {
+namespace {
+
+void PutText(std::string& head, const std::string& text, const char* what) {
+  if (text.size() > kMaxRecordedText) {
+    throw Error(fmt::format("a CSV {} of {} bytes: at most {} are recorded", what, text.size(),
+                            kMaxRecordedText));
+  }
+  PutField<uint32_t>(head, static_cast<uint32_t>(text.size()));
+  head += text;
+}
+
+std::string GetText(FieldReader& in, const char* what, const std::string& path) {
+  const auto length = in.Get<uint32_t>(what);
+  if (length > kMaxRecordedText) {
+    throw DataError(path, 0, 0,
+                    fmt::format("a CSV {} of {} bytes: at most {} are recorded", what, length,
+                                kMaxRecordedText));
+  }
+  return in.Text(length, what);
+}
+
+}  // namespace
+
+void PutCsvRecord(std::string& head, const DataReading& reading) {
+  const CsvSchema* schema = reading.csv_schema.get();
+  PutField<uint32_t>(head, schema != nullptr ? 1 : 0);
+  if (schema == nullptr) return;
+  PutField<uint32_t>(head, schema->named ? 1 : 0);
+  PutText(head, schema->label_name, "label column name");
+  PutField<uint32_t>(head, schema->hash_bits);
+  PutField<uint64_t>(head, schema->columns.size());
+  for (const CsvColumn& column : schema->columns) {
+    PutText(head, column.name, "column name");
+    PutField<uint32_t>(head, column.categorical ? 1 : 0);
+    if (!column.categorical || schema->hash_bits != 0) continue;
+    PutField<uint64_t>(head, column.values.size());
+    for (const std::string& value : column.values) PutText(head, value, "categorical value");
+  }
+  PutText(head, reading.csv_weight_column, "weight column");
+  PutField<uint32_t>(head, static_cast<uint32_t>(reading.csv_missing));
+}
+
+void ReadCsvRecord(FieldReader& in, DataReading& reading, const std::string& path) {
+  auto bad = [&](const std::string& what) { return DataError(path, 0, 0, "model file's CSV record: " + what); };
+  const auto present = in.Get<uint32_t>("CSV record");
+  if (present > 1) throw bad(fmt::format("unknown kind {}: expected 0 or 1", present));
+  if (present == 0) return;
+  auto schema = std::make_shared<CsvSchema>();
+  const auto flags = in.Get<uint32_t>("CSV flags");
+  if (flags > 1) throw bad(fmt::format("unknown flags {}", flags));
+  schema->named = flags == 1;
+  schema->label_name = GetText(in, "label column name", path);
+  schema->hash_bits = in.Get<uint32_t>("categorical hash bits");
+  if (schema->hash_bits > kMaxHashBits) throw bad(fmt::format("{} hash bits", schema->hash_bits));
+  const auto columns = in.Get<uint64_t>("CSV column count");
+  // Each column takes at least 8 bytes: a count above the bytes left is a broken file.
+  if (columns > in.left() / 8) throw bad(fmt::format("{} columns in {} bytes", columns, in.left()));
+  schema->columns.resize(columns);
+  for (CsvColumn& column : schema->columns) {
+    column.name = GetText(in, "column name", path);
+    const auto categorical = in.Get<uint32_t>("categorical flag");
+    if (categorical > 1) throw bad(fmt::format("categorical flag {}", categorical));
+    column.categorical = categorical == 1;
+    if (!column.categorical || schema->hash_bits != 0) continue;
+    const auto values = in.Get<uint64_t>("categorical value count");
+    if (values > in.left() / 4) throw bad(fmt::format("{} values in {} bytes", values, in.left()));
+    column.values.reserve(values);
+    for (uint64_t v = 0; v < values; ++v) {
+      column.values.push_back(GetText(in, "categorical value", path));
+      if (v > 0 && !(column.values[v - 1] < column.values[v])) {
+        throw bad(fmt::format("column '{}''s values are not strictly ascending", column.name));
+      }
+    }
+  }
+  if (schema->Features() > (uint64_t{1} << 32)) throw bad("more than 2^32 features");
+  reading.csv_weight_column = GetText(in, "weight column", path);
+  const auto missing = in.Get<uint32_t>("missing values");
+  if (missing > 1) throw bad(fmt::format("unknown missing-value rule {}", missing));
+  reading.csv_missing = static_cast<CsvMissing>(missing);
+  reading.csv_schema = std::move(schema);
+}
+
+}  // namespace parsgd::io_internal

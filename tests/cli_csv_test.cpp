@@ -1,0 +1,86 @@
+// End-to-end tests of CSV tables with categorical columns: train, save, predict and eval through
+// the real program, the columns matched by name, values never met in training left out.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <string>
+
+#include "parsgd/util/rng.hpp"
+#include "test_support.hpp"
+
+namespace parsgd {
+namespace {
+
+using testing::Contains;
+using testing::Lines;
+using testing::RunCli;
+
+double After(const std::string& text, const std::string& key) {
+  const auto at = text.find(key);
+  EXPECT_NE(at, std::string::npos) << key << " not in " << text;
+  return at == std::string::npos ? -1 : std::stod(text.substr(at + key.size()));
+}
+
+class CliCsv : public ::testing::Test {
+ protected:
+  // The class is the colour's (red, blue: yes; green, black: no) unless x is large; `reorder`:
+  // the same rows with the columns in another order; `extra`: a colour training never met.
+  std::string Table(int rows, uint64_t seed, bool reorder, bool extra = false) {
+    const char* colours[5] = {"red", "blue", "green", "black", "white"};
+    Rng rng(seed);
+    std::string text = reorder ? "size,x,colour,class\n" : "class,colour,x,size\n";
+    for (int i = 0; i < rows; ++i) {
+      const auto c = rng.Uniform(extra ? 5 : 4);
+      const double x = rng.UniformDouble();
+      const char* size = rng.Uniform(2) ? "S" : "L";
+      const char* y = (c < 2) != (x > 0.9) ? "yes" : "no";
+      text += reorder ? fmt::format("{},{:.3f},{},{}\n", size, x, colours[c], y)
+                      : fmt::format("{},{},{:.3f},{}\n", y, colours[c], x, size);
+    }
+    return text;
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(CliCsv, CategoricalColumnsTrainAndPredictByNameOneHotOrHashed) {
+  const std::string train = dir_.Write("train.csv", Table(600, 1, false));
+  const std::string test = dir_.Write("test.csv", Table(300, 2, false));
+  const std::string moved = dir_.Write("moved.csv", Table(300, 2, true));
+  const std::string model = dir_.File("m.bin");
+  for (const char* hashing : {"", " --hash-bits 6"}) {
+    SCOPED_TRACE(hashing);
+    const auto r = RunCli("train --train " + train + " --test " + moved +
+                          " --epochs 20 --threads 1 --save " + model + hashing);
+    ASSERT_EQ(r.status, 0) << r.output;
+    // 3 columns, then the 4 colours and 2 sizes (one-hot) or 64 buckets.
+    EXPECT_TRUE(Contains(r.output, *hashing ? "600 rows x 67 features" : "600 rows x 9 features"))
+        << r.output;
+    EXPECT_GT(After(r.output, "test accuracy "), 85.0) << r.output;
+    // The same rows with the columns in another order score the same.
+    const auto e = RunCli("eval " + model + " " + test);
+    const auto m = RunCli("eval " + model + " " + moved);
+    ASSERT_EQ(e.status, 0) << e.output;
+    EXPECT_EQ(e.output, m.output);
+    const auto p = RunCli("predict " + model + " " + moved);
+    ASSERT_EQ(p.status, 0) << p.output;
+    EXPECT_EQ(p.output, RunCli("predict " + model + " " + test).output);
+    EXPECT_EQ(Lines(p.output).size(), 300u);
+  }
+  // A colour never met in training is left out of its row (the row is still predicted).
+  const auto unseen = RunCli("predict " + model + " " + dir_.Write("w.csv", Table(50, 3, false, true)));
+  ASSERT_EQ(unseen.status, 0) << unseen.output;
+  EXPECT_EQ(Lines(unseen.output).size(), 50u);
+  // A binary cache would lose the values.
+  const auto convert = RunCli("convert " + train + " " + dir_.File("t.bin"));
+  EXPECT_EQ(convert.status, 1);
+  EXPECT_TRUE(Contains(convert.output, "has categorical columns")) << convert.output;
+  // --categorical none: text in a feature column is an error naming it.
+  const auto none = RunCli("train --train " + train + " --categorical none");
+  EXPECT_EQ(none.status, 1);
+  EXPECT_TRUE(Contains(none.output, "train.csv:2:")) << none.output;
+  EXPECT_TRUE(Contains(none.output, "expected a number")) << none.output;
+}
+
+}  // namespace
+}  // namespace parsgd
