@@ -124,7 +124,8 @@ TEST_F(CliText, VwTextTrainsWithInteractionsAndPredictsWithTheModelsHashing) {
   EXPECT_EQ(RunCli("train --train " + text + " --interactions ab").status, 2);
 }
 
-// A text split in parts (one gzipped) trains as the whole: one data set, rows in file order.
+// A text split in parts (one gzipped) trains as the whole: one data set, rows in file order,
+// given as a list or by repeating --train.
 TEST_F(CliText, SeveralFilesTrainAsTheirConcatenation) {
   const std::string text = Text(300, 6, true);
   const std::size_t half = text.find('\n', text.size() / 2) + 1;
@@ -139,6 +140,12 @@ TEST_F(CliText, SeveralFilesTrainAsTheirConcatenation) {
   ASSERT_EQ(parts.status, 0) << parts.output;
   EXPECT_TRUE(Contains(parts.output, "300 rows x 1024 features")) << parts.output;
   EXPECT_EQ(one.output.substr(one.output.rfind("train accuracy")),
+            parts.output.substr(parts.output.rfind("train accuracy")));
+  // --train given twice is the same list.
+  const auto repeated = RunCli("train --train " + first + " --train " + second + ".gz" + args);
+  ASSERT_EQ(repeated.status, 0) << repeated.output;
+  EXPECT_EQ(Lines(repeated.output).front(), Lines(parts.output).front());
+  EXPECT_EQ(repeated.output.substr(repeated.output.rfind("train accuracy")),
             parts.output.substr(parts.output.rfind("train accuracy")));
 }
 

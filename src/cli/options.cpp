@@ -76,6 +76,12 @@ void OptionParser::String(std::string name, std::string* field, std::string valu
   options_.back().splits = false;  // a path or "256,128" may hold commas: repeat the flag instead
 }
 
+void OptionParser::Joins() {
+  if (options_.back().listable) return;  // list mode: each value is an item of an axis
+  options_.back().joins = true;
+  options_.back().help += "; given again, the values join as a comma-separated list";
+}
+
 void OptionParser::Delimiter(std::string name, char* field, std::string help) {
   help += " [default: auto]";
   Add({std::move(name), "auto|comma|tab|semicolon|CHAR", std::move(help), false,
@@ -264,7 +270,19 @@ bool OptionParser::Parse(std::span<const std::string> args) {
           fmt::format("parsgd {}: unknown option --{}{}", command_, name, Suggest(name)));
     }
     const std::string flag = "--" + name;
-    if (option->given && !option->listable) throw UsageError(flag + ": given twice");
+    if (option->given && !option->listable && !option->joins) {
+      throw UsageError(flag + ": given twice");
+    }
+    if (option->given && option->joins) {
+      // Given again: the values so far and this one, comma-separated.
+      std::string value = eq != std::string::npos ? arg.substr(eq + 1)
+                          : i + 1 < args.size()   ? args[++i]
+                                                  : "";
+      if (value.empty()) throw UsageError(fmt::format("{}: missing value ({})", flag, option->value_name));
+      option->values.back() += "," + value;
+      option->set(flag, option->values.back());
+      continue;
+    }
     option->given = true;
     if (option->value_name.empty()) {
       if (eq != std::string::npos && !option->listable) throw UsageError(flag + ": takes no value");

@@ -54,6 +54,10 @@ class OptionParser {
   // unless `show_default` is false.
   void String(std::string name, std::string* field, std::string value_name, std::string help,
               bool required = false);
+  // The option declared last may be given more than once (outside list mode, where each value
+  // is an item already): its values join as one comma-separated value ("--train a --train b" is
+  // "--train a,b").
+  void Joins();
   // An integer in [min, max]. With `automatic` set, the word `word` ("auto") is also accepted and
   // stores *automatic (a value outside [min, max] that tells the library to choose).
   void Int(std::string name, int* field, std::string help, int min, int max,
@@ -127,6 +131,7 @@ class OptionParser {
     bool given = false;
     bool listable = false;  // declared in list mode
     bool splits = true;     // in list mode, a value is a comma-separated list (not for strings)
+    bool joins = false;     // given again, the values join with commas (Joins)
     std::vector<std::string> values = {};
   };
   struct PositionalArg {

@@ -29,6 +29,7 @@ void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required) {
            "IDX images[,labels]; or .bin; or several files as A,B,...: one data set, rows in "
            "file order)",
            train_required);
+  p.Joins();
   p.String("test", &a.test, "PATH", "test data, evaluated after every epoch");
   FormatOption(p, &a.format);
   p.UInt64("features", &a.features,
