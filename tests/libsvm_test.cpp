@@ -306,3 +306,36 @@ TEST(Libsvm, ReadsHeartScaleFromLiblinearTools) {
 
 }  // namespace
 }  // namespace parsgd
+
+namespace parsgd {
+namespace {
+
+// Read as a stream (compressed or not), pieces of any size, on any thread count: the same data as
+// the whole text parsed at once; a bad line is named by its line in the whole text.
+TEST(LibsvmStream, GivesTheWholeTextsDataAtAnyPieceSizeAndThreadCount) {
+  testing::TempDir dir;
+  const std::string text = "\xEF\xBB\xBF" + RandomText(400, 9);
+  const std::string plain = dir.Write("d.svm", text);
+  ASSERT_EQ(testing::RunShell("gzip -k " + plain).status, 0);
+  Dataset reference;
+  tbb::task_arena(1).execute([&] { reference = ParseLibsvm(text, "r"); });
+  for (const std::string& path : {plain, plain + ".gz"}) {
+    for (uint64_t piece : {5u, 64u, 1u << 20}) {
+      for (int threads : {1, 2, 3}) {
+        SCOPED_TRACE(path + " " + std::to_string(piece) + " " + std::to_string(threads));
+        tbb::task_arena(threads).execute([&] {
+          ExpectSameData(ReadLibsvmStream(path, {.chunk_bytes = piece}), reference);
+        });
+      }
+    }
+  }
+  const std::string bad = dir.Write("bad.svm", "1 1:2\n-1 3:1\n1 2:x\n");
+  ASSERT_EQ(testing::RunShell("gzip " + bad).status, 0);
+  ExpectDataError([&] { ReadLibsvmStream(bad + ".gz", {.chunk_bytes = 4}); }, bad + ".gz", 3, 5,
+                  "expected a numeric value after '2:'");
+  const std::string empty = dir.Write("e.svm", "");
+  ExpectDataError([&] { ReadLibsvmStream(empty); }, empty, 0, 0, "empty file");
+}
+
+}  // namespace
+}  // namespace parsgd

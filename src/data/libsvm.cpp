@@ -1,7 +1,12 @@
 #include "parsgd/data/libsvm.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <functional>
 #include <vector>
+
+#include "byte_stream.hpp"
 
 #include "libsvm_chunk.hpp"
 #include "parsgd/comm/communicator.hpp"
@@ -34,28 +39,15 @@ IndexRules RulesFor(const LibsvmOptions& options) {
   return rules;
 }
 
-// ParseLibsvm over the ranks of `comm`: rank r's `text` is its share of the file's lines, the
-// shares in rank order (one rank: the whole text); with `file`, the mapping `text` lies in (its
-// pages given back as parsed). The first error, the zero-based decision and the feature count
-// are the whole file's, agreed by every rank.
-Dataset Parse(std::string_view text, const std::string& name, const LibsvmOptions& options,
-              const MappedFile* file, Communicator& comm) {
-  if (options.max_features >= kIndexLimit) {
-    throw Error(name + ": the feature count given (--features) " +
-                std::to_string(options.max_features) + " is too large: expected at most 2^32 - 1");
-  }
+// The data set of the chunks of LIBSVM text parsed under `options`, over the ranks of `comm`: rank
+// r's chunks are its share of the file's lines, the shares in rank order (one rank: the whole
+// text). The first error, the zero-based decision and the feature count are the whole file's,
+// agreed by every rank. `again` parses the text again under other options; null where the text
+// is gone (a stream).
+Dataset Finish(std::vector<Chunk> chunks, const std::string& name, const LibsvmOptions& options,
+               Communicator& comm,
+               const std::function<Dataset(const LibsvmOptions&)>& again) {
   const bool solo = comm.size() == 1;
-  // A UTF-8 byte order mark (only the first rank's share can start with one: the others start
-  // at a line).
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
-  if (comm.Sum(text.size()) == 0) {
-    throw DataError(name, 0, 0, "empty file: expected rows of 'label index:value ...'");
-  }
-  const IndexRules rules = RulesFor(options);
-  std::vector<Chunk> chunks = data_internal::ParseChunks(
-      text, options.chunk_bytes,
-      [&](std::string_view piece, Chunk* c) { libsvm_internal::ParseChunk(piece, rules, c); },
-      file);
   if (solo) {
     data_internal::ThrowFirstError(chunks, name);
   } else {  // numbered from the whole file's first line: the lines of the ranks before
@@ -85,7 +77,11 @@ Dataset Parse(std::string_view text, const std::string& name, const LibsvmOption
       largest > RulesFor(as_zero_based).largest) {
     // Decided zero-based, and some index was accepted only under the one-based bound: read the
     // text again as zero-based, which reports the first such index exactly.
-    return Parse(text, name, as_zero_based, file, comm);
+    if (again) return again(as_zero_based);
+    throw DataError(name, 0, 0,
+                    fmt::format("index {} is past the last zero-based index {} (the indices are "
+                                "zero-based: an index 0 appears)",
+                                largest, RulesFor(as_zero_based).largest));
   }
   uint64_t features = options.max_features;
   if (features == 0 && any_entry) features = largest + (zero_based ? 1 : 0);
@@ -94,6 +90,34 @@ Dataset Parse(std::string_view text, const std::string& name, const LibsvmOption
   }
   return data_internal::Assemble(std::move(chunks), features, name, zero_based ? 0 : 1,
                                  zero_based ? ZeroBased::kYes : ZeroBased::kNo, /*empty_ok=*/!solo);
+}
+
+void CheckMaxFeatures(const std::string& name, const LibsvmOptions& options) {
+  if (options.max_features >= kIndexLimit) {
+    throw Error(name + ": the feature count given (--features) " +
+                std::to_string(options.max_features) + " is too large: expected at most 2^32 - 1");
+  }
+}
+
+// ParseLibsvm over the ranks of `comm` (see Finish); with `file`, the mapping `text` lies in (its
+// pages given back as parsed).
+Dataset Parse(std::string_view text, const std::string& name, const LibsvmOptions& options,
+              const MappedFile* file, Communicator& comm) {
+  CheckMaxFeatures(name, options);
+  // A UTF-8 byte order mark (only the first rank's share can start with one: the others start
+  // at a line).
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  if (comm.Sum(text.size()) == 0) {
+    throw DataError(name, 0, 0, "empty file: expected rows of 'label index:value ...'");
+  }
+  const IndexRules rules = RulesFor(options);
+  std::vector<Chunk> chunks = data_internal::ParseChunks(
+      text, options.chunk_bytes,
+      [&](std::string_view piece, Chunk* c) { libsvm_internal::ParseChunk(piece, rules, c); },
+      file);
+  return Finish(std::move(chunks), name, options, comm, [&](const LibsvmOptions& other) {
+    return Parse(text, name, other, file, comm);
+  });
 }
 
 }  // namespace
@@ -107,6 +131,21 @@ Dataset ReadLibsvm(const std::string& path, const LibsvmOptions& options) {
   std::shared_ptr<const MappedFile> file = MappedFile::Open(path);
   SoloCommunicator solo;
   return Parse(std::string_view(file->chars(), file->size()), path, options, file.get(), solo);
+}
+
+Dataset ReadLibsvmStream(const std::string& path, const LibsvmOptions& options) {
+  const std::string name = path == data_internal::kStdin ? "standard input" : path;
+  CheckMaxFeatures(name, options);
+  data_internal::ByteStream in(path);
+  const IndexRules rules = RulesFor(options);
+  std::vector<Chunk> chunks = data_internal::ParseStream(
+      in, name, options.chunk_bytes,
+      [&](std::string_view piece, Chunk* c) { libsvm_internal::ParseChunk(piece, rules, c); });
+  if (in.offset() == 0 || (in.offset() == 3 && chunks.empty())) {
+    throw DataError(name, 0, 0, "empty file: expected rows of 'label index:value ...'");
+  }
+  SoloCommunicator solo;
+  return Finish(std::move(chunks), name, options, solo, nullptr);
 }
 
 Dataset ReadLibsvmShard(const std::string& path, const LibsvmOptions& options, Communicator& comm) {

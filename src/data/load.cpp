@@ -416,9 +416,7 @@ Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
       options.format == DataFormat::kAuto ? DetectDataFormat(path) : options.format;
   switch (format) {
     case DataFormat::kLibsvm:
-      if (data_internal::IsGzip(path)) {
-        return ParseText(data_internal::ReadAll(path), path, format, options);
-      }
+      if (data_internal::IsGzip(path)) return ReadLibsvmStream(path, LibsvmOptionsOf(options));
       return ReadLibsvm(path, LibsvmOptionsOf(options));
     case DataFormat::kCsv:
       if (data_internal::IsGzip(path)) {

@@ -2,10 +2,15 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_group.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
+#include <iterator>
+
+#include "byte_stream.hpp"
 
 #include "parsgd/data/csv.hpp"
 #include "parsgd/util/error.hpp"
@@ -66,6 +71,57 @@ std::vector<Chunk> ParseChunks(std::string_view text, uint64_t chunk_bytes,
       },
       tbb::simple_partitioner());
   return chunks;
+}
+
+std::vector<Chunk> ParseStream(ByteStream& in, const std::string& name, uint64_t chunk_bytes,
+                               const std::function<void(std::string_view, Chunk*)>& parse) {
+  const std::size_t step = chunk_bytes != 0 ? chunk_bytes : std::size_t{2} << 20;
+  std::deque<Chunk> chunks;        // stable addresses for the tasks
+  std::deque<std::string> pieces;  // each piece's text, freed once parsed
+  tbb::task_group group;
+  try {
+    std::string carry;  // the start of a line the last read cut
+    for (bool first = true;;) {
+      std::string piece = std::move(carry);
+      carry.clear();
+      const std::size_t at = piece.size();
+      piece.resize(at + step);
+      const std::size_t n = in.Read(piece.data() + at, step);
+      piece.resize(at + n);
+      if (first && piece.starts_with("\xEF\xBB\xBF")) piece.erase(0, 3);
+      first = false;
+      const bool end = n < step;
+      if (!end) {
+        const std::size_t newline = piece.rfind('\n');
+        if (newline == std::string::npos) {  // a line longer than a step: read on
+          carry = std::move(piece);
+          continue;
+        }
+        carry.assign(piece, newline + 1);
+        piece.resize(newline + 1);
+      }
+      if (!piece.empty()) {
+        Chunk* chunk = &chunks.emplace_back();
+        std::string* text = &pieces.emplace_back(std::move(piece));
+        group.run([chunk, text, &parse] {
+          parse(*text, chunk);
+          std::string().swap(*text);
+        });
+      }
+      if (end) break;
+    }
+  } catch (...) {
+    group.wait();
+    throw;
+  }
+  group.wait();
+  if (in.cut_short()) {
+    throw DataError(name, 0, 0,
+                    "the gzip stream ends early, after " + std::to_string(in.offset()) +
+                        " bytes: the file is cut short");
+  }
+  return std::vector<Chunk>(std::make_move_iterator(chunks.begin()),
+                            std::make_move_iterator(chunks.end()));
 }
 
 void ThrowFirstError(const std::vector<Chunk>& chunks, const std::string& name,

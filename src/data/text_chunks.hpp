@@ -78,6 +78,18 @@ std::vector<Chunk> ParseChunks(std::string_view text, uint64_t chunk_bytes,
                                const std::function<void(std::string_view, Chunk*)>& parse,
                                const MappedFile* file = nullptr);
 
+class ByteStream;
+
+// ParseChunks of the text `in` delivers, as it is read (inflated): this thread reads pieces of whole
+// lines of about `chunk_bytes` (0: 2 MiB) and hands each to parse() on the other threads of the
+// caller's oneTBB arena while it reads on (reading overlapped with parsing), freeing each piece's
+// text once parsed. A UTF-8 byte order mark at the start is skipped. The chunks are those
+// ParseChunks gives for the whole text (the result never depends on where pieces are cut).
+// Throws the stream's errors (a damaged gzip stream; one cut short, naming `name`), after the
+// pieces handed out are parsed.
+std::vector<Chunk> ParseStream(ByteStream& in, const std::string& name, uint64_t chunk_bytes,
+                               const std::function<void(std::string_view, Chunk*)>& parse);
+
 // Throws DataError for the first chunk error in text order; `first_line` is the 1-based line the
 // text starts at in its file. Chunks before the bad one parsed completely, so their line counts
 // place the error exactly.

@@ -45,6 +45,12 @@ struct LibsvmOptions {
 // Maps `path` and parses it (see ParseLibsvm). Throws parsgd::Error if the file cannot be read.
 Dataset ReadLibsvm(const std::string& path, const LibsvmOptions& options = {});
 
+// Reads LIBSVM text from `path` (gzip-compressed or not; "-": standard input) as it streams,
+// parsing pieces on the caller's oneTBB arena while this thread reads (and inflates) on: the same
+// Dataset as ParseLibsvm of the whole text, which is never held at once. Throws as ParseLibsvm,
+// and DataError for a damaged or cut-off gzip stream.
+Dataset ReadLibsvmStream(const std::string& path, const LibsvmOptions& options = {});
+
 // Rank comm.rank()'s share of the LIBSVM file `path`, for a run over several processes: the file's
 // bytes cut into comm.size() equal ranges, each moved on to the next line start, a line read by
 // the rank whose range holds its first byte; so the shares in rank order are the file's rows in
