@@ -130,6 +130,19 @@ const char* ParseQuoted(const LineContext& cx, const char* p, const char* end, s
 // in Chunk::label_texts, at most kMaxLabelTexts distinct ones.
 bool ParseLabel(const LineContext& cx, const char*& p, const char* end) {
   Chunk& chunk = *cx.chunk;
+  if (*p != '"') {  // the common case first: a finite number up to the delimiter or the line end
+    float value = 0;
+    const char* q = data_internal::ParseFloat(p, end, &value);
+    if (q != nullptr) {
+      q = SkipBlanks(q, end, cx.shape.delimiter);
+      if ((q == end || *q == cx.shape.delimiter) && std::isfinite(value)) {
+        chunk.labels.push_back(value);
+        if (chunk.text_labels) chunk.label_ids.push_back(data_internal::kNoLabelText);
+        p = q;
+        return true;
+      }
+    }
+  }
   std::string quoted;
   std::string_view text;
   const char* after;
@@ -180,6 +193,20 @@ bool ParseLabel(const LineContext& cx, const char*& p, const char* end) {
   return true;
 }
 
+// A feature field's number (or the row's weight): kept where it is not 0.
+inline void StoreNumber(const LineContext& cx, FieldRole role, bool weight, float value) {
+  Chunk& chunk = *cx.chunk;
+  if (weight) {
+    chunk.weights.push_back(value);
+    return;
+  }
+  if (role.kind == FieldKind::kAuto) chunk.numbers_in[role.column] = 1;  // sized by ParseChunk
+  if (value != 0) {
+    chunk.indices.push_back(role.column);
+    chunk.values.push_back(value);
+  }
+}
+
 // One field starting at p; on success p is left at the delimiter or the line end after it.
 bool ParseField(const LineContext& cx, uint64_t f, const char*& p, const char* end) {
   const char* field = p;
@@ -192,6 +219,21 @@ bool ParseField(const LineContext& cx, uint64_t f, const char*& p, const char* e
   }
   const bool weight = f == cx.shape.weight;
   const FieldRole role = weight ? FieldRole{} : cx.Role(f);
+  if (role.kind != FieldKind::kCategory) {
+    // The common case first: a finite number (a weight 0 or more) up to the delimiter or the line
+    // end. Anything else (a missing value, text, NaN, an error) takes the way below.
+    float value = 0;
+    const char* q = data_internal::ParseFloat(p, end, &value);
+    if (q != nullptr) {
+      q = SkipBlanks(q, end, cx.shape.delimiter);
+      if ((q == end || *q == cx.shape.delimiter) && std::isfinite(value) &&
+          !(weight && value < 0)) {
+        StoreNumber(cx, role, weight, value);
+        p = q;
+        return true;
+      }
+    }
+  }
   if (role.kind != FieldKind::kNumber && p != end && *p == '"') {
     // A quoted categorical value (a quoted "NA" is a value, as a quoted label is a class).
     std::string text;
@@ -241,23 +283,11 @@ bool ParseField(const LineContext& cx, uint64_t f, const char*& p, const char* e
     return cx.Fail(p,
                    cx.Field(f) + ": " + Quote(p, end, cx.shape.delimiter) + " is not finite: expected a finite number");
   }
-  Chunk& chunk = *cx.chunk;
-  if (weight) {
-    if (value < 0) {
-      return cx.Fail(p, cx.Field(f) + ": " + Quote(p, end, cx.shape.delimiter) +
-                            ": a row weighs 0 or more");
-    }
-    chunk.weights.push_back(value);
-  } else {
-    if (role.kind == FieldKind::kAuto) {
-      if (chunk.numbers_in.size() <= role.column) chunk.numbers_in.resize(role.column + 1);
-      chunk.numbers_in[role.column] = 1;
-    }
-    if (value != 0) {
-      chunk.indices.push_back(role.column);
-      chunk.values.push_back(value);
-    }
+  if (weight && value < 0) {
+    return cx.Fail(p, cx.Field(f) + ": " + Quote(p, end, cx.shape.delimiter) +
+                          ": a row weighs 0 or more");
   }
+  StoreNumber(cx, role, weight, value);
   p = q;
   return true;
 }
@@ -312,6 +342,13 @@ void ParseChunk(std::string_view text, const RowShape& shape, Chunk* chunk) {
   LabelTexts texts;
   CategoryTexts categories;
   LineContext cx{text.data(), 0, shape, chunk, &texts, &categories};
+  // About one entry per 8 bytes of numbers and delimiters, one row per 32 bytes: most chunks
+  // grow no vector more than once.
+  chunk->indices.reserve(text.size() / 8);
+  chunk->values.reserve(text.size() / 8);
+  chunk->labels.reserve(text.size() / 32);
+  chunk->row_ends.reserve(text.size() / 32);
+  chunk->numbers_in.assign(shape.feature_columns, 0);
   data_internal::ForEachLine(text, chunk, [&](const char* begin, const char* end) {
     cx.begin = begin;
     cx.line = chunk->lines;
