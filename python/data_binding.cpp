@@ -234,11 +234,25 @@ py::array_t<To> Copy(const SharedArray<From>& from) {
 // when every row weighs 1). Reading runs without the GIL, on every core.
 py::tuple LoadFile(const std::string& path, const std::string& format, uint32_t hash_bits,
                    uint32_t ngrams, uint32_t char_min, uint32_t char_max,
-                   const std::string& interactions, bool labels_optional) {
+                   const std::string& interactions, bool labels_optional,
+                   const std::string& categorical, const std::string& like) {
   LoadOptions options;
   const std::optional<DataFormat> parsed = ParseDataFormat(format);
   if (!parsed) throw py::value_error(fmt::format("format '{}': not a data format", format));
   options.format = *parsed;
+  // hash_bits 0: auto (fastText and VW text 16 bits; CSV categories one-hot).
+  options.category_hash_bits = hash_bits;
+  if (hash_bits == 0) hash_bits = TextHashing{}.bits;
+  if (categorical == "none") {
+    options.categorical_auto = false;
+  } else if (!categorical.empty() && categorical != "auto") {
+    for (std::size_t at = 0;;) {
+      const std::size_t comma = categorical.find(',', at);
+      options.categorical.push_back(categorical.substr(at, comma - at));
+      if (comma == std::string::npos) break;
+      at = comma + 1;
+    }
+  }
   options.hashing = {.bits = hash_bits,
                      .ngrams = ngrams,
                      .char_min = char_min,
@@ -249,6 +263,13 @@ py::tuple LoadFile(const std::string& path, const std::string& format, uint32_t 
   Dataset data;
   {
     py::gil_scoped_release release;
+    if (!like.empty()) {
+      // Another file of the table: read by the first file's columns (CSV: names, categories).
+      const Dataset first = LoadDataset(like, options);
+      options.csv_schema = first.csv_schema();
+      options.csv_schema_source = like;
+      options.label_by_schema = true;
+    }
     data = LoadDataset(path, options);
   }
   py::object weights = py::none();
@@ -263,7 +284,7 @@ py::tuple LoadFile(const std::string& path, const std::string& format, uint32_t 
 void BindData(py::module_& m) {
   m.def("load_file", &LoadFile, py::arg("path"), py::arg("format"), py::arg("hash_bits"),
         py::arg("ngrams"), py::arg("char_min"), py::arg("char_max"), py::arg("interactions"),
-        py::arg("labels_optional"),
+        py::arg("labels_optional"), py::arg("categorical"), py::arg("like"),
         "(indptr, indices, data, labels, features, class_names, weights) of a data file");
   py::class_<PyDataset>(m, "Dataset",
                         "Rows for the library: CSR arrays whose values, indices and labels are "

@@ -15,8 +15,9 @@ import scipy.sparse as sp
 from . import _parsgd
 
 
-def load_file(path, *, format="auto", hash_bits=16, ngrams=2, char_ngrams=None,
-              interactions="", labels=True, return_weights=False):
+def load_file(path, *, format="auto", hash_bits=None, ngrams=2, char_ngrams=None,
+              interactions="", labels=True, return_weights=False, categorical="auto",
+              like=None):
     """(X, y) from the data file at path, as scikit-learn's load_svmlight_file returns them.
 
     X: scipy CSR, float32, one column per feature (fastText and VW text: 2**hash_bits hashed
@@ -25,14 +26,21 @@ def load_file(path, *, format="auto", hash_bits=16, ngrams=2, char_ngrams=None,
     labels=False (data to predict: fastText and VW lines without labels, IDX images alone).
     format: "auto" (detected, as the command line does) or one of "libsvm", "csv", "fasttext",
     "vw", "idx", "bin". hash_bits, ngrams, char_ngrams (a (min, max) pair) and interactions (e.g.
-    "ab,abc") are --hash-bits, --ngrams, --char-ngrams and --interactions. With return_weights,
-    (X, y, w): w the rows' weights (VW importances; None when every row weighs 1).
+    "ab,abc") are --hash-bits, --ngrams, --char-ngrams and --interactions (hash_bits None: 16 for
+    text, CSV categories one column each). CSV: text columns are categorical, one column per
+    value after the table's columns (or hashed into 2**hash_bits), categorical "none" makes text an
+    error and "a,b" names columns categorical whatever their values (--categorical); like: the
+    path of the file this one is another part of (the training file of a test file), whose CSV
+    columns it is read by: matched by name, the same category columns (a value the first never
+    had left out). With return_weights, (X, y, w): w the rows' weights (VW importances, a CSV
+    weight column; None when every row weighs 1).
     Raises ValueError naming the file, line and column for malformed data.
     """
     char_min, char_max = (0, 0) if char_ngrams is None else (int(c) for c in char_ngrams)
     indptr, indices, data, row_labels, features, names, weights = _parsgd.load_file(
-        os.fspath(path), format, int(hash_bits), int(ngrams), char_min, char_max,
-        str(interactions), not labels)
+        os.fspath(path), format, 0 if hash_bits is None else int(hash_bits), int(ngrams),
+        char_min, char_max, str(interactions), not labels, str(categorical),
+        "" if like is None else os.fspath(like))
     X = sp.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, features))
     if not labels:
         y = None

@@ -57,3 +57,20 @@ def test_malformed_files_name_the_place(tmp_path):
         parsgd.load_file(path, hash_bits=40)
     with pytest.raises(ValueError, match="format 'text'"):
         parsgd.load_file(path, format="text")
+
+
+def test_csv_categories_one_hot_hashed_and_another_file_read_like_the_first(tmp_path):
+    train = write(tmp_path, "train.csv", "y,colour,x\nyes,red,1\nno,blue,2\nyes,red,3\n")
+    X, y = parsgd.load_file(train)
+    # x and the colour's own (empty) column, then blue and red.
+    assert X.toarray().tolist() == [[0, 1, 0, 1], [0, 2, 1, 0], [0, 3, 0, 1]]
+    assert list(y) == ["yes", "no", "yes"]
+    # The test file's columns in another order, a colour training never had: the same layout.
+    test = write(tmp_path, "test.csv", "x,colour,y\n5,green,no\n6,red,yes\n")
+    Xt, yt = parsgd.load_file(test, like=train)
+    assert Xt.toarray().tolist() == [[0, 5, 0, 0], [0, 6, 0, 1]]
+    assert list(yt) == ["no", "yes"]
+    Xh, _ = parsgd.load_file(train, hash_bits=4)
+    assert Xh.shape == (3, 2 + 16)
+    with pytest.raises(ValueError, match="expected a number"):
+        parsgd.load_file(train, categorical="none")
