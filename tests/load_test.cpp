@@ -64,6 +64,12 @@ TEST(LoadDataset, SavesBySuffixAndDetectsByContent) {
   WriteBinaryCache(Small(), dir.File("cache.txt"));
   EXPECT_EQ(DetectDataFormat(dir.File("cache.txt")), DataFormat::kBinary);
   ExpectSameData(LoadDataset(dir.File("cache.txt")), Small());
+  // A '|' with spaces is VW's text; without, a pipe-separated table.
+  EXPECT_EQ(DetectDataFormat(dir.Write("v.txt", "1 |a x y\n")), DataFormat::kVw);
+  const std::string pipes = dir.Write("p.txt", "y|a|b\n1|0.5|0\n0|0|2\n");
+  EXPECT_EQ(DetectDataFormat(pipes), DataFormat::kCsv);
+  ExpectSameData(LoadDataset(pipes),
+                 testing::MakeDataset({{{0, 0.5f}}, {{1, 2.f}}}, {1.f, 0.f}, 2));
 }
 
 TEST(LoadDataset, ExplicitFormatOverridesDetection) {

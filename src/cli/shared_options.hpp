@@ -31,7 +31,7 @@ inline void CsvReadOptions(OptionParser& p, CsvHeader* header, char* delimiter,
   p.Choice<CsvHeader>("header", header, kCsvHeaders,
                       "csv: whether the first line names the columns");
   p.Delimiter("delimiter", delimiter,
-              "csv: between the fields (auto: the most frequent of comma, tab and semicolon on "
+              "csv: between the fields (auto: the most frequent of comma, tab, semicolon and | on "
               "the first line)");
   p.String("label-column", label_column, "NAME|INDEX", label_help);
   p.String("weight-column", weight_column, "NAME|INDEX",

@@ -325,7 +325,7 @@ bool ParseLine(const LineContext& cx, const char* p, const char* end) {
 }  // namespace
 
 char DetectDelimiter(std::string_view line) {
-  std::size_t counts[3] = {0, 0, 0};  // ',', '\t', ';' outside quotes
+  std::size_t counts[4] = {0, 0, 0, 0};  // ',', '\t', ';', '|' outside quotes
   bool quoted = false;
   for (char c : line) {
     if (c == '"') quoted = !quoted;
@@ -333,9 +333,10 @@ char DetectDelimiter(std::string_view line) {
     counts[0] += c == ',';
     counts[1] += c == '\t';
     counts[2] += c == ';';
+    counts[3] += c == '|';
   }
-  const char delimiters[3] = {',', '\t', ';'};
-  return delimiters[std::max_element(counts, counts + 3) - counts];
+  const char delimiters[4] = {',', '\t', ';', '|'};
+  return delimiters[std::max_element(counts, counts + 4) - counts];
 }
 
 void ParseChunk(std::string_view text, const RowShape& shape, Chunk* chunk) {

@@ -28,7 +28,7 @@ struct FieldRole {
 struct RowShape {
   uint64_t fields;  // fields per line (at least 1)
   uint64_t label;   // the label's field, 0-based; `fields`: none (every label 0)
-  char delimiter;   // between the fields: ',', '\t' or ';' (DetectDelimiter), or the user's
+  char delimiter;   // between the fields: ',', '\t', ';' or '|' (DetectDelimiter), or the user's
   CsvMissing missing = CsvMissing::kError;  // a missing feature value: an error, or 0
   uint64_t weight = kNoColumn;  // the weight's field, 0-based, or none
   // Per field (the label's and weight's unused): its role; empty: every feature field a number,
@@ -43,8 +43,8 @@ struct RowShape {
 // first malformed line and records it in chunk->error.
 void ParseChunk(std::string_view text, const RowShape& shape, data_internal::Chunk* chunk);
 
-// The delimiter of a line (its first): the most frequent of ',', tab and ';' outside double quotes,
-// ',' on a tie or where there is none (one column).
+// The delimiter of a line (its first): the most frequent of ',', tab, ';' and '|' outside double
+// quotes, the first of them in that order on a tie, ',' where there is none (one column).
 char DetectDelimiter(std::string_view line);
 
 }  // namespace parsgd::csv_internal

@@ -123,15 +123,21 @@ bool HasLabelToken(std::string_view line) {
 }
 
 // The text format of `head` (a text's first bytes) named `name` (without a .gz ending): CSV for a
-// .csv or .tsv name; fastText for a first line with a __label__ token; VW for one with a '|' (which
-// neither LIBSVM nor a numeric table has); CSV for a first line with
+// .csv or .tsv name; fastText for a first line with a __label__ token; VW for one with a '|' and a
+// space (which neither LIBSVM nor a numeric table has), CSV for one with '|' and no space or tab (a
+// pipe-separated table); CSV for a first line with
 // field separators and no index:value pair (which LIBSVM never is: a table saved as wine.txt);
 // LIBSVM otherwise.
 DataFormat DetectTextFormat(std::string_view head, const std::string& name) {
   if (HasCsvName(name)) return DataFormat::kCsv;
   const std::string_view first = FirstNonBlankLine(head);
   if (HasLabelToken(first)) return DataFormat::kFasttext;
-  if (first.find('|') != std::string_view::npos) return DataFormat::kVw;
+  // A '|' with spaces is VW's (its features are space-separated); without any, a pipe-separated
+  // table (a|b|c).
+  if (first.find('|') != std::string_view::npos) {
+    return first.find_first_of(" \t") != std::string_view::npos ? DataFormat::kVw
+                                                                  : DataFormat::kCsv;
+  }
   std::string_view line = head.substr(0, head.find('\n'));
   line = line.substr(0, line.find('#'));
   if (line.find_first_of(",\t;") != std::string_view::npos &&

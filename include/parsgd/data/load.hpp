@@ -22,7 +22,8 @@ inline constexpr Named<DataFormat> kDataFormats[] = {
     {DataFormat::kAuto, "auto",
      "detected from the file's first bytes (CSV: a name ending in .csv or .tsv, or a first line "
      "with commas, tabs or semicolons and no index:value pair; fasttext: a first line with a "
-     "__label__ word; vw: a first line with a '|')"},
+     "__label__ word; vw: a first line with a '|' and a space; csv too: one with '|' and no "
+     "space)"},
     {DataFormat::kLibsvm, "libsvm", "LIBSVM/svmlight text: label idx:val ..."},
     {DataFormat::kIdx, "idx", "IDX images (MNIST family, raw or gzip): IMAGES[,LABELS]"},
     {DataFormat::kBinary, "bin", "parsgd's binary cache (memory-mapped, checksummed)"},
@@ -97,8 +98,8 @@ struct LoadOptions {
 // The format `path` holds, read from its first bytes (after gunzip where it is compressed): the
 // binary cache magic -> kBinary; an IDX magic -> kIdx; a name ending in ".csv" or ".tsv" (any
 // case, before a ".gz") -> kCsv; a first non-blank line with a token that starts with "__label__"
-// -> kFasttext; one with a '|' -> kVw; a first line (before any '#') with a comma, tab or ';'
-// and no ':' -> kCsv; anything else -> kLibsvm. A path that does not exist but contains a comma is
+// -> kFasttext; one with a '|' and a space or tab -> kVw, with '|' and neither -> kCsv (a
+// pipe-separated table); a first line (before any '#') with a comma, tab or ';' and no ':' -> kCsv; anything else -> kLibsvm. A path that does not exist but contains a comma is
 // an IDX pair -> kIdx when its first file is IDX (or missing), else a list of files -> its first
 // file's format. "-" (standard input) -> kAuto: known only once read (LoadDataset).
 DataFormat DetectDataFormat(const std::string& path);
