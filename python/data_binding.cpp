@@ -20,6 +20,7 @@
 
 #include "bindings.hpp"
 #include "parsgd/data/load.hpp"
+#include "parsgd/util/split.hpp"
 
 namespace parsgd::python {
 namespace {
@@ -246,12 +247,7 @@ py::tuple LoadFile(const std::string& path, const std::string& format, uint32_t 
   if (categorical == "none") {
     options.categorical_auto = false;
   } else if (!categorical.empty() && categorical != "auto") {
-    for (std::size_t at = 0;;) {
-      const std::size_t comma = categorical.find(',', at);
-      options.categorical.push_back(categorical.substr(at, comma - at));
-      if (comma == std::string::npos) break;
-      at = comma + 1;
-    }
+    options.categorical = SplitAtCommas(categorical);
   }
   options.hashing = {.bits = hash_bits,
                      .ngrams = ngrams,

@@ -12,15 +12,11 @@
 namespace parsgd {
 namespace {
 
+using testing::After;
 using testing::Contains;
 using testing::Lines;
 using testing::RunCli;
 
-double After(const std::string& text, const std::string& key) {
-  const auto at = text.find(key);
-  EXPECT_NE(at, std::string::npos) << key << " not in " << text;
-  return at == std::string::npos ? -1 : std::stod(text.substr(at + key.size()));
-}
 
 class CliCsv : public ::testing::Test {
  protected:

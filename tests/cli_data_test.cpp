@@ -22,6 +22,7 @@ namespace {
 
 using testing::ReadFile;
 using testing::RunCli;
+using testing::After;
 using testing::Contains;
 using testing::Lines;
 
@@ -32,12 +33,6 @@ std::vector<double> Numbers(const std::string& line) {
   return out;
 }
 
-// The number after `key` in `text` ("accuracy 91.50%" -> 91.5).
-double After(const std::string& text, const std::string& key) {
-  const auto at = text.find(key);
-  EXPECT_NE(at, std::string::npos) << key << " not in " << text;
-  return at == std::string::npos ? -1 : std::stod(text.substr(at + key.size()));
-}
 
 class CliData : public ::testing::Test {
  protected:

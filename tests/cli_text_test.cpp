@@ -10,17 +10,12 @@
 namespace parsgd {
 namespace {
 
+using testing::After;
 using testing::Contains;
 using testing::Lines;
 using testing::RunCli;
 using testing::RunShell;
 
-// The number after `key` in `text` ("accuracy 91.50%" -> 91.5).
-double After(const std::string& text, const std::string& key) {
-  const auto at = text.find(key);
-  EXPECT_NE(at, std::string::npos) << key << " not in " << text;
-  return at == std::string::npos ? -1 : std::stod(text.substr(at + key.size()));
-}
 
 class CliText : public ::testing::Test {
  protected:

@@ -1,5 +1,7 @@
 #include "test_support.hpp"
 
+#include <gtest/gtest.h>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,6 +50,12 @@ std::string ReadFile(const std::string& path) {
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
+}
+
+double After(const std::string& text, const std::string& key) {
+  const auto at = text.find(key);
+  EXPECT_NE(at, std::string::npos) << key << " not in " << text;
+  return at == std::string::npos ? -1 : std::stod(text.substr(at + key.size()));
 }
 
 std::vector<std::string> Lines(const std::string& text) {

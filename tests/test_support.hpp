@@ -43,6 +43,9 @@ std::string ReadFile(const std::string& path);
 // Whether `part` occurs in `text`; the lines of `text` (without their '\n').
 bool Contains(const std::string& text, const std::string& part);
 std::vector<std::string> Lines(const std::string& text);
+// The number after `key` in `text` ("accuracy 91.50%" -> 91.5); a failure and -1 if `key` is
+// not there.
+double After(const std::string& text, const std::string& key);
 
 // A dataset from rows of (column, value) pairs (0-based, ascending) and labels.
 using Entries = std::vector<std::pair<uint32_t, float>>;

@@ -5,23 +5,10 @@
 #include <charconv>
 
 #include "parsgd/data/shard.hpp"
+#include "parsgd/util/split.hpp"
 #include "shared_options.hpp"
 
 namespace parsgd::cli {
-namespace {
-
-// "a,b,c" -> a, b, c.
-std::vector<std::string> SplitList(const std::string& list) {
-  std::vector<std::string> items;
-  for (std::size_t at = 0;;) {
-    const std::size_t comma = list.find(',', at);
-    items.push_back(list.substr(at, comma - at));
-    if (comma == std::string::npos) return items;
-    at = comma + 1;
-  }
-}
-
-}  // namespace
 
 void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required) {
   p.String("train", &a.train, "PATH",
@@ -136,7 +123,7 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
   if (a.categorical == "none") {
     options.categorical_auto = false;
   } else if (a.categorical != "auto") {
-    options.categorical = SplitList(a.categorical);
+    options.categorical = SplitAtCommas(a.categorical);
   }
   if (train != nullptr) {
     options.csv_schema = train->csv_schema();

@@ -19,6 +19,7 @@
 #include "parsgd/data/vw.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/float_text.hpp"
+#include "parsgd/util/split.hpp"
 
 namespace parsgd {
 namespace {
@@ -28,13 +29,7 @@ namespace fs = std::filesystem;
 // The files of a comma-separated list that is not itself a file's name; empty for one path.
 std::vector<std::string> CommaParts(const std::string& path) {
   if (path.find(',') == std::string::npos || fs::exists(path)) return {};
-  std::vector<std::string> parts;
-  for (std::size_t at = 0;;) {
-    const std::size_t comma = path.find(',', at);
-    parts.push_back(path.substr(at, comma - at));
-    if (comma == std::string::npos) return parts;
-    at = comma + 1;
-  }
+  return SplitAtCommas(path);
 }
 
 // IMAGES,LABELS: a comma pair whose first file is IDX (or missing: the IDX reader says so).
