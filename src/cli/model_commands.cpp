@@ -57,7 +57,8 @@ void Declare(OptionParser& p, ApplyArgs& a) {
   CsvReadOptions(p, &a.header, &a.delimiter, &a.label_column, &a.missing, &a.weight_column,
                  "csv: the label column, by header name or 0-based position (-1: the last), or "
                  "none (every column a feature; predict only) [default: the model's training "
-                 "data's, else the first]");
+                 "data's, else the first]",
+                 /*model_defaults=*/true);
   ThreadsOption(p, &a.threads);
 }
 

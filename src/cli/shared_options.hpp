@@ -22,12 +22,15 @@ inline void ZeroBasedOption(OptionParser& p, ZeroBased* zero_based, const std::s
 }
 
 // --header auto|yes|no, --delimiter and --label-column NAME|INDEX (CSV text).
+// With `model_defaults` (predict, eval), the weight column and the missing-value rule default to
+// the model's record of its training data.
 inline void CsvReadOptions(OptionParser& p, CsvHeader* header, char* delimiter,
                            std::string* label_column, CsvMissing* missing,
                            std::string* weight_column,
                            const std::string& label_help =
                                "csv: the label column, by header name or 0-based position (-1: "
-                               "the last) [default: the first]") {
+                               "the last) [default: the first]",
+                           bool model_defaults = false) {
   p.Choice<CsvHeader>("header", header, kCsvHeaders,
                       "csv: whether the first line names the columns");
   p.Delimiter("delimiter", delimiter,
@@ -35,10 +38,13 @@ inline void CsvReadOptions(OptionParser& p, CsvHeader* header, char* delimiter,
               "the first line)");
   p.String("label-column", label_column, "NAME|INDEX", label_help);
   p.String("weight-column", weight_column, "NAME|INDEX",
-           "csv: a column of row weights (numbers >= 0), by header name or 0-based position; not "
-           "a feature [default: none]");
+           std::string("csv: a column of row weights (numbers >= 0), by header name or 0-based "
+                       "position; not a feature [default: ") +
+               (model_defaults ? "the model's training data's, else none]" : "none]"));
   p.Choice<CsvMissing>("missing", missing, kCsvMissings,
-                       "csv: a missing feature value (an empty field, NA, N/A, ?, NaN, null, None)");
+                       std::string("csv: a missing feature value (an empty field, NA, N/A, ?, "
+                                   "NaN, null, None)") +
+                           (model_defaults ? "; unless given, as the model's training data" : ""));
 }
 
 }  // namespace parsgd::cli
