@@ -70,9 +70,7 @@ std::size_t ByteStream::Read(void* dst, std::size_t size) {
 
 bool ByteStream::compressed() const { return gzdirect(Gz(file_)) == 0; }
 
-std::string ReadAll(const std::string& path) {
-  ByteStream in(path);
-  std::string text;
+void ReadRest(ByteStream& in, std::string& text) {
   constexpr std::size_t kStep = std::size_t{1} << 20;
   for (;;) {
     const std::size_t at = text.size();
@@ -82,10 +80,16 @@ std::string ReadAll(const std::string& path) {
     if (n < kStep) break;
   }
   if (in.cut_short()) {
-    throw DataError(path == kStdin ? "standard input" : path, 0, 0,
-                    "the gzip stream ends early, after " + std::to_string(text.size()) +
+    throw DataError(in.path() == kStdin ? "standard input" : in.path(), 0, 0,
+                    "the gzip stream ends early, after " + std::to_string(in.offset()) +
                         " bytes: the file is cut short");
   }
+}
+
+std::string ReadAll(const std::string& path) {
+  ByteStream in(path);
+  std::string text;
+  ReadRest(in, text);
   return text;
 }
 

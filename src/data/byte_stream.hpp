@@ -41,6 +41,8 @@ class ByteStream {
 // Every byte of `path` (kStdin: standard input), inflated if gzip-compressed. Throws DataError
 // for a damaged or cut-off gzip stream.
 std::string ReadAll(const std::string& path);
+// The rest of `in` appended to `text` (ReadAll from a stream already begun).
+void ReadRest(ByteStream& in, std::string& text);
 
 // Whether the file at `path` starts with the gzip magic (false for kStdin or an unreadable path).
 bool IsGzip(const std::string& path);

@@ -134,13 +134,20 @@ Dataset ReadLibsvm(const std::string& path, const LibsvmOptions& options) {
 }
 
 Dataset ReadLibsvmStream(const std::string& path, const LibsvmOptions& options) {
-  const std::string name = path == data_internal::kStdin ? "standard input" : path;
-  CheckMaxFeatures(name, options);
   data_internal::ByteStream in(path);
+  return libsvm_internal::ReadStream(in, {},
+                                     path == data_internal::kStdin ? "standard input" : path,
+                                     options);
+}
+
+Dataset libsvm_internal::ReadStream(data_internal::ByteStream& in, std::string head,
+                                    const std::string& name, const LibsvmOptions& options) {
+  CheckMaxFeatures(name, options);
   const IndexRules rules = RulesFor(options);
   std::vector<Chunk> chunks = data_internal::ParseStream(
       in, name, options.chunk_bytes,
-      [&](std::string_view piece, Chunk* c) { libsvm_internal::ParseChunk(piece, rules, c); });
+      [&](std::string_view piece, Chunk* c) { libsvm_internal::ParseChunk(piece, rules, c); },
+      std::move(head));
   if (in.offset() == 0 || (in.offset() == 3 && chunks.empty())) {
     throw DataError(name, 0, 0, "empty file: expected rows of 'label index:value ...'");
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "byte_stream.hpp"
+#include "libsvm_chunk.hpp"
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/fasttext.hpp"
 #include "parsgd/data/idx.hpp"
@@ -404,10 +405,18 @@ DataFormat FormatRead(const std::string& path, DataFormat given, const Dataset& 
 
 Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
   if (path == data_internal::kStdin) {
-    const std::string text = data_internal::ReadAll(path);
+    // Its first bytes tell the format; LIBSVM text is parsed as it streams, other text read whole.
+    data_internal::ByteStream in(path);
+    std::string text(std::size_t{1} << 16, '\0');
+    text.resize(in.Read(text.data(), text.size()));
     const DataFormat format = options.format == DataFormat::kAuto
                                   ? DetectTextFormat(std::string_view(text).substr(0, 4096), "")
                                   : options.format;
+    if (format == DataFormat::kLibsvm) {
+      return libsvm_internal::ReadStream(in, std::move(text), "standard input",
+                                         LibsvmOptionsOf(options));
+    }
+    data_internal::ReadRest(in, text);
     return ParseText(text, "standard input", format, options);
   }
   if (const std::vector<std::string> files = SeveralFiles(path); !files.empty()) {

@@ -74,13 +74,14 @@ std::vector<Chunk> ParseChunks(std::string_view text, uint64_t chunk_bytes,
 }
 
 std::vector<Chunk> ParseStream(ByteStream& in, const std::string& name, uint64_t chunk_bytes,
-                               const std::function<void(std::string_view, Chunk*)>& parse) {
+                               const std::function<void(std::string_view, Chunk*)>& parse,
+                               std::string head) {
   const std::size_t step = chunk_bytes != 0 ? chunk_bytes : std::size_t{2} << 20;
   std::deque<Chunk> chunks;        // stable addresses for the tasks
   std::deque<std::string> pieces;  // each piece's text, freed once parsed
   tbb::task_group group;
   try {
-    std::string carry;  // the start of a line the last read cut
+    std::string carry = std::move(head);  // the start of a line the last read cut
     for (bool first = true;;) {
       std::string piece = std::move(carry);
       carry.clear();

@@ -87,8 +87,10 @@ class ByteStream;
 // ParseChunks gives for the whole text (the result never depends on where pieces are cut).
 // Throws the stream's errors (a damaged gzip stream; one cut short, naming `name`), after the
 // pieces handed out are parsed.
+// `head`: the text's start, already read from `in` (to detect its format).
 std::vector<Chunk> ParseStream(ByteStream& in, const std::string& name, uint64_t chunk_bytes,
-                               const std::function<void(std::string_view, Chunk*)>& parse);
+                               const std::function<void(std::string_view, Chunk*)>& parse,
+                               std::string head = {});
 
 // Throws DataError for the first chunk error in text order; `first_line` is the 1-based line the
 // text starts at in its file. Chunks before the bad one parsed completely, so their line counts
