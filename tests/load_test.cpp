@@ -200,3 +200,38 @@ TEST(LoadDataset, FashionMnistByItsImagesPath) {
 
 }  // namespace
 }  // namespace parsgd
+
+namespace parsgd {
+namespace {
+
+using testing::ExpectError;
+using testing::ExpectSameData;
+
+// Gzip-compressed fastText and VW text is parsed as it inflates: the data of the plain file, the
+// hashing recorded alike; a stream cut short is an error naming the file.
+TEST(LoadDataset, CompressedHashedTextReadsAsThePlainFile) {
+  testing::TempDir dir;
+  std::string fasttext, vw;
+  for (int i = 0; i < 3000; ++i) {
+    fasttext += "__label__" + std::to_string(i % 3) + " word" + std::to_string(i % 17) +
+                " and more words " + std::to_string(i) + "\n";
+    vw += std::to_string(i % 2 ? 1 : -1) + " |a x" + std::to_string(i % 5) + " |b y:" +
+          std::to_string(i % 7) + "\n";
+  }
+  for (const auto& [name, text] : {std::pair{"f.txt", fasttext}, std::pair{"v.txt", vw}}) {
+    SCOPED_TRACE(name);
+    const std::string plain = dir.Write(name, text);
+    ASSERT_EQ(testing::RunShell("gzip -k " + plain).status, 0);
+    const Dataset expected = LoadDataset(plain);
+    const Dataset got = LoadDataset(plain + ".gz");
+    ExpectSameData(got, expected);
+    EXPECT_EQ(got.hashing(), expected.hashing());
+    EXPECT_EQ(got.class_names(), expected.class_names());
+    const std::string gz = testing::ReadFile(plain + ".gz");
+    const std::string cut = dir.Write(std::string("cut-") + name + ".gz", gz.substr(0, gz.size() / 2));
+    ExpectError([&] { LoadDataset(cut); }, {cut + ": the gzip stream ends early"});
+  }
+}
+
+}  // namespace
+}  // namespace parsgd

@@ -8,6 +8,7 @@
 
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/mapped_file.hpp"
+#include "stream_readers.hpp"
 #include "text_chunks.hpp"
 
 namespace parsgd {
@@ -81,21 +82,21 @@ void ParseChunk(std::string_view piece, const FasttextOptions& options, Chunk* c
   });
 }
 
-Dataset Parse(std::string_view text, const std::string& name, const FasttextOptions& given,
-              const MappedFile* file) {
+Dataset Parse(const data_internal::TextSource& source, const std::string& name,
+              const FasttextOptions& given) {
   FasttextOptions options = given;
   options.hashing.format = HashedText::kFasttext;
   options.hashing.interactions.clear();  // VW's setting: does not apply
   CheckTextHashing(options.hashing);
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 byte order mark
-  if (text.empty()) {
+  bool empty = false;
+  std::vector<Chunk> chunks = data_internal::ParseSource(
+      source, name, options.chunk_bytes,
+      [&](std::string_view piece, Chunk* c) { ParseChunk(piece, options, c); }, &empty);
+  if (empty) {
     throw DataError(name, 0, 0,
                     fmt::format("empty file: expected lines of '{}NAME word word ...'",
                                 kFasttextLabelPrefix));
   }
-  std::vector<Chunk> chunks = data_internal::ParseChunks(
-      text, options.chunk_bytes,
-      [&](std::string_view piece, Chunk* c) { ParseChunk(piece, options, c); }, file);
   data_internal::ThrowFirstError(chunks, name);
   std::vector<std::string> classes;
   if (!options.labels_optional) {
@@ -117,12 +118,18 @@ Dataset Parse(std::string_view text, const std::string& name, const FasttextOpti
 
 Dataset ParseFasttext(std::string_view text, const std::string& name,
                       const FasttextOptions& options) {
-  return Parse(text, name, options, nullptr);
+  return Parse({.text = text}, name, options);
 }
 
 Dataset ReadFasttext(const std::string& path, const FasttextOptions& options) {
   std::shared_ptr<const MappedFile> file = MappedFile::Open(path);
-  return Parse(std::string_view(file->chars(), file->size()), path, options, file.get());
+  return Parse({.text = std::string_view(file->chars(), file->size()), .file = file.get()}, path,
+               options);
+}
+
+Dataset data_internal::ReadFasttextFrom(ByteStream& in, std::string head, const std::string& name,
+                                        const FasttextOptions& options) {
+  return Parse({.text = head, .stream = &in}, name, options);
 }
 
 }  // namespace parsgd

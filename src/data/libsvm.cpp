@@ -6,7 +6,7 @@
 #include <functional>
 #include <vector>
 
-#include "byte_stream.hpp"
+#include "stream_readers.hpp"
 
 #include "libsvm_chunk.hpp"
 #include "parsgd/comm/communicator.hpp"
@@ -135,13 +135,12 @@ Dataset ReadLibsvm(const std::string& path, const LibsvmOptions& options) {
 
 Dataset ReadLibsvmStream(const std::string& path, const LibsvmOptions& options) {
   data_internal::ByteStream in(path);
-  return libsvm_internal::ReadStream(in, {},
-                                     path == data_internal::kStdin ? "standard input" : path,
-                                     options);
+  return data_internal::ReadLibsvmFrom(
+      in, {}, path == data_internal::kStdin ? "standard input" : path, options);
 }
 
-Dataset libsvm_internal::ReadStream(data_internal::ByteStream& in, std::string head,
-                                    const std::string& name, const LibsvmOptions& options) {
+Dataset data_internal::ReadLibsvmFrom(ByteStream& in, std::string head, const std::string& name,
+                                      const LibsvmOptions& options) {
   CheckMaxFeatures(name, options);
   const IndexRules rules = RulesFor(options);
   std::vector<Chunk> chunks = data_internal::ParseStream(

@@ -30,17 +30,3 @@ struct IndexRules {
 void ParseChunk(std::string_view text, const IndexRules& rules, Chunk* chunk);
 
 }  // namespace parsgd::libsvm_internal
-
-namespace parsgd {
-struct LibsvmOptions;
-class Dataset;
-}  // namespace parsgd
-
-namespace parsgd::libsvm_internal {
-
-// ReadLibsvmStream (parsgd/data/libsvm.hpp) of a stream already begun, `head` its first bytes as
-// read (standard input, whose format they told); `name` names it in messages.
-Dataset ReadStream(data_internal::ByteStream& in, std::string head, const std::string& name,
-                   const LibsvmOptions& options);
-
-}  // namespace parsgd::libsvm_internal

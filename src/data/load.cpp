@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "byte_stream.hpp"
-#include "libsvm_chunk.hpp"
+#include "stream_readers.hpp"
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/fasttext.hpp"
 #include "parsgd/data/idx.hpp"
@@ -193,6 +193,29 @@ Dataset ParseText(std::string_view text, const std::string& name, DataFormat for
   }
   return ParseLibsvm(text, name,
                      LibsvmOptionsOf(options));
+}
+
+// `in` (a gzip-compressed file or standard input, `head` what was read of it first) read as
+// `format`, a text format: LIBSVM, fastText and VW text parsed as they stream, CSV read whole
+// first (its first line decides how the rest is read, and a column of numbers and text is read
+// twice).
+Dataset ReadStream(data_internal::ByteStream& in, std::string head, const std::string& name,
+                   DataFormat format, const LoadOptions& options) {
+  switch (format) {
+    case DataFormat::kLibsvm:
+      return data_internal::ReadLibsvmFrom(in, std::move(head), name, LibsvmOptionsOf(options));
+    case DataFormat::kFasttext:
+      return ApplyMaxFeatures(
+          data_internal::ReadFasttextFrom(in, std::move(head), name, FasttextOptionsOf(options)),
+          options.max_features);
+    case DataFormat::kVw:
+      return ApplyMaxFeatures(
+          data_internal::ReadVwFrom(in, std::move(head), name, VwOptionsOf(options)),
+          options.max_features);
+    default:
+      data_internal::ReadRest(in, head);
+      return ParseText(head, name, format, options);
+  }
 }
 
 // The rows of `parts` one after another, as one data set named `name`: the widest feature count
@@ -405,19 +428,14 @@ DataFormat FormatRead(const std::string& path, DataFormat given, const Dataset& 
 
 Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
   if (path == data_internal::kStdin) {
-    // Its first bytes tell the format; LIBSVM text is parsed as it streams, other text read whole.
+    // Its first bytes tell the format.
     data_internal::ByteStream in(path);
     std::string text(std::size_t{1} << 16, '\0');
     text.resize(in.Read(text.data(), text.size()));
     const DataFormat format = options.format == DataFormat::kAuto
                                   ? DetectTextFormat(std::string_view(text).substr(0, 4096), "")
                                   : options.format;
-    if (format == DataFormat::kLibsvm) {
-      return libsvm_internal::ReadStream(in, std::move(text), "standard input",
-                                         LibsvmOptionsOf(options));
-    }
-    data_internal::ReadRest(in, text);
-    return ParseText(text, "standard input", format, options);
+    return ReadStream(in, std::move(text), "standard input", format, options);
   }
   if (const std::vector<std::string> files = SeveralFiles(path); !files.empty()) {
     return LoadSeveral(files, path, options);
@@ -426,23 +444,20 @@ Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
       options.format == DataFormat::kAuto ? DetectDataFormat(path) : options.format;
   switch (format) {
     case DataFormat::kLibsvm:
-      if (data_internal::IsGzip(path)) return ReadLibsvmStream(path, LibsvmOptionsOf(options));
-      return ReadLibsvm(path, LibsvmOptionsOf(options));
     case DataFormat::kCsv:
-      if (data_internal::IsGzip(path)) {
-        return ParseText(data_internal::ReadAll(path), path, format, options);
-      }
-      return ApplyMaxFeatures(ReadCsv(path, CsvOptionsOf(options)),
-                              options.max_features);
     case DataFormat::kFasttext:
-      if (data_internal::IsGzip(path)) {
-        return ParseText(data_internal::ReadAll(path), path, format, options);
-      }
-      return ApplyMaxFeatures(ReadFasttext(path, FasttextOptionsOf(options)),
-                              options.max_features);
     case DataFormat::kVw:
       if (data_internal::IsGzip(path)) {
-        return ParseText(data_internal::ReadAll(path), path, format, options);
+        data_internal::ByteStream in(path);
+        return ReadStream(in, {}, path, format, options);
+      }
+      if (format == DataFormat::kLibsvm) return ReadLibsvm(path, LibsvmOptionsOf(options));
+      if (format == DataFormat::kCsv) {
+        return ApplyMaxFeatures(ReadCsv(path, CsvOptionsOf(options)), options.max_features);
+      }
+      if (format == DataFormat::kFasttext) {
+        return ApplyMaxFeatures(ReadFasttext(path, FasttextOptionsOf(options)),
+                                options.max_features);
       }
       return ApplyMaxFeatures(ReadVw(path, VwOptionsOf(options)), options.max_features);
     case DataFormat::kIdx: {

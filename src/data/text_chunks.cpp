@@ -125,6 +125,22 @@ std::vector<Chunk> ParseStream(ByteStream& in, const std::string& name, uint64_t
                             std::make_move_iterator(chunks.end()));
 }
 
+std::vector<Chunk> ParseSource(const TextSource& source, const std::string& name,
+                               uint64_t chunk_bytes,
+                               const std::function<void(std::string_view, Chunk*)>& parse,
+                               bool* empty) {
+  if (source.stream != nullptr) {
+    std::vector<Chunk> chunks =
+        ParseStream(*source.stream, name, chunk_bytes, parse, std::string(source.text));
+    *empty = chunks.empty();  // a piece holds at least a byte past the mark
+    return chunks;
+  }
+  std::string_view text = source.text;
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  *empty = text.empty();
+  return ParseChunks(text, chunk_bytes, parse, source.file);
+}
+
 void ThrowFirstError(const std::vector<Chunk>& chunks, const std::string& name,
                      uint64_t first_line) {
   for (const Chunk& chunk : chunks) {

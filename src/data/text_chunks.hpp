@@ -92,6 +92,20 @@ std::vector<Chunk> ParseStream(ByteStream& in, const std::string& name, uint64_t
                                const std::function<void(std::string_view, Chunk*)>& parse,
                                std::string head = {});
 
+// A reader's text: whole (a string, or a mapped file's bytes) or a stream being read.
+struct TextSource {
+  std::string_view text;             // the whole text; with `stream`, what was read of it first
+  const MappedFile* file = nullptr;  // the mapping `text` lies in, if any (pages given back)
+  ByteStream* stream = nullptr;      // the rest of the text, read as it is parsed
+};
+
+// The chunks of `source`'s text: ParseChunks of a whole text, ParseStream of a stream (a byte
+// order mark skipped either way). *empty: whether the text held nothing but a byte order mark.
+std::vector<Chunk> ParseSource(const TextSource& source, const std::string& name,
+                               uint64_t chunk_bytes,
+                               const std::function<void(std::string_view, Chunk*)>& parse,
+                               bool* empty);
+
 // Throws DataError for the first chunk error in text order; `first_line` is the 1-based line the
 // text starts at in its file. Chunks before the bad one parsed completely, so their line counts
 // place the error exactly.

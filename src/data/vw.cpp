@@ -9,6 +9,7 @@
 
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/mapped_file.hpp"
+#include "stream_readers.hpp"
 #include "text_chunks.hpp"
 
 namespace parsgd {
@@ -237,21 +238,21 @@ void ParseChunk(std::string_view piece, const VwOptions& options, const Interact
   });
 }
 
-Dataset Parse(std::string_view text, const std::string& name, const VwOptions& options,
-              const MappedFile* file) {
+Dataset Parse(const data_internal::TextSource& source, const std::string& name,
+              const VwOptions& options) {
   TextHashing hashing = options.hashing;
   hashing.format = HashedText::kVw;
   hashing.ngrams = TextHashing{}.ngrams;  // fastText's settings do not apply: recorded as defaults
   hashing.char_min = hashing.char_max = 0;
   CheckTextHashing(hashing);
   const Interactions x = ParseInteractions(hashing.interactions);
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 byte order mark
-  if (text.empty()) {
+  bool empty = false;
+  std::vector<Chunk> chunks = data_internal::ParseSource(
+      source, name, options.chunk_bytes,
+      [&](std::string_view piece, Chunk* c) { ParseChunk(piece, options, x, c); }, &empty);
+  if (empty) {
     throw DataError(name, 0, 0, "empty file: expected lines of 'label |namespace feature ...'");
   }
-  std::vector<Chunk> chunks = data_internal::ParseChunks(
-      text, options.chunk_bytes,
-      [&](std::string_view piece, Chunk* c) { ParseChunk(piece, options, x, c); }, file);
   data_internal::ThrowFirstError(chunks, name);
   Dataset data = data_internal::Assemble(std::move(chunks), uint64_t{1} << hashing.bits, name, 0,
                                          ZeroBased::kAuto);
@@ -263,12 +264,18 @@ Dataset Parse(std::string_view text, const std::string& name, const VwOptions& o
 }  // namespace
 
 Dataset ParseVw(std::string_view text, const std::string& name, const VwOptions& options) {
-  return Parse(text, name, options, nullptr);
+  return Parse({.text = text}, name, options);
 }
 
 Dataset ReadVw(const std::string& path, const VwOptions& options) {
   std::shared_ptr<const MappedFile> file = MappedFile::Open(path);
-  return Parse(std::string_view(file->chars(), file->size()), path, options, file.get());
+  return Parse({.text = std::string_view(file->chars(), file->size()), .file = file.get()}, path,
+               options);
+}
+
+Dataset data_internal::ReadVwFrom(ByteStream& in, std::string head, const std::string& name,
+                                  const VwOptions& options) {
+  return Parse({.text = head, .stream = &in}, name, options);
 }
 
 }  // namespace parsgd
