@@ -60,7 +60,9 @@ TEST(ParseFloat, AgreesWithFromCharsOnDecimalsOfEveryShape) {
       continue;
     }
     ASSERT_EQ(got, ref_end) << s;
-    if (std::isfinite(v)) EXPECT_EQ(bits, ref_bits) << s;
+    if (std::isfinite(v)) {
+      EXPECT_EQ(bits, ref_bits) << s;
+    }
   }
 }
 
