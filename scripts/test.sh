@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the dependencies, builds parsgd and runs the whole test suite, then the ThreadSanitizer
 # build of the std::thread-driven scheme tests, the AddressSanitizer + UBSan build of the whole
-# suite, and each reader's fuzz target for PARSGD_FUZZ_SECONDS (default 30). Exits non-zero on any
-# failure (a UBSan report, a leak and a fuzz crash included). The asan test preset makes sanitizer
-# reports exit with status 86, so that the CLI tests, which expect status 1 for refused input, do
-# not mistake a report in the program for a refusal.
+# suite (its run leaves out the exhaustive scheme x optimiser x order command-line sweep), and
+# each reader's fuzz target for PARSGD_FUZZ_SECONDS (default 30). Exits non-zero on any failure (a
+# UBSan report, a leak and a fuzz crash included). The asan test preset makes sanitizer reports
+# exit with status 86, so that the CLI tests, which expect status 1 for refused input, do not
+# mistake a report in the program for a refusal.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/install-deps.sh
