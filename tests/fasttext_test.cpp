@@ -21,7 +21,7 @@ std::vector<std::pair<uint32_t, float>> Hashed(std::vector<std::string_view> wor
   hasher.AddWords(words);
   std::vector<uint32_t> indices;
   std::vector<float> values;
-  hasher.Finish(indices, values);
+  EXPECT_TRUE(hasher.Finish(indices, values));
   std::vector<std::pair<uint32_t, float>> row;
   for (std::size_t i = 0; i < indices.size(); ++i) row.emplace_back(indices[i], values[i]);
   return row;

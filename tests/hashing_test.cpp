@@ -31,7 +31,7 @@ std::map<uint32_t, float> Row(std::vector<std::string_view> words, const TextHas
   hasher.AddWords(words);
   std::vector<uint32_t> indices;
   std::vector<float> values;
-  hasher.Finish(indices, values);
+  EXPECT_TRUE(hasher.Finish(indices, values));
   EXPECT_TRUE(std::is_sorted(indices.begin(), indices.end()));
   std::map<uint32_t, float> row;
   for (std::size_t i = 0; i < indices.size(); ++i) row[indices[i]] = values[i];

@@ -147,6 +147,16 @@ TEST(Vw, EdgeCasesOfTheFormat) {
   EXPECT_EQ(p.label(1), 3.f);
 }
 
+// Values whose products (interactions) or sums (a collision) leave float's range are refused by
+// line, never stored as infinity.
+TEST(Vw, ValuesBeyondFloatsRangeAreAnError) {
+  ExpectDataError([] { ParseVw("1 |a x:1\n1 |a x:3e30\n", "t", {.hashing = {.interactions = "aa"}}); },
+                  "t", 2, 1, "beyond float's range");
+  ExpectDataError(
+      [] { ParseVw("1 |a x:3e38 x:3e38\n", "t", {.hashing = {.bits = 4}}); }, "t", 1, 1,
+      "beyond float's range");
+}
+
 TEST(Vw, TheResultDoesNotDependOnTheChunkSizeAndIsDetected) {
   std::string text;
   for (int i = 0; i < 300; ++i) {

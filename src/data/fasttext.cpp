@@ -75,7 +75,11 @@ void ParseChunk(std::string_view piece, const FasttextOptions& options, Chunk* c
       chunk->label_ids.push_back(it->second);
     }
     hasher.AddWords(words);
-    hasher.Finish(chunk->indices, chunk->values);
+    // Words count +1 or -1 each: a row's sums stay far inside float's range.
+    if (!hasher.Finish(chunk->indices, chunk->values)) {
+      chunk->error = ChunkError{chunk->lines, 1, "a hashed column's count is beyond float's range"};
+      return false;
+    }
     chunk->labels.push_back(0.f);
     chunk->row_ends.push_back(chunk->indices.size());
     return true;

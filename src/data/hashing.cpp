@@ -134,7 +134,7 @@ void RowHasher::AddCharNgrams(std::string_view word) {
   }
 }
 
-void RowHasher::Finish(std::vector<uint32_t>& indices, std::vector<float>& values,
+bool RowHasher::Finish(std::vector<uint32_t>& indices, std::vector<float>& values,
                        bool unit_norm) {
   std::sort(entries_.begin(), entries_.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -145,6 +145,12 @@ void RowHasher::Finish(std::vector<uint32_t>& indices, std::vector<float>& value
     double sum = 0;
     for (; i < entries_.size() && entries_[i].first >> 32 == bucket; ++i) sum += entries_[i].second;
     if (sum == 0) continue;
+    if (!std::isfinite(static_cast<float>(sum))) {
+      indices.resize(first);
+      values.resize(first);
+      entries_.clear();
+      return false;
+    }
     indices.push_back(static_cast<uint32_t>(bucket));
     values.push_back(static_cast<float>(sum));
     squares += sum * sum;
@@ -156,6 +162,7 @@ void RowHasher::Finish(std::vector<uint32_t>& indices, std::vector<float>& value
     }
   }
   entries_.clear();
+  return true;
 }
 
 }  // namespace parsgd

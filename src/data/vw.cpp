@@ -230,7 +230,10 @@ void ParseChunk(std::string_view piece, const VwOptions& options, const Interact
     }
     AddInteractions(x, by_letter, hasher);
     for (auto& features : by_letter) features.clear();
-    hasher.Finish(chunk->indices, chunk->values, /*unit_norm=*/false);
+    if (!hasher.Finish(chunk->indices, chunk->values, /*unit_norm=*/false)) {
+      return fail(begin, "a feature's value is beyond float's range (a value, a product of "
+                         "interacting values or a sum of values hashed to one column)");
+    }
     chunk->labels.push_back(label.value_or(0.f));
     chunk->weights.push_back(importance);
     chunk->row_ends.push_back(chunk->indices.size());

@@ -81,8 +81,10 @@ class RowHasher {
   void AddHash(uint32_t h, float value = 1.f);
   // Appends the row (buckets ascending, nonzero values; with `unit_norm`, scaled to unit norm) to
   // `indices` and `values` and starts the next one. A bucket's value is the sum of what landed
-  // there in the order added.
-  void Finish(std::vector<uint32_t>& indices, std::vector<float>& values, bool unit_norm = true);
+  // there in the order added. Returns false, appending nothing, where a bucket's value is not a
+  // finite float (values, products of interacting values or their sums beyond float's range).
+  [[nodiscard]] bool Finish(std::vector<uint32_t>& indices, std::vector<float>& values,
+                            bool unit_norm = true);
 
  private:
   void AddCharNgrams(std::string_view word);
