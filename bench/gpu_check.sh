@@ -11,7 +11,11 @@
 #       generated 500,000 x 50,000 set and on Fashion-MNIST softmax, times the CPU backend there
 #       at 1-16 threads (hogwild) and 1-2 (locked), the coordinate solvers (cd's schemes, dual-cd's
 #       Hogwild!) at 1-16, and prints a table and the targets' ratios last.
-#       Under 5 minutes on an H200 host (every command has its own time limit).
+#       Under 5 minutes on an H200 host (every command has its own time limit). Then, on every
+#       core of that host: convert of generated LIBSVM text (plain and gzip) and CSV at 1-16
+#       threads, and, where the bundle holds fastText and a text set (FASTTEXT_SET=PREFIX at
+#       bundle time: PREFIX.train and PREFIX.test from bench/peers/make_fasttext_set.py),
+#       parsgd against fastText at 2 and 16 threads, file to model (about 2 minutes more).
 #
 # ALLOW_HOST=1 runs the 'run' half without --require-gpu, to try the script where there is no GPU.
 # BANDWIDTH (bytes/s) overrides the memory bandwidth used for the sync scheme's bound (H200: 4.8e12).
@@ -38,6 +42,11 @@ bundle() {
   done
   [ -e "$out/lib/libgomp-plugin-nvptx.so.1" ] || { echo "gpu_check: libgomp-plugin-nvptx1 is not installed" >&2; exit 1; }
   cp /usr/share/datasets/fashion-mnist/*.gz "$out/data/"
+  cp bench/peers/make_csv_set.py "$out/"
+  if [ -n "${FASTTEXT_SET:-}" ]; then
+    cp "$FASTTEXT_SET.train" "$out/data/text.train"; cp "$FASTTEXT_SET.test" "$out/data/text.test"
+    cp /usr/bin/fasttext "$out/"; cp -L /usr/lib/x86_64-linux-gnu/libfasttext.so.0 "$out/lib/"
+  fi
   du -sh "$out"
 }
 
@@ -47,6 +56,55 @@ median_epoch() {
     awk '{v[NR]=$1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'
 }
 last_field() { grep -o "\"$2\":[0-9.e+-]*" "$1" | tail -1 | cut -d: -f2; }
+
+# Median wall seconds of a command over 3 runs (its output discarded); "fail" if one fails.
+median3() {
+  local i t0 v=()
+  for i in 1 2 3; do
+    t0=$(date +%s.%N)
+    timeout 120 "$@" >/dev/null 2>&1 || { echo fail; return; }
+    v+=("$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{print b - a}')")
+  done
+  printf '%s\n' "${v[@]}" | sort -g | sed -n 2p | xargs printf '%.3f'
+}
+
+# Reading at 1-16 threads and raw text against fastText, on the host's cores.
+readers() {
+  local P=$1 here=$2 work=$3 t
+  echo "== readers (median of 3, whole process, seconds)"
+  [ -e "$work/g.svm" ] || timeout 120 "$P" gen "$work/g.svm" --rows 200000 --features 50000 --nnz 70 --seed 1
+  [ -e "$work/g.svm.gz" ] || timeout 120 gzip -k "$work/g.svm"
+  [ -e "$work/t.csv" ] || (cd "$work" && timeout 120 python3 "$here/make_csv_set.py" t)
+  echo "  gzip -dc g.svm.gz: $(median3 sh -c "gzip -dc '$work/g.svm.gz' > /dev/null")"
+  printf '  | threads | g.svm (%s MB) | g.svm.gz | t.csv (%s MB) | t.svm (%s MB) |\n' \
+    "$(($(stat -c %s "$work/g.svm") / 1000000))" "$(($(stat -c %s "$work/t.csv") / 1000000))" \
+    "$(($(stat -c %s "$work/t.svm") / 1000000))"
+  for t in 1 2 4 8 16; do
+    printf '  | %s | %s | %s | %s | %s |\n' "$t" \
+      "$(median3 "$P" convert "$work/g.svm" "$work/o.bin" --threads "$t")" \
+      "$(median3 "$P" convert "$work/g.svm.gz" "$work/o.bin" --threads "$t")" \
+      "$(median3 "$P" convert "$work/t.csv" "$work/o.bin" --threads "$t")" \
+      "$(median3 "$P" convert "$work/t.svm" "$work/o.bin" --threads "$t")"
+  done
+  [ -e "$here/data/text.train" ] && [ -x "$here/fasttext" ] || { echo "(no fastText in the bundle)"; return; }
+  echo "== raw text against fastText (median of 3, file to model, seconds; test accuracy)"
+  local train="$here/data/text.train" test="$here/data/text.test" FT="$here/fasttext"
+  for t in 2 16; do
+    local a b c d
+    a=$(median3 "$P" train --train "$train" --model softmax --save "$work/p.bin" --threads "$t" --quiet)
+    a="$a $("$P" eval "$work/p.bin" "$test" | grep -o 'accuracy [0-9.]*%*')"
+    b=$(median3 "$P" train --train "$train" --model softmax --save "$work/p5.bin" --threads "$t" --epochs 5 --quiet)
+    b="$b $("$P" eval "$work/p5.bin" "$test" | grep -o 'accuracy [0-9.]*%*')"
+    c=$(median3 "$FT" supervised -input "$train" -output "$work/ft" -thread "$t")
+    c="$c P@1 $("$FT" test "$work/ft.bin" "$test" | awk '/^P@1/{print $2}')"
+    echo "  threads $t: parsgd defaults $a | parsgd --epochs 5 $b | fasttext defaults $c"
+    if [ "$t" = 16 ]; then
+      d=$(median3 "$FT" supervised -input "$train" -output "$work/ft2" -thread "$t" -wordNgrams 2)
+      echo "  threads $t: fasttext -wordNgrams 2 $d P@1 $("$FT" test "$work/ft2.bin" "$test" | awk '/^P@1/{print $2}')"
+    fi
+  done
+  "$P" train --train "$train" --model softmax --threads 16 --epochs 1 2>&1 | grep -i -m2 'scheme' || true
+}
 
 run() {
   local here
@@ -157,6 +215,7 @@ run() {
       printf "coordinate solvers, generated set: %d threads: cd hogwild %.2fx one thread, dual-cd hogwild %.2fx\n", t, a/b, c/d}'
   done
   echo "agreement failures: $fails"
+  [ "${READERS:-1}" = 1 ] && readers "$P" "$here" "$work"
   [ "$fails" -eq 0 ]
 }
 
