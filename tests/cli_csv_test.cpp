@@ -44,7 +44,7 @@ TEST_F(CliCsv, CategoricalColumnsTrainAndPredictByNameOneHotOrHashed) {
   const std::string test = dir_.Write("test.csv", Table(300, 2, false));
   const std::string moved = dir_.Write("moved.csv", Table(300, 2, true));
   const std::string model = dir_.File("m.bin");
-  for (const char* hashing : {"", " --hash-bits 6"}) {
+  for (const char* hashing : {" --hash-bits 6", ""}) {  // the one-hot model last: used below
     SCOPED_TRACE(hashing);
     const auto r = RunCli("train --train " + train + " --test " + moved +
                           " --epochs 20 --threads 1 --save " + model + hashing);
@@ -63,10 +63,27 @@ TEST_F(CliCsv, CategoricalColumnsTrainAndPredictByNameOneHotOrHashed) {
     EXPECT_EQ(p.output, RunCli("predict " + model + " " + test).output);
     EXPECT_EQ(Lines(p.output).size(), 300u);
   }
-  // A colour never met in training is left out of its row (the row is still predicted).
-  const auto unseen = RunCli("predict " + model + " " + dir_.Write("w.csv", Table(50, 3, false, true)));
+  // A colour never met in training is left out of its row (the row is still predicted), and
+  // predict and eval say how many were.
+  const std::string white = dir_.Write("w.csv", Table(50, 3, false, true));
+  int whites = 0;
+  for (const std::string& line : Lines(Table(50, 3, false, true))) whites += Contains(line, ",white,");
+  ASSERT_GT(whites, 0);
+  const auto unseen = RunCli("predict " + model + " " + white + " 2>/dev/null");
   ASSERT_EQ(unseen.status, 0) << unseen.output;
   EXPECT_EQ(Lines(unseen.output).size(), 50u);
+  const std::string note = fmt::format("left out {} values of categorical columns", whites);
+  EXPECT_TRUE(Contains(RunCli("predict " + model + " " + white + " >/dev/null").output, note));
+  const auto eval_unseen = RunCli("eval " + model + " " + white);
+  ASSERT_EQ(eval_unseen.status, 0) << eval_unseen.output;
+  EXPECT_TRUE(Contains(eval_unseen.output, note)) << eval_unseen.output;
+  EXPECT_FALSE(Contains(RunCli("eval " + model + " " + test).output, "left out"));
+  // --hash-bits on a table of numbers would hash nothing.
+  const std::string numbers = dir_.Write("n.csv", "y,a,b\n1,0.5,2\n0,1.5,3\n");
+  const auto hashed = RunCli("train --train " + numbers + " --hash-bits 8");
+  EXPECT_EQ(hashed.status, 2) << hashed.output;
+  EXPECT_TRUE(Contains(hashed.output, "--hash-bits would be ignored")) << hashed.output;
+  EXPECT_TRUE(Contains(hashed.output, "n.csv has none")) << hashed.output;
   // A binary cache would lose the values.
   const auto convert = RunCli("convert " + train + " " + dir_.File("t.bin"));
   EXPECT_EQ(convert.status, 1);

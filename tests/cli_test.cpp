@@ -401,7 +401,9 @@ TEST_F(Cli, SetupSaysWhatWasGivenThenWhatTheRunResolved) {
     for (const std::string& line : Lines(output)) {
       if (line.rfind("  epoch", 0) == 0) break;
       // The data line holds a path, which is not broken; the settings wrap between settings.
-      if (line.rfind("parsgd train:", 0) != 0) EXPECT_LE(line.size(), 60u) << line;
+      if (line.rfind("parsgd train:", 0) != 0) {
+        EXPECT_LE(line.size(), 60u) << line;
+      }
       if (line.rfind("    ", 0) == 0 && !joined.empty()) {
         joined.back() += " " + line.substr(4);
       } else {

@@ -307,6 +307,13 @@ int Predict(std::span<const std::string> args) {
     }
   });
   if (out) out->Commit();
+  if (data.unseen_values() > 0) {
+    std::fprintf(stderr, "%s",
+                 fmt::format("parsgd predict: left out {} values of categorical columns that the "
+                             "training data never had (as no feature)\n",
+                             data.unseen_values())
+                     .c_str());
+  }
   return 0;
 }
 
@@ -349,6 +356,13 @@ int Eval(std::span<const std::string> args) {
     std::printf("%s", fmt::format("ignored {} entries of features past the model's {} (in {} "
                                   "rows), as a model reads features it never saw: as 0\n",
                                   entries, features, rows)
+                          .c_str());
+  }
+  if (data.unseen_values() > 0) {
+    std::printf("%s", fmt::format("left out {} values of categorical columns that the training "
+                                  "data never had, as a model reads a value it never saw: as no "
+                                  "feature\n",
+                                  data.unseen_values())
                           .c_str());
   }
   return 0;

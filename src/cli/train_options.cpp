@@ -142,6 +142,13 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
     data = ranks != nullptr && ranks->size() > 1 ? ResidentCopy(LoadShard(path, options, *ranks))
                                                  : ResidentCopy(LoadDataset(path, options));
   });
+  if (train == nullptr && a.hash_bits != 0 && FormatRead(path, a.format, data) == DataFormat::kCsv &&
+      (data.csv_schema() == nullptr || !data.csv_schema()->HasCategorical())) {
+    throw UsageError(fmt::format(
+        "--hash-bits would be ignored: it hashes the values of categorical columns, and {} has "
+        "none (every feature column holds numbers)",
+        data.source()));
+  }
   if (train != nullptr && data.features() != train->features() &&
       FormatRead(path, a.format, data) == DataFormat::kCsv) {
     // A CSV file's columns are the features by position: another count is another table.

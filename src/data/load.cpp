@@ -197,8 +197,8 @@ Dataset ParseText(std::string_view text, const std::string& name, DataFormat for
 
 // `in` (a gzip-compressed file or standard input, `head` what was read of it first) read as
 // `format`, a text format: LIBSVM, fastText and VW text parsed as they stream, CSV read whole
-// first (its first line decides how the rest is read, and a column of numbers and text is read
-// twice).
+// first (a column of numbers and text is read twice, and standard input cannot be read again; a
+// compressed CSV file is parsed as it inflates by ReadCsv, which opens it again for that).
 Dataset ReadStream(data_internal::ByteStream& in, std::string head, const std::string& name,
                    DataFormat format, const LoadOptions& options) {
   switch (format) {
@@ -223,9 +223,10 @@ Dataset ReadStream(data_internal::ByteStream& in, std::string head, const std::s
 // text, as NameClasses does), weights where any part has them. The parts were read alike (one
 // format, one hashing, one index base).
 Dataset Concatenate(const std::vector<Dataset>& parts, const std::string& name) {
-  uint64_t rows = 0, nnz = 0, features = 0;
+  uint64_t rows = 0, nnz = 0, features = 0, unseen = 0;
   bool named = false, weighted = false;
   for (const Dataset& d : parts) {
+    unseen += d.unseen_values();
     rows += d.rows();
     nnz += d.nnz();
     features = std::max(features, d.features());
@@ -276,6 +277,7 @@ Dataset Concatenate(const std::vector<Dataset>& parts, const std::string& name) 
   out.source = name;
   out.mapping = nullptr;
   out.class_names = std::move(names);
+  out.unseen_values = unseen;
   return Dataset(std::move(out));
 }
 
@@ -447,7 +449,7 @@ Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
     case DataFormat::kCsv:
     case DataFormat::kFasttext:
     case DataFormat::kVw:
-      if (data_internal::IsGzip(path)) {
+      if (format != DataFormat::kCsv && data_internal::IsGzip(path)) {
         data_internal::ByteStream in(path);
         return ReadStream(in, {}, path, format, options);
       }
