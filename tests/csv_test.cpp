@@ -307,5 +307,55 @@ TEST(Csv, LoadDatasetPicksCsvByNameContentsOrFormat) {
   EXPECT_EQ(LoadDataset(txt, options).features(), 5u);
 }
 
+// A gzip-compressed file is parsed as it inflates and gives the plain text's data at any piece
+// size and thread count: a byte order mark, CRLF, blank lines, class names, a categorical column,
+// a column of numbers and text (read twice: the file inflated again), a first line longer than
+// the first read; a bad field is named by its line in the whole file; a cut stream is refused.
+TEST(Csv, GzipFilesAreParsedAsTheyInflateAndMatchThePlainText) {
+  testing::TempDir dir;
+  Rng rng(5);
+  const std::string long_name(70000, 'n');  // the header outgrows the first 64 KiB read
+  std::string text = "\xEF\xBB\xBF" "class,colour,code," + long_name + "\r\n\r\n";
+  const char* colours[] = {"red", "blue", "\"green, dark\""};
+  for (int i = 0; i < 400; ++i) {
+    // The code column holds numbers, and text from row 300 on: categorical throughout.
+    const std::string code = i >= 300 && i % 7 == 0 ? "x" + std::to_string(i % 3)
+                                                     : std::to_string(rng.Uniform(4));
+    text += fmt::format("{},{},{},{:.3f}\r\n", rng.Uniform(2) ? "yes" : "no", colours[rng.Uniform(3)],
+                        code, rng.UniformDouble());
+    if (i % 50 == 0) text += "\r\n";
+  }
+  const std::string plain = dir.Write("t.csv", text);
+  ASSERT_EQ(testing::RunShell("gzip -k " + plain).status, 0);
+  Dataset reference;
+  tbb::task_arena(1).execute([&] { reference = ParseCsv(text, "r"); });
+  ASSERT_TRUE(reference.csv_schema()->columns.at(1).categorical);  // the mixed column
+  for (uint64_t piece : {5u, 64u, 1u << 20}) {
+    for (int threads : {1, 2, 3}) {
+      SCOPED_TRACE(std::to_string(piece) + " " + std::to_string(threads));
+      tbb::task_arena(threads).execute([&] {
+        const Dataset d = ReadCsv(plain + ".gz", {.chunk_bytes = piece});
+        ExpectSameData(d, reference);
+        EXPECT_EQ(d.class_names(), reference.class_names());
+        ASSERT_EQ(d.csv_schema()->columns.size(), 3u);
+        for (std::size_t c = 0; c < 3; ++c) {
+          EXPECT_EQ(d.csv_schema()->columns[c].name, reference.csv_schema()->columns[c].name);
+          EXPECT_EQ(d.csv_schema()->columns[c].values, reference.csv_schema()->columns[c].values);
+        }
+      });
+    }
+  }
+  // Through LoadDataset, by its name.
+  ExpectSameData(LoadDataset(plain + ".gz"), reference);
+  const std::string bad = dir.Write("bad.csv", "y,a\n1,2\n\n0,3\n1,x y\n0,zz\n");
+  ASSERT_EQ(testing::RunShell("gzip " + bad).status, 0);
+  ExpectDataError([&] { ReadCsv(bad + ".gz", {.categorical_auto = false, .chunk_bytes = 4}); },
+                  bad + ".gz", 5, 3, "expected a number");
+  // Cut short: the first half of a compressed file.
+  const std::string whole = testing::ReadFile(plain + ".gz");
+  const std::string cut = dir.Write("cut.csv.gz", whole.substr(0, whole.size() / 2));
+  ExpectDataError([&] { ReadCsv(cut); }, cut, 0, 0, "cut short");
+}
+
 }  // namespace
 }  // namespace parsgd

@@ -1,15 +1,19 @@
 // ParseCsv: the first line (header or not, the field count, the label column) serially, then the
-// data lines in parallel chunks through the text readers' shared machinery.
+// data lines in parallel chunks through the text readers' shared machinery; a gzip-compressed file
+// parsed as it inflates.
 #include "parsgd/data/csv.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <vector>
 
+#include "byte_stream.hpp"
 #include "csv_categorical.hpp"
 #include "csv_chunk.hpp"
 #include "parsgd/util/error.hpp"
@@ -436,10 +440,69 @@ std::vector<FieldRole> SchemaRoles(const CsvOptions& options, const std::vector<
 // The most features a CSV table may have (feature indices are 32-bit).
 constexpr uint64_t kMaxCsvFeatures = uint64_t{1} << 31;
 
-// ParseCsv, with the mapping `text` lies in when it is a file's (its pages given back as parsed).
-Dataset Parse(std::string_view text, const std::string& name, const CsvOptions& options,
-              const MappedFile* file) {
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 byte order mark
+constexpr std::string_view kBom = "\xEF\xBB\xBF";  // a UTF-8 byte order mark, skipped
+
+using ParseFn = std::function<void(std::string_view, Chunk*)>;
+
+// Where a CSV file's text comes from: whole in memory (a mapped file, standard input read to its
+// end), or a gzip-compressed file, parsed as it inflates (data_internal::ParseStream) and inflated
+// again where its rows are read a second time (a column found to hold numbers and text).
+class CsvText {
+ public:
+  // `file`: the mapping `text` lies in, if any (its pages given back as parsed).
+  CsvText(std::string_view text, const MappedFile* file) : text_(text), file_(file) {
+    if (text_.starts_with(kBom)) text_.remove_prefix(kBom.size());
+  }
+  // A gzip-compressed file: read as far as the end of its first line that is not blank.
+  explicit CsvText(std::string path) : path_(std::move(path)) {
+    stream_ = std::make_unique<data_internal::ByteStream>(path_);
+    constexpr std::size_t kStep = std::size_t{1} << 16;
+    for (bool more = true; more;) {
+      const std::size_t at = head_.size();
+      head_.resize(at + kStep);
+      const std::size_t n = stream_->Read(head_.data() + at, kStep);
+      head_.resize(at + n);
+      more = n == kStep;
+      if (at == 0 && head_.starts_with(kBom)) {
+        bom_ = true;
+        head_.erase(0, kBom.size());
+      }
+      const std::optional<FirstLine> first = FindFirstLine(head_);
+      if (first && first->next > first->end) break;  // the line and its line break are in
+    }
+    text_ = head_;
+  }
+
+  // The text from its start (after a byte order mark) to the end of its first line that is not
+  // blank, at least; all of it when it is whole.
+  std::string_view head() const { return text_; }
+  const MappedFile* file() const { return file_; }
+
+  // The lines from byte `from` of the text (at most head().size()) in chunks, each parsed by
+  // `parse`; may be called again (a stream is then opened again).
+  std::vector<Chunk> Parse(std::size_t from, const std::string& name, uint64_t chunk_bytes,
+                           const ParseFn& parse) {
+    if (path_.empty()) return data_internal::ParseChunks(text_.substr(from), chunk_bytes, parse, file_);
+    if (!stream_) {  // read before: from the start again, past what head() holds
+      stream_ = std::make_unique<data_internal::ByteStream>(path_);
+      std::string skip(head_.size() + (bom_ ? kBom.size() : 0), '\0');
+      stream_->Read(skip.data(), skip.size());
+    }
+    const std::unique_ptr<data_internal::ByteStream> in = std::move(stream_);
+    return data_internal::ParseStream(*in, name, chunk_bytes, parse, head_.substr(from));
+  }
+
+ private:
+  std::string_view text_;
+  const MappedFile* file_ = nullptr;
+  std::string path_, head_;  // a compressed file: its path, the text read first
+  bool bom_ = false;
+  std::unique_ptr<data_internal::ByteStream> stream_;  // where it is read next
+};
+
+// ParseCsv of `source`.
+Dataset Parse(CsvText& source, const std::string& name, const CsvOptions& options) {
+  const std::string_view text = source.head();
   const std::optional<FirstLine> first = FindFirstLine(text);
   if (!first) throw DataError(name, 0, 0, "empty file: expected rows of comma-, tab- or semicolon-separated fields");
   const std::string_view line = text.substr(first->begin, first->end - first->begin);
@@ -477,20 +540,19 @@ Dataset Parse(std::string_view text, const std::string& name, const CsvOptions& 
                     : OwnRoles(options, header, fields, label, shape.weight, name, schema);
   if (options.schema) schema = *options.schema;
   shape.feature_columns = static_cast<uint32_t>(schema.columns.size());
-  auto parse = [&](std::string_view part, uint64_t chunk_bytes) {
-    return data_internal::ParseChunks(
-        part, chunk_bytes,
-        [&](std::string_view piece, Chunk* c) { csv_internal::ParseChunk(piece, shape, c); }, file);
+  const ParseFn parse = [&](std::string_view piece, Chunk* c) {
+    csv_internal::ParseChunk(piece, shape, c);
   };
   // The first line (and any blank lines before it) apart from the rest: a header, or a data row.
   std::vector<Chunk> head, chunks;
   auto parse_all = [&] {
     head.clear();
     if (is != FirstLineIs::kHeader) {
-      head = parse(text.substr(0, first->next), first->next + 1);
+      head = data_internal::ParseChunks(text.substr(0, first->next), first->next + 1, parse,
+                                        source.file());
       data_internal::ThrowFirstError(head, name, 1);
     }
-    chunks = parse(text.substr(first->next), options.chunk_bytes);
+    chunks = source.Parse(first->next, name, options.chunk_bytes, parse);
     data_internal::ThrowFirstError(chunks, name, first->line + 1);
   };
   parse_all();
@@ -559,21 +621,23 @@ Dataset Parse(std::string_view text, const std::string& name, const CsvOptions& 
       }
     }
   }
-  if (schema.HasCategorical() || reorder) {
-    csv_internal::EncodeCategories(chunks, schema, reorder);
-  }
+  const uint64_t unseen = schema.HasCategorical() || reorder
+                              ? csv_internal::EncodeCategories(chunks, schema, reorder)
+                              : 0;
   Dataset data =
       data_internal::Assemble(std::move(chunks), schema.Features(), name, 0, ZeroBased::kAuto);
   Dataset::Parts parts = data.parts();
   if (!classes.empty()) parts.class_names = std::move(classes);
   parts.csv_schema = std::make_shared<const CsvSchema>(std::move(schema));
+  parts.unseen_values = unseen;
   return Dataset(std::move(parts));
 }
 
 }  // namespace
 
 Dataset ParseCsv(std::string_view text, const std::string& name, const CsvOptions& options) {
-  return Parse(text, name, options, nullptr);
+  CsvText source(text, nullptr);
+  return Parse(source, name, options);
 }
 
 uint64_t CsvColumns(const std::string& path, char delimiter) {
@@ -588,8 +652,13 @@ uint64_t CsvColumns(const std::string& path, char delimiter) {
 }
 
 Dataset ReadCsv(const std::string& path, const CsvOptions& options) {
+  if (data_internal::IsGzip(path)) {
+    CsvText source(path);
+    return Parse(source, path, options);
+  }
   std::shared_ptr<const MappedFile> file = MappedFile::Open(path);
-  return Parse(std::string_view(file->chars(), file->size()), path, options, file.get());
+  CsvText source(std::string_view(file->chars(), file->size()), file.get());
+  return Parse(source, path, options);
 }
 
 }  // namespace parsgd

@@ -100,7 +100,10 @@ struct CsvOptions {
   uint64_t chunk_bytes = 0;
 };
 
-// Maps `path` and parses it (see ParseCsv). Throws parsgd::Error if the file cannot be read.
+// Maps `path` and parses it (see ParseCsv); a gzip-compressed file is parsed as it inflates, in
+// pieces of chunk_bytes (default 2 MiB), never held whole (a column found to hold numbers and text
+// inflates it a second time). Throws parsgd::Error if the file cannot be read, DataError if its
+// gzip stream is damaged or cut short.
 Dataset ReadCsv(const std::string& path, const CsvOptions& options = {});
 
 // Parses CSV text; `name` is the source and is used in messages. Parallel over chunks of whole
