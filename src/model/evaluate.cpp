@@ -7,6 +7,7 @@
 
 #include "model/linear/linear_runner.hpp"
 #include "parsgd/comm/communicator.hpp"
+#include "parsgd/data/row_prefetch.hpp"
 #include "parsgd/model/mlp/mlp_input.hpp"
 
 namespace parsgd {
@@ -91,6 +92,10 @@ Evaluation Evaluate(const LinearModel& model, const Dataset& data, const Targets
     BlockSum s;
     const uint64_t end = std::min(rows, (b + 1) * kBlockRows);
     for (uint64_t i = b * kBlockRows; i < end; ++i) {
+      if (model.outputs() > 1 && i + 1 < end) {
+        PrefetchWeightRows(data, static_cast<uint32_t>(i + 1), model.weights().data(),
+                           model.features(), model.outputs());
+      }
       const SparseRow x = data.row(i);
       model.Scores(x.index, x.value, x.nnz, z.data());
       const float target = targets.values[i];

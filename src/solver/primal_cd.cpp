@@ -433,9 +433,8 @@ std::unique_ptr<LinearRunner> MakeFor(const TrainConfig& config, const RunnerSha
   return WithAsyncPolicy(
       config.scheme, kCdAsync,
       [&]<class Policy>(PolicyTag<Policy>) -> std::unique_ptr<LinearRunner> {
-        using Write = std::conditional_t<std::is_same_v<Policy, SequentialScheme>, PlainWrite,
-                                         typename Policy::Write>;
-        return std::make_unique<CdRunner<Write, Loss, Sharing::kShared, kBias>>(shape, l2, seed);
+        return std::make_unique<CdRunner<typename Policy::Write, Loss, Sharing::kShared, kBias>>(
+            shape, l2, seed);
       },
       [&]() -> std::unique_ptr<LinearRunner> { throw NotAsync(config.scheme); });
 }

@@ -10,7 +10,8 @@
 //
 // Every shared weight is read and written through std::atomic_ref: races between workers are part
 // of the Hogwild! bargain, undefined behaviour is not. On x86 a relaxed atomic load or store of a
-// float is a plain move.
+// float is a plain move, but the compiler does not vectorise loops of them. Weights one thread
+// alone touches while it trains (the sequential scheme's, a replica's) are plain floats.
 #pragma once
 
 #include <atomic>
@@ -82,9 +83,15 @@ struct HogwildScheme {
   using Guard = NoGuard;
 };
 
-// One worker and no concurrency: the same code path as Hogwild!.
-struct SequentialScheme : HogwildScheme {
+// One worker and no concurrency: while its epoch runs no other thread reads or writes the
+// parameters (the runner's other threads wait for it; a replica is its worker's own), so plain
+// loads and stores, which let the loops over a softmax row's K outputs vectorise. The arithmetic
+// is Hogwild!'s: one Hogwild! worker gives the same bits.
+struct SequentialScheme {
   static constexpr SchemeKind kKind = SchemeKind::kSequential;
+  using Write = PlainWrite;
+  using BiasWrite = PlainWrite;
+  using Guard = NoGuard;
 };
 
 // Lock-free but exact: every coordinate by compare-and-swap.

@@ -33,6 +33,12 @@ class LinearAsyncLocal {
     float* z = workers_[w].z.data();
     for (uint64_t i = begin; i < end; ++i) {
       PrefetchAhead(*c.data, c.targets, shard, i);
+      if constexpr (Head::kOutputs != 1) {
+        if (i + 1 < end) {
+          PrefetchWeightRows(*c.data, shard[i + 1], c.params.arrays.weights, c.params.features,
+                             c.params.outputs);
+        }
+      }
       const uint32_t r = shard[i];
       loss += LinearSgdStep<Head, Rule>(scheme_, c.params, c.data->row(r), c.targets[r], rc, z);
     }

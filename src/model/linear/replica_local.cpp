@@ -73,7 +73,8 @@ class LinearReplicaLocal {
     whole_ = CombinesWholeModel(per_row * static_cast<double>(samples), features_ + 1);
   }
 
-  // Worker w trains `replica` on its minibatches [m_begin, m_end).
+  // Worker w trains `replica`, its own (no other thread reads or writes it while it trains: plain
+  // loads and stores), on its minibatches [m_begin, m_end).
   void Train(const Context& c, int w, const ParamArrays& replica, uint64_t& steps, uint64_t m_begin,
              uint64_t m_end) {
     Worker& r = workers_[w];
@@ -102,6 +103,11 @@ class LinearReplicaLocal {
           rc = context(i);
         }
         PrefetchAhead(*c.data, c.targets, r.shard, i);
+        if constexpr (Head::kOutputs != 1) {
+          if (i + 1 < end) {
+            PrefetchWeightRows(*c.data, r.shard[i + 1], p.arrays.weights, p.features, p.outputs);
+          }
+        }
         const SparseRow x = c.data->row(r.shard[i]);
         r.loss += LinearSgdStep<Head, Rule>(scheme, p, x, c.targets[r.shard[i]], rc, r.z.data());
         if (mark) {
@@ -116,7 +122,7 @@ class LinearReplicaLocal {
         for (uint64_t i = b; i < b_end; ++i) {
           PrefetchAhead(*c.data, c.targets, r.shard, i);
           const SparseRow x = c.data->row(r.shard[i]);
-          LinearScores<Head::kOutputs>(p, x, r.z.data());
+          LinearScores<Head::kOutputs, PlainWrite>(p, x, r.z.data());
           r.loss += Head::LossAndGradient(r.z.data(), outputs_, c.targets[r.shard[i]]);
           r.gradient->Add(x, r.z.data(), p.rates, [](uint32_t) { return true; });
           if (p.bias) r.gradient->AddBias(r.z.data());
@@ -124,7 +130,7 @@ class LinearReplicaLocal {
         if (mark) {
           for (uint32_t j : r.gradient->touched()) MarkTouched(r, j);
         }
-        r.gradient->template ApplyAndClear<Rule, StoreWrite>(p, static_cast<uint32_t>(b_end - b),
+        r.gradient->template ApplyAndClear<Rule, PlainWrite>(p, static_cast<uint32_t>(b_end - b),
                                                              rc);
         ++steps;
       }

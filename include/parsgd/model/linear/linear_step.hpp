@@ -73,8 +73,9 @@ struct SoftmaxHead {
   }
 };
 
-// Scores z (outputs floats) of row x from the shared weights, read with relaxed loads.
-template <int kOutputs>
+// Scores z (outputs floats) of row x from the weights, read by `Read::Load` (a write policy of
+// scheme/write_policy.hpp: relaxed atomic loads of weights other workers write, by default).
+template <int kOutputs, class Read = StoreWrite>
 inline void LinearScores(const LinearParams& p, const SparseRow& x, float* z) {
   const float* w = p.arrays.weights;
   if constexpr (kOutputs == 1) {
@@ -82,30 +83,32 @@ inline void LinearScores(const LinearParams& p, const SparseRow& x, float* z) {
     float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     uint32_t e = 0;
     for (; e + 4 <= x.nnz; e += 4) {
-      s0 += x.value[e] * LoadRelaxed(w[x.index[e]]);
-      s1 += x.value[e + 1] * LoadRelaxed(w[x.index[e + 1]]);
-      s2 += x.value[e + 2] * LoadRelaxed(w[x.index[e + 2]]);
-      s3 += x.value[e + 3] * LoadRelaxed(w[x.index[e + 3]]);
+      s0 += x.value[e] * Read::Load(w[x.index[e]]);
+      s1 += x.value[e + 1] * Read::Load(w[x.index[e + 1]]);
+      s2 += x.value[e + 2] * Read::Load(w[x.index[e + 2]]);
+      s3 += x.value[e + 3] * Read::Load(w[x.index[e + 3]]);
     }
-    for (; e < x.nnz; ++e) s0 += x.value[e] * LoadRelaxed(w[x.index[e]]);
-    z[0] = LoadRelaxed(w[p.features]) + ((s0 + s1) + (s2 + s3));
+    for (; e < x.nnz; ++e) s0 += x.value[e] * Read::Load(w[x.index[e]]);
+    z[0] = Read::Load(w[p.features]) + ((s0 + s1) + (s2 + s3));
   } else {
     const int k_out = kOutputs > 0 ? kOutputs : p.outputs;
     const float* bias = w + p.features * k_out;
-    for (int k = 0; k < k_out; ++k) z[k] = LoadRelaxed(bias[k]);
+    for (int k = 0; k < k_out; ++k) z[k] = Read::Load(bias[k]);
     for (uint32_t e = 0; e < x.nnz; ++e) {
       const float v = x.value[e];
       const float* wj = w + static_cast<uint64_t>(x.index[e]) * k_out;
-      for (int k = 0; k < k_out; ++k) z[k] += v * LoadRelaxed(wj[k]);
+      for (int k = 0; k < k_out; ++k) z[k] += v * Read::Load(wj[k]);
     }
   }
 }
 
 // Applies the rule to the coordinates row x touches, given d_k = dloss/dz_k: coordinate (j, k) gets
-// loss gradient d_k m_j x_j and L2 term m_j r_j; bias k gets d_k and none.
+// loss gradient d_k m_j x_j and L2 term m_j r_j; bias k gets d_k and none. Out of line: inlined
+// into the per-sample loop under plain writes (sequential), the one-output loop ran out of
+// registers and took 5% longer; a call per sample costs the softmax step nothing measurable.
 template <int kOutputs, class Rule, class Write, class BiasWrite>
-inline void LinearUpdate(const LinearParams& p, const SparseRow& x, const float* d_in,
-                         const RuleContext& c_in) {
+[[gnu::noinline]] void LinearUpdate(const LinearParams& p, const SparseRow& x, const float* d_in,
+                                    const RuleContext& c_in) {
   const int k_out = kOutputs > 0 ? kOutputs : p.outputs;
   // Local copies of what the writes loop reads: the compiler treats an atomic store as writing
   // any memory whose address escaped, and reloaded the weights pointer, the step size and d from
@@ -173,7 +176,7 @@ inline double LinearSgdStep(Scheme& scheme, const LinearParams& p, const SparseR
   constexpr int kOut = Head::kOutputs;
   const int k_out = kOut > 0 ? kOut : p.outputs;
   typename Scheme::Guard guard(scheme, x);
-  LinearScores<kOut>(p, x, z);
+  LinearScores<kOut, typename Scheme::Write>(p, x, z);
   const double loss = Head::LossAndGradient(z, k_out, target);
   if constexpr (Rule::kKind == OptimizerKind::kSgd) {
     // Plain SGD with a zero gradient and no L2 (hinge beyond the margin) changes nothing.
