@@ -1,21 +1,31 @@
-// Loading speed: LIBSVM parsing, binary cache reading and generation, at 1 and 2 threads.
+// Loading speed: LIBSVM parsing, binary cache reading and generation, at 1 and 2 threads; the
+// CSV reader against the LIBSVM reader on the same table.
 //
 // The data: GenerateSparse with 100,000 rows x 50,000 features x 70 nonzeros per row (RCV1's
-// shape), written once to a temporary folder as LIBSVM text and as a binary cache. Each thread
-// count runs inside its own tbb::task_arena. Counters: bytes/s of input (file size / wall time)
-// and MB/s per thread; entries/s for the generator.
+// shape), written once to a temporary folder as LIBSVM text and as a binary cache; and a table of
+// 200,000 rows, a 0/1 label and 20 Gaussian values of 4 decimals, as CSV (a header, then the
+// values) and as LIBSVM text (the same values, 1-based indices; none is 0). Each thread count runs
+// inside its own tbb::task_arena. Counters: bytes/s of input (file size / wall time) and MB/s per
+// thread; entries/s for the generator.
 //
 //   build/bench/bench_parser --benchmark_min_time=0.5
 #include <benchmark/benchmark.h>
 #include <tbb/task_arena.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 
+#include <fmt/format.h>
+
+#include <fstream>
+
 #include "parsgd/data/binary_cache.hpp"
+#include "parsgd/data/csv.hpp"
 #include "parsgd/data/generator.hpp"
 #include "parsgd/data/libsvm.hpp"
+#include "parsgd/util/rng.hpp"
 
 namespace {
 
@@ -40,12 +50,36 @@ struct Files {
     cache = (folder / "rcv1-like.bin").string();
     parsgd::WriteLibsvm(data, libsvm);
     parsgd::WriteBinaryCache(data, cache);
+    table_csv = (folder / "table.csv").string();
+    table_svm = (folder / "table.svm").string();
+    std::ofstream csv(table_csv), svm(table_svm);
+    csv << "y";
+    for (int j = 0; j < kColumns; ++j) csv << ",x" << j;
+    csv << "\n";
+    parsgd::Rng rng(3);
+    std::string c, s;
+    for (int i = 0; i < kTableRows; ++i) {
+      const int y = static_cast<int>(rng.Uniform(2));
+      c = std::to_string(y);
+      s = c;
+      for (int j = 0; j < kColumns; ++j) {
+        double v = std::round(rng.Normal() * 1e4) / 1e4;
+        if (v == 0) v = 1e-4;
+        c += fmt::format(",{}", v);
+        s += fmt::format(" {}:{}", j + 1, v);
+      }
+      csv << c << "\n";
+      svm << s << "\n";
+    }
   }
+  static constexpr int kTableRows = 200000, kColumns = 20;
   ~Files() { fs::remove_all(folder); }
 
   fs::path folder;
   std::string libsvm;
   std::string cache;
+  std::string table_csv;
+  std::string table_svm;
 };
 
 const Files& TheFiles() {
@@ -70,6 +104,29 @@ void BM_ParseLibsvm(benchmark::State& state) {
   SetByteCounters(state, fs::file_size(path), threads);
 }
 BENCHMARK(BM_ParseLibsvm)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The table as CSV and as LIBSVM text: the two readers' bytes/s on the same rows.
+void BM_ParseTableCsv(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  const std::string& path = TheFiles().table_csv;
+  tbb::task_arena arena(threads);
+  for (auto _ : state) {
+    arena.execute([&] { benchmark::DoNotOptimize(parsgd::ReadCsv(path).nnz()); });
+  }
+  SetByteCounters(state, fs::file_size(path), threads);
+}
+BENCHMARK(BM_ParseTableCsv)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+void BM_ParseTableLibsvm(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  const std::string& path = TheFiles().table_svm;
+  tbb::task_arena arena(threads);
+  for (auto _ : state) {
+    arena.execute([&] { benchmark::DoNotOptimize(parsgd::ReadLibsvm(path).nnz()); });
+  }
+  SetByteCounters(state, fs::file_size(path), threads);
+}
+BENCHMARK(BM_ParseTableLibsvm)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 void BM_ReadBinaryCache(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
