@@ -335,6 +335,10 @@ TEST(LibsvmStream, GivesTheWholeTextsDataAtAnyPieceSizeAndThreadCount) {
                   "expected a numeric value after '2:'");
   const std::string empty = dir.Write("e.svm", "");
   ExpectDataError([&] { ReadLibsvmStream(empty); }, empty, 0, 0, "empty file");
+  const std::string bom = dir.Write("bom.svm", "\xEF\xBB\xBF");
+  ASSERT_EQ(testing::RunShell("gzip -k " + bom).status, 0);
+  ExpectDataError([&] { ReadLibsvmStream(bom); }, bom, 0, 0, "empty file");
+  ExpectDataError([&] { ReadLibsvmStream(bom + ".gz"); }, bom + ".gz", 0, 0, "empty file");
 }
 
 }  // namespace

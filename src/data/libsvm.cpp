@@ -147,7 +147,7 @@ Dataset data_internal::ReadLibsvmFrom(ByteStream& in, std::string head, const st
       in, name, options.chunk_bytes,
       [&](std::string_view piece, Chunk* c) { libsvm_internal::ParseChunk(piece, rules, c); },
       std::move(head));
-  if (in.offset() == 0 || (in.offset() == 3 && chunks.empty())) {
+  if (chunks.empty()) {  // nothing but, at most, a byte order mark (a piece holds a byte past it)
     throw DataError(name, 0, 0, "empty file: expected rows of 'label index:value ...'");
   }
   SoloCommunicator solo;
