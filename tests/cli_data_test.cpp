@@ -2,6 +2,7 @@
 // takes them, and predict's probabilities and scores. Real processes, real files.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -14,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "parsgd/io/model_file.hpp"
+#include "parsgd/model/class_report.hpp"
 #include "parsgd/util/rng.hpp"
 #include "test_support.hpp"
 
@@ -410,8 +412,34 @@ TEST_F(CliData, TextClassesRoundTripThroughTrainPredictAndEval) {
     EXPECT_FALSE(std::filesystem::exists("-"));
     const auto probabilities = RunCli("predict " + model + " " + train + " --probabilities");
     EXPECT_EQ(Lines(probabilities.output).at(0), "labels 1 setosa versi color");
-    EXPECT_EQ(After(RunCli("eval " + model + " " + train).output, "accuracy "),
-              After(r.output, "train accuracy "));
+    const auto report = RunCli("eval " + model + " " + train);
+    EXPECT_EQ(After(report.output, "accuracy "), After(r.output, "train accuracy "));
+    // Each class's line, then the confusion matrix: a row of counts per true class, each row
+    // summing to the class's 100 rows, the diagonal to the correct rows.
+    const auto report_lines = Lines(report.output);
+    const auto at = std::find(report_lines.begin(), report_lines.end(),
+                              "confusion matrix (a row per true class, a column per predicted "
+                              "class, as above):");
+    ASSERT_NE(at, report_lines.end()) << report.output;
+    ASSERT_GE(report_lines.end() - at, 4) << report.output;
+    const char* ordered[] = {"1", "setosa", "versi color"};  // the classes in byte order
+    double diagonal = 0;
+    for (int t = 0; t < 3; ++t) {
+      const std::string& line = *(at + 1 + t);
+      ASSERT_EQ(line.rfind(ordered[t], 0), 0u) << line;
+      std::istringstream counts(line.substr(std::string(ordered[t]).size()));
+      uint64_t sum = 0, count = 0;
+      for (int p = 0; p < 3; ++p) {
+        counts >> count;
+        sum += count;
+        if (p == t) diagonal += static_cast<double>(count);
+      }
+      EXPECT_EQ(sum, 100u) << line;
+      EXPECT_TRUE(Contains(report.output, std::string(ordered[t]))) << report.output;
+    }
+    EXPECT_NEAR(diagonal / 3, After(report.output, "accuracy "), 1e-9) << report.output;
+    EXPECT_TRUE(Contains(report.output, "class        precision  recall      f1  support"))
+        << report.output;
     // A file whose labels are all "1" reads them as the number 1: the model's class named "1".
     const auto ones = RunCli("eval " + model + " " + dir_.Write("ones.csv", numeric));
     ASSERT_EQ(ones.status, 0) << ones.output;
@@ -622,6 +650,36 @@ TEST_F(CliData, ProbabilitiesOfAModelWithoutThemAreAUsageErrorAndWriteNothing) {
   const auto both = RunCli("predict " + model + " " + data + " --probabilities --scores");
   EXPECT_EQ(both.status, 2);
   EXPECT_TRUE(Contains(both.output, "give one of them")) << both.output;
+}
+
+// eval of a binary model: the ROC AUC of its scores (predict --scores), as the library counts it,
+// and one line per class.
+TEST_F(CliData, EvalOfABinaryModelGivesTheAucOfItsScores) {
+  std::string text;
+  Rng rng(3);
+  std::vector<uint8_t> positive;
+  for (int i = 0; i < 400; ++i) {
+    const bool yes = rng.Uniform(3) == 0;  // imbalanced, and overlapping
+    positive.push_back(yes);
+    text += fmt::format("{} 1:{:.3f} 2:{:.3f}\n", yes ? 1 : -1, rng.Normal() + yes,
+                        rng.Normal());
+  }
+  const std::string data = dir_.Write("b.svm", text);
+  const std::string model = dir_.File("b.bin");
+  ASSERT_EQ(RunCli("train --train " + data + " --epochs 10 --threads 1 --save " + model).status, 0);
+  const auto scores = RunCli("predict " + model + " " + data + " --scores");
+  ASSERT_EQ(scores.status, 0) << scores.output;
+  std::vector<float> z;
+  for (const std::string& line : Lines(scores.output)) z.push_back(std::stof(line));
+  ASSERT_EQ(z.size(), positive.size());
+  const auto e = RunCli("eval " + model + " " + data);
+  ASSERT_EQ(e.status, 0) << e.output;
+  const double auc = After(e.output, "auc ");
+  EXPECT_NEAR(auc, RocAuc(z, positive), 1e-6) << e.output;
+  EXPECT_GT(auc, 0.7) << e.output;
+  EXPECT_LT(auc, 0.95) << e.output;
+  EXPECT_TRUE(Contains(e.output, "\n-1 ")) << e.output;
+  EXPECT_TRUE(Contains(e.output, "\n1 ")) << e.output;
 }
 
 }  // namespace

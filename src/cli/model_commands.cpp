@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <iterator>
@@ -16,6 +17,7 @@
 #include "options.hpp"
 #include "parsgd/data/load.hpp"
 #include "parsgd/io/model_file.hpp"
+#include "parsgd/model/class_report.hpp"
 #include "parsgd/model/evaluate.hpp"
 #include "parsgd/model/targets.hpp"
 #include "parsgd/util/atomic_file.hpp"
@@ -317,10 +319,65 @@ int Predict(std::span<const std::string> args) {
   return 0;
 }
 
+// The most classes whose confusion matrix eval prints (a row of counts per class).
+constexpr int kMaxConfusionClasses = 20;
+
+// A classifier's report beyond loss and accuracy (model/class_report.hpp): for a binary model the
+// ROC AUC of its scores, then each class's precision, recall, F1 and rows, and the confusion
+// matrix of up to kMaxConfusionClasses classes. Scores in blocks, so memory stays a block's.
+void PrintClassReport(const Predictor& predictor, const Targets& targets, uint64_t rows) {
+  constexpr uint64_t kBlock = 65536;
+  const bool binary = predictor.outputs == 1;
+  const int classes = binary ? 2 : predictor.outputs;
+  std::vector<int> truth(rows), predicted(rows);
+  std::vector<float> decision;  // binary: each row's score
+  std::vector<uint8_t> positive;
+  for (uint64_t b = 0; b < rows; b += kBlock) {
+    const uint64_t e = std::min(rows, b + kBlock);
+    const std::vector<float> z = predictor.scores(b, e);
+    for (uint64_t i = b; i < e; ++i) {
+      const float* zi = z.data() + (i - b) * predictor.outputs;
+      const float target = targets.values[i];
+      truth[i] = binary ? (target > 0 ? 1 : 0) : static_cast<int>(target);
+      predicted[i] = ClassOf(predictor, zi);
+      if (binary) {
+        decision.push_back(zi[0]);
+        positive.push_back(static_cast<uint8_t>(truth[i]));
+      }
+    }
+  }
+  std::string text;
+  if (binary) fmt::format_to(std::back_inserter(text), "auc {:.6f}\n", RocAuc(decision, positive));
+  const ClassReport report = CountClasses(truth, predicted, classes);
+  std::size_t width = 5;
+  for (int c = 0; c < classes; ++c) width = std::max(width, predictor.labels->Text(c).size());
+  auto share = [](double v) { return std::isnan(v) ? std::string("-") : fmt::format("{:.4f}", v); };
+  fmt::format_to(std::back_inserter(text), "{:<{}}  precision  recall      f1  support\n", "class",
+                 width);
+  for (int c = 0; c < classes; ++c) {
+    fmt::format_to(std::back_inserter(text), "{:<{}}  {:>9}  {:>6}  {:>6}  {:>7}\n",
+                   predictor.labels->Text(c), width, share(report.Precision(c)),
+                   share(report.Recall(c)), share(report.F1(c)), report.Support(c));
+  }
+  if (classes <= kMaxConfusionClasses) {
+    text += "confusion matrix (a row per true class, a column per predicted class, as above):\n";
+    for (int t = 0; t < classes; ++t) {
+      fmt::format_to(std::back_inserter(text), "{:<{}}", predictor.labels->Text(t), width);
+      for (int p = 0; p < classes; ++p) {
+        fmt::format_to(std::back_inserter(text), " {:>7}", report.Count(t, p));
+      }
+      text += '\n';
+    }
+  }
+  std::printf("%s", text.c_str());
+}
+
 int Eval(std::span<const std::string> args) {
   ApplyArgs a;
   OptionParser parser("eval",
-                      "Report a saved model's mean loss and accuracy on a labelled data set.");
+                      "Report a saved model's mean loss and accuracy on a labelled data set, and, for a "
+                      "classifier, each class's precision, recall and F1, the confusion matrix (up "
+                      "to 20 classes) and a binary model's ROC AUC.");
   Declare(parser, a);
   if (!ParseApply(parser, args, a)) {
     std::printf("%s", parser.Help().c_str());
@@ -342,6 +399,10 @@ int Eval(std::span<const std::string> args) {
   std::printf("%s", fmt::format("rows {}  loss {:.6f}  accuracy {:.2f}%\n", e.rows, e.mean_loss,
                                 100 * e.accuracy)
                         .c_str());
+  if (data.label_kind() == LabelKind::kClasses) {  // not a regression's real-valued targets
+    const Predictor predictor = MakePredictor(loaded, data, *executor);
+    PrintClassReport(predictor, MakeTargets(predictor.kind, data, *predictor.labels), data.rows());
+  }
   // LIBSVM's rule, as LIBLINEAR's predict: features the model never saw count 0. Said, not silent.
   const uint64_t features = ModelFeatures(loaded.model);
   uint64_t entries = 0, rows = 0;
