@@ -238,6 +238,7 @@ py::tuple LoadFile(const std::string& path, const std::string& format, uint32_t 
                    const std::string& interactions, bool labels_optional,
                    const std::string& categorical, const std::string& like) {
   LoadOptions options;
+  const bool hash_bits_given = hash_bits != 0;
   const std::optional<DataFormat> parsed = ParseDataFormat(format);
   if (!parsed) throw py::value_error(fmt::format("format '{}': not a data format", format));
   options.format = *parsed;
@@ -267,6 +268,13 @@ py::tuple LoadFile(const std::string& path, const std::string& format, uint32_t 
       options.label_by_schema = true;
     }
     data = LoadDataset(path, options);
+  }
+  if (hash_bits_given && !data.hashing() &&
+      !(data.csv_schema() && data.csv_schema()->HasCategorical())) {
+    throw py::value_error(fmt::format(
+        "hash_bits would be ignored: it hashes fastText and VW text and the values of CSV "
+        "categorical columns, and {} has none of them",
+        data.source()));
   }
   py::object weights = py::none();
   if (!data.weights().empty()) weights = Copy<float>(data.weights());

@@ -74,3 +74,10 @@ def test_csv_categories_one_hot_hashed_and_another_file_read_like_the_first(tmp_
     assert Xh.shape == (3, 2 + 16)
     with pytest.raises(ValueError, match="expected a number"):
         parsgd.load_file(train, categorical="none")
+    # hash_bits where nothing is hashed (a table of numbers, LIBSVM text) would be ignored.
+    numbers = write(tmp_path, "n.csv", "y,a\n1,0.5\n0,2\n")
+    with pytest.raises(ValueError, match="hash_bits would be ignored.*n.csv has none"):
+        parsgd.load_file(numbers, hash_bits=8)
+    svm = write(tmp_path, "d.svm", "1 1:0.5\n")
+    with pytest.raises(ValueError, match="hash_bits would be ignored"):
+        parsgd.load_file(svm, hash_bits=8)
