@@ -10,16 +10,14 @@
 //
 //   build/bench/bench_parser --benchmark_min_time=0.5
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 #include <tbb/task_arena.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <string>
-
-#include <fmt/format.h>
-
 #include <fstream>
+#include <string>
 
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/csv.hpp"
