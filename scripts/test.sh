@@ -3,7 +3,8 @@
 # build of the std::thread-driven scheme tests, the AddressSanitizer + UBSan build of the whole
 # suite (its run leaves out the numeric sweeps, which run in the release suite: the scheme x
 # optimiser x order command-line sweep, the convergence of every scheme, order, optimiser and
-# bias setting to a known optimum, and the ranks-equal-workers equivalences), and
+# bias setting to a known optimum, every optimiser on rare features, the offload backend's
+# equivalence with the CPU's, and the ranks-equal-workers equivalences), and
 # each reader's fuzz target for PARSGD_FUZZ_SECONDS (default 30). Exits non-zero on any failure (a
 # UBSan report, a leak and a fuzz crash included). The asan test preset makes sanitizer reports
 # exit with status 86, so that the CLI tests, which expect status 1 for refused input, do not
