@@ -276,6 +276,44 @@ TEST(Csv, ParallelParsingEqualsSerialBitForBit) {
   }
 }
 
+// A line of plain numbers is read in one pass, any other line the general way: both give the same
+// rows. Here the same table twice, once with a blank before each delimiter (every line the general
+// way): numbers of every shape, a weight column, the label in the middle, a text label after
+// number labels, CRLF, and no line break at the end.
+TEST(Csv, PlainLinesReadAsEveryOtherLine) {
+  Rng rng(5);
+  const char* shapes[] = {"0", "-0", "1", "-2.5", "0.125", "16777216", "16777217", "+3", "1e-3",
+                          "12345678901234567890", "0.00000000001", "7.", ".5"};
+  std::string plain = "x1,w,y,x2,x3\n", general = "x1 ,w ,y ,x2 ,x3\n";
+  for (int i = 0; i < 3000; ++i) {
+    std::vector<std::string> fields = {shapes[rng.Uniform(std::size(shapes))],
+                                       std::to_string(rng.Uniform(4)),
+                                       i == 2000 ? "cat" : std::to_string(rng.Uniform(3)),
+                                       shapes[rng.Uniform(std::size(shapes))],
+                                       std::to_string(rng.Normal())};
+    const std::string end = i == 2999 ? "" : rng.Uniform(5) == 0 ? "\r\n" : "\n";
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+      plain += (f ? "," : "") + fields[f];
+      general += (f ? " ," : "") + fields[f];
+    }
+    plain += end;
+    general += end;
+  }
+  for (uint64_t chunk_bytes : {uint64_t{0}, uint64_t{64}}) {
+    const CsvOptions options{.label_column = "y", .weight_column = "w", .chunk_bytes = chunk_bytes};
+    const Dataset a = ParseCsv(plain, "p", options), b = ParseCsv(general, "g", options);
+    ASSERT_EQ(a.rows(), 3000u);
+    ExpectSameData(a, b);
+    EXPECT_TRUE(testing::SameBytes(a.weights(), b.weights()));
+    EXPECT_EQ(a.class_names(), b.class_names());
+    EXPECT_EQ(a.class_names().size(), 4u);  // "0", "1", "2", "cat"
+  }
+  // A bad field after plain lines, on a last line without a break: its line and column.
+  ExpectDataError([] { ParseCsv("y,a\n1,2\n3,4\n5,x6", "e", {.categorical_auto = false}); }, "e",
+                  4, 3, "expected a number");
+  ExpectDataError([] { ParseCsv("y,a\n1,2\n3,4,5\n", "e"); }, "e", 3, 5, "more than 2 fields");
+}
+
 TEST(Csv, TheFirstBadFieldWinsAcrossChunks) {
   std::string text = "y,a\n";
   for (int i = 2; i <= 3000; ++i) text += i == 900 ? "1,\n" : i == 2500 ? "x,1\n" : "1,0.5\n";

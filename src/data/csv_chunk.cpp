@@ -322,6 +322,57 @@ bool ParseLine(const LineContext& cx, const char* p, const char* end) {
   return true;
 }
 
+// The common line parsed in one pass: every field a number as ParseShortDecimal reads it (no
+// blanks, quotes, signs '+', exponents or missing values), the label and weight included, no
+// categorical column; the line's end found by its last number, so the line is not scanned for
+// its end first. Returns the end of the line's break ('\n' or CRLF; `end` where the text ends
+// without one), or nullptr where the line is anything else: then nothing of it is kept and
+// ParseLine reads it (its errors included).
+const char* ParsePlainLine(const LineContext& cx, const char* p, const char* end) {
+  Chunk& chunk = *cx.chunk;
+  const RowShape& shape = cx.shape;
+  const std::size_t entries = chunk.indices.size(), labels = chunk.labels.size(),
+                    weights = chunk.weights.size();
+  const auto undo = [&] {
+    chunk.indices.resize(entries);
+    chunk.values.resize(entries);
+    chunk.labels.resize(labels);
+    chunk.weights.resize(weights);
+    return nullptr;
+  };
+  const char d = shape.delimiter;
+  const char* q = p;
+  for (uint64_t f = 0; f < shape.fields; ++f) {
+    if (f > 0) p = q + 1;  // past the delimiter
+    float value;
+    q = data_internal::ParseShortDecimal(p, end, &value);
+    if (q == nullptr) return undo();
+    if (f + 1 < shape.fields) {
+      if (q == end || *q != d) return undo();
+    } else if (q != end && *q != '\n' && !(*q == '\r' && (q + 1 == end || q[1] == '\n'))) {
+      return undo();
+    }
+    if (f == shape.label) {
+      chunk.labels.push_back(value);
+    } else if (f == shape.weight) {
+      if (value < 0) return undo();
+      chunk.weights.push_back(value);
+    } else {
+      const FieldRole role = cx.Role(f);
+      if (role.kind == FieldKind::kCategory) return undo();
+      if (role.kind == FieldKind::kAuto) chunk.numbers_in[role.column] = 1;
+      if (value != 0) {
+        chunk.indices.push_back(role.column);
+        chunk.values.push_back(value);
+      }
+    }
+  }
+  if (shape.label == shape.fields) chunk.labels.push_back(0.f);  // no label column
+  if (chunk.text_labels) chunk.label_ids.push_back(data_internal::kNoLabelText);
+  chunk.row_ends.push_back(chunk.indices.size());
+  return q != end && *q == '\r' ? q + 1 : q;  // q: where the last number ended
+}
+
 }  // namespace
 
 char DetectDelimiter(std::string_view line) {
@@ -343,18 +394,38 @@ void ParseChunk(std::string_view text, const RowShape& shape, Chunk* chunk) {
   LabelTexts texts;
   CategoryTexts categories;
   LineContext cx{text.data(), 0, shape, chunk, &texts, &categories};
-  // About one entry per 8 bytes of numbers and delimiters, one row per 32 bytes: most chunks
-  // grow no vector more than once.
-  chunk->indices.reserve(text.size() / 8);
-  chunk->values.reserve(text.size() / 8);
-  chunk->labels.reserve(text.size() / 32);
-  chunk->row_ends.reserve(text.size() / 32);
+  // Sized by the first line's length (a quarter more rows than its length gives, every field
+  // nonzero), at most a row or an entry per two bytes: a vector that grows is copied, and
+  // reserved memory not written costs no page.
+  const void* newline = std::memchr(text.data(), '\n', text.size());
+  const std::size_t first_line =
+      newline != nullptr ? static_cast<const char*>(newline) - text.data() + 1 : text.size();
+  const std::size_t rows = std::min(text.size() / std::max<std::size_t>(first_line, 1) * 5 / 4 + 16,
+                                    text.size() / 2 + 1);
+  const std::size_t entries = std::min(rows * shape.fields, text.size() / 2 + 1);
+  chunk->indices.reserve(entries);
+  chunk->values.reserve(entries);
+  chunk->labels.reserve(rows);
+  chunk->row_ends.reserve(rows);
   chunk->numbers_in.assign(shape.feature_columns, 0);
-  data_internal::ForEachLine(text, chunk, [&](const char* begin, const char* end) {
-    cx.begin = begin;
+  // As data_internal::ForEachLine, each line first tried the plain way.
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  while (p < end) {
+    cx.begin = p;
     cx.line = chunk->lines;
-    return ParseLine(cx, begin, end);
-  });
+    const char* line_break = ParsePlainLine(cx, p, end);
+    if (line_break == nullptr) {
+      const char* newline = static_cast<const char*>(std::memchr(p, '\n', end - p));
+      const char* line_end = newline != nullptr ? newline : end;
+      const char* content_end = (line_end > p && line_end[-1] == '\r') ? line_end - 1 : line_end;
+      if (!ParseLine(cx, p, content_end)) return;
+      line_break = line_end;
+    }
+    if (line_break == end) break;
+    ++chunk->lines;
+    p = line_break + 1;
+  }
 }
 
 }  // namespace parsgd::csv_internal

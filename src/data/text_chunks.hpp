@@ -163,38 +163,31 @@ inline std::string QuoteSpan(const char* p, const char* e) {
   return quoted;
 }
 
-// The common short decimal at p ("-0.1234", "12", "3.5": an optional '-', at most 7 significant
-// digits, at most 10 after the point, no exponent) into *out, returning its end; nullptr for
-// anything else (ParseFloat then asks std::from_chars). Exact: the digits make an integer m below
-// 10^7 and the result is m / 10^k in float arithmetic, both operands exactly representable, so
-// the one rounding of the division is the correctly rounded value std::from_chars gives
-// (Clinger's fast path).
+// The common short decimal at p ("-0.1234", "12", "3.5": an optional '-', digits with an
+// optional point, no exponent, at most 19 digits whose integer m is at most 2^24 with at most 10
+// after the point) into *out, returning its end; nullptr for anything else (ParseFloat then asks
+// std::from_chars). Exact: m and 10^k are both floats exactly, so the one rounding of m / 10^k
+// is the correctly rounded value std::from_chars gives (Clinger's fast path).
 inline const char* ParseShortDecimal(const char* p, const char* end, float* out) {
   static constexpr float kPow10[11] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f,
                                        1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
   const char* q = p;
   const bool negative = q < end && *q == '-';
-  if (negative) ++q;
-  uint32_t m = 0;
-  int significant = 0, scale = 0, digits = 0;
-  auto digit = [&](bool fraction) {
-    m = m * 10 + static_cast<uint32_t>(*q - '0');
-    significant += m != 0;
-    scale += fraction;
-    ++digits;
-    ++q;
-  };
-  while (q < end && static_cast<unsigned>(*q - '0') < 10 && significant < 8) digit(false);
+  q += negative;
+  uint64_t m = 0;  // wraps past 19 digits, which are refused below
+  const char* const first = q;
+  while (q < end && static_cast<unsigned>(*q - '0') < 10) m = m * 10 + static_cast<unsigned>(*q++ - '0');
+  const char* const point = q;
+  long scale = 0;
   if (q < end && *q == '.') {
     ++q;
-    while (q < end && static_cast<unsigned>(*q - '0') < 10 && significant < 8 && scale < 11) {
-      digit(true);
-    }
+    const char* const fraction = q;
+    while (q < end && static_cast<unsigned>(*q - '0') < 10) m = m * 10 + static_cast<unsigned>(*q++ - '0');
+    scale = q - fraction;
   }
-  if (digits == 0 || significant > 7 || scale > 10) return nullptr;
-  if (q < end && (static_cast<unsigned>(*q - '0') < 10 || *q == 'e' || *q == 'E' || *q == '.')) {
-    return nullptr;  // more digits, an exponent, a second point: the general way
-  }
+  const long digits = (point - first) + scale;
+  if (digits == 0 || digits > 19 || scale > 10 || m > (uint64_t{1} << 24)) return nullptr;
+  if (q < end && (*q == 'e' || *q == 'E' || *q == '.')) return nullptr;  // the general way
   const float v = static_cast<float>(m) / kPow10[scale];
   *out = negative ? -v : v;
   return q;
