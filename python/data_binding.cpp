@@ -220,6 +220,27 @@ PyDataset MakeDenseData(const py::array& X, const py::object& labels, bool real_
   return PyDataset{Dataset(std::move(p))};
 }
 
+// The rows of `d`, each of weight weights[i].
+PyDataset WithWeights(const PyDataset& d, const py::array_t<float, py::array::c_style | py::array::forcecast>& weights) {
+  const uint64_t rows = d.data.rows();
+  if (weights.ndim() != 1 || static_cast<uint64_t>(weights.shape(0)) != rows) {
+    throw py::value_error(fmt::format("sample_weight: expected {} weights, one a row, got shape {}",
+                                      rows, weights.ndim() == 1 ? std::to_string(weights.shape(0))
+                                                                : "of " + std::to_string(weights.ndim()) + " dimensions"));
+  }
+  AlignedArray<float> copy(rows);
+  const float* w = weights.data();
+  for (uint64_t i = 0; i < rows; ++i) {
+    if (!std::isfinite(w[i]) || w[i] < 0) {
+      throw py::value_error(fmt::format("sample_weight[{}] = {}: a weight is finite, 0 or more", i, w[i]));
+    }
+    copy[i] = w[i];
+  }
+  Dataset::Parts parts = d.data.parts();
+  parts.weights = SharedArray<float>(std::move(copy));
+  return PyDataset{Dataset(std::move(parts))};
+}
+
 uintptr_t Address(const void* p) { return reinterpret_cast<uintptr_t>(p); }
 
 template <class To, class From>
@@ -301,6 +322,9 @@ void BindData(py::module_& m) {
                   py::arg("source") = "X",
                   "The rows of a dense float32 C-contiguous matrix, converted once to CSR "
                   "(zeros dropped)")
+      .def("with_weights", &WithWeights, py::arg("weights"),
+           "The same rows, each of the weight given (float32, finite, 0 or more; the arrays "
+           "are shared, the weights copied)")
       .def_property_readonly("rows", [](const PyDataset& d) { return d.data.rows(); })
       .def_property_readonly("features", [](const PyDataset& d) { return d.data.features(); })
       .def_property_readonly("nnz", [](const PyDataset& d) { return d.data.nnz(); })

@@ -23,6 +23,8 @@ const char* TypeName(SettingType type) {
       return "switch";
     case SettingType::kSizes:
       return "sizes";
+    case SettingType::kText:
+      return "text";
   }
   return "?";
 }

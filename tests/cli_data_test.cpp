@@ -322,10 +322,17 @@ TEST_F(CliData, AWeightColumnIsNotAFeatureAndWeightsAreNotIgnored) {
   EXPECT_EQ(RunCli("predict " + model + " " + ones).output, p.output);
   EXPECT_EQ(RunCli("predict " + model + " " + dir_.Write("now.csv", "y,a\n1,0.5\n0,-0.5\n1,0.7\n0,-0.1\n")).output,
             p.output);
+  // Weights other than 1 weigh the rows (the metrics gain the weighted accuracy); a model
+  // that does not weigh rows refuses them, by name.
   const std::string heavy = dir_.Write("heavy.csv", "y,w,a\n1,3,0.5\n0,1,-0.5\n");
-  const auto refused = RunCli("train --train " + heavy + " --weight-column w");
+  const std::string metrics = dir_.File("m.jsonl");
+  const auto weighed = RunCli("train --train " + heavy + " --weight-column w --epochs 2 --quiet "
+                              "--metrics " + metrics);
+  EXPECT_EQ(weighed.status, 0) << weighed.output;
+  EXPECT_TRUE(Contains(ReadFile(metrics), "\"train_weighted_accuracy\":")) << ReadFile(metrics);
+  const auto refused = RunCli("train --train " + heavy + " --weight-column w --model mlp");
   EXPECT_EQ(refused.status, 1);
-  EXPECT_TRUE(Contains(refused.output, ": 1 rows have a weight other than 1")) << refused.output;
+  EXPECT_TRUE(Contains(refused.output, "model mlp does not weigh rows yet")) << refused.output;
 }
 
 TEST_F(CliData, CsvWithoutAHeaderAndItsErrors) {

@@ -7,7 +7,8 @@ import tempfile
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from . import _data, _parsgd, _settings
 
@@ -156,8 +157,29 @@ class ParsgdEstimator(BaseEstimator):
             self._set_views()
 
 
-def refuse_sample_weight(sample_weight):
+def refuse_sample_weight(sample_weight, what):
     if sample_weight is not None:
         raise NotImplementedError(
-            "parsgd does not weight samples: its losses are plain means over the rows. Pass "
-            "sample_weight=None, or repeat rows to weight them by whole numbers.")
+            f"{what} does not weigh samples yet: pass sample_weight=None, or repeat rows to "
+            "weight them by whole numbers.")
+
+
+def row_weights(X, sample_weight, class_weight=None, classes=None, indices=None, partial=False):
+    """Each row's weight, scikit-learn's way: sample_weight (checked as scikit-learn checks it,
+    0 or more) times the weight class_weight gives its class (a dict by label, or 'balanced':
+    n / (k n_c)); None where both are None. The library scales the weights to a mean of 1, so
+    the loss is the weighted mean and the step size means what it means unweighted."""
+    weights = None
+    if sample_weight is not None:
+        weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        if (weights < 0).any():
+            raise ValueError("sample_weight: every weight must be 0 or more")
+    if class_weight is not None:
+        if partial and class_weight == "balanced":
+            raise ValueError("class_weight 'balanced' is not supported for partial_fit: the "
+                             "classes' rows are not known in advance; give a dict of weights")
+        indices = np.asarray(indices, dtype=np.intp)
+        per_class = compute_class_weight(class_weight, classes=np.asarray(classes),
+                                         y=np.asarray(classes)[indices])
+        weights = per_class[indices] if weights is None else weights * per_class[indices]
+    return weights

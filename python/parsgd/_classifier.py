@@ -24,18 +24,20 @@ def encode_classes(y):
 class ParsgdClassifier(ClassifierMixin, _base.ParsgdEstimator):
     """The base of SGDClassifier and MLPClassifier. classes_ holds the labels as given, sorted;
     the library sees class indices (or -1/+1 for a binary linear model), so any label values
-    work. Subclasses write _model_kind(n_classes) -> (model name, binary)."""
+    work. Subclasses write _model_kind(n_classes) -> (model name, binary), and set _weighs_rows
+    where their model weighs rows (sample_weight, class_weight)."""
+
+    _weighs_rows = False
 
     def fit(self, X, y, sample_weight=None):
-        """Trains a new model on X, y (from scratch: an earlier fit is discarded).
-
-        sample_weight is refused (NotImplementedError): parsgd does not weight samples."""
-        _base.refuse_sample_weight(sample_weight)
+        """Trains a new model on X, y (from scratch: an earlier fit is discarded), each row
+        weighing sample_weight times its class's class_weight where the estimator has them."""
         with _base.kept_on_failure(self):
             X, y = self._validate_data(X, y, accept_sparse="csr", dtype=np.float32)
             classes, indices = encode_classes(y)
             self._check_classes(classes)
-            data = self._dataset(X, indices, len(classes))
+            weights = self._weights(X, sample_weight, classes, indices, partial=False)
+            data = self._dataset(X, indices, len(classes), weights)
             result, history = self._train(data, self._model_kind(len(classes))[0])
             self.classes_ = classes
             self._take(result, history)
@@ -47,9 +49,7 @@ class ParsgdClassifier(ClassifierMixin, _base.ParsgdEstimator):
         batch may lack some. Each call starts the optimiser's state and the step-size schedule
         afresh (with the default linear schedule the step falls to 0 over the batch; set
         learning_rate='constant' for a steady one), and alpha=None means 1/rows of this batch.
-
-        sample_weight is refused (NotImplementedError)."""
-        _base.refuse_sample_weight(sample_weight)
+        Rows weigh as in fit; class_weight='balanced' is refused here (as scikit-learn does)."""
         first = not hasattr(self, "classes_")
         with _base.kept_on_failure(self):
             if first:
@@ -69,7 +69,8 @@ class ParsgdClassifier(ClassifierMixin, _base.ParsgdEstimator):
                 all_classes[np.minimum(indices, len(all_classes) - 1)] == y)
             if not known.all():
                 raise ValueError(f"y holds labels not in classes: {np.unique(y[~known])!r}")
-            data = self._dataset(X, indices, len(all_classes))
+            weights = self._weights(X, sample_weight, all_classes, indices, partial=True)
+            data = self._dataset(X, indices, len(all_classes), weights)
             start = None if first else self._model
             result, history = self._train(data, self._model_kind(len(all_classes))[0], start,
                                           epochs="1")
@@ -91,9 +92,17 @@ class ParsgdClassifier(ClassifierMixin, _base.ParsgdEstimator):
             raise ValueError(f"{type(self).__name__} needs at least two classes; y has "
                              f"{len(classes)} class: {list(classes)!r}")
 
-    def _dataset(self, X, indices, n_classes):
+    def _weights(self, X, sample_weight, classes, indices, partial):
+        if not self._weighs_rows:
+            _base.refuse_sample_weight(sample_weight, type(self).__name__)
+            return None
+        return _base.row_weights(X, sample_weight, getattr(self, "class_weight", None), classes,
+                                 indices, partial)
+
+    def _dataset(self, X, indices, n_classes, weights=None):
         """The library's labels: -1/+1 for a binary linear model (class 1 positive), else the
         class index; the classes declared, so that a batch lacking some still has them all."""
         if self._model_kind(n_classes)[1]:
-            return _data.as_dataset(X, np.where(indices == 1, 1.0, -1.0), classes=(-1.0, 1.0))
-        return _data.as_dataset(X, indices, classes=range(n_classes))
+            return _data.as_dataset(X, np.where(indices == 1, 1.0, -1.0), classes=(-1.0, 1.0),
+                                    weights=weights)
+        return _data.as_dataset(X, indices, classes=range(n_classes), weights=weights)

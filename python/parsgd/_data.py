@@ -29,11 +29,19 @@ def csr(X):
     return X
 
 
-def as_dataset(X, labels=None, *, real_labels=False, classes=(), source="X"):
+def as_dataset(X, labels=None, *, real_labels=False, classes=(), source="X", weights=None):
     """The library's Dataset over X's arrays (see the module's docstring for what is copied).
 
     labels: float32 per row (class indices or real values), or None for prediction; classes: the
-    class values the labels are drawn from, when a batch may lack some (partial_fit)."""
+    class values the labels are drawn from, when a batch may lack some (partial_fit); weights:
+    each row's weight, or None (every row 1)."""
+    data = _rows(X, labels, real_labels, classes, source)
+    if weights is not None:
+        data = data.with_weights(np.ascontiguousarray(weights, dtype=np.float32))
+    return data
+
+
+def _rows(X, labels, real_labels, classes, source):
     if labels is not None:
         labels = np.ascontiguousarray(labels, dtype=np.float32)
     classes = [float(c) for c in classes]

@@ -15,15 +15,26 @@ BINARY_MODELS = {
     "squared_error": "squared",
 }
 
-# Checks of scikit-learn's suite that cannot apply: parsgd does not weight samples, and refuses
-# sample_weight with NotImplementedError rather than ignore it.
+# Checks of scikit-learn's suite that cannot apply to an estimator that does not weigh rows (the
+# MLP), which refuses sample_weight with NotImplementedError rather than ignore it.
 SAMPLE_WEIGHT_CHECKS = {
-    name: "parsgd does not weight samples: fit(sample_weight=...) raises NotImplementedError"
+    name: "the MLP does not weigh rows yet: fit(sample_weight=...) raises NotImplementedError"
     for name in ("check_sample_weights_pandas_series", "check_sample_weights_not_an_array",
                  "check_sample_weights_list", "check_sample_weights_shape",
                  "check_sample_weights_not_overwritten", "check_sample_weights_invariance",
                  "check_classifiers_one_label_sample_weights")
 }
+# scikit-learn's own SGD estimators mark this check so too: SGD visits a row of weight 0 (it takes
+# its place in the sample order and the step count), and the data-derived settings (alpha=None:
+# 1/rows, the step size) count it.
+ZERO_WEIGHT_CHECK = {
+    "check_sample_weights_invariance": "SGD visits a row of weight 0: the sample order, the step "
+    "count and alpha=None (1/rows) see it, so it is not a row left out",
+}
+CLASS_WEIGHT_DOC = """dict, 'balanced' or None, default=None
+    Each class's weight in the loss (a row's weight is its sample_weight times its class's):
+    a dict {label: weight} (the classes not in it 1), 'balanced' (n / (n_classes x the rows of
+    the class), scikit-learn's rule; not in partial_fit), or None (every class 1)."""
 
 LOSS_DOC = """str, default='log_loss'
     The loss, by scikit-learn's name: 'log_loss' (logistic regression; for more than two classes
@@ -48,7 +59,8 @@ def _linear_views(estimator, vector):
     estimator.intercept_ = _base.read_only(params[d * k:])
 
 
-@_base.with_keywords(own=[("loss", "log_loss", LOSS_DOC), ("verbose", 0, VERBOSE_DOC)],
+@_base.with_keywords(own=[("loss", "log_loss", LOSS_DOC), ("verbose", 0, VERBOSE_DOC),
+                          ("class_weight", None, CLASS_WEIGHT_DOC)],
                      names=_settings.LINEAR_NAMES,
                      exclude={"hidden", "mlp-backend", *_settings.MLP_ONLY})
 class SGDClassifier(_classifier.ParsgdClassifier):
@@ -64,6 +76,7 @@ class SGDClassifier(_classifier.ParsgdClassifier):
     """
 
     _views = ("coef_", "intercept_")
+    _weighs_rows = True
 
     def _model_kind(self, n_classes):
         if self.loss not in BINARY_MODELS:
@@ -95,7 +108,7 @@ class SGDClassifier(_classifier.ParsgdClassifier):
         return np.log(self.predict_proba(X))
 
     def _more_tags(self):
-        return {"binary_only": self.loss != "log_loss", "_xfail_checks": SAMPLE_WEIGHT_CHECKS}
+        return {"binary_only": self.loss != "log_loss", "_xfail_checks": ZERO_WEIGHT_CHECK}
 
 
 @_base.with_keywords(
@@ -115,23 +128,23 @@ class SGDRegressor(RegressorMixin, _base.ParsgdEstimator):
     _views = ("coef_", "intercept_")
 
     def fit(self, X, y, sample_weight=None):
-        """Trains a new model on X, y. sample_weight is refused (NotImplementedError)."""
-        _base.refuse_sample_weight(sample_weight)
+        """Trains a new model on X, y, each row weighing its sample_weight (None: 1)."""
         with _base.kept_on_failure(self):
             X, y = self._validate_data(X, y, accept_sparse="csr", dtype=np.float32,
                                        y_numeric=True)
-            result, history = self._train(self._dataset(X, y), self._model_name())
+            weights = _base.row_weights(X, sample_weight)
+            result, history = self._train(self._dataset(X, y, weights), self._model_name())
             self._take(result, history)
         return self
 
     def partial_fit(self, X, y, sample_weight=None):
         """One epoch over the batch, from the current model (as SGDClassifier.partial_fit)."""
-        _base.refuse_sample_weight(sample_weight)
         first = not hasattr(self, "_model")
         with _base.kept_on_failure(self):
             X, y = self._validate_data(X, y, accept_sparse="csr", dtype=np.float32,
                                        y_numeric=True, reset=first)
-            result, history = self._train(self._dataset(X, y), self._model_name(),
+            weights = _base.row_weights(X, sample_weight)
+            result, history = self._train(self._dataset(X, y, weights), self._model_name(),
                                           None if first else self._model, epochs="1")
             self._take(result, history)
         return self
@@ -145,11 +158,11 @@ class SGDRegressor(RegressorMixin, _base.ParsgdEstimator):
         return "squared"
 
     @staticmethod
-    def _dataset(X, y):
+    def _dataset(X, y, weights=None):
         targets = np.asarray(y, dtype=np.float32)
         if not np.isfinite(targets).all():
             raise ValueError("y holds values beyond float32's range (parsgd fits float32 targets)")
-        return _data.as_dataset(X, targets, real_labels=True)
+        return _data.as_dataset(X, targets, real_labels=True, weights=weights)
 
     def _take(self, result, history):
         # Real-valued targets have no classes: an accuracy would only count agreeing signs.
@@ -161,5 +174,6 @@ class SGDRegressor(RegressorMixin, _base.ParsgdEstimator):
         _linear_views(self, vector=True)
 
     def _more_tags(self):
-        return {"_xfail_checks": {k: v for k, v in SAMPLE_WEIGHT_CHECKS.items()
-                                  if "classifiers" not in k}}
+        return {"_xfail_checks": ZERO_WEIGHT_CHECK}
+
+

@@ -42,9 +42,10 @@ MLP_NAMES = dict(
 )
 # The MLP's model partitions' own settings (scheme pipeline, subnet): not the linear estimators'.
 MLP_ONLY = {"micro-batches", "skeleton-ratio"}
-# Settings no estimator takes: the model (each estimator's own `loss` or kind decides it) and the
-# command line's runs across processes (mpirun).
-NEVER = {"model", "ranks-scheme", "ranks-period"}
+# Settings no estimator takes: the model (each estimator's own `loss` or kind decides it), the
+# command line's runs across processes (mpirun), and the class weights (SGDClassifier's own
+# class_weight, scikit-learn's: by the labels y holds, made row weights in Python).
+NEVER = {"model", "ranks-scheme", "ranks-period", "class-weight"}
 
 
 class Keyword:
@@ -69,7 +70,7 @@ class Keyword:
         if self.key in _SPECIAL_DOC:
             return f"{self.name} : {_SPECIAL_DOC[self.key]} (parsgd setting `{self.key}`)"
         kind = {"int": "int", "count": "int", "real": "float", "choice": "str",
-                "switch": "bool", "sizes": "tuple of int"}[self.entry["type"]]
+                "switch": "bool", "sizes": "tuple of int", "text": "str"}[self.entry["type"]]
         words = [w for w, _ in self.entry["words"]]
         if "auto" in words:
             kind += " or None"

@@ -52,12 +52,19 @@ std::string EpochJson(const EpochReport& r, const TrainConfig& given, const Trai
       R"({{"epoch":{},{}"scheme_auto":{},"device":"{}","threads":{},"workers":{},"updates":{},)"
       R"("train_seconds":{},"eval_seconds":{},)"
       R"("elapsed_seconds":{},"samples_per_second":{},"learning_rate":{},"objective":{},)"
-      R"("progressive_loss":{},"train_accuracy":{},"test_loss":{},"test_accuracy":{}{}{}{}{}}})",
+      R"("progressive_loss":{},"train_accuracy":{},"test_loss":{},"test_accuracy":{}{}{}{}{}{}}})",
       r.epoch, MetricsFields(resolved), given.scheme == SchemeKind::kAuto, s.device, s.threads,
       s.workers, r.updates, clock(r.train_seconds), clock(r.eval_seconds), clock(elapsed),
       clock(r.samples_per_second()),
       JsonNumber(r.learning_rate), JsonNumber(r.objective), JsonNumber(r.progressive_loss),
       JsonNumber(r.train_accuracy), JsonOptional(r.test_loss), JsonOptional(r.test_accuracy),
+      // Weighted rows: the weighted accuracies.
+      (r.train_weighted_accuracy
+           ? fmt::format(R"(,"train_weighted_accuracy":{})", JsonNumber(*r.train_weighted_accuracy))
+           : "") +
+          (r.test_weighted_accuracy
+               ? fmt::format(R"(,"test_weighted_accuracy":{})", JsonNumber(*r.test_weighted_accuracy))
+               : ""),
       r.dual_objective ? fmt::format(R"(,"dual_objective":{})", JsonNumber(*r.dual_objective)) : "",
       // Across ranks: how many, and rank 0's seconds combining the models (within train_seconds).
       s.ranks > 1 ? fmt::format(R"(,"ranks":{},"ranks_period":{},"comm_seconds":{})", s.ranks,

@@ -31,6 +31,11 @@
 namespace parsgd::cli {
 namespace {
 
+// " (weighted 91.20%)" where the rows have weights; empty otherwise.
+std::string Weighted(const std::optional<double>& weighted_accuracy) {
+  return weighted_accuracy ? fmt::format(" (weighted {:.2f}%)", 100 * *weighted_accuracy) : "";
+}
+
 struct TrainArgs {
   RunArgs run;
   std::string metrics, save, checkpoint, resume, init;
@@ -227,11 +232,11 @@ int Finish(const RunLoopResult& result, const Trainer& trainer, const TrainArgs&
     std::printf("nothing to do: the checkpoint is already after the last of the %d epochs\n",
                 s.epochs);
   } else if (data.test) {
-    std::printf("test accuracy %.2f%%, test loss %.6f\n", 100 * *last.test_accuracy,
-                *last.test_loss);
+    std::printf("test accuracy %.2f%%%s, test loss %.6f\n", 100 * *last.test_accuracy,
+                Weighted(last.test_weighted_accuracy).c_str(), *last.test_loss);
   } else {
-    std::printf("train accuracy %.2f%%, objective %.6f\n", 100 * last.train_accuracy,
-                last.objective);
+    std::printf("train accuracy %.2f%%%s, objective %.6f\n", 100 * last.train_accuracy,
+                Weighted(last.train_weighted_accuracy).c_str(), last.objective);
   }
   if (outputs.model) {
     const std::string settings = SettingsText(trainer, a.run.train, a.init);

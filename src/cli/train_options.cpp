@@ -157,17 +157,6 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
                                 "file's columns must be the training file's",
                                 data.features(), train->source(), train->features()));
   }
-  if (train == nullptr && !data.weights().empty()) {
-    // Every rank holds its share of the rows (each with weights where any row of the file has):
-    // the count is its own, the refusal every rank's. Test data's weights are not used.
-    uint64_t weighted = 0;
-    for (uint64_t i = 0; i < data.rows(); ++i) weighted += data.weights()[i] != 1.f;
-    throw Error(fmt::format(
-        "{}: {} rows have a weight other than 1 (VW's importance, a CSV weight column): training "
-        "does not weigh rows yet; give those rows weight 1 (or none) to train on them "
-        "unweighted",
-        data.source(), weighted));
-  }
   return data;
 }
 

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "parsgd/model/class_weights.hpp"
 #include "parsgd/model/mlp/mlp_model.hpp"
 #include "parsgd/util/edit_distance.hpp"
 
@@ -113,6 +114,7 @@ bool Pipeline(const TrainConfig& c) { return c.scheme == SchemeKind::kPipeline; 
 bool Subnet(const TrainConfig& c) { return c.scheme == SchemeKind::kSubnet; }
 bool OuterStep(const TrainConfig& c) { return !c.outer.plain(); }
 bool Elastic(const TrainConfig& c) { return c.scheme == SchemeKind::kElastic; }
+bool ClassWeighted(const TrainConfig& c) { return c.class_weight != "none"; }
 
 std::vector<Setting> MakeTable() {
   const std::vector<SettingWord> automatic = {{"auto", 0}};
@@ -197,6 +199,18 @@ std::vector<Setting> MakeTable() {
   t.push_back(With(Real("l2", "L2 regularisation strength (auto: 1/rows, LIBLINEAR's C = 1; on hashed text 1/(20 rows))",
                         [](auto& c) -> auto& { return c.l2; }, 0, 1e9, false, {{"auto", -1}}),
                    always, {.identity = "l2", .text = true}));
+  Setting class_weight =
+      Entry("class-weight", SettingType::kText,
+            "each class's weight in the loss: none, balanced (n / (classes x rows of the class)) "
+            "or LABEL:W,... (the others 1); linear models, sgd");
+  class_weight.get = [](const TrainConfig& c) { return SettingValue(c.class_weight); };
+  class_weight.put = [](TrainConfig& c, const SettingValue& v) {
+    c.class_weight = std::get<std::string>(v);
+  };
+  class_weight.check_text = [](std::string_view text) { ParseClassWeights(text); };
+  class_weight.text_name = "none|balanced|LABEL:W,...";
+  t.push_back(With(std::move(class_weight), {.runs = kLinearModels | kSgdSolver | kCpuBackend},
+                   {.identity = "class_weight", .when = ClassWeighted, .text = true}));
   t.push_back(With(Choice<Shrinking>("shrinking",
                                      "dual-cd, the SVMs: set aside the variables at a bound",
                                      kShrinkings, [](auto& c) -> auto& { return c.shrinking; }),
@@ -445,6 +459,13 @@ SettingValue ParseSetting(const Setting& s, std::string_view text) {
         Malformed(s, "layer sizes like 256,128", text);
       }
       return std::string(text);
+    case SettingType::kText:
+      try {
+        s.check_text(text);
+      } catch (const Error& e) {
+        throw SettingError(fmt::format("`{}`: {}", s.key, e.what()));
+      }
+      return std::string(text);
   }
   throw Error("ParseSetting: unknown setting type");
 }
@@ -480,7 +501,8 @@ void CheckSetting(const Setting& s, const SettingValue& value) {
       if (!std::holds_alternative<bool>(value)) refuse("expected true or false");
       return;
     case SettingType::kChoice:
-    case SettingType::kSizes: {
+    case SettingType::kSizes:
+    case SettingType::kText: {
       const auto* v = std::get_if<std::string>(&value);
       if (v == nullptr) refuse("expected a name");
       ParseSetting(s, *v);  // names one of the choices; sizes are positive
@@ -545,7 +567,8 @@ std::string RunsNames(unsigned mask, std::initializer_list<std::pair<unsigned, c
 }
 
 std::string JsonValue(const Setting& s, const SettingValue& value) {
-  if (s.type == SettingType::kChoice || s.type == SettingType::kSizes) {
+  if (s.type == SettingType::kChoice || s.type == SettingType::kSizes ||
+      s.type == SettingType::kText) {
     return fmt::format("\"{}\"", std::get<std::string>(value));
   }
   return FormatSetting(value, false);
@@ -669,6 +692,8 @@ std::string ValueName(const Setting& s) {
       return "";
     case SettingType::kSizes:
       return "SIZES";
+    case SettingType::kText:
+      return s.text_name;
   }
   return "";
 }

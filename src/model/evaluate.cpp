@@ -21,9 +21,20 @@ double SampleLoss(const LinearModel& model, const float* z, float target) {
                   [&]<class Head>(Head) { return Head::Value(z, model.outputs(), target); });
 }
 
+// A block's sums: the weighted losses, the rows predicted right, their weights, and every row's.
 struct BlockSum {
   double loss = 0;
   uint64_t correct = 0;
+  double weighted_correct = 0;
+  double weight = 0;
+
+  // Row of weight w, its loss and whether it was predicted right.
+  void Add(double w, double row_loss, bool right) {
+    loss += w * row_loss;
+    correct += right;
+    weighted_correct += right ? w : 0;
+    weight += w;
+  }
 };
 
 Evaluation Combine(const std::vector<BlockSum>& sums, uint64_t rows) {
@@ -31,14 +42,22 @@ Evaluation Combine(const std::vector<BlockSum>& sums, uint64_t rows) {
   for (const BlockSum& s : sums) {  // block order: the same sum at any thread count
     total.loss += s.loss;
     total.correct += s.correct;
+    total.weighted_correct += s.weighted_correct;
+    total.weight += s.weight;
   }
   Evaluation e;
   e.rows = rows;
+  e.weight_sum = total.weight;
   if (rows > 0) {
     e.mean_loss = total.loss / static_cast<double>(rows);
     e.accuracy = static_cast<double>(total.correct) / static_cast<double>(rows);
   }
+  if (total.weight > 0) e.weighted_accuracy = total.weighted_correct / total.weight;
   return e;
+}
+
+float WeightOf(const Targets& targets, uint64_t i) {
+  return targets.weights.empty() ? 1.f : targets.weights[i];
 }
 
 }  // namespace
@@ -71,14 +90,17 @@ int PredictedClass(const LinearModel& model, const float* z) {
 
 Evaluation CombineEvaluations(const Evaluation& mine, Communicator& comm) {
   const double rows = static_cast<double>(mine.rows);
-  std::vector<double> sums = {mine.mean_loss * rows, std::round(mine.accuracy * rows)};
+  std::vector<double> sums = {mine.mean_loss * rows, std::round(mine.accuracy * rows),
+                              mine.weighted_accuracy * mine.weight_sum, mine.weight_sum};
   comm.SumAll(sums);
   Evaluation all;
   all.rows = comm.Sum(mine.rows);
+  all.weight_sum = sums[3];
   if (all.rows > 0) {
     all.mean_loss = sums[0] / static_cast<double>(all.rows);
     all.accuracy = sums[1] / static_cast<double>(all.rows);
   }
+  if (all.weight_sum > 0) all.weighted_accuracy = sums[2] / all.weight_sum;
   return all;
 }
 
@@ -99,9 +121,9 @@ Evaluation Evaluate(const LinearModel& model, const Dataset& data, const Targets
       const SparseRow x = data.row(i);
       model.Scores(x.index, x.value, x.nnz, z.data());
       const float target = targets.values[i];
-      s.loss += SampleLoss(model, z.data(), target);
       const int truth = IsBinary(model.kind()) ? (target > 0 ? 1 : 0) : static_cast<int>(target);
-      s.correct += PredictedClass(model, z.data()) == truth;
+      s.Add(WeightOf(targets, i), SampleLoss(model, z.data(), target),
+            PredictedClass(model, z.data()) == truth);
     }
     sums[b] = s;
   });
@@ -153,8 +175,8 @@ Evaluation EvaluateMlp(const MlpModel& model, const Dataset& data, const Targets
                     for (int i = 0; i < n; ++i) {
                       const float* z = scores + static_cast<std::size_t>(i) * classes;
                       const int y = static_cast<int>(targets.values[begin + i]);
-                      s.loss += SoftmaxLoss::Value(z, classes, y);
-                      s.correct += ArgMax(z, classes) == y;
+                      s.Add(WeightOf(targets, begin + i), SoftmaxLoss::Value(z, classes, y),
+                            ArgMax(z, classes) == y);
                     }
                     sums[b] = s;
                   });

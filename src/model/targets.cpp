@@ -129,6 +129,10 @@ Targets ValueTargets(ModelKind kind, const Dataset& data) {
   Targets t;
   t.values = AlignedArray<float>(data.rows());
   std::copy(data.labels().begin(), data.labels().end(), t.values.begin());
+  if (!data.weights().empty()) {
+    t.weights = AlignedArray<float>(data.rows());
+    std::copy(data.weights().begin(), data.weights().end(), t.weights.begin());
+  }
   t.classes = 2;
   t.labels = ClassLabels::Default(true, 2);
   return t;
@@ -213,6 +217,10 @@ Targets MakeTargets(ModelKind kind, const Dataset& data, const ClassLabels& labe
       last_value = binary ? (k == 1 ? 1.f : -1.f) : static_cast<float>(k);
     }
     t.values[i] = last_value;
+  }
+  if (!data.weights().empty()) {
+    t.weights = AlignedArray<float>(data.rows());
+    std::copy(data.weights().begin(), data.weights().end(), t.weights.begin());
   }
   return t;
 }

@@ -115,8 +115,9 @@ EpochTotals RunAsyncEpoch(const Rows& d, const Params& p, const AsyncEpoch& a, G
       }
       const uint32_t r = order[i];
       const SparseRow x{idx + off[r], val + off[r], static_cast<uint32_t>(off[r + 1] - off[r])};
-      worker_loss +=
-          LinearSgdStep<Head, Rule>(scheme, params, x, tgt[r], ctx[(i - begin) / kStepBlock], z);
+      // Every row weighs 1: the trainer refuses weighted rows on this backend.
+      worker_loss += LinearSgdStep<Head, Rule>(scheme, params, x, tgt[r], 1.f,
+                                               ctx[(i - begin) / kStepBlock], z);
     }
     if (done != nullptr) done[worker] = i - begin;
     loss += worker_loss;
@@ -296,6 +297,8 @@ Evaluation RunEvaluate(const Rows& d, const Params& p, float* scratch, double* r
     e.mean_loss = SumOnDevice(row_loss, rows, g) / static_cast<double>(rows);
     e.accuracy = static_cast<double>(correct) / static_cast<double>(rows);
   }
+  e.weighted_accuracy = e.accuracy;  // every row weighs 1 here (the trainer refuses weights)
+  e.weight_sum = static_cast<double>(rows);
   return e;
 }
 

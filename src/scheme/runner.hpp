@@ -43,7 +43,16 @@ struct RunContext {
   // `--ranks-scheme sync`: the ranks whose step gradients the sync scheme sums
   // (scheme/sync_runner.hpp); null for every other run.
   Communicator* ranks = nullptr;
+  // Per row: its weight (the sample's times its class's), scaling its loss and gradient; null:
+  // every row 1.
+  const float* weights = nullptr;
 };
+
+// Row r's weight in a context.
+template <class Params>
+inline float RowWeight(const RunContext<Params>& c, uint32_t r) {
+  return c.weights != nullptr ? c.weights[r] : 1.f;
+}
 
 template <class Params>
 class Runner {

@@ -47,10 +47,11 @@ enum class SettingType {
   kChoice,  // an enum, by the name its table gives
   kSwitch,  // a bool
   kSizes,   // a list of positive ints ("256,128")
+  kText,    // text the setting's own parser checks (Setting::check_text)
 };
 
 // A value as the table passes it: integers (kInt as int64_t, kCount as uint64_t), reals, switches,
-// and text for choices (the name) and sizes ("256,128").
+// and text for choices (the name), sizes ("256,128") and text.
 using SettingValue = std::variant<int64_t, uint64_t, double, bool, std::string>;
 
 // A word standing for a value outside the ordinary range: "auto" for 0 (the library chooses),
@@ -98,10 +99,14 @@ struct Setting {
   std::function<void(TrainConfig&, const SettingValue&)> put;  // a value CheckSetting accepts
   Applies applies;
   SettingRecord record;
+  // kText: throws parsgd::Error saying what is wrong with a value; and its kind for the help
+  // ("balanced|LABEL:W,...").
+  std::function<void(std::string_view)> check_text;
+  std::string text_name;
 
   bool is_switch() const { return type == SettingType::kSwitch; }
   // Whether a value may hold a comma (sizes): `compare`'s axes then repeat the flag instead.
-  bool holds_commas() const { return type == SettingType::kSizes; }
+  bool holds_commas() const { return type == SettingType::kSizes || type == SettingType::kText; }
 };
 
 // Every setting of TrainConfig, in the order the help lists them.

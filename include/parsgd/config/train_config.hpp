@@ -96,6 +96,7 @@ struct TrainConfig {
   ScheduleKind schedule = ScheduleKind::kLinear;
   double decay = 0;  // 0: the schedule's default (invtime 1 per epoch, geometric 0.9)
   double l2 = -1;    // -1: 1 / rows (LIBLINEAR's default C = 1); on hashed text 1 / (20 rows)
+  std::string class_weight = "none";  // "balanced" or "LABEL:W,..." (model/class_weights.hpp)
   Normalization normalize = Normalization::kMaxAbs;
   Bias bias = Bias::kOn;                 // linear models
   Shrinking shrinking = Shrinking::kOn;  // dual-cd, hinge and squared-hinge

@@ -16,10 +16,15 @@ namespace parsgd {
 
 class Communicator;
 
+// Over rows of weights w_i (Targets::weights; 1 each where it is empty).
 struct Evaluation {
-  double mean_loss = 0;
-  double accuracy = 0;  // fraction of rows whose predicted class is the target
+  double mean_loss = 0;  // sum of w_i loss_i over the rows, divided by the rows
+  double accuracy = 0;   // fraction of rows whose predicted class is the target
   uint64_t rows = 0;
+  // The weights' share of the rows predicted right (with --class-weight balanced and no row
+  // weights: the balanced accuracy, the mean of the classes' recalls), and the weights' sum.
+  double weighted_accuracy = 0;
+  double weight_sum = 0;
 };
 
 // Reads the model without synchronisation: call it while no worker writes. Cost: one pass over the

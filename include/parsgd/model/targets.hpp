@@ -20,8 +20,14 @@ class Communicator;
 
 struct Targets {
   AlignedArray<float> values;  // one per row: -1/+1, or a class index 0..classes-1
-  int classes = 2;             // 2 for binary models, K for softmax and the MLP
-  ClassLabels labels;          // the label of each class as the data wrote it, ascending
+  // One per row: its weight in the loss (the data's row weight, Dataset::weights, times its
+  // class's, WeighClasses); empty: every row weighs 1.
+  AlignedArray<float> weights;
+  int classes = 2;     // 2 for binary models, K for softmax and the MLP
+  ClassLabels labels;  // the label of each class as the data wrote it, ascending
+
+  // Row i's class: 0 (negative) or 1 (positive) for a binary model, the class index otherwise.
+  int ClassOf(uint64_t i) const { return values[i] < 0 ? 0 : static_cast<int>(values[i]); }
 };
 
 // Targets of training data: the distinct labels of `data`, sorted, become the classes (or the
@@ -44,5 +50,7 @@ Targets MakeShareTargets(ModelKind kind, const Dataset& share, Communicator& com
 // Targets of other data for a model trained with `labels` (test data, eval): every label must be
 // one of them; throws parsgd::Error naming the source, the 1-based row and the label otherwise.
 Targets MakeTargets(ModelKind kind, const Dataset& data, const ClassLabels& labels);
+
+// Every function above carries the data's row weights (Dataset::weights) into Targets::weights.
 
 }  // namespace parsgd

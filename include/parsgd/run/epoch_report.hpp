@@ -37,6 +37,10 @@ struct EpochReport {
   double train_accuracy = 0;
   std::optional<double> test_loss;
   std::optional<double> test_accuracy;
+  // Where the rows have weights (a weight column, importances, --class-weight): the weights'
+  // share of the rows predicted right (Evaluation::weighted_accuracy).
+  std::optional<double> train_weighted_accuracy;
+  std::optional<double> test_weighted_accuracy;
   // The dual solver's dual objective D(a) on the objective's scale (D <= the optimum <= objective):
   // the duality gap objective - D bounds how far the weights are from the optimum.
   std::optional<double> dual_objective;

@@ -40,7 +40,8 @@ class LinearAsyncLocal {
         }
       }
       const uint32_t r = shard[i];
-      loss += LinearSgdStep<Head, Rule>(scheme_, c.params, c.data->row(r), c.targets[r], rc, z);
+      loss += LinearSgdStep<Head, Rule>(scheme_, c.params, c.data->row(r), c.targets[r],
+                                        RowWeight(c, r), rc, z);
     }
   }
 

@@ -29,7 +29,7 @@ class LinearLearner final : public Learner {
                                 epoch,      workers_,
                                 batch_,     &executor,
                                 part.index, part.count,
-                                part.ranks};
+                                part.ranks, targets_.weights.empty() ? nullptr : targets_.weights.data()};
     return runner_->Run(context);
   }
 

@@ -109,7 +109,8 @@ class LinearReplicaLocal {
           }
         }
         const SparseRow x = c.data->row(r.shard[i]);
-        r.loss += LinearSgdStep<Head, Rule>(scheme, p, x, c.targets[r.shard[i]], rc, r.z.data());
+        r.loss += LinearSgdStep<Head, Rule>(scheme, p, x, c.targets[r.shard[i]],
+                                            RowWeight(c, r.shard[i]), rc, r.z.data());
         if (mark) {
           for (uint32_t e = 0; e < x.nnz; ++e) MarkTouched(r, x.index[e]);
         }
@@ -123,7 +124,8 @@ class LinearReplicaLocal {
           PrefetchAhead(*c.data, c.targets, r.shard, i);
           const SparseRow x = c.data->row(r.shard[i]);
           LinearScores<Head::kOutputs, PlainWrite>(p, x, r.z.data());
-          r.loss += Head::LossAndGradient(r.z.data(), outputs_, c.targets[r.shard[i]]);
+          r.loss += WeightedLossAndGradient<Head>(r.z.data(), outputs_, c.targets[r.shard[i]],
+                                                  RowWeight(c, r.shard[i]));
           r.gradient->Add(x, r.z.data(), p.rates, [](uint32_t) { return true; });
           if (p.bias) r.gradient->AddBias(r.z.data());
         }

@@ -55,7 +55,7 @@ class LinearSyncLocal {
       float* d = d_.data() + (begin + i) * outputs_;
       const SparseRow x = c.data->row(r);
       LinearScores<Head::kOutputs>(c.params, x, d);
-      loss_[begin + i] = Head::LossAndGradient(d, outputs_, c.targets[r]);
+      loss_[begin + i] = WeightedLossAndGradient<Head>(d, outputs_, c.targets[r], RowWeight(c, r));
       if (workers_.size() > 1) Route(x, c.params.rates, static_cast<uint32_t>(begin + i), w);
     }
   }

@@ -168,16 +168,27 @@ template <int kOutputs, class Rule, class Write, class BiasWrite>
     Rule::template Apply<BiasWrite>(arrays, bias + k, d[k], no_reg, c);
 }
 
-// One step on sample (x, target); returns the sample's loss before the step. z is scratch for
-// `outputs` floats. Holds the scheme's guard from the first read to the last write.
+// Head::LossAndGradient of a row of weight `weight`: the loss and its gradient d (replacing z)
+// both scaled by the weight, as the objective's term weight * loss(z, target) has them.
+template <class Head>
+inline double WeightedLossAndGradient(float* z, int k_out, float target, float weight) {
+  const double loss = Head::LossAndGradient(z, k_out, target);
+  if (weight == 1.f) return loss;
+  for (int k = 0; k < k_out; ++k) z[k] *= weight;
+  return loss * weight;
+}
+
+// One step on sample (x, target) of weight `weight`; returns the sample's weighted loss before the
+// step. z is scratch for `outputs` floats. Holds the scheme's guard from the first read to the
+// last write.
 template <class Head, class Rule, class Scheme>
 inline double LinearSgdStep(Scheme& scheme, const LinearParams& p, const SparseRow& x, float target,
-                            const RuleContext& c, float* z) {
+                            float weight, const RuleContext& c, float* z) {
   constexpr int kOut = Head::kOutputs;
   const int k_out = kOut > 0 ? kOut : p.outputs;
   typename Scheme::Guard guard(scheme, x);
   LinearScores<kOut, typename Scheme::Write>(p, x, z);
-  const double loss = Head::LossAndGradient(z, k_out, target);
+  const double loss = WeightedLossAndGradient<Head>(z, k_out, target, weight);
   if constexpr (Rule::kKind == OptimizerKind::kSgd) {
     // Plain SGD with a zero gradient and no L2 (hinge beyond the margin) changes nothing.
     bool any = p.rates != nullptr;

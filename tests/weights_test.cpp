@@ -1,0 +1,255 @@
+// Row and class weights: each row's loss and gradient scaled by its weight (the data's row
+// weight times its class's, --class-weight), the weights scaled to a mean of 1 so that the
+// objective is the weighted mean loss; refused by name where a run does not weigh rows.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "parsgd/exec/executor.hpp"
+#include "parsgd/model/class_weights.hpp"
+#include "parsgd/model/evaluate.hpp"
+#include "parsgd/model/linear/linear_step.hpp"
+#include "parsgd/model/targets.hpp"
+#include "parsgd/run/trainer.hpp"
+#include "parsgd/util/rng.hpp"
+#include "data_test_util.hpp"
+#include "reference_solver.hpp"
+#include "test_support.hpp"
+
+namespace parsgd {
+namespace {
+
+// `data` with row weights `w`.
+Dataset Weighted(const Dataset& data, const std::vector<float>& w) {
+  Dataset::Parts parts = data.parts();
+  AlignedArray<float> weights(w.size());
+  std::copy(w.begin(), w.end(), weights.begin());
+  parts.weights = SharedArray<float>(std::move(weights));
+  return Dataset(std::move(parts));
+}
+
+// `data` with row i repeated times[i] times (0: left out).
+Dataset Repeated(const Dataset& data, const std::vector<int>& times) {
+  std::vector<testing::Entries> rows;
+  std::vector<float> labels;
+  for (uint64_t i = 0; i < data.rows(); ++i) {
+    const SparseRow x = data.row(i);
+    testing::Entries entries;
+    for (uint32_t e = 0; e < x.nnz; ++e) entries.push_back({x.index[e], x.value[e]});
+    for (int t = 0; t < times[i]; ++t) {
+      rows.push_back(entries);
+      labels.push_back(data.label(i));
+    }
+  }
+  return testing::MakeDataset(rows, labels, data.features(), "repeated");
+}
+
+TEST(ClassWeights, ParseTheThreeForms) {
+  EXPECT_TRUE(ParseClassWeights("none").none());
+  EXPECT_TRUE(ParseClassWeights("balanced").balanced);
+  const ClassWeightSpec given = ParseClassWeights("a:1,b:2.5,x:y:3,-1:0");
+  ASSERT_EQ(given.given.size(), 4u);
+  EXPECT_EQ(given.given[1], (std::pair<std::string, double>{"b", 2.5}));
+  EXPECT_EQ(given.given[2], (std::pair<std::string, double>{"x:y", 3}));  // split at the last ':'
+  EXPECT_EQ(given.given[3], (std::pair<std::string, double>{"-1", 0}));
+  for (const char* bad : {"", "a", ":3", "a:", "a:-1", "a:nan", "a:inf", "a:1,", "a:1x"}) {
+    EXPECT_THROW(ParseClassWeights(bad), Error) << bad;
+  }
+}
+
+TEST(ClassWeights, BalancedIsRowsOverClassesTimesTheClassRowsAndNamedOnesAreByLabel) {
+  const ClassLabels labels{{-1.f, 1.f}};
+  const std::vector<uint64_t> counts = {90, 10};
+  const std::vector<double> balanced =
+      ClassWeightsOf(ParseClassWeights("balanced"), labels, counts);
+  EXPECT_DOUBLE_EQ(balanced[0], 100.0 / (2 * 90));
+  EXPECT_DOUBLE_EQ(balanced[1], 100.0 / (2 * 10));
+  const std::vector<double> named = ClassWeightsOf(ParseClassWeights("1:4"), labels, counts);
+  EXPECT_EQ(named, (std::vector<double>{1, 4}));
+  testing::ExpectError([&] { ClassWeightsOf(ParseClassWeights("2:4"), labels, counts); },
+                       {"class weight for '2': no class has that label; the classes are '-1', '1'"});
+  testing::ExpectError([&] { ClassWeightsOf(ParseClassWeights("1:4,1:2"), labels, counts); },
+                       {"class weight for '1' given twice"});
+}
+
+TEST(ClassWeights, MultiplyTheRowWeightsAndAllOnesAreNone) {
+  const Dataset data = testing::MakeDataset({{{0, 1.f}}, {{0, 2.f}}, {{1, 1.f}}}, {0.f, 1.f, 1.f}, 2);
+  Targets t = MakeTargets(ModelKind::kLogistic, Weighted(data, {2.f, 1.f, 0.5f}));
+  EXPECT_EQ(ClassCounts(t), (std::vector<uint64_t>{1, 2}));
+  WeighClasses(t, std::vector<double>{3, 2});
+  ASSERT_EQ(t.weights.size(), 3u);
+  EXPECT_EQ(t.weights[0], 6.f);
+  EXPECT_EQ(t.weights[1], 2.f);
+  EXPECT_EQ(t.weights[2], 1.f);
+  Targets ones = MakeTargets(ModelKind::kLogistic, data);
+  WeighClasses(ones, std::vector<double>{1, 1});
+  EXPECT_TRUE(ones.weights.empty());
+}
+
+// A step on a row of weight 2 is the step of weight 1 at twice the step size, and its loss twice
+// the row's (plain SGD, no L2: every product is the same up to a power of two).
+TEST(Weights, AStepOfWeightTwoIsAStepOfTwiceTheSize) {
+  const uint32_t index[] = {0, 2};
+  const float value[] = {0.5f, -1.5f};
+  const SparseRow x{index, value, 2};
+  auto step = [&](float weight, float eta, double* loss) {
+    std::vector<float> w = {0.1f, 0.2f, -0.3f, 0.05f};  // 3 features and the bias
+    SequentialScheme scheme;
+    float z[1];
+    *loss = LinearSgdStep<BinaryHead<LogisticLoss>, SgdRule>(
+        scheme, LinearParams{{w.data(), nullptr, nullptr}, 3, 1, nullptr}, x, -1.f, weight,
+        MakeRuleContext(OptimizerConfig{.kind = OptimizerKind::kSgd}, eta, 1), z);
+    return w;
+  };
+  double one = 0, two = 0;
+  const std::vector<float> a = step(2.f, 0.25f, &two), b = step(1.f, 0.5f, &one);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(two, 2 * one);
+}
+
+// The weighted mean loss of a model is the mean loss over the rows repeated as often as their
+// weights say (weights summing to other than the rows: the mean is over the weights).
+TEST(Weights, TheWeightedLossIsTheLossOfTheRepeatedRows) {
+  const Dataset data = testing::MakeProblem(60, 20, 5, 2, 0.1, 3);
+  std::vector<int> times(data.rows());
+  Rng rng(4);
+  for (int& t : times) t = static_cast<int>(rng.Uniform(4));  // 0 to 3
+  std::vector<float> w(times.begin(), times.end());
+  TrainConfig c;
+  c.scheme = SchemeKind::kSequential;
+  c.epochs = 3;
+  c.l2 = 0.01;
+  auto executor = MakeTbbExecutor(1);
+  const Dataset train = Weighted(data, w);  // the trainer keeps a reference
+  Trainer weighted(c, train, nullptr, *executor);
+  EpochReport last;
+  for (int e = 0; e < c.epochs; ++e) last = weighted.RunEpoch();
+  ASSERT_TRUE(last.train_weighted_accuracy.has_value());
+  const Dataset repeated = Repeated(data, times);
+  const Evaluation e = Evaluate(weighted.model(), repeated,
+                                MakeTargets(ModelKind::kLogistic, repeated), *executor);
+  double norm = 0;
+  for (uint64_t j = 0; j < data.features(); ++j) {
+    norm += static_cast<double>(weighted.model().weights()[j]) * weighted.model().weights()[j];
+  }
+  EXPECT_NEAR(last.objective, e.mean_loss + c.l2 / 2 * norm, 1e-6 * last.objective);
+  EXPECT_NEAR(*last.train_weighted_accuracy, e.accuracy, 1e-9);
+}
+
+// Weighted SGD reaches the optimum of the problem whose rows are repeated as their weights say.
+TEST(Weights, WeightedSgdReachesTheOptimumOfTheRepeatedRows) {
+  const Dataset data = testing::MakeProblem(300, 30, 6, 2, 0.2, 5);
+  std::vector<int> times(data.rows());
+  for (uint64_t i = 0; i < data.rows(); ++i) times[i] = 1 + static_cast<int>(i % 3);
+  const Dataset repeated = Repeated(data, times);
+  constexpr double kL2 = 0.01;
+  const auto optimum = testing::SolveReference(
+      ModelKind::kLogistic, repeated, testing::TargetValues(ModelKind::kLogistic, repeated), 1,
+      kL2, 3000);
+  const auto unweighted = testing::SolveReference(
+      ModelKind::kLogistic, data, testing::TargetValues(ModelKind::kLogistic, data), 1, kL2, 3000);
+  // The test can fail: the weights move the optimum.
+  ASSERT_GT(std::abs(unweighted.objective - optimum.objective), 1e-3);
+  for (SchemeKind scheme : {SchemeKind::kSequential, SchemeKind::kHogwild, SchemeKind::kSync,
+                            SchemeKind::kAverage}) {
+    SCOPED_TRACE(testing::Name(scheme));
+    TrainConfig c;
+    c.scheme = scheme;
+    c.threads = scheme == SchemeKind::kSequential ? 1 : 2;
+    c.batch = scheme == SchemeKind::kSync ? 8 : 0;  // 300 rows: sync's default is one step
+    c.epochs = 60;
+    c.l2 = kL2;
+    std::vector<float> w(times.begin(), times.end());
+    auto executor = MakeTbbExecutor(c.threads);
+    const Dataset train = Weighted(data, w);
+    Trainer trainer(c, train, nullptr, *executor);
+    EpochReport last;
+    for (int e = 0; e < c.epochs; ++e) last = trainer.RunEpoch();
+    EXPECT_GE(last.objective, optimum.objective * (1 - 1e-6));
+    EXPECT_LE(last.objective, optimum.objective * 1.002);  // 1% above, unweighted
+  }
+}
+
+// Weights that are all alike are no weights: the same model, bit for bit.
+TEST(Weights, EqualWeightsAreTheUnweightedRun) {
+  const Dataset data = testing::MakeProblem(200, 30, 6, 2, 0.1, 6);
+  TrainConfig c;
+  c.scheme = SchemeKind::kSequential;
+  c.epochs = 2;
+  auto executor = MakeTbbExecutor(1);
+  Trainer plain(c, data, nullptr, *executor);
+  const Dataset weighted = Weighted(data, std::vector<float>(data.rows(), 3.f));
+  Trainer threes(c, weighted, nullptr, *executor);
+  for (int e = 0; e < c.epochs; ++e) {
+    plain.RunEpoch();
+    threes.RunEpoch();
+  }
+  EXPECT_TRUE(std::equal(plain.model().weights().begin(), plain.model().weights().end(),
+                         threes.model().weights().begin()));
+}
+
+// --class-weight balanced on a set of 5% positives: the positives' recall rises, and the weighted
+// accuracy reported is the balanced accuracy (the mean of the two recalls).
+TEST(Weights, BalancedClassesRaiseTheRareClassRecall) {
+  Rng rng(7);
+  std::vector<testing::Entries> rows;
+  std::vector<float> labels;
+  for (int i = 0; i < 4000; ++i) {
+    const bool positive = rng.UniformDouble() < 0.05;
+    rows.push_back({{0, static_cast<float>(rng.Normal() + (positive ? 1.5 : 0))},
+                    {1, static_cast<float>(rng.Normal())}});
+    labels.push_back(positive ? 1.f : 0.f);
+  }
+  const Dataset data = testing::MakeDataset(rows, labels, 2);
+  auto recalls = [&](const std::string& class_weight, EpochReport* last) {
+    TrainConfig c;
+    c.scheme = SchemeKind::kSequential;
+    c.epochs = 5;
+    c.class_weight = class_weight;
+    auto executor = MakeTbbExecutor(1);
+    Trainer trainer(c, data, nullptr, *executor);
+    for (int e = 0; e < c.epochs; ++e) *last = trainer.RunEpoch();
+    const std::vector<int> predicted = PredictClasses(trainer.model(), data, *executor);
+    std::vector<double> right(2, 0), all(2, 0);
+    for (uint64_t i = 0; i < data.rows(); ++i) {
+      const int y = data.label(i) > 0 ? 1 : 0;
+      all[y] += 1;
+      right[y] += predicted[i] == y;
+    }
+    return std::vector<double>{right[0] / all[0], right[1] / all[1]};
+  };
+  EpochReport plain, balanced;
+  const std::vector<double> before = recalls("none", &plain);
+  const std::vector<double> after = recalls("balanced", &balanced);
+  EXPECT_FALSE(plain.train_weighted_accuracy.has_value());
+  EXPECT_GT(after[1], before[1] + 0.3);
+  ASSERT_TRUE(balanced.train_weighted_accuracy.has_value());
+  EXPECT_NEAR(*balanced.train_weighted_accuracy, (after[0] + after[1]) / 2, 1e-6);
+}
+
+TEST(Weights, RunsThatDoNotWeighRowsRefuseThemByName) {
+  const Dataset data = testing::MakeProblem(50, 10, 3, 2, 0.1, 8);
+  const Dataset weighted = Weighted(data, std::vector<float>(data.rows(), 2.f));
+  auto executor = MakeTbbExecutor(1);
+  TrainConfig cd;
+  cd.solver = Solver::kCd;
+  testing::ExpectError([&] { Trainer(cd, weighted, nullptr, *executor); },
+                       {"its rows have weights", "solver cd does not weigh rows yet"});
+  TrainConfig mlp;
+  mlp.model = ModelKind::kMlp;
+  testing::ExpectError([&] { Trainer(mlp, weighted, nullptr, *executor); },
+                       {"model mlp does not weigh rows yet"});
+  TrainConfig zero;
+  testing::ExpectError(
+      [&] { Trainer(zero, Weighted(data, std::vector<float>(data.rows(), 0.f)), nullptr, *executor); },
+      {"every row weighs 0"});
+  TrainConfig mlp_classes;
+  mlp_classes.model = ModelKind::kMlp;
+  mlp_classes.class_weight = "balanced";
+  testing::ExpectError([&] { Trainer(mlp_classes, data, nullptr, *executor); },
+                       {"class-weight balanced would be ignored"});
+}
+
+}  // namespace
+}  // namespace parsgd
