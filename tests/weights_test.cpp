@@ -228,6 +228,27 @@ TEST(Weights, BalancedClassesRaiseTheRareClassRecall) {
   EXPECT_NEAR(*balanced.train_weighted_accuracy, (after[0] + after[1]) / 2, 1e-6);
 }
 
+// Auto L2 under weights: 1/rows times the heaviest class's mean weight (balanced on 90/10: 5).
+TEST(Weights, AutoL2RegularisesTheHeaviestClassAsAnUnweightedRow) {
+  std::vector<testing::Entries> rows;
+  std::vector<float> labels;
+  for (int i = 0; i < 100; ++i) {
+    rows.push_back({{0, 1.f + static_cast<float>(i % 7)}});
+    labels.push_back(i < 10 ? 1.f : -1.f);
+  }
+  const Dataset data = testing::MakeDataset(rows, labels, 1);
+  auto executor = MakeTbbExecutor(1);
+  TrainConfig c;
+  const Trainer plain(c, data, nullptr, *executor);
+  EXPECT_DOUBLE_EQ(plain.settings().l2, 1.0 / 100);
+  c.class_weight = "balanced";
+  const Trainer balanced(c, data, nullptr, *executor);
+  EXPECT_NEAR(balanced.settings().l2, 5.0 / 100, 1e-9);
+  c.l2 = 0.25;  // given: as it is
+  const Trainer given(c, data, nullptr, *executor);
+  EXPECT_EQ(given.settings().l2, 0.25);
+}
+
 TEST(Weights, RunsThatDoNotWeighRowsRefuseThemByName) {
   const Dataset data = testing::MakeProblem(50, 10, 3, 2, 0.1, 8);
   const Dataset weighted = Weighted(data, std::vector<float>(data.rows(), 2.f));

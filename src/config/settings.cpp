@@ -196,7 +196,7 @@ std::vector<Setting> MakeTable() {
                         [](auto& c) -> auto& { return c.decay; }, 0, 1e9, true, automatic),
                    {.runs = kSgdOnly, .schedules = {ScheduleKind::kInvTime, ScheduleKind::kGeometric}},
                    {.identity = "decay", .text = true}));
-  t.push_back(With(Real("l2", "L2 regularisation strength (auto: 1/rows, LIBLINEAR's C = 1; on hashed text 1/(20 rows))",
+  t.push_back(With(Real("l2", "L2 regularisation strength (auto: 1/rows, LIBLINEAR's C = 1; on hashed text 1/(20 rows); weighted rows: times the heaviest class's mean weight)",
                         [](auto& c) -> auto& { return c.l2; }, 0, 1e9, false, {{"auto", -1}}),
                    always, {.identity = "l2", .text = true}));
   Setting class_weight =

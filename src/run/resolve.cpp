@@ -308,14 +308,38 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
 // The model's own settings: the linear models' from the data (of every rank), the MLP's from the
 // optimiser; then the config made whole.
 // `rows`: every rank's together.
-void ResolveModel(TrainConfig& config, const Dataset& train, uint64_t rows, Executor& executor,
-                  Communicator& comm, Resolution& out) {
+// The largest of the classes' mean row weights over every rank's rows (Targets::weights, scaled
+// to a mean of 1): 1 without weights, and for real-valued labels (one class). Collective.
+double HeaviestClassWeight(const Dataset& train, const Targets& targets, Communicator& comm) {
+  if (train.label_kind() == LabelKind::kValues) return 1;
+  const auto k = static_cast<std::size_t>(targets.classes);
+  std::vector<double> sums(2 * k, 0.0);  // per class: its weights, its rows
+  for (uint64_t i = 0; i < targets.values.size(); ++i) {
+    const auto c = static_cast<std::size_t>(targets.ClassOf(i));
+    sums[c] += targets.weights.empty() ? 1.0 : targets.weights[i];
+    sums[k + c] += 1;
+  }
+  comm.SumAll(std::span<double>(sums));
+  double heaviest = 0;
+  for (std::size_t c = 0; c < k; ++c) {
+    if (sums[k + c] > 0) heaviest = std::max(heaviest, sums[c] / sums[k + c]);
+  }
+  return heaviest > 0 ? heaviest : 1;
+}
+
+void ResolveModel(TrainConfig& config, const Dataset& train, const Targets& targets,
+                  uint64_t rows, Executor& executor, Communicator& comm, Resolution& out) {
   ResolvedSettings& r = out.settings;
   r.l2_auto = config.l2 < 0;
   r.eta0_auto = config.learning_rate == 0;
   if (IsLinear(config.model)) {
-    LinearSettings linear = comm.size() > 1 ? ResolveLinearSettings(config, train, executor, comm)
-                                            : ResolveLinearSettings(config, train, executor);
+    // Auto L2 under weighted rows: the heaviest class's rows regularised as unweighted rows are
+    // at C = 1 (on a set of 3% positives under --class-weight balanced, 1 / rows let the rare
+    // class overfit: bench/README.md, "Row and class weights").
+    const double scale = r.l2_auto ? HeaviestClassWeight(train, targets, comm) : 1.0;
+    LinearSettings linear = comm.size() > 1
+                                ? ResolveLinearSettings(config, train, executor, comm, scale)
+                                : ResolveLinearSettings(config, train, executor, scale);
     out.rates = std::move(linear.rates);
     r.l2 = linear.l2;
     r.eta0 = linear.eta0;
@@ -368,7 +392,7 @@ Resolution Resolve(const TrainConfig& given, const Dataset& train, const Targets
                        ? 1
                        : (updates + r.ranks_period - 1) / static_cast<uint64_t>(r.ranks_period);
   }
-  ResolveModel(config, train, rows, executor, comm, out);
+  ResolveModel(config, train, targets, rows, executor, comm, out);
   return out;
 }
 

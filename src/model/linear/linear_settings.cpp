@@ -220,12 +220,13 @@ constexpr float kLargestMagnitude = 0x1p60f;
 constexpr double kHashedTextC = 20;
 
 void ResolveFeatureRates(const TrainConfig& config, const Dataset& train, uint64_t rows,
-                         const FeatureStats& f, LinearSettings& r) {
+                         const FeatureStats& f, double auto_l2_scale, LinearSettings& r) {
   const uint64_t features = train.features();
   const std::string& source = train.source();
   const double n = static_cast<double>(rows);
-  // auto: LIBLINEAR's C = 1, or kHashedTextC on hashed text
-  r.l2 = config.l2 >= 0 ? config.l2 : 1.0 / ((train.hashing() ? kHashedTextC : 1.0) * n);
+  // auto: LIBLINEAR's C = 1, or kHashedTextC on hashed text (times the scale of weighted rows)
+  r.l2 = config.l2 >= 0 ? config.l2
+                        : auto_l2_scale / ((train.hashing() ? kHashedTextC : 1.0) * n);
   const bool scaled = config.normalize == Normalization::kMaxAbs;
   AlignedArray<FeatureRate>& rates = r.rates;
   double squares = 0, l1 = 0;
@@ -252,9 +253,10 @@ void ResolveFeatureRates(const TrainConfig& config, const Dataset& train, uint64
 }  // namespace
 
 LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& train,
-                                     Executor& executor) {
+                                     Executor& executor, double auto_l2_scale) {
   LinearSettings r;
-  ResolveFeatureRates(config, train, train.rows(), ScanFeatures(train, executor), r);
+  ResolveFeatureRates(config, train, train.rows(), ScanFeatures(train, executor), auto_l2_scale,
+                      r);
   if (config.batch > 1 && LossOf(config.model) == Loss::kSquared) {
     r.top_eigenvalue = EstimateTopEigenvalue(train, r.rates.empty() ? nullptr : r.rates.data());
   }
@@ -263,11 +265,12 @@ LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& t
 }
 
 LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& train,
-                                     Executor& executor, Communicator& comm) {
+                                     Executor& executor, Communicator& comm,
+                                     double auto_l2_scale) {
   LinearSettings r;
   FeatureStats f = ScanFeatures(train, executor);
   const uint64_t rows = AgreeFeatureStats(f, train.rows(), comm);
-  ResolveFeatureRates(config, train, rows, f, r);
+  ResolveFeatureRates(config, train, rows, f, auto_l2_scale, r);
   if (config.batch > 1 && LossOf(config.model) == Loss::kSquared) {
     r.top_eigenvalue =
         EstimateTopEigenvalue(train, r.rates.empty() ? nullptr : r.rates.data(), &comm);

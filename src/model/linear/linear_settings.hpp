@@ -27,8 +27,10 @@ struct LinearSettings {
 // `config` has its scheme, optimizer and batch resolved. One pass over the training rows (and, for
 // the squared loss with minibatches, a power iteration on a sample of them), shared by up to 8 of
 // the executor's threads (the same bits at any count).
+// `auto_l2_scale`: the auto L2 (1 / rows, LIBLINEAR's C = 1) times it (weighted rows: the
+// heaviest class's mean weight, so that its rows are regularised as an unweighted row is).
 LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& train,
-                                     Executor& executor);
+                                     Executor& executor, double auto_l2_scale = 1);
 
 // The same for a run over several ranks, `train` being this rank's share (LoadShard): the
 // per-feature statistics and the row count are those of every share together (summed, and the
@@ -36,6 +38,7 @@ LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& t
 // from the whole data (to the rounding of sums taken in another order). Collective. The squared
 // loss with minibatches (its power iteration on the rows) is refused for now.
 LinearSettings ResolveLinearSettings(const TrainConfig& config, const Dataset& train,
-                                     Executor& executor, Communicator& comm);
+                                     Executor& executor, Communicator& comm,
+                                     double auto_l2_scale = 1);
 
 }  // namespace parsgd
