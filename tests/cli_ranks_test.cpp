@@ -76,6 +76,25 @@ TEST_F(TrainAcrossRanks, RankZeroReportsTheWholeRunAndSavesTheAveragedModel) {
   ExpectPrintedIsSavedModels(r.output, model);
 }
 
+// Class weights across ranks are those of the whole data (its class counts), and so is the auto
+// L2 they scale: the setup line says the same as one process's.
+TEST_F(TrainAcrossRanks, ClassWeightsAreTheWholeDatasAndSoIsTheirAutoL2) {
+  auto l2 = [](const std::string& output) {
+    const std::size_t at = output.find("--l2 ");
+    return at == std::string::npos ? std::string("none")
+                                   : output.substr(at + 5, output.find(' ', at + 5) - at - 5);
+  };
+  const testing::CliResult one =
+      testing::RunCli("train --train " + dir_.File("train.svm") +
+                      " --threads 1 --class-weight balanced --epochs 1 --scheme average");
+  ASSERT_EQ(one.status, 0) << one.output;
+  const testing::CliResult two = Train(2, "--class-weight balanced --epochs 1");
+  ASSERT_EQ(two.status, 0) << two.output;
+  EXPECT_EQ(l2(two.output), l2(one.output)) << one.output << two.output;
+  EXPECT_NE(l2(one.output), "none") << one.output;
+  EXPECT_TRUE(Contains(two.output, "(weighted ")) << two.output;
+}
+
 TEST_F(TrainAcrossRanks, ABadLineInRankOnesShareEndsEveryRankWithItsLineInTheFile) {
   std::vector<std::string> lines = Lines(testing::ReadFile(dir_.File("train.svm")));
   lines[2499] = "+1 3:x";
