@@ -330,6 +330,13 @@ TEST_F(CliData, AWeightColumnIsNotAFeatureAndWeightsAreNotIgnored) {
                               "--metrics " + metrics);
   EXPECT_EQ(weighed.status, 0) << weighed.output;
   EXPECT_TRUE(Contains(ReadFile(metrics), "\"train_weighted_accuracy\":")) << ReadFile(metrics);
+  const std::string weighed_model = dir_.File("w.bin");
+  ASSERT_EQ(RunCli("train --train " + heavy + " --weight-column w --epochs 2 --quiet --save " +
+                   weighed_model).status, 0);
+  const auto eval = RunCli("eval " + weighed_model + " " + heavy);
+  EXPECT_EQ(eval.status, 0) << eval.output;
+  EXPECT_TRUE(Contains(eval.output, "(weighted)  accuracy ")) << eval.output;
+  EXPECT_TRUE(Contains(eval.output, "weighted accuracy ")) << eval.output;
   const auto refused = RunCli("train --train " + heavy + " --weight-column w --model mlp");
   EXPECT_EQ(refused.status, 1);
   EXPECT_TRUE(Contains(refused.output, "model mlp does not weigh rows yet")) << refused.output;

@@ -249,12 +249,35 @@ TEST(Weights, AutoL2RegularisesTheHeaviestClassAsAnUnweightedRow) {
   EXPECT_EQ(given.settings().l2, 0.25);
 }
 
+// A checkpoint's data identity holds the (scaled) weights: a run resumed with other weights is
+// another run; weights all alike are none, the unweighted run's identity.
+TEST(Weights, TheDataIdentityHoldsTheWeights) {
+  const Dataset data = testing::MakeProblem(80, 10, 3, 2, 0.1, 9);
+  std::vector<float> w(data.rows(), 1.f), v(data.rows(), 1.f);
+  w[3] = 2.f;
+  v[4] = 2.f;
+  const Dataset a = Weighted(data, w), b = Weighted(data, v),
+                alike = Weighted(data, std::vector<float>(data.rows(), 5.f));
+  auto executor = MakeTbbExecutor(1);
+  const TrainConfig c;
+  const std::string plain = Trainer(c, data, nullptr, *executor).DataIdentity();
+  EXPECT_NE(Trainer(c, a, nullptr, *executor).DataIdentity(), plain);
+  EXPECT_NE(Trainer(c, a, nullptr, *executor).DataIdentity(),
+            Trainer(c, b, nullptr, *executor).DataIdentity());
+  EXPECT_EQ(Trainer(c, alike, nullptr, *executor).DataIdentity(), plain);
+}
+
 TEST(Weights, RunsThatDoNotWeighRowsRefuseThemByName) {
   const Dataset data = testing::MakeProblem(50, 10, 3, 2, 0.1, 8);
-  const Dataset weighted = Weighted(data, std::vector<float>(data.rows(), 2.f));
+  std::vector<float> w(data.rows(), 1.f);
+  for (std::size_t i = 0; i < w.size(); i += 2) w[i] = 2.f;
+  const Dataset weighted = Weighted(data, w);
   auto executor = MakeTbbExecutor(1);
   TrainConfig cd;
   cd.solver = Solver::kCd;
+  // Weights all alike are none (scaled to a mean of 1): nothing to refuse.
+  const Dataset twos = Weighted(data, std::vector<float>(data.rows(), 2.f));
+  EXPECT_NO_THROW(Trainer(cd, twos, nullptr, *executor));
   testing::ExpectError([&] { Trainer(cd, weighted, nullptr, *executor); },
                        {"its rows have weights", "solver cd does not weigh rows yet"});
   TrainConfig mlp;

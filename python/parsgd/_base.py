@@ -167,8 +167,10 @@ def refuse_sample_weight(sample_weight, what):
 def row_weights(X, sample_weight, class_weight=None, classes=None, indices=None, partial=False):
     """Each row's weight, scikit-learn's way: sample_weight (checked as scikit-learn checks it,
     0 or more) times the weight class_weight gives its class (a dict by label, or 'balanced':
-    n / (k n_c)); None where both are None. The library scales the weights to a mean of 1, so
-    the loss is the weighted mean and the step size means what it means unweighted."""
+    n / (k n_c)); None where both are None. The library scales the weights to a mean of 1 over
+    the rows of the call (in partial_fit: over the batch, so weights count against the rest of
+    their batch), so the loss is the weighted mean and the step size means what it means
+    unweighted."""
     weights = None
     if sample_weight is not None:
         weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
@@ -181,5 +183,8 @@ def row_weights(X, sample_weight, class_weight=None, classes=None, indices=None,
         indices = np.asarray(indices, dtype=np.intp)
         per_class = compute_class_weight(class_weight, classes=np.asarray(classes),
                                          y=np.asarray(classes)[indices])
+        if not (np.isfinite(per_class) & (per_class >= 0)).all():
+            raise ValueError(f"class_weight: every weight must be finite, 0 or more, got "
+                             f"{class_weight!r}")
         weights = per_class[indices] if weights is None else weights * per_class[indices]
     return weights

@@ -49,7 +49,9 @@ class ParsgdClassifier(ClassifierMixin, _base.ParsgdEstimator):
         batch may lack some. Each call starts the optimiser's state and the step-size schedule
         afresh (with the default linear schedule the step falls to 0 over the batch; set
         learning_rate='constant' for a steady one), and alpha=None means 1/rows of this batch.
-        Rows weigh as in fit; class_weight='balanced' is refused here (as scikit-learn does)."""
+        Rows weigh as in fit, their weights scaled to a mean of 1 over the batch (a weight counts
+        against the rest of its batch; a batch whose rows all weigh 0 is refused);
+        class_weight='balanced' is refused here (as scikit-learn does)."""
         first = not hasattr(self, "classes_")
         with _base.kept_on_failure(self):
             if first:

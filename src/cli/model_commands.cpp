@@ -15,6 +15,7 @@
 #include "commands.hpp"
 #include "distinct_paths.hpp"
 #include "options.hpp"
+#include "parsgd/comm/communicator.hpp"
 #include "parsgd/data/load.hpp"
 #include "parsgd/io/model_file.hpp"
 #include "parsgd/model/class_report.hpp"
@@ -386,18 +387,29 @@ int Eval(std::span<const std::string> args) {
   auto executor = MakeTbbExecutor(a.threads);
   const LoadedModel loaded = LoadModel(a.model);
   const Dataset data = LoadData(a, loaded, *executor, true);
+  // Rows with weights (a weight column, VW importances) weigh the loss, scaled to a mean of 1 as
+  // in training: the loss is the weighted mean, and a weighted accuracy comes beside the accuracy.
+  bool weighted = false;
+  auto targets_of = [&](ModelKind kind, const ClassLabels& labels) {
+    Targets t = MakeTargets(kind, data, labels);
+    SoloCommunicator solo;
+    weighted = ScaleWeightsToMeanOne(t, data.source(), solo);
+    return t;
+  };
   const Evaluation e = std::visit(
       [&](const auto& model) {
         if constexpr (std::is_same_v<std::decay_t<decltype(model)>, LinearModel>) {
-          return Evaluate(model, data, MakeTargets(model.kind(), data, model.labels()), *executor);
+          return Evaluate(model, data, targets_of(model.kind(), model.labels()), *executor);
         } else {
-          return EvaluateMlp(model, data, MakeTargets(ModelKind::kMlp, data, model.labels()),
-                             *executor);
+          return EvaluateMlp(model, data, targets_of(ModelKind::kMlp, model.labels()), *executor);
         }
       },
       loaded.model);
-  std::printf("%s", fmt::format("rows {}  loss {:.6f}  accuracy {:.2f}%\n", e.rows, e.mean_loss,
-                                100 * e.accuracy)
+  std::printf("%s", fmt::format("rows {}  loss {:.6f}{}  accuracy {:.2f}%{}\n", e.rows,
+                                e.mean_loss, weighted ? " (weighted)" : "", 100 * e.accuracy,
+                                weighted ? fmt::format("  weighted accuracy {:.2f}%",
+                                                       100 * e.weighted_accuracy)
+                                         : "")
                         .c_str());
   if (data.label_kind() == LabelKind::kClasses) {  // not a regression's real-valued targets
     const Predictor predictor = MakePredictor(loaded, data, *executor);

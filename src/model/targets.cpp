@@ -225,4 +225,31 @@ Targets MakeTargets(ModelKind kind, const Dataset& data, const ClassLabels& labe
   return t;
 }
 
+bool ScaleWeightsToMeanOne(Targets& targets, const std::string& source, Communicator& ranks) {
+  const double rows = static_cast<double>(targets.values.size());
+  double sum = rows;
+  if (!targets.weights.empty()) {
+    sum = 0;
+    for (float w : targets.weights) sum += w;
+  }
+  std::vector<double> sums = {sum, rows};
+  ranks.SumAll(std::span<double>(sums));
+  ranks.AgreeOn([&] {
+    if (!(sums[0] > 0)) throw Error(source + ": every row weighs 0: nothing to train or measure");
+  });
+  const double scale = sums[1] / sums[0];
+  if (scale != 1.0) {
+    if (targets.weights.empty()) {
+      targets.weights = AlignedArray<float>(targets.values.size());
+      std::fill(targets.weights.begin(), targets.weights.end(), 1.f);
+    }
+    for (float& w : targets.weights) w = static_cast<float>(w * scale);
+  }
+  uint64_t not_one = 0;
+  for (float w : targets.weights) not_one += w != 1.f;
+  const bool weighted = ranks.Sum(not_one) > 0;
+  if (!weighted) targets.weights = AlignedArray<float>();
+  return weighted;
+}
+
 }  // namespace parsgd

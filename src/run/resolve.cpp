@@ -336,10 +336,19 @@ void ResolveModel(TrainConfig& config, const Dataset& train, const Targets& targ
     // Auto L2 under weighted rows: the heaviest class's rows regularised as unweighted rows are
     // at C = 1 (on a set of 3% positives under --class-weight balanced, 1 / rows let the rare
     // class overfit: bench/README.md, "Row and class weights").
-    const double scale = r.l2_auto ? HeaviestClassWeight(train, targets, comm) : 1.0;
+    const double heaviest =
+        r.l2_auto || r.eta0_auto ? HeaviestClassWeight(train, targets, comm) : 1.0;
+    const double scale = r.l2_auto ? heaviest : 1.0;
     LinearSettings linear = comm.size() > 1
                                 ? ResolveLinearSettings(config, train, executor, comm, scale)
                                 : ResolveLinearSettings(config, train, executor, scale);
+    // The auto step is sized for a row of weight 1; a row of weight w moves its score w times as
+    // far. The losses whose derivative is bounded (logistic, hinge, softmax) take that in their
+    // stride; the squared losses' grows with the overshoot: their step is divided by the weight.
+    const Loss loss = LossOf(config.model);
+    if (r.eta0_auto && (loss == Loss::kSquared || loss == Loss::kSquaredHinge)) {
+      linear.eta0 /= heaviest;
+    }
     out.rates = std::move(linear.rates);
     r.l2 = linear.l2;
     r.eta0 = linear.eta0;

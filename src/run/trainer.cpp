@@ -72,6 +72,9 @@ std::string DataIdentityOf(const Dataset& d, const Targets& t, Communicator& com
   h = Xxh64(d.indices().data(), d.nnz() * sizeof(uint32_t), h);
   h = Xxh64(d.values().data(), d.nnz() * sizeof(float), h);
   h = Xxh64(t.values.data(), t.values.size() * sizeof(float), h);
+  // Weighted rows (scaled): a resumed run must weigh them alike. Unweighted rows leave the
+  // identity as it is without weights.
+  if (!t.weights.empty()) h = Xxh64(t.weights.data(), t.weights.size() * sizeof(float), h);
   uint64_t rows = d.rows(), nnz = d.nnz();
   if (comm.size() > 1) {
     const std::vector<uint64_t> shares = comm.Gather(h);
@@ -106,35 +109,17 @@ void RefuseIgnored(const CheckedConfig& checked, const Resolution& r, int ranks)
   }
 }
 
-// Scales the weights of `targets` to a mean of 1 over the rows of every rank, so that the mean
-// loss is the weighted mean, sum w_i loss_i / sum w_i (a row of weight 0 is a row left out, a
-// row of weight 2 two rows), and a step's size means what it means unweighted. Collective.
-void ScaleWeightsToMeanOne(Targets& targets, const std::string& source, Communicator& ranks) {
-  const double rows = static_cast<double>(targets.values.size());
-  double sum = rows;
-  if (!targets.weights.empty()) {
-    sum = 0;
-    for (float w : targets.weights) sum += w;
-  }
-  std::vector<double> sums = {sum, rows};
-  ranks.SumAll(std::span<double>(sums));
-  ranks.AgreeOn([&] {
-    if (!(sums[0] > 0)) throw Error(source + ": every row weighs 0: nothing to train or measure");
-  });
-  const double scale = sums[1] / sums[0];
-  if (scale == 1.0) return;
-  if (targets.weights.empty()) {
-    targets.weights = AlignedArray<float>(targets.values.size());
-    std::fill(targets.weights.begin(), targets.weights.end(), 1.f);
-  }
-  for (float& w : targets.weights) w = static_cast<float>(w * scale);
-}
+// Whether the training and the test rows have weights (on any rank).
+struct Weighted {
+  bool train = false;
+  bool test = false;
+};
 
 // Applies --class-weight to the targets of the training and test rows (balanced: by the rows of
 // every rank), scales each set's weights to a mean of 1, and refuses weighted rows where the run
-// would not weigh them. Collective.
-void WeighRows(const TrainConfig& given, const Dataset& train, Targets& train_targets,
-               std::optional<Targets>& test_targets, Communicator& ranks) {
+// would not weigh them (test rows: where its evaluation would not). Collective.
+Weighted WeighRows(const TrainConfig& given, const Dataset& train, Targets& train_targets,
+                   std::optional<Targets>& test_targets, Communicator& ranks) {
   if (given.class_weight != "none") {
     ranks.AgreeOn([&] {
       if (train.label_kind() == LabelKind::kValues) {
@@ -155,26 +140,26 @@ void WeighRows(const TrainConfig& given, const Dataset& train, Targets& train_ta
     WeighClasses(train_targets, weights);
     if (test_targets) WeighClasses(*test_targets, weights);
   }
-  ScaleWeightsToMeanOne(train_targets, train.source(), ranks);
-  if (test_targets) ScaleWeightsToMeanOne(*test_targets, "the test data", ranks);
-  ranks.AgreeOn([&] {
-    const bool weighted =
-        !train_targets.weights.empty() || (test_targets && !test_targets->weights.empty());
-    const std::string why =
-        !IsLinear(given.model)
-            ? fmt::format("model {}", NameOf<ModelKind>(kModelKinds, given.model))
-        : given.solver != Solver::kSgd
-            ? fmt::format("solver {}", NameOf<Solver>(kSolvers, given.solver))
-        : given.backend == Backend::kOffload ? std::string("backend offload")
-                                             : std::string();
-    if (weighted && !why.empty()) {
-      throw Error(fmt::format(
-          "{}: its rows have weights (a weight column, VW importances, --class-weight): {} does "
-          "not weigh rows yet; train a linear model with solver sgd on the cpu backend, or give "
-          "the rows weight 1",
-          train_targets.weights.empty() ? "the test data" : train.source(), why));
-    }
-  });
+  Weighted weighted;
+  weighted.train = ScaleWeightsToMeanOne(train_targets, train.source(), ranks);
+  if (test_targets) weighted.test = ScaleWeightsToMeanOne(*test_targets, "the test data", ranks);
+  // Every rank knows both flags (ScaleWeightsToMeanOne): they all refuse alike.
+  const std::string why =
+      !IsLinear(given.model)
+          ? fmt::format("model {}", NameOf<ModelKind>(kModelKinds, given.model))
+      : given.solver != Solver::kSgd
+          ? fmt::format("solver {}", NameOf<Solver>(kSolvers, given.solver))
+      : given.backend == Backend::kOffload ? std::string("backend offload")
+                                           : std::string();
+  const bool test_refused = weighted.test && given.backend == Backend::kOffload;
+  if ((weighted.train || test_refused) && !why.empty()) {
+    throw Error(fmt::format(
+        "{}: its rows have weights (a weight column, VW importances, --class-weight): {} does "
+        "not weigh rows yet; train a linear model with solver sgd on the cpu backend, or give "
+        "the rows weight 1",
+        weighted.train ? train.source() : std::string("the test data"), why));
+  }
+  return weighted;
 }
 
 }  // namespace
@@ -189,6 +174,7 @@ struct Trainer::State {
   ResolvedSettings settings;
   Targets train_targets;
   std::optional<Targets> test_targets;
+  Weighted weighted;  // whether the training and test rows have weights, on any rank
   std::unique_ptr<Learner> learner;
   std::optional<SampleOrder> order;
   StepSize step;
@@ -230,7 +216,7 @@ Trainer::Trainer(const CheckedConfig& checked, const Dataset& train, const Datas
   ranks.AgreeOn([&] {
     if (test != nullptr) s.test_targets = MakeTargets(given.model, *test, s.train_targets.labels);
   });
-  WeighRows(given, train, s.train_targets, s.test_targets, ranks);
+  s.weighted = WeighRows(given, train, s.train_targets, s.test_targets, ranks);
 
   Resolution r = Resolve(given, train, s.train_targets, executor, ranks);
   const TrainConfig& config = r.config;
@@ -356,12 +342,12 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
   const Evaluation on_train = evaluation(s.train, s.train_targets);
   report.objective = on_train.mean_loss + s.learner->Regularizer();
   report.train_accuracy = on_train.accuracy;
-  if (!s.train_targets.weights.empty()) report.train_weighted_accuracy = on_train.weighted_accuracy;
+  if (s.weighted.train) report.train_weighted_accuracy = on_train.weighted_accuracy;
   if (s.test != nullptr) {
     const Evaluation on_test = evaluation(*s.test, *s.test_targets);
     report.test_loss = on_test.mean_loss;
     report.test_accuracy = on_test.accuracy;
-    if (!s.test_targets->weights.empty()) report.test_weighted_accuracy = on_test.weighted_accuracy;
+    if (s.weighted.test) report.test_weighted_accuracy = on_test.weighted_accuracy;
   }
   report.dual_objective = s.learner->DualObjective();
   report.eval_seconds = Seconds(eval_start);

@@ -92,3 +92,9 @@ def test_bad_weights_are_value_errors(weights, message):
     X, y = make_problem(60, 4, 2, seed=2)
     with pytest.raises(ValueError, match=message):
         parsgd.SGDClassifier().fit(X, y, sample_weight=weights)
+
+
+def test_a_negative_class_weight_is_named():
+    X, y = make_problem(60, 4, 2, seed=3)
+    with pytest.raises(ValueError, match="class_weight: every weight must be finite, 0 or more"):
+        parsgd.SGDClassifier(class_weight={0: -1.0}).fit(X, y)

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/model/class_labels.hpp"
@@ -52,5 +53,12 @@ Targets MakeShareTargets(ModelKind kind, const Dataset& share, Communicator& com
 Targets MakeTargets(ModelKind kind, const Dataset& data, const ClassLabels& labels);
 
 // Every function above carries the data's row weights (Dataset::weights) into Targets::weights.
+
+// Scales the weights of `targets` to a mean of 1 over the rows of every rank, so that the mean
+// loss is the weighted mean, sum w_i loss_i / sum w_i (a row of weight 0 is a row left out, a
+// row of weight 2 two rows), and a step's size means what it means unweighted; weights all 1
+// after it (on every rank) are none. Returns whether any rank's rows have weights after it.
+// Throws parsgd::Error naming `source` where every row weighs 0. Collective.
+bool ScaleWeightsToMeanOne(Targets& targets, const std::string& source, Communicator& ranks);
 
 }  // namespace parsgd
