@@ -119,6 +119,13 @@ ClassLabels MultiClassLabels(ModelKind kind, const Dataset& data, std::vector<fl
   return Named(data, std::move(found));
 }
 
+// The data's row weights (Dataset::weights) into t.weights; none where it has none.
+void CopyWeights(const Dataset& data, Targets& t) {
+  if (data.weights().empty()) return;
+  t.weights = AlignedArray<float>(data.rows());
+  std::copy(data.weights().begin(), data.weights().end(), t.weights.begin());
+}
+
 // Real-valued labels (LabelKind::kValues): the squared loss fits them as they are. The model keeps
 // the binary models' default labels; nothing maps through them.
 Targets ValueTargets(ModelKind kind, const Dataset& data) {
@@ -129,10 +136,7 @@ Targets ValueTargets(ModelKind kind, const Dataset& data) {
   Targets t;
   t.values = AlignedArray<float>(data.rows());
   std::copy(data.labels().begin(), data.labels().end(), t.values.begin());
-  if (!data.weights().empty()) {
-    t.weights = AlignedArray<float>(data.rows());
-    std::copy(data.weights().begin(), data.weights().end(), t.weights.begin());
-  }
+  CopyWeights(data, t);
   t.classes = 2;
   t.labels = ClassLabels::Default(true, 2);
   return t;
@@ -218,10 +222,7 @@ Targets MakeTargets(ModelKind kind, const Dataset& data, const ClassLabels& labe
     }
     t.values[i] = last_value;
   }
-  if (!data.weights().empty()) {
-    t.weights = AlignedArray<float>(data.rows());
-    std::copy(data.weights().begin(), data.weights().end(), t.weights.begin());
-  }
+  CopyWeights(data, t);
   return t;
 }
 
