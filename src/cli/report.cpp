@@ -52,12 +52,14 @@ std::string EpochJson(const EpochReport& r, const TrainConfig& given, const Trai
       R"({{"epoch":{},{}"scheme_auto":{},"device":"{}","threads":{},"workers":{},"updates":{},)"
       R"("train_seconds":{},"eval_seconds":{},)"
       R"("elapsed_seconds":{},"samples_per_second":{},"learning_rate":{},"objective":{},)"
-      R"("progressive_loss":{},"train_accuracy":{},"test_loss":{},"test_accuracy":{}{}{}{}{}{}}})",
+      R"("progressive_loss":{},"train_accuracy":{},"test_loss":{},"test_accuracy":{}{}{}{}{}{}{}}})",
       r.epoch, MetricsFields(resolved), given.scheme == SchemeKind::kAuto, s.device, s.threads,
       s.workers, r.updates, clock(r.train_seconds), clock(r.eval_seconds), clock(elapsed),
       clock(r.samples_per_second()),
       JsonNumber(r.learning_rate), JsonNumber(r.objective), JsonNumber(r.progressive_loss),
       JsonNumber(r.train_accuracy), JsonOptional(r.test_loss), JsonOptional(r.test_accuracy),
+      // The linear models: the weights that are not 0.
+      r.nonzero_weights ? fmt::format(R"(,"nonzero_weights":{})", *r.nonzero_weights) : "",
       // Weighted rows: the weighted accuracies.
       (r.train_weighted_accuracy
            ? fmt::format(R"(,"train_weighted_accuracy":{})", JsonNumber(*r.train_weighted_accuracy))

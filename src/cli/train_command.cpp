@@ -238,6 +238,13 @@ int Finish(const RunLoopResult& result, const Trainer& trainer, const TrainArgs&
     std::printf("train accuracy %.2f%%%s, objective %.6f\n", 100 * last.train_accuracy,
                 Weighted(last.train_weighted_accuracy).c_str(), last.objective);
   }
+  if (last.epoch > 0 && trainer.config().l1 > 0 && last.nonzero_weights) {
+    const uint64_t all = s.features * static_cast<uint64_t>(s.outputs);
+    std::printf("nonzero weights %llu of %llu (%.2f%%)\n",
+                static_cast<unsigned long long>(*last.nonzero_weights),
+                static_cast<unsigned long long>(all),
+                all > 0 ? 100.0 * double(*last.nonzero_weights) / double(all) : 0.0);
+  }
   if (outputs.model) {
     const std::string settings = SettingsText(trainer, a.run.train, a.init);
     const DataReading reading = RunReading(a.run, data.train);

@@ -131,7 +131,12 @@ std::string DerivedLine(const Trainer& trainer, const Dataset& train) {
                                                   Plural(cores, "core"))
                                     : ""));
   }
-  if (c.solver != Solver::kSgd) {
+  if (c.solver != Solver::kSgd && s.l1 > 0) {
+    // LIBLINEAR's L1-regularised problems (-s 5, -s 6) at C; elastic net has no LIBLINEAR C.
+    items.push_back(s.l2 > 0 ? fmt::format("elastic net, l1 {:.4g}, l2 {:.4g}", s.l1, s.l2)
+                             : fmt::format("C = 1 / (rows l1) = {:.4g}",
+                                           1.0 / (static_cast<double>(train.rows()) * s.l1)));
+  } else if (c.solver != Solver::kSgd) {
     items.push_back(fmt::format("C = 1 / (rows l2) = {:.4g}",
                                 1.0 / (static_cast<double>(train.rows()) * s.l2)));
   } else if (c.schedule == ScheduleKind::kOptimal) {

@@ -115,6 +115,7 @@ bool Subnet(const TrainConfig& c) { return c.scheme == SchemeKind::kSubnet; }
 bool OuterStep(const TrainConfig& c) { return !c.outer.plain(); }
 bool Elastic(const TrainConfig& c) { return c.scheme == SchemeKind::kElastic; }
 bool ClassWeighted(const TrainConfig& c) { return c.class_weight != "none"; }
+bool L1Penalty(const TrainConfig& c) { return c.l1 > 0; }
 
 std::vector<Setting> MakeTable() {
   const std::vector<SettingWord> automatic = {{"auto", 0}};
@@ -196,9 +197,16 @@ std::vector<Setting> MakeTable() {
                         [](auto& c) -> auto& { return c.decay; }, 0, 1e9, true, automatic),
                    {.runs = kSgdOnly, .schedules = {ScheduleKind::kInvTime, ScheduleKind::kGeometric}},
                    {.identity = "decay", .text = true}));
-  t.push_back(With(Real("l2", "L2 regularisation strength (auto: 1/rows, LIBLINEAR's C = 1; on hashed text 1/(20 rows); weighted rows: times the heaviest class's mean weight)",
+  t.push_back(With(Real("l2", "L2 regularisation strength (auto: 1/rows, LIBLINEAR's C = 1; on hashed text 1/(20 rows); weighted rows: times the heaviest class's mean weight; 0 where l1 is given)",
                         [](auto& c) -> auto& { return c.l2; }, 0, 1e9, false, {{"auto", -1}}),
                    always, {.identity = "l2", .text = true}));
+  t.push_back(With(Real("l1",
+                        "L1 regularisation strength: the objective's l1 ||w||_1, weights set to "
+                        "exact zeros (LIBLINEAR -s 6 at l1 = 1/(C rows)); with l2 too, elastic net; "
+                        "linear models, sgd and cd",
+                        [](auto& c) -> auto& { return c.l1; }, 0, 1e9),
+                   {.runs = kLinearModels | kSgdSolver | kCdSolver | kCpuBackend},
+                   {.identity = "l1", .when = L1Penalty, .text = true}));
   Setting class_weight =
       Entry("class-weight", SettingType::kText,
             "each class's weight in the loss: none, balanced (n / (classes x rows of the class)) "

@@ -43,8 +43,11 @@ class Learner {
   virtual EpochTotals RunEpoch(uint64_t epoch, const SampleOrder& order, const StepSize& step,
                                Executor& executor, EpochPart part) = 0;
   virtual Evaluation Evaluate(const Dataset& data, const Targets& targets, Executor& executor) = 0;
-  // (l2 / 2) * ||w||^2 of the current parameters, biases excluded.
+  // (l2 / 2) * ||w||^2 (+ l1 * ||w||_1 for the linear models) of the current parameters, biases
+  // excluded.
   virtual double Regularizer() const = 0;
+  // The linear models' weights that are not 0, biases excluded; none for the MLP.
+  virtual std::optional<uint64_t> NonzeroWeights() const { return std::nullopt; }
   // A dual solver's dual objective (EpochReport::dual_objective); none for the others.
   virtual std::optional<double> DualObjective() { return std::nullopt; }
   // The parameters, optimiser state and runner state between two epochs

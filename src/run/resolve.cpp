@@ -350,7 +350,9 @@ void ResolveModel(TrainConfig& config, const Dataset& train, const Targets& targ
       linear.eta0 /= heaviest;
     }
     out.rates = std::move(linear.rates);
+    out.l1_rates = std::move(linear.l1_rates);
     r.l2 = linear.l2;
+    r.l1 = config.l1;
     r.eta0 = linear.eta0;
     r.mean_squared_norm = linear.mean_squared_norm;
     r.mean_l1_norm = linear.mean_l1_norm;

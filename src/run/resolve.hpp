@@ -26,6 +26,7 @@ struct Resolution {
   TrainConfig config;               // every automatic setting made (Trainer::config())
   ResolvedSettings settings;        // the same, with what the data and the machine said
   AlignedArray<FeatureRate> rates;  // linear models: the per-feature rates (empty: none needed)
+  AlignedArray<float> l1_rates;     // linear models with --l1: the L1 term's per-feature rates
   std::vector<float> input_scale;   // mlp with --normalize maxabs: 1 / max |x_j| of every rank's
                                     // rows (1 for a feature never seen); empty otherwise
   DeviceInfo device;                // --backend offload: where its target regions run

@@ -60,6 +60,10 @@ struct Progress {
 // Progress.
 bool Converged(const EpochReport& r, Progress& progress, double tol, Solver solver) {
   if (tol <= 0) return false;
+  if (r.partial) {  // the best objective still counts; the test waits for a whole epoch
+    progress.Stalled(r.objective, tol, 1);
+    return false;
+  }
   if (const std::optional<double> gap = r.relative_gap()) return *gap <= tol;
   return progress.Stalled(r.objective, tol, solver == Solver::kSgd ? 5 : 1);
 }
@@ -234,7 +238,8 @@ Trainer::Trainer(const CheckedConfig& checked, const Dataset& train, const Datas
       s.learner = MakeOffloadLearner(inside, r.settings, std::move(r.rates), r.device, train,
                                      s.train_targets);
     } else {
-      s.learner = MakeLinearLearner(inside, r.settings, std::move(r.rates), train, s.train_targets);
+      s.learner = MakeLinearLearner(inside, r.settings, std::move(r.rates), std::move(r.l1_rates),
+                                    train, s.train_targets);
     }
   });
   if (shared && config.ranks_scheme != RanksScheme::kSync) {
@@ -300,6 +305,7 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
     totals.exchanged_bytes += t.exchanged_bytes;
     totals.busy_seconds += t.busy_seconds;
     totals.stage_seconds += t.stage_seconds;
+    totals.partial = totals.partial || t.partial;
     const auto combine_start = std::chrono::steady_clock::now();
     stopped = shared ? ranks.Max(stop.load(std::memory_order_relaxed) ? 1 : 0) != 0
                      : stop.load(std::memory_order_relaxed);
@@ -311,8 +317,10 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
     ranks.SumAll(loss);
     totals.loss_sum = loss[0];
     totals.updates = ranks.Sum(totals.updates);
+    totals.partial = ranks.Max(totals.partial ? 1 : 0) != 0;
   }
   EpochReport report;
+  report.partial = totals.partial;
   report.train_seconds = Seconds(start);
   report.comm_seconds = comm_seconds;
   report.epoch = ++s.epochs_done;
@@ -341,6 +349,7 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
   };
   const Evaluation on_train = evaluation(s.train, s.train_targets);
   report.objective = on_train.mean_loss + s.learner->Regularizer();
+  report.nonzero_weights = s.learner->NonzeroWeights();
   report.train_accuracy = on_train.accuracy;
   if (s.weighted.train) report.train_weighted_accuracy = on_train.weighted_accuracy;
   if (s.test != nullptr) {

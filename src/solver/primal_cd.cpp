@@ -18,7 +18,10 @@
 //
 // The step on coordinate j, with z the worker's scores and s the surrogate's scale (K for average,
 // else 1): g = 1/n sum_i loss'(z_i) x_ij + l2 w_j, h = s/n sum_i loss''(z_i) x_ij^2 + l2, d = -g/h,
-// exact for the squared loss; for the logistic and squared-hinge losses a Newton step with a
+// exact for the squared loss (with --l1: the minimiser of g d + h d^2 / 2 + l1 |w_j + d|, the
+// soft-thresholded step that lands on exactly 0 where the slope changes sign there, and l1 (|w_j +
+// d| - |w_j|) added to both sides of the line search's test, as LIBLINEAR -s 5 and -s 6's CDN);
+// for the logistic and squared-hinge losses a Newton step with a
 // backtracking line search (as LIBLINEAR's primal coordinate descent): d is halved until
 //     1/n sum_i [loss(z_i + s d x_ij) - loss(z_i)] / s + l2 (w_j d + d^2/2) <= 0.01 g d,
 // at most kHalvings times (then no step). The full step needs no test where the bound on loss''
@@ -49,7 +52,9 @@
 // fixture); under average each worker into its own, which only it sees (scaled by s, as its moves
 // of the scores are). The epoch ends with b plus the moves.
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <type_traits>
@@ -57,6 +62,7 @@
 
 #include "columns.hpp"
 #include "parsgd/scheme/write_policy.hpp"
+#include "parsgd/util/prefetch.hpp"
 #include "parsgd/util/rng.hpp"
 #include "solver/solvers.hpp"
 
@@ -127,8 +133,9 @@ class CdRunner final : public LinearRunner {
     double loss = 0, g = 0, h = 0;
   };
 
-  CdRunner(const RunnerShape& shape, double l2, uint64_t seed)
-      : l2_(l2), seed_(seed), features_(shape.features), workers_(shape.workers) {}
+  CdRunner(const RunnerShape& shape, double l2, double l1, double tol, uint64_t seed)
+      : l2_(l2), l1_(l1), tol_(tol), seed_(seed), features_(shape.features),
+        workers_(shape.workers) {}
 
   EpochTotals Run(const LinearContext& c) override {
     const Dataset& data = *c.data;
@@ -152,6 +159,7 @@ class CdRunner final : public LinearRunner {
     EpochTotals totals;
     RowSums start = Recompute(c, w, kBias ? bias : 0.0);
     totals.loss_sum = start.loss;
+    if (l1_ > 0) totals.partial = PlanShrinking(c.epoch, start.loss / double(n) + Regularizer(w));
     if constexpr (kBias && !Loss::kExact) {
       // The centred steps' sums G and H over every row are the epoch start's: where the loss's
       // curvature changes much within the epoch (the squared hinge's loss'' jumps between 0 and 2,
@@ -173,23 +181,74 @@ class CdRunner final : public LinearRunner {
         RowSums again = Recompute(c, w, bias);
         totals.updates = Epoch(c, w, bias, again, false);
       }
-      return totals;
+      return Progressive(totals, n);
     }
     totals.updates = Epoch(c, w, bias, start, true);
+    return Progressive(totals, n);
+  }
+
+  // The progressive loss of an epoch that stepped on a share of the columns (set aside under --l1,
+  // or interrupted): the mean loss at its start, over the samples it counts.
+  static EpochTotals Progressive(EpochTotals totals, uint64_t n) {
+    if (totals.updates != n) totals.loss_sum *= double(totals.updates) / double(n);
     return totals;
+  }
+
+  // --l1's shrinking state, so that a resumed run sets aside what this one would.
+  void Save(TrainingState& state) const override {
+    if (l1_ == 0 || active_.empty()) return;
+    state.Put("cd_active", std::vector<float>(active_.begin(), active_.end()));
+    state.Put("cd_bound", std::bit_cast<uint64_t>(bound_));
+    state.Put("cd_last_objective", std::bit_cast<uint64_t>(last_objective_));
+  }
+  void Load(const TrainingState& state) override {
+    if (l1_ == 0 || !state.Has("cd_active")) return;
+    std::vector<float> active(state.arrays().at("cd_active").size());
+    state.Get("cd_active", active);
+    active_.assign(active.begin(), active.end());
+    bound_ = std::bit_cast<double>(state.Counter("cd_bound"));
+    last_objective_ = std::bit_cast<double>(state.Counter("cd_last_objective"));
   }
 
  private:
   static constexpr int kHalvings = 20;
+  static constexpr uint64_t kAhead = 16;  // nonzeros of a column fetched ahead
+  static constexpr double kLeastCurvature = 1e-12;  // with L1 (LIBLINEAR's nu)
+  static constexpr uint64_t kWholeEvery = 10;        // with L1: every coordinate, every 10 epochs
   static constexpr double kArmijo = 0.01;
   // How much an epoch with the centred steps may raise the objective (relative) before it is
   // taken again without them: races and rounding, not a step gone wrong.
   static constexpr double kRise = 1e-9;
 
+  // --l1: LIBLINEAR's shrinking (Yuan et al. 2010): a weight at 0 whose gradient is within the
+  // penalty by more than the last epoch's largest optimality violation / rows is set aside, and
+  // the next epochs skip its column (most of an L1 model's weights are 0, and stay there). Every
+  // coordinate comes back for a whole epoch when the set-aside epochs stop lowering the objective
+  // by more than --tol of it (the trainer's own test for cd, which it applies to whole epochs
+  // only: EpochTotals::partial), and every kWholeEvery-th epoch. Returns whether this epoch skips
+  // any; `objective`: now, before the epoch.
+  bool PlanShrinking(uint64_t epoch, double objective) {
+    const uint64_t d = columns_.features();
+    if (active_.size() != d) active_.assign(d, 1);
+    const uint64_t aside = d - static_cast<uint64_t>(std::count(active_.begin(), active_.end(), 1));
+    const bool stalled = std::isfinite(last_objective_) &&
+                         last_objective_ - objective <= tol_ * std::abs(objective);
+    last_objective_ = objective;
+    if (aside > 0 && (stalled || epoch % kWholeEvery == 0)) {
+      std::fill(active_.begin(), active_.end(), 1);
+      bound_ = std::numeric_limits<double>::infinity();
+      return false;
+    }
+    return aside > 0;
+  }
+
   double Regularizer(const float* w) const {
-    double sum = 0;
-    for (uint64_t j = 0; j < features_; ++j) sum += double(w[j]) * w[j];
-    return 0.5 * l2_ * sum;
+    double sum = 0, abs = 0;
+    for (uint64_t j = 0; j < features_; ++j) {
+      sum += double(w[j]) * w[j];
+      abs += std::abs(double(w[j]));
+    }
+    return 0.5 * l2_ * sum + l1_ * abs;
   }
 
   // One epoch from the sums `start` at the current scores: b's own step, then every worker's
@@ -214,8 +273,11 @@ class CdRunner final : public LinearRunner {
         z = me.copy.data();
       }
       BiasView view{start.g, start.h, static_cast<float>(b0), centred};
-      me.order.resize(cuts_[b + 1] - cuts_[b]);
-      std::iota(me.order.begin(), me.order.end(), cuts_[b]);
+      me.order.clear();
+      for (uint64_t j = cuts_[b]; j < cuts_[b + 1]; ++j) {
+        if (active_.empty() || active_[j]) me.order.push_back(j);
+      }
+      me.violation = 0;
       Rng rng(DeriveSeed(seed_, {kCoordinateStream, c.epoch, static_cast<uint64_t>(b)}));
       for (uint64_t k = me.order.size(); k > 1; --k)
         std::swap(me.order[k - 1], me.order[rng.Uniform(k)]);
@@ -227,7 +289,7 @@ class CdRunner final : public LinearRunner {
           view.offset = static_cast<float>(b0 + moved);
         }
         const uint64_t j = me.order[k];
-        const double along = Step(j, c.targets, z, w[j], inv_n, scale, view);
+        const double along = Step(j, c.targets, z, w[j], inv_n, scale, view, me.violation);
         if constexpr (kBias) {
           if (along != 0) {
             if constexpr (kSharing == Sharing::kShared) {
@@ -251,6 +313,11 @@ class CdRunner final : public LinearRunner {
       }
       bias = static_cast<float>(moved);
     }
+    if (l1_ > 0) {
+      double largest = 0;
+      for (int b = 0; b < c.workers; ++b) largest = std::max(largest, workers_[b].violation);
+      bound_ = largest * inv_n;
+    }
     // Samples processed: the epoch's share of the data's nonzeros, in rows (n for a whole epoch).
     const uint64_t nnz = std::accumulate(done.begin(), done.end(), uint64_t{0});
     return data.nnz() == 0 ? n : static_cast<uint64_t>(double(nnz) / data.nnz() * n);
@@ -260,6 +327,7 @@ class CdRunner final : public LinearRunner {
     std::vector<uint64_t> order;
     std::vector<float> copy;  // average: this worker's scores for the epoch
     double moved = 0;         // --bias on, average: its moves of b in the epoch (unscaled)
+    double violation = 0;     // --l1: the largest optimality violation of its steps this epoch
   };
 
   static constexpr uint64_t kRows = 4096;  // rows per block of the passes over the rows
@@ -341,7 +409,7 @@ class CdRunner final : public LinearRunner {
   // One step on coordinate j (with the bias: along the centred feature); returns the step's move
   // of b times -1 (d xbar_j), 0 without a bias or a step.
   double Step(uint64_t j, const float* y, float* z, float& wj, double inv_n, double scale,
-              const BiasView& bias) {
+              const BiasView& bias, double& violation) {
     const uint64_t begin = columns_.offsets[j], end = columns_.offsets[j + 1];
     const uint32_t* const rows = columns_.rows.data();
     const float* const values = columns_.values.data();
@@ -349,6 +417,10 @@ class CdRunner final : public LinearRunner {
     for (uint64_t k = begin; k < end; ++k) {
       const uint32_t i = rows[k];
       const double v = values[k];
+      if (k + kAhead < end) {  // the rows' scores and targets are scattered: fetched ahead
+        Prefetch(z + rows[k + kAhead]);
+        Prefetch(y + rows[k + kAhead]);
+      }
       double d1, d2;
       if constexpr (kBias) {
         Loss::Derivatives(Write::Load(z[i]) + bias.offset, y[i], d1, d2);
@@ -368,8 +440,23 @@ class CdRunner final : public LinearRunner {
     }
     g = g * inv_n + l2_ * wj;
     h = scale * h * inv_n + l2_;
-    if (!(h > 0) || g == 0) return 0;
-    double d = -g / h;
+    if (l1_ > 0) {
+      h = std::max(h, kLeastCurvature);  // a column of flat losses still steps
+      // How far w_j is from optimal: the distance of 0 from the subgradient g + l1 sign(w_j).
+      if (wj == 0) {
+        const double outside = std::abs(g) - l1_;
+        if (outside < -bound_) {  // well inside: set aside (PlanShrinking)
+          active_[j] = 0;
+          return 0;
+        }
+        violation = std::max(violation, outside);
+      } else {
+        violation = std::max(violation, std::abs(g + (wj > 0 ? l1_ : -l1_)));
+      }
+    }
+    if (!(h > 0)) return 0;
+    double d = Direction(g, h, wj);
+    if (d == 0) return 0;
     if constexpr (!Loss::kExact) {
       double squares = squares_[j];  // sum_i (x_ij - xbar_j)^2 over every row
       if constexpr (kBias) squares += mean * (mean * double(rows_) - 2 * sums_[j]);
@@ -380,6 +467,10 @@ class CdRunner final : public LinearRunner {
         const double shift = kBias ? scale * d * mean : 0.0;  // every row's move through b
         for (uint64_t k = begin; k < end; ++k) {
           const uint32_t i = rows[k];
+          if (k + kAhead < end) {
+            Prefetch(z + rows[k + kAhead]);
+            Prefetch(y + rows[k + kAhead]);
+          }
           double zi = Write::Load(z[i]);
           if constexpr (kBias) zi += bias.offset;
           change += Loss::Value(zi + scale * d * values[k] - shift, y[i]) - Loss::Value(zi, y[i]);
@@ -388,22 +479,43 @@ class CdRunner final : public LinearRunner {
           const double outside = double(rows_) - double(end - begin);
           change += -shift * (bias.g - g0) + 0.5 * Loss::kMaxD2 * shift * shift * outside;
         }
-        change = change * inv_n / scale + l2_ * (wj * d + 0.5 * d * d);
-        if (change <= kArmijo * g * d) break;
+        const double l1_change = l1_ * (std::abs(wj + d) - std::abs(double(wj)));
+        change = change * inv_n / scale + l2_ * (wj * d + 0.5 * d * d) + l1_change;
+        if (change <= kArmijo * (g * d + l1_change)) break;
       }
       if (t == kHalvings) return 0;  // no step found
     }
-    wj = static_cast<float>(wj + d);
+    // A step to the kink lands on exactly 0 (wj + -wj in double may leave a float's rounding).
+    wj = l1_ > 0 && d == -double(wj) ? 0.f : static_cast<float>(wj + d);
     const float move = static_cast<float>(scale * d);
     for (uint64_t k = begin; k < end; ++k) {
+      if (k + kAhead < end) Prefetch(z + rows[k + kAhead]);
       const float step = move * values[k];
       Write::Modify(z[rows[k]], [step](float old) { return old + step; });
     }
     return d * mean;
   }
 
+  // The minimiser of the coordinate's model g d + h d^2 / 2 + l1 |w + d| (with l1 0: -g / h): the
+  // soft-thresholded Newton step of LIBLINEAR's L1 solvers (Yuan et al. 2010): the step that moves
+  // w to 0 where the model's slope changes sign there.
+  double Direction(double g, double h, float wj) const {
+    if (l1_ == 0) return -g / h;
+    if (g + l1_ <= h * wj) return -(g + l1_) / h;
+    if (g - l1_ >= h * wj) return -(g - l1_) / h;
+    return -double(wj);
+  }
+
   double l2_;
+  double l1_;   // the L1 penalty (0: none): w_j soft-thresholded, the bias never
+  double tol_;  // the trainer's stopping rule (PlanShrinking)
   uint64_t seed_;
+  // --l1's shrinking (PlanShrinking): per column, whether it is stepped (1) or set aside (0),
+  // written by the column's worker; the bound on the gradient's margin; the objective before the
+  // last epoch.
+  std::vector<uint8_t> active_;
+  double bound_ = std::numeric_limits<double>::infinity();
+  double last_objective_ = std::numeric_limits<double>::quiet_NaN();
   uint64_t features_;  // of the model: the bias is weights[features_]
   uint64_t rows_ = 0;  // of the training data
   std::vector<Worker> workers_;
@@ -424,17 +536,17 @@ inline constexpr auto kCdAsync = []<class P>(P*) { return RunsSolver(SchemeOf(P:
 
 template <class Loss, bool kBias>
 std::unique_ptr<LinearRunner> MakeFor(const TrainConfig& config, const RunnerShape& shape) {
-  const double l2 = config.l2;
+  const double l2 = config.l2, l1 = config.l1, tol = config.tol;
   const uint64_t seed = config.seed;
   const SchemeInfo& scheme = SchemeOf(config.scheme);
   if (scheme.family == SchemeFamily::kReplica && RunsSolver(scheme, Solver::kCd)) {
-    return std::make_unique<CdRunner<PlainWrite, Loss, Sharing::kCopies, kBias>>(shape, l2, seed);
+    return std::make_unique<CdRunner<PlainWrite, Loss, Sharing::kCopies, kBias>>(shape, l2, l1, tol, seed);
   }
   return WithAsyncPolicy(
       config.scheme, kCdAsync,
       [&]<class Policy>(PolicyTag<Policy>) -> std::unique_ptr<LinearRunner> {
         return std::make_unique<CdRunner<typename Policy::Write, Loss, Sharing::kShared, kBias>>(
-            shape, l2, seed);
+            shape, l2, l1, tol, seed);
       },
       [&]() -> std::unique_ptr<LinearRunner> { throw NotAsync(config.scheme); });
 }

@@ -95,7 +95,9 @@ struct TrainConfig {
   double learning_rate = 0;  // eta0; 0: derived from the data (see ResolvedSettings)
   ScheduleKind schedule = ScheduleKind::kLinear;
   double decay = 0;  // 0: the schedule's default (invtime 1 per epoch, geometric 0.9)
-  double l2 = -1;    // -1: 1 / rows (LIBLINEAR's default C = 1); on hashed text 1 / (20 rows)
+  double l2 = -1;    // -1: 1 / rows (LIBLINEAR's default C = 1); on hashed text 1 / (20 rows);
+                     // 0 where l1 is above 0
+  double l1 = 0;     // the L1 penalty l1 ||w||_1 (linear models; sgd and cd)
   std::string class_weight = "none";  // "balanced" or "LABEL:W,..." (model/class_weights.hpp)
   Normalization normalize = Normalization::kMaxAbs;
   Bias bias = Bias::kOn;                 // linear models
@@ -192,6 +194,7 @@ struct ResolvedSettings {
   double decay = 0;
   double l2 = 0;
   bool l2_auto = false;
+  double l1 = 0;
   int ranks = 1;  // processes of the run (comm/communicator.hpp)
   // Across ranks: the parts each rank's epoch is cut into, a combination after each (1: once per
   // epoch); and the resolved --ranks-period (0 for once per epoch).

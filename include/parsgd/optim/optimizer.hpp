@@ -17,6 +17,11 @@
 // as soon as eta q > 2 (1 + mu) (tests/optimizer_stability_test.cpp). The velocity and Adam's first
 // moment follow l alone; the adaptive rules' squared-gradient statistics follow the whole gradient
 // l + q w, so that their scale is the coordinate's.
+// An L1 term a (the linear models' --l1: a = m_j l1 n / d_j, as q) is taken the same way, as the
+// proximal step of e (a |w| + q w^2 / 2): the move for l, then soft-thresholding at e a, then the
+// shrink: w <- S(w - step(l), e a) / (1 + e q), S(v, t) = sign(v) max(|v| - t, 0). A weight the
+// threshold reaches is set to exactly 0 (truncated gradient, Langford, Li and Zhang 2009, with the
+// truncation at every step); the adaptive rules' statistics follow l + q w + a sign(w).
 // Sparse data: only the coordinates a sample (or minibatch) touches are updated, state included.
 // This is the "lazy" variant (as TensorFlow's LazyAdam and PyTorch's SparseAdam): the decay of the
 // momentum or moment estimates of untouched coordinates is skipped, not applied later. On data
@@ -85,29 +90,52 @@ inline float Update(float& x, F f) {
   return Write::Modify(x, f);
 }
 
+// S(v, t): v moved toward 0 by t, and 0 where that would cross it.
+inline float SoftThreshold(float v, float t) {
+  return v > t ? v - t : v < -t ? v + t : 0.f;
+}
+
 // Each rule: Prepare(c, q) turns a coordinate's L2 term into what Apply takes as `reg` (computed
 // for a chunk of coordinates at once, in a loop the compiler vectorises); Apply updates one
-// coordinate given its loss gradient l.
+// coordinate given its loss gradient l, and with kL1 its L1 term a.
 struct SgdRule {
   static constexpr OptimizerKind kKind = OptimizerKind::kSgd;
   static constexpr bool kScaleFree = false;
   static float Prepare(const RuleContext& c, float q) { return 1.f / (1.f + c.eta * q); }
-  template <class Write>
-  static void Apply(const ParamArrays& p, uint64_t i, float l, float shrink, const RuleContext& c) {
+  template <class Write, bool kL1 = false>
+  static void Apply(const ParamArrays& p, uint64_t i, float l, float shrink, const RuleContext& c,
+                    float a = 0.f) {
     const float step = c.eta * l;
-    Update<Write>(p.weights[i], [&](float w) { return (w - step) * shrink; });
+    if constexpr (kL1) {
+      const float t = c.eta * a;
+      Update<Write>(p.weights[i], [&](float w) { return SoftThreshold(w - step, t) * shrink; });
+    } else {
+      Update<Write>(p.weights[i], [&](float w) { return (w - step) * shrink; });
+    }
   }
 };
+
+// Momentum and Nesterov: the move for l from the velocity, then the threshold and shrink at their
+// effective step eta / (1 - mu).
+template <class Write, bool kL1>
+inline void MoveShrink(float& weight, float step, float shrink, float a, const RuleContext& c) {
+  if constexpr (kL1) {
+    const float t = c.momentum_eta * a;
+    Update<Write>(weight, [&](float w) { return SoftThreshold(w - step, t) * shrink; });
+  } else {
+    Update<Write>(weight, [&](float w) { return (w - step) * shrink; });
+  }
+}
 
 struct MomentumRule {
   static constexpr OptimizerKind kKind = OptimizerKind::kMomentum;
   static constexpr bool kScaleFree = false;
   static float Prepare(const RuleContext& c, float q) { return 1.f / (1.f + c.momentum_eta * q); }
-  template <class Write>
-  static void Apply(const ParamArrays& p, uint64_t i, float l, float shrink, const RuleContext& c) {
+  template <class Write, bool kL1 = false>
+  static void Apply(const ParamArrays& p, uint64_t i, float l, float shrink, const RuleContext& c,
+                    float a = 0.f) {
     const float v = Update<Write>(p.state0[i], [&](float old) { return c.momentum * old + l; });
-    const float step = c.eta * v;
-    Update<Write>(p.weights[i], [&](float w) { return (w - step) * shrink; });
+    MoveShrink<Write, kL1>(p.weights[i], c.eta * v, shrink, a, c);
   }
 };
 
@@ -115,11 +143,11 @@ struct NesterovRule {
   static constexpr OptimizerKind kKind = OptimizerKind::kNesterov;
   static constexpr bool kScaleFree = false;
   static float Prepare(const RuleContext& c, float q) { return 1.f / (1.f + c.momentum_eta * q); }
-  template <class Write>
-  static void Apply(const ParamArrays& p, uint64_t i, float l, float shrink, const RuleContext& c) {
+  template <class Write, bool kL1 = false>
+  static void Apply(const ParamArrays& p, uint64_t i, float l, float shrink, const RuleContext& c,
+                    float a = 0.f) {
     const float v = Update<Write>(p.state0[i], [&](float old) { return c.momentum * old + l; });
-    const float step = c.eta * (l + c.momentum * v);
-    Update<Write>(p.weights[i], [&](float w) { return (w - step) * shrink; });
+    MoveShrink<Write, kL1>(p.weights[i], c.eta * (l + c.momentum * v), shrink, a, c);
   }
 };
 
@@ -137,21 +165,39 @@ inline RuleContext FeatureContext(const RuleContext& c, float step_scale) {
 }
 
 // The adaptive rules' implicit step with denominator D = sqrt(s) + eps and numerator n (eta times
-// the loss part of the move): (w - n / D) / (1 + eta q / D), one division.
+// the loss part of the move): (w - n / D) / (1 + eta q / D), one division; with the L1 term a,
+// S(w D - n, eta a) / (D + eta q).
 inline float AdaptiveStep(float w, float n, float q, float d, const RuleContext& c) {
   return (w * d - n) / (d + c.eta * q);
+}
+template <class Write, bool kL1>
+inline void AdaptiveMove(float& weight, float n, float q, float d, float a, const RuleContext& c) {
+  if constexpr (kL1) {
+    const float t = c.eta * a;
+    Update<Write>(weight, [&](float w) { return SoftThreshold(w * d - n, t) / (d + c.eta * q); });
+  } else {
+    Update<Write>(weight, [&](float w) { return AdaptiveStep(w, n, q, d, c); });
+  }
+}
+// The whole gradient the adaptive rules' statistics follow: l + q w (+ a sign(w)).
+template <class Write, bool kL1>
+inline float WholeGradient(const float& weight, float l, float q, float a) {
+  const float w = Write::Load(weight);
+  if constexpr (kL1) return l + q * w + (w > 0 ? a : w < 0 ? -a : 0.f);
+  return l + q * w;
 }
 
 struct AdaGradRule {
   static constexpr OptimizerKind kKind = OptimizerKind::kAdaGrad;
   static constexpr bool kScaleFree = true;
   static float Prepare(const RuleContext&, float q) { return q; }
-  template <class Write>
-  static void Apply(const ParamArrays& p, uint64_t i, float l, float q, const RuleContext& c) {
-    const float g = l + q * Write::Load(p.weights[i]);
+  template <class Write, bool kL1 = false>
+  static void Apply(const ParamArrays& p, uint64_t i, float l, float q, const RuleContext& c,
+                    float a = 0.f) {
+    const float g = WholeGradient<Write, kL1>(p.weights[i], l, q, a);
     const float s = Update<Write>(p.state0[i], [&](float old) { return old + g * g; });
     const float d = std::sqrt(s) + c.epsilon, n = c.eta * l;
-    Update<Write>(p.weights[i], [&](float w) { return AdaptiveStep(w, n, q, d, c); });
+    AdaptiveMove<Write, kL1>(p.weights[i], n, q, d, a, c);
   }
 };
 
@@ -159,13 +205,14 @@ struct RmsPropRule {
   static constexpr OptimizerKind kKind = OptimizerKind::kRmsProp;
   static constexpr bool kScaleFree = true;
   static float Prepare(const RuleContext&, float q) { return q; }
-  template <class Write>
-  static void Apply(const ParamArrays& p, uint64_t i, float l, float q, const RuleContext& c) {
-    const float g = l + q * Write::Load(p.weights[i]);
+  template <class Write, bool kL1 = false>
+  static void Apply(const ParamArrays& p, uint64_t i, float l, float q, const RuleContext& c,
+                    float a = 0.f) {
+    const float g = WholeGradient<Write, kL1>(p.weights[i], l, q, a);
     const float s = Update<Write>(p.state0[i],
                                   [&](float old) { return c.rho * old + (1.f - c.rho) * (g * g); });
     const float d = std::sqrt(s) + c.epsilon, n = c.eta * l;
-    Update<Write>(p.weights[i], [&](float w) { return AdaptiveStep(w, n, q, d, c); });
+    AdaptiveMove<Write, kL1>(p.weights[i], n, q, d, a, c);
   }
 };
 
@@ -173,15 +220,16 @@ struct AdamRule {
   static constexpr OptimizerKind kKind = OptimizerKind::kAdam;
   static constexpr bool kScaleFree = true;
   static float Prepare(const RuleContext&, float q) { return q; }
-  template <class Write>
-  static void Apply(const ParamArrays& p, uint64_t i, float l, float q, const RuleContext& c) {
-    const float g = l + q * Write::Load(p.weights[i]);
+  template <class Write, bool kL1 = false>
+  static void Apply(const ParamArrays& p, uint64_t i, float l, float q, const RuleContext& c,
+                    float a = 0.f) {
+    const float g = WholeGradient<Write, kL1>(p.weights[i], l, q, a);
     const float m =
         Update<Write>(p.state0[i], [&](float old) { return c.beta1 * old + (1.f - c.beta1) * l; });
     const float v = Update<Write>(
         p.state1[i], [&](float old) { return c.beta2 * old + (1.f - c.beta2) * (g * g); });
     const float d = std::sqrt(v * c.correction2) + c.epsilon, n = c.eta * (m * c.correction1);
-    Update<Write>(p.weights[i], [&](float w) { return AdaptiveStep(w, n, q, d, c); });
+    AdaptiveMove<Write, kL1>(p.weights[i], n, q, d, a, c);
   }
 };
 

@@ -20,6 +20,9 @@ struct EpochTotals {
   uint64_t exchanged_bytes = 0;
   double busy_seconds = 0;
   double stage_seconds = 0;
+  // A coordinate solver set some coordinates aside (--solver cd's shrinking under --l1): the
+  // epoch's progress says nothing of them, so the stopping rule waits for an epoch over every one.
+  bool partial = false;
 };
 
 struct EpochReport {
@@ -33,7 +36,8 @@ struct EpochReport {
   std::optional<double> bubble;  // the pipeline: the share of its stages' time spent idle
   double learning_rate = 0;      // at the end of the epoch (0 for --solver dual-cd)
   double progressive_loss = 0;   // mean loss of each sample just before its own update
-  double objective = 0;          // mean training loss + l2 / 2 * ||w||^2, after the epoch
+  double objective = 0;  // mean training loss + l2 / 2 * ||w||^2 (+ l1 ||w||_1), after the epoch
+  std::optional<uint64_t> nonzero_weights;  // the linear models: weights not 0, bias excluded
   double train_accuracy = 0;
   std::optional<double> test_loss;
   std::optional<double> test_accuracy;
@@ -46,6 +50,7 @@ struct EpochReport {
   std::optional<double> dual_objective;
   bool evaluated = true;     // false: not evaluated (Trainer::RunEpoch(false)): the objective,
                              // the accuracies, the test and dual metrics are not set
+  bool partial = false;      // EpochTotals::partial: not a candidate for the stopping rule
   bool converged = false;    // the stopping rule (--tol) holds after this epoch
   bool interrupted = false;  // the stop flag ended the epoch early: no evaluation
   double samples_per_second() const { return train_seconds > 0 ? updates / train_seconds : 0; }

@@ -15,14 +15,24 @@ namespace parsgd {
 // inv, inv = 1 / the minibatch's samples) and the L2 term of feature j weighted by the fraction of
 // the samples that had it (count * inv); the sums cleared. The one step of a minibatch's gradient
 // on a feature, for every backend (GradientSum here; the offload backend's sync kernel).
+// With `l1_rates`, the L1 term of feature j likewise.
 template <class Rule, class Write>
 inline void ApplyFeatureMean(const ParamArrays& arrays, const FeatureRate* rates, uint32_t j,
                              int outputs, float* sum, uint32_t count, float inv,
-                             const RuleContext& c) {
-  const float q = rates ? rates[j].shrink_rate * (static_cast<float>(count) * inv) : 0.f;
+                             const RuleContext& c, const float* l1_rates = nullptr) {
+  const float share = static_cast<float>(count) * inv;
+  const float q = rates ? rates[j].shrink_rate * share : 0.f;
   const float reg = Rule::Prepare(c, q);
   const uint64_t at = static_cast<uint64_t>(j) * outputs;
   const RuleContext cj = Rule::kScaleFree && rates ? FeatureContext<Rule>(c, rates[j].step_scale) : c;
+  if (l1_rates) {
+    const float a = l1_rates[j] * share;
+    for (int k = 0; k < outputs; ++k) {
+      Rule::template Apply<Write, true>(arrays, at + k, sum[at + k] * inv, reg, cj, a);
+      sum[at + k] = 0.f;
+    }
+    return;
+  }
   for (int k = 0; k < outputs; ++k) {
     Rule::template Apply<Write>(arrays, at + k, sum[at + k] * inv, reg, cj);
     sum[at + k] = 0.f;
@@ -86,7 +96,7 @@ class GradientSum {
   }
 
   // Applies the rule to every touched coordinate with the minibatch mean over `rows` samples (and
-  // the L2 term of feature j weighted by the fraction of rows that had it), then clears.
+  // the L2 and L1 terms of feature j weighted by the fraction of rows that had it), then clears.
   template <class Rule, class Write>
   void ApplyAndClear(const LinearParams& p, uint32_t rows, const RuleContext& c) {
     const float inv = 1.f / static_cast<float>(rows);
@@ -94,7 +104,8 @@ class GradientSum {
     uint32_t* const count = count_;
     const int k_out = kOutputs > 0 ? kOutputs : outputs_;
     for (uint32_t j : touched_) {
-      ApplyFeatureMean<Rule, Write>(p.arrays, p.rates, j, k_out, sum, count[j], inv, c);
+      ApplyFeatureMean<Rule, Write>(p.arrays, p.rates, j, k_out, sum, count[j], inv, c,
+                                    p.l1_rates);
       count[j] = 0;
     }
     touched_.clear();

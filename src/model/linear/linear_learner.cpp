@@ -36,7 +36,11 @@ class LinearLearner final : public Learner {
   Evaluation Evaluate(const Dataset& data, const Targets& targets, Executor& executor) override {
     return parsgd::Evaluate(setup_.model, data, targets, executor);
   }
-  double Regularizer() const override { return 0.5 * setup_.l2 * setup_.model.SquaredNorm(); }
+  double Regularizer() const override {
+    const double l2 = 0.5 * setup_.l2 * setup_.model.SquaredNorm();
+    return setup_.l1 > 0 ? l2 + setup_.l1 * setup_.model.AbsoluteSum() : l2;
+  }
+  std::optional<uint64_t> NonzeroWeights() const override { return setup_.model.Nonzeros(); }
   std::optional<double> DualObjective() override {
     return runner_->DualObjective(train_, targets_.values.data(), Params());
   }
@@ -68,7 +72,8 @@ class LinearLearner final : public Learner {
     LinearModel& model = setup_.model;
     return LinearParams{state_.With(model.weights().data()), model.features(), model.outputs(),
                         setup_.rates.empty() ? nullptr : setup_.rates.data(),
-                        config_.bias == Bias::kOn};
+                        config_.bias == Bias::kOn,
+                        setup_.l1_rates.empty() ? nullptr : setup_.l1_rates.data()};
   }
 
   TrainConfig config_;
@@ -94,11 +99,13 @@ LinearSetup MakeLinearSetup(const TrainConfig& config, const ResolvedSettings& s
 
 std::unique_ptr<Learner> MakeLinearLearner(const TrainConfig& config,
                                            const ResolvedSettings& settings,
-                                           AlignedArray<FeatureRate> rates, const Dataset& train,
+                                           AlignedArray<FeatureRate> rates,
+                                           AlignedArray<float> l1_rates, const Dataset& train,
                                            const Targets& targets) {
-  return std::make_unique<LinearLearner>(
-      config, settings, MakeLinearSetup(config, settings, std::move(rates), targets), train,
-      targets);
+  LinearSetup setup = MakeLinearSetup(config, settings, std::move(rates), targets);
+  setup.l1 = settings.l1;
+  setup.l1_rates = std::move(l1_rates);
+  return std::make_unique<LinearLearner>(config, settings, std::move(setup), train, targets);
 }
 
 }  // namespace parsgd

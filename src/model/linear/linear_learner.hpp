@@ -15,11 +15,14 @@
 namespace parsgd {
 
 // The linear models' parameters as every backend starts them: the zero model, its per-feature
-// rates and L2 strength (model/linear/linear_settings.hpp).
+// rates and L2 strength (model/linear/linear_settings.hpp); with an L1 penalty, its strength and
+// per-feature rates (the cpu backend's).
 struct LinearSetup {
   LinearModel model;
   AlignedArray<FeatureRate> rates;
   double l2 = 0;
+  double l1 = 0;
+  AlignedArray<float> l1_rates;
 };
 LinearSetup MakeLinearSetup(const TrainConfig& config, const ResolvedSettings& settings,
                             AlignedArray<FeatureRate> rates, const Targets& targets);
@@ -29,7 +32,8 @@ LinearSetup MakeLinearSetup(const TrainConfig& config, const ResolvedSettings& s
 // it reads and never changes.
 std::unique_ptr<Learner> MakeLinearLearner(const TrainConfig& config,
                                            const ResolvedSettings& settings,
-                                           AlignedArray<FeatureRate> rates, const Dataset& train,
+                                           AlignedArray<FeatureRate> rates,
+                                           AlignedArray<float> l1_rates, const Dataset& train,
                                            const Targets& targets);
 
 }  // namespace parsgd

@@ -1,5 +1,8 @@
 #include "parsgd/model/linear/linear_model.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "parsgd/util/error.hpp"
 
 namespace parsgd {
@@ -50,6 +53,19 @@ double LinearModel::SquaredNorm() const {
   const uint64_t n = features_ * outputs_;
   for (uint64_t i = 0; i < n; ++i) sum += static_cast<double>(weights_[i]) * weights_[i];
   return sum;
+}
+
+double LinearModel::AbsoluteSum() const {
+  double sum = 0;
+  const uint64_t n = features_ * outputs_;
+  for (uint64_t i = 0; i < n; ++i) sum += std::abs(static_cast<double>(weights_[i]));
+  return sum;
+}
+
+uint64_t LinearModel::Nonzeros() const {
+  const uint64_t n = features_ * outputs_;
+  return static_cast<uint64_t>(std::count_if(weights_.data(), weights_.data() + n,
+                                             [](float w) { return w != 0.f; }));
 }
 
 }  // namespace parsgd

@@ -224,13 +224,16 @@ void ResolveFeatureRates(const TrainConfig& config, const Dataset& train, uint64
   const uint64_t features = train.features();
   const std::string& source = train.source();
   const double n = static_cast<double>(rows);
-  // auto: LIBLINEAR's C = 1, or kHashedTextC on hashed text (times the scale of weighted rows)
+  // auto: LIBLINEAR's C = 1, or kHashedTextC on hashed text (times the scale of weighted rows);
+  // none where an L1 penalty is given (the lasso; elastic net gives both)
   r.l2 = config.l2 >= 0 ? config.l2
-                        : auto_l2_scale / ((train.hashing() ? kHashedTextC : 1.0) * n);
+         : config.l1 > 0 ? 0.0
+                         : auto_l2_scale / ((train.hashing() ? kHashedTextC : 1.0) * n);
   const bool scaled = config.normalize == Normalization::kMaxAbs;
   AlignedArray<FeatureRate>& rates = r.rates;
   double squares = 0, l1 = 0;
   if (scaled || r.l2 > 0) rates = AlignedArray<FeatureRate>(features);
+  if (config.l1 > 0) r.l1_rates = AlignedArray<float>(features);
   for (uint64_t j = 0; j < features; ++j) {
     if (f.max_abs[j] > kLargestMagnitude) {
       throw Error(fmt::format(
@@ -244,6 +247,10 @@ void ResolveFeatureRates(const TrainConfig& config, const Dataset& train, uint64
     squares += m * f.squares[j];
     l1 += std::sqrt(m) * f.abs_sums[j];
     if (!rates.empty()) rates[j] = {static_cast<float>(m), static_cast<float>(m * q)};
+    if (!r.l1_rates.empty()) {
+      r.l1_rates[j] =
+          f.rows_with[j] > 0 ? static_cast<float>(m * config.l1 * n / f.rows_with[j]) : 0.f;
+    }
   }
   const double bias_input = config.bias == Bias::kOn ? 1.0 : 0.0;  // the bias's input, when trained
   r.mean_squared_norm = squares / n + bias_input;

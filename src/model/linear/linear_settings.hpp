@@ -1,6 +1,6 @@
 // The linear models' settings derived from the training data, the same for every backend: the
-// per-feature rates (the --normalize preconditioner m_j and the implicit L2 term m_j q_j), the L2
-// strength, the mean preconditioned row norms and the default step size built on them.
+// per-feature rates (the --normalize preconditioner m_j, the implicit L2 term m_j q_j and the L1
+// term's), the L2 strength, the mean preconditioned row norms and the default step size built on them.
 #pragma once
 
 #include "parsgd/config/train_config.hpp"
@@ -15,6 +15,9 @@ class Executor;
 
 struct LinearSettings {
   AlignedArray<FeatureRate> rates;  // empty when no feature needs one (no scaling, no L2)
+  // With an L1 penalty: feature j's m_j l1 n / d_j (the sparse form of l1 |w_j|, as the L2 term's
+  // rate: linear_step.hpp); empty without one.
+  AlignedArray<float> l1_rates;
   double l2 = 0;
   double eta0 = 0;
   double mean_squared_norm = 0;  // mean over rows of sum_j m_j x_j^2, + 1 (the bias input) with

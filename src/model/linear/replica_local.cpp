@@ -86,7 +86,7 @@ class LinearReplicaLocal {
     const uint64_t begin = std::min<uint64_t>(m_begin * c.batch, r.shard.size());
     const uint64_t end = std::min<uint64_t>(m_end * c.batch, r.shard.size());
     const LinearParams p{replica, c.params.features, c.params.outputs, c.params.rates,
-                         c.params.bias};
+                         c.params.bias, c.params.l1_rates};
     const double rows = static_cast<double>(c.data->rows());
     const std::atomic<bool>& stop = c.executor->stop_flag();  // checked per block or minibatch
     auto context = [&](uint64_t i) {  // this worker's progress, scaled by the worker count

@@ -41,6 +41,10 @@ class LinearModel {
 
   // Sum of squared weights, bias excluded (the L2 regulariser is (l2 / 2) * this).
   double SquaredNorm() const;
+  // Sum of the weights' magnitudes, bias excluded (the L1 regulariser is l1 * this).
+  double AbsoluteSum() const;
+  // How many weights are not 0, bias excluded.
+  uint64_t Nonzeros() const;
 
  private:
   ModelKind kind_ = ModelKind::kLogistic;

@@ -5,6 +5,9 @@
 // per-feature rate r_j = l2 * n / d_j, where d_j is the number of training rows that have feature
 // j. Over a uniformly drawn row this regulariser is (l2 / 2) ||w||^2 in expectation, exactly the
 // objective's, and untouched coordinates cost nothing (the Hogwild! paper's sparse separable form).
+// An L1 penalty takes the same form: a touched coordinate is soft-thresholded at its step times
+// m_j l1 n / d_j (optimizer.hpp), l1 ||w||_1 in expectation; a weight it reaches is exactly 0. A
+// coordinate no row touches keeps its value (0 from the zero model): there is no catch-up to owe.
 //
 // Each feature may also carry a step multiplier m_j (a diagonal preconditioner: with --normalize
 // maxabs, m_j = 1 / max_i |x_ij|^2, which is plain SGD on features scaled to [-1, 1], expressed on
@@ -37,6 +40,7 @@ struct LinearParams {
   int outputs;               // K
   const FeatureRate* rates;  // per feature; nullptr: m_j = 1 and r_j = 0 for all j
   bool bias = true;          // whether the bias is trained (--bias on); off, it stays as it is (0)
+  const float* l1_rates = nullptr;  // per feature, the L1 term m_j l1 n / d_j; nullptr: no L1
 };
 
 // Binary head: one score, a margin loss from parsgd/model/linear/loss.hpp.
@@ -127,6 +131,24 @@ template <int kOutputs, class Rule, class Write, class BiasWrite>
   constexpr uint32_t kChunk = 64;
   float input[kChunk], reg[kChunk];
   [[maybe_unused]] float scale[Rule::kScaleFree ? kChunk : 1];  // m_j, for FeatureContext
+  [[maybe_unused]] float l1[kChunk];                            // the L1 terms, with p.l1_rates
+  // The writes of a chunk, with or without the L1 term.
+  auto apply = [&]<bool kL1>(const uint32_t* index, uint32_t n) {
+    for (uint32_t e = 0; e < n; ++e) {
+      const uint64_t at = static_cast<uint64_t>(index[e]) * k_out;
+      const float a = kL1 ? l1[e] : 0.f;
+      if constexpr (Rule::kScaleFree) {
+        const RuleContext ce = p.rates ? FeatureContext<Rule>(c, scale[e]) : c;
+        for (int k = 0; k < k_out; ++k) {
+          Rule::template Apply<Write, kL1>(arrays, at + k, d[k] * input[e], reg[e], ce, a);
+        }
+      } else {
+        for (int k = 0; k < k_out; ++k) {
+          Rule::template Apply<Write, kL1>(arrays, at + k, d[k] * input[e], reg[e], c, a);
+        }
+      }
+    }
+  };
   for (uint32_t begin = 0; begin < x.nnz; begin += kChunk) {
     const uint32_t n = std::min(kChunk, x.nnz - begin);
     // Pointers, not x.value[begin + e]: a 32-bit index sum may wrap, so g++ kept it in vector
@@ -147,18 +169,11 @@ template <int kOutputs, class Rule, class Write, class BiasWrite>
       }
     }
     for (uint32_t e = 0; e < n; ++e) reg[e] = Rule::Prepare(c, reg[e]);
-    for (uint32_t e = 0; e < n; ++e) {
-      const uint64_t at = static_cast<uint64_t>(index[e]) * k_out;
-      if constexpr (Rule::kScaleFree) {
-        const RuleContext ce = p.rates ? FeatureContext<Rule>(c, scale[e]) : c;
-        for (int k = 0; k < k_out; ++k) {
-          Rule::template Apply<Write>(arrays, at + k, d[k] * input[e], reg[e], ce);
-        }
-      } else {
-        for (int k = 0; k < k_out; ++k) {
-          Rule::template Apply<Write>(arrays, at + k, d[k] * input[e], reg[e], c);
-        }
-      }
+    if (p.l1_rates) {
+      for (uint32_t e = 0; e < n; ++e) l1[e] = p.l1_rates[index[e]];
+      apply.template operator()<true>(index, n);
+    } else {
+      apply.template operator()<false>(index, n);
     }
   }
   if (!p.bias) return;
@@ -190,8 +205,8 @@ inline double LinearSgdStep(Scheme& scheme, const LinearParams& p, const SparseR
   LinearScores<kOut, typename Scheme::Write>(p, x, z);
   const double loss = WeightedLossAndGradient<Head>(z, k_out, target, weight);
   if constexpr (Rule::kKind == OptimizerKind::kSgd) {
-    // Plain SGD with a zero gradient and no L2 (hinge beyond the margin) changes nothing.
-    bool any = p.rates != nullptr;
+    // Plain SGD with a zero gradient and no penalty (hinge beyond the margin) changes nothing.
+    bool any = p.rates != nullptr || p.l1_rates != nullptr;
     for (int k = 0; k < k_out; ++k) any |= (z[k] != 0.f);
     if (!any) return loss;
   }
