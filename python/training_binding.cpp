@@ -161,6 +161,7 @@ py::dict ResolvedDict(const Outcome& o) {
   out["eta0"] = s.eta0;
   out["decay"] = s.decay;
   out["l2"] = s.l2;
+  out["l1"] = s.l1;
   out["features"] = s.features;
   out["outputs"] = s.outputs;
   out["seed"] = o.config.seed;

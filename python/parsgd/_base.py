@@ -87,7 +87,7 @@ class ParsgdEstimator(BaseEstimator):
     _spelling = {}
     _views = ()
 
-    def _settings(self, model, fixed):
+    def _settings(self, model, fixed, data):  # noqa: ARG002 - data: for the subclasses'
         pairs = [("model", model)]
         for k in self._keywords:
             if k.key not in fixed:
@@ -107,7 +107,7 @@ class ParsgdEstimator(BaseEstimator):
                       f"learning rate {epoch['learning_rate']:.4g}, "
                       f"{epoch['elapsed_seconds']:.2f} s", flush=True)
 
-        settings = self._settings(model, fixed)
+        settings = self._settings(model, fixed, data)
         try:
             # The objective of every epoch costs a pass over the data each: only where printed.
             result = _parsgd.train(settings, data, start, self._spelling, on_epoch,

@@ -36,6 +36,40 @@ CLASS_WEIGHT_DOC = """dict, 'balanced' or None, default=None
     a dict {label: weight} (the classes not in it 1), 'balanced' (n / (n_classes x the rows of
     the class), scikit-learn's rule; not in partial_fit), or None (every class 1)."""
 
+PENALTY_DOC = """{'l2', 'l1', 'elasticnet'} or None, default='l2'
+    The penalty alpha weighs, scikit-learn's: 'l2' (alpha / 2 ||w||^2), 'l1' (alpha ||w||_1,
+    weights at exactly 0), 'elasticnet' (alpha (l1_ratio ||w||_1 + (1 - l1_ratio) / 2 ||w||^2)),
+    None (no penalty). alpha=None is parsgd's auto L2 for 'l2' and 1/rows for the others. For a
+    sparse model use solver='cd' (LIBLINEAR's L1 coordinate steps): SGD's truncated steps reach
+    the objective but few exact zeros (docs/cli.md, "The L1 penalty")."""
+L1_RATIO_DOC = """float, default=0.15
+    penalty='elasticnet': alpha's share for the L1 term (0: 'l2', 1: 'l1')."""
+PENALTIES = ("l2", "l1", "elasticnet", None)
+
+
+class _Penalized:
+    """scikit-learn's penalty and l1_ratio, shared out into parsgd's l2 and l1 settings."""
+
+    def _settings(self, model, fixed, data):
+        pairs = super()._settings(model, fixed, data)
+        if self.penalty not in PENALTIES:
+            raise ValueError(f"penalty={self.penalty!r}: expected one of "
+                             f"{', '.join(map(repr, PENALTIES))}")
+        if self.penalty == "l2":
+            return pairs
+        if self.penalty is None:
+            return [(k, "0" if k == "l2" else v) for k, v in pairs]
+        ratio = 1.0 if self.penalty == "l1" else self.l1_ratio
+        if not (isinstance(ratio, (int, float)) and 0 <= ratio <= 1):
+            raise ValueError(f"l1_ratio={self.l1_ratio!r}: expected a number in [0, 1]")
+        alpha = self.alpha if self.alpha is not None else 1.0 / data.rows
+        if not (isinstance(alpha, (int, float)) and alpha >= 0 and np.isfinite(alpha)):
+            raise ValueError(f"alpha={self.alpha!r}: expected a finite number, 0 or more")
+        l2 = repr(float(alpha * (1 - ratio)))
+        return ([(k, l2 if k == "l2" else v) for k, v in pairs]
+                + [("l1", repr(float(alpha * ratio)))])
+
+
 LOSS_DOC = """str, default='log_loss'
     The loss, by scikit-learn's name: 'log_loss' (logistic regression; for more than two classes
     multinomial: parsgd's softmax model, one score per class), 'hinge' (linear SVM),
@@ -59,11 +93,12 @@ def _linear_views(estimator, vector):
     estimator.intercept_ = _base.read_only(params[d * k:])
 
 
-@_base.with_keywords(own=[("loss", "log_loss", LOSS_DOC), ("verbose", 0, VERBOSE_DOC),
+@_base.with_keywords(own=[("loss", "log_loss", LOSS_DOC), ("penalty", "l2", PENALTY_DOC),
+                          ("l1_ratio", 0.15, L1_RATIO_DOC), ("verbose", 0, VERBOSE_DOC),
                           ("class_weight", None, CLASS_WEIGHT_DOC)],
                      names=_settings.LINEAR_NAMES,
                      exclude={"hidden", "mlp-backend", *_settings.MLP_ONLY})
-class SGDClassifier(_classifier.ParsgdClassifier):
+class SGDClassifier(_Penalized, _classifier.ParsgdClassifier):
     """Linear classifiers trained by parsgd's parallel SGD (or coordinate descent: `solver`).
 
     Labels may be any values (strings too); classes_ holds them sorted. Two classes train a
@@ -114,10 +149,11 @@ class SGDClassifier(_classifier.ParsgdClassifier):
 @_base.with_keywords(
     own=[("loss", "squared_error", """str, default='squared_error'
     The only loss: least squares, (y - w.x - b)^2 / 2 (parsgd's squared model on real-valued
-    targets)."""), ("verbose", 0, VERBOSE_DOC)],
+    targets)."""), ("penalty", "l2", PENALTY_DOC), ("l1_ratio", 0.15, L1_RATIO_DOC),
+    ("verbose", 0, VERBOSE_DOC)],
     names=_settings.LINEAR_NAMES,
     exclude={"hidden", "mlp-backend", "shrinking", *_settings.MLP_ONLY})
-class SGDRegressor(RegressorMixin, _base.ParsgdEstimator):
+class SGDRegressor(_Penalized, RegressorMixin, _base.ParsgdEstimator):
     """Linear least-squares regression trained by parsgd's parallel SGD (or coordinate descent:
     solver='cd'). Targets are fitted as float32.
 

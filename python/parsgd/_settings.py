@@ -44,8 +44,9 @@ MLP_NAMES = dict(
 MLP_ONLY = {"micro-batches", "skeleton-ratio"}
 # Settings no estimator takes: the model (each estimator's own `loss` or kind decides it), the
 # command line's runs across processes (mpirun), and the class weights (SGDClassifier's own
-# class_weight, scikit-learn's: by the labels y holds, made row weights in Python).
-NEVER = {"model", "ranks-scheme", "ranks-period", "class-weight"}
+# class_weight, scikit-learn's: by the labels y holds, made row weights in Python), and the L1
+# strength (the linear estimators' penalty and l1_ratio, scikit-learn's, share alpha out).
+NEVER = {"model", "ranks-scheme", "ranks-period", "class-weight", "l1"}
 
 
 class Keyword:
