@@ -161,6 +161,45 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(OptimizerKind::kMomentum, OptimizerKind::kAdam)),
     testing::ParamName());
 
+// --l1: sgd's cumulative penalty keeps what each weight was given beside it (shared like the
+// weights, or per replica), adagrad truncates at its step; cd sets columns aside per worker.
+class L1Scheme : public ::testing::TestWithParam<std::tuple<SchemeKind, OptimizerKind>> {};
+
+TEST_P(L1Scheme, TrainsWithConcurrentThreads) {
+  auto [scheme, optimizer] = GetParam();
+  const Dataset data = testing::MakeProblem(1200, 40, 6, 2, 0.05, 9);
+  TrainConfig config;
+  config.scheme = scheme;
+  config.optimizer.kind = optimizer;
+  config.threads = 3;
+  config.epochs = 8;
+  config.batch = scheme == SchemeKind::kSync ? 24 : 0;
+  config.l1 = 0.005;
+  config = testing::OnlyApplied(config);
+  auto executor = MakeThreadExecutor(3);
+  Trainer trainer(config, data, nullptr, *executor);
+  EpochReport last;
+  for (int e = 0; e < config.epochs; ++e) last = trainer.RunEpoch();
+  EXPECT_EQ(last.updates, data.rows());
+  EXPECT_GT(last.train_accuracy, 0.75);
+  ASSERT_TRUE(last.nonzero_weights.has_value());
+  if (optimizer == OptimizerKind::kSgd) EXPECT_LT(*last.nonzero_weights, 40u);  // exact zeros
+  if (scheme == SchemeKind::kHogwild && optimizer == OptimizerKind::kSgd) {
+    config.solver = Solver::kCd;
+    config.tol = 0;
+    Trainer cd(testing::OnlyApplied(config), data, nullptr, *executor);
+    for (int e = 0; e < config.epochs; ++e) last = cd.RunEpoch();
+    EXPECT_GT(last.train_accuracy, 0.75);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Tsan, L1Scheme,
+    ::testing::Combine(::testing::Values(SchemeKind::kHogwild, SchemeKind::kAtomic,
+                                         SchemeKind::kSync, SchemeKind::kAverage),
+                       ::testing::Values(OptimizerKind::kSgd, OptimizerKind::kAdaGrad)),
+    testing::ParamName());
+
 // The MLP's dense schemes: shared parameters (hogwild: snapshots by relaxed loads, block updates by
 // relaxed stores; atomic: compare-and-swap), owner-partitioned sync updates, replicas, the model
 // partitions (pipeline stages, vertical slices, subnetworks). The

@@ -39,9 +39,10 @@ CLASS_WEIGHT_DOC = """dict, 'balanced' or None, default=None
 PENALTY_DOC = """{'l2', 'l1', 'elasticnet'} or None, default='l2'
     The penalty alpha weighs, scikit-learn's: 'l2' (alpha / 2 ||w||^2), 'l1' (alpha ||w||_1,
     weights at exactly 0), 'elasticnet' (alpha (l1_ratio ||w||_1 + (1 - l1_ratio) / 2 ||w||^2)),
-    None (no penalty). alpha=None is parsgd's auto L2 for 'l2' and 1/rows for the others. For a
-    sparse model use solver='cd' (LIBLINEAR's L1 coordinate steps): SGD's truncated steps reach
-    the objective but few exact zeros (docs/cli.md, "The L1 penalty")."""
+    None (no penalty). alpha=None is parsgd's auto L2 for 'l2' and 1/rows for the others. SGD
+    takes the L1 term as Tsuruoka et al.'s cumulative penalty (optimizer 'sgd'; the others
+    truncate, with few exact zeros); solver='cd' reaches the optimum and its zeros
+    (docs/cli.md, "The L1 penalty")."""
 L1_RATIO_DOC = """float, default=0.15
     penalty='elasticnet': alpha's share for the L1 term (0: 'l2', 1: 'l1')."""
 PENALTIES = ("l2", "l1", "elasticnet", None)

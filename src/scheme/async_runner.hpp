@@ -118,8 +118,9 @@ class AsyncRunner final : public Runner<Params> {
     for (uint64_t begin = first; begin < last; begin += block) {
       if (stop.load(std::memory_order_relaxed)) break;
       const double samples = static_cast<double>(begin) * c.workers;
-      const RuleContext rc = MakeRuleContext(c.optimizer, StepAt(c, samples),
-                                             (c.epoch * rows + samples) / per_update + 1);
+      RuleContext rc = MakeRuleContext(c.optimizer, StepAt(c, samples),
+                                       (c.epoch * rows + samples) / per_update + 1);
+      rc.penalty = PenaltyClock(c, samples, rows / per_update);
       const uint64_t end = std::min(last, begin + block);
       local_.Train(c, w, shard, begin, end, rc, loss);
       done = end;

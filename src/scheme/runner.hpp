@@ -99,4 +99,13 @@ float StepAt(const RunContext<Params>& c, double samples_done) {
   return StepAt(c.step, c.epoch, samples_done, c.data->rows());
 }
 
+// The sum of the step sizes of the steps before `samples_done` samples of epoch c.epoch, the run
+// taking `steps_per_epoch` steps an epoch (RuleContext::penalty: a runner adds the steps it takes
+// after that point).
+template <class Params>
+float PenaltyClock(const RunContext<Params>& c, double samples_done, double steps_per_epoch) {
+  return static_cast<float>(
+      c.step.Sum(c.epoch, samples_done / static_cast<double>(c.data->rows())) * steps_per_epoch);
+}
+
 }  // namespace parsgd

@@ -79,9 +79,10 @@ class SyncRunner final : public Runner<Params> {
     const uint64_t first = PartStart(steps_, c.part, c.parts),
                    last = PartStart(steps_, c.part + 1, c.parts);
     for (uint64_t s = first; s < last; ++s) {
-      const RuleContext rc =
+      RuleContext rc =
           MakeRuleContext(c.optimizer, StepAt(c.step, c.epoch, static_cast<double>(done_), rows_),
                           static_cast<double>(c.epoch * steps_ + s + 1));
+      rc.penalty = PenaltyClock(c, static_cast<double>(done_), double(steps_)) + rc.eta;
       const uint64_t mine = split.Offset(s, workers);
       uint64_t size = mine;
       if (c.ranks == nullptr) {

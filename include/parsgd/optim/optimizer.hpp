@@ -17,17 +17,26 @@
 // as soon as eta q > 2 (1 + mu) (tests/optimizer_stability_test.cpp). The velocity and Adam's first
 // moment follow l alone; the adaptive rules' squared-gradient statistics follow the whole gradient
 // l + q w, so that their scale is the coordinate's.
-// An L1 term a (the linear models' --l1: a = m_j l1 n / d_j, as q) is taken the same way, as the
-// proximal step of e (a |w| + q w^2 / 2): the move for l, then soft-thresholding at e a, then the
-// shrink: w <- S(w - step(l), e a) / (1 + e q), S(v, t) = sign(v) max(|v| - t, 0). A weight the
-// threshold reaches is set to exactly 0 (truncated gradient, Langford, Li and Zhang 2009, with the
-// truncation at every step); the adaptive rules' statistics follow l + q w + a sign(w).
+// An L1 term a (the linear models' --l1) is taken by every rule but sgd as the proximal step of
+// e (a |w| + q w^2 / 2), a = m_j l1 n / d_j as q: the move for l, then soft-thresholding at e a,
+// then the shrink: w <- S(w - step(l), e a) / (1 + e q), S(v, t) = sign(v) max(|v| - t, 0). A
+// weight the threshold reaches is set to exactly 0 (truncated gradient, Langford, Li and Zhang
+// 2009, at every step); the adaptive rules' statistics follow l + q w + a sign(w).
+// sgd takes it as the cumulative penalty of Tsuruoka, Tsujii and Ananiadou (2009), a = m_j l1: a
+// weight owes u = a times the sum of every step's size so far (RuleContext::penalty), and its
+// state holds the signed total r it was given; after its move to v it takes what it owes toward
+// 0 and no further: v > 0: w = max(0, v - (u + r)); v < 0: w = min(0, v + (u - r)); r += w - v;
+// then the L2 shrink. Lazy: a coordinate no step touched for a while takes every skipped step's
+// penalty at its next touch (as the eager penalty would have, where the weight stays off 0); and a
+// weight whose gradient only jitters around 0 stays at exactly 0, where truncating each step's
+// own share let the noise keep most weights off 0.
 // Sparse data: only the coordinates a sample (or minibatch) touches are updated, state included.
 // This is the "lazy" variant (as TensorFlow's LazyAdam and PyTorch's SparseAdam): the decay of the
 // momentum or moment estimates of untouched coordinates is skipped, not applied later. On data
 // where every feature is present in every row the rules are the dense ones.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -61,9 +70,10 @@ struct OptimizerConfig {
   double epsilon = 1e-8;                      // adagrad (torch: 1e-10), rmsprop, adam
 };
 
-// Floats of state per parameter.
-constexpr int StateCount(OptimizerKind kind) {
-  return kind == OptimizerKind::kSgd || kind == OptimizerKind::kAuto ? 0
+// Floats of state per parameter (`l1`: a linear model with --l1, whose sgd keeps the cumulative
+// penalty's total given).
+constexpr int StateCount(OptimizerKind kind, bool l1 = false) {
+  return kind == OptimizerKind::kSgd || kind == OptimizerKind::kAuto ? (l1 ? 1 : 0)
          : kind == OptimizerKind::kAdam                              ? 2
                                                                      : 1;
 }
@@ -82,6 +92,9 @@ struct RuleContext {
   float momentum, rho, beta1, beta2, epsilon;
   float correction1, correction2;  // adam: 1 / (1 - beta^t) at the current step t
   float momentum_eta;              // momentum, nesterov: eta / (1 - mu), their effective step
+  // sgd with --l1: the sum of the step sizes of every step so far, this one's included (the
+  // cumulative penalty's clock); the runners set it, per step where they step per sample.
+  float penalty = 0;
 };
 
 // The relaxed (or compare-and-swap) update of one variable: x <- f(x); returns the value written.
@@ -101,14 +114,24 @@ inline float SoftThreshold(float v, float t) {
 struct SgdRule {
   static constexpr OptimizerKind kKind = OptimizerKind::kSgd;
   static constexpr bool kScaleFree = false;
+  static constexpr bool kCumulativeL1 = true;  // its L1 term: a = m_j l1, state0 the total given
   static float Prepare(const RuleContext& c, float q) { return 1.f / (1.f + c.eta * q); }
   template <class Write, bool kL1 = false>
   static void Apply(const ParamArrays& p, uint64_t i, float l, float shrink, const RuleContext& c,
                     float a = 0.f) {
     const float step = c.eta * l;
     if constexpr (kL1) {
-      const float t = c.eta * a;
-      Update<Write>(p.weights[i], [&](float w) { return SoftThreshold(w - step, t) * shrink; });
+      const float owed = c.penalty * a;
+      const float given = Write::Load(p.state0[i]);
+      float moved = 0, taken = 0;
+      Update<Write>(p.weights[i], [&](float w) {
+        moved = w - step;
+        taken = moved > 0   ? std::max(0.f, moved - std::max(0.f, owed + given))
+                : moved < 0 ? std::min(0.f, moved + std::max(0.f, owed - given))
+                            : 0.f;
+        return taken * shrink;
+      });
+      Update<Write>(p.state0[i], [&](float old) { return old + (taken - moved); });
     } else {
       Update<Write>(p.weights[i], [&](float w) { return (w - step) * shrink; });
     }
@@ -128,6 +151,7 @@ inline void MoveShrink(float& weight, float step, float shrink, float a, const R
 }
 
 struct MomentumRule {
+  static constexpr bool kCumulativeL1 = false;
   static constexpr OptimizerKind kKind = OptimizerKind::kMomentum;
   static constexpr bool kScaleFree = false;
   static float Prepare(const RuleContext& c, float q) { return 1.f / (1.f + c.momentum_eta * q); }
@@ -140,6 +164,7 @@ struct MomentumRule {
 };
 
 struct NesterovRule {
+  static constexpr bool kCumulativeL1 = false;
   static constexpr OptimizerKind kKind = OptimizerKind::kNesterov;
   static constexpr bool kScaleFree = false;
   static float Prepare(const RuleContext& c, float q) { return 1.f / (1.f + c.momentum_eta * q); }
@@ -188,6 +213,7 @@ inline float WholeGradient(const float& weight, float l, float q, float a) {
 }
 
 struct AdaGradRule {
+  static constexpr bool kCumulativeL1 = false;
   static constexpr OptimizerKind kKind = OptimizerKind::kAdaGrad;
   static constexpr bool kScaleFree = true;
   static float Prepare(const RuleContext&, float q) { return q; }
@@ -202,6 +228,7 @@ struct AdaGradRule {
 };
 
 struct RmsPropRule {
+  static constexpr bool kCumulativeL1 = false;
   static constexpr OptimizerKind kKind = OptimizerKind::kRmsProp;
   static constexpr bool kScaleFree = true;
   static float Prepare(const RuleContext&, float q) { return q; }
@@ -217,6 +244,7 @@ struct RmsPropRule {
 };
 
 struct AdamRule {
+  static constexpr bool kCumulativeL1 = false;
   static constexpr OptimizerKind kKind = OptimizerKind::kAdam;
   static constexpr bool kScaleFree = true;
   static float Prepare(const RuleContext&, float q) { return q; }
@@ -236,9 +264,9 @@ struct AdamRule {
 // An optimiser's per-parameter state: StateCount(kind) arrays of `size` floats, zero to start.
 struct OptimizerState {
   OptimizerState() = default;
-  OptimizerState(OptimizerKind kind, uint64_t size) {
-    if (StateCount(kind) > 0) state0 = AlignedArray<float>::Zeroed(size);
-    if (StateCount(kind) > 1) state1 = AlignedArray<float>::Zeroed(size);
+  OptimizerState(OptimizerKind kind, uint64_t size, bool l1 = false) {
+    if (StateCount(kind, l1) > 0) state0 = AlignedArray<float>::Zeroed(size);
+    if (StateCount(kind, l1) > 1) state1 = AlignedArray<float>::Zeroed(size);
   }
   // The rule's view of `weights` with this state.
   ParamArrays With(float* weights) {

@@ -53,6 +53,30 @@ class StepSize {
     return 0.f;
   }
 
+  // The integral of the step size over progress from 0 to `epoch` + `fraction` (in epochs times
+  // the step size): times the steps an epoch takes, the sum of the step sizes of every step so
+  // far (the clock of --l1's cumulative penalty, optimizer.hpp).
+  double Sum(uint64_t epoch, double fraction) const {
+    const double p = static_cast<double>(epoch) + fraction;
+    switch (kind_) {
+      case ScheduleKind::kConstant:
+        return eta0_ * p;
+      case ScheduleKind::kInvTime:
+      case ScheduleKind::kOptimal:
+        return eta0_ / decay_ * std::log1p(decay_ * p);
+      case ScheduleKind::kGeometric: {
+        const double now = std::pow(decay_, static_cast<double>(epoch));  // decay^epoch
+        const double whole = decay_ == 1.0 ? static_cast<double>(epoch) : (1 - now) / (1 - decay_);
+        return eta0_ * (whole + now * fraction);
+      }
+      case ScheduleKind::kLinear: {
+        const double q = p < epochs_ ? p : static_cast<double>(epochs_);
+        return eta0_ * (q - q * q / (2.0 * epochs_));
+      }
+    }
+    return 0;
+  }
+
   ScheduleKind kind() const { return kind_; }
   double eta0() const { return eta0_; }
   double decay() const { return decay_; }

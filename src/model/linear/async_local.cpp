@@ -31,7 +31,11 @@ class LinearAsyncLocal {
   void Train(const Context& c, int w, std::span<const uint32_t> shard, uint64_t begin, uint64_t end,
              const RuleContext& rc, double& loss) {
     float* z = workers_[w].z.data();
+    // --l1's clock advanced by each step: this worker's, and the others' meanwhile.
+    RuleContext step = rc;
+    const float tick = rc.eta * static_cast<float>(c.workers);
     for (uint64_t i = begin; i < end; ++i) {
+      step.penalty = rc.penalty + tick * static_cast<float>(i - begin + 1);
       PrefetchAhead(*c.data, c.targets, shard, i);
       if constexpr (Head::kOutputs != 1) {
         if (i + 1 < end) {
@@ -41,7 +45,7 @@ class LinearAsyncLocal {
       }
       const uint32_t r = shard[i];
       loss += LinearSgdStep<Head, Rule>(scheme_, c.params, c.data->row(r), c.targets[r],
-                                        RowWeight(c, r), rc, z);
+                                        RowWeight(c, r), step, z);
     }
   }
 

@@ -26,7 +26,8 @@ inline void ApplyFeatureMean(const ParamArrays& arrays, const FeatureRate* rates
   const uint64_t at = static_cast<uint64_t>(j) * outputs;
   const RuleContext cj = Rule::kScaleFree && rates ? FeatureContext<Rule>(c, rates[j].step_scale) : c;
   if (l1_rates) {
-    const float a = l1_rates[j] * share;
+    // The cumulative penalty (sgd) owes by its clock; the other rules' term is a step's share.
+    const float a = Rule::kCumulativeL1 ? l1_rates[j] : l1_rates[j] * share;
     for (int k = 0; k < outputs; ++k) {
       Rule::template Apply<Write, true>(arrays, at + k, sum[at + k] * inv, reg, cj, a);
       sum[at + k] = 0.f;

@@ -15,7 +15,8 @@ class LinearLearner final : public Learner {
   LinearLearner(const TrainConfig& config, const ResolvedSettings& r, LinearSetup setup,
                 const Dataset& train, const Targets& targets)
       : config_(config), train_(train), targets_(targets), setup_(std::move(setup)) {
-    state_ = OptimizerState(config.optimizer.kind, setup_.model.weights().size());
+    state_ = OptimizerState(config.optimizer.kind, setup_.model.weights().size(),
+                            !setup_.l1_rates.empty());
     runner_ = MakeLinearRunner(config, {train.features(), r.outputs, r.workers, train.rows()});
     workers_ = r.workers;
     batch_ = r.batch;

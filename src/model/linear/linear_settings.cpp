@@ -234,6 +234,7 @@ void ResolveFeatureRates(const TrainConfig& config, const Dataset& train, uint64
   double squares = 0, l1 = 0;
   if (scaled || r.l2 > 0) rates = AlignedArray<FeatureRate>(features);
   if (config.l1 > 0) r.l1_rates = AlignedArray<float>(features);
+  const bool cumulative = config.optimizer.kind == OptimizerKind::kSgd;  // optimizer.hpp
   for (uint64_t j = 0; j < features; ++j) {
     if (f.max_abs[j] > kLargestMagnitude) {
       throw Error(fmt::format(
@@ -247,9 +248,11 @@ void ResolveFeatureRates(const TrainConfig& config, const Dataset& train, uint64
     squares += m * f.squares[j];
     l1 += std::sqrt(m) * f.abs_sums[j];
     if (!rates.empty()) rates[j] = {static_cast<float>(m), static_cast<float>(m * q)};
-    if (!r.l1_rates.empty()) {
-      r.l1_rates[j] =
-          f.rows_with[j] > 0 ? static_cast<float>(m * config.l1 * n / f.rows_with[j]) : 0.f;
+    if (!r.l1_rates.empty()) {  // sgd's cumulative penalty owes by its clock, the others per touch
+      r.l1_rates[j] = cumulative ? static_cast<float>(m * config.l1)
+                      : f.rows_with[j] > 0
+                          ? static_cast<float>(m * config.l1 * n / f.rows_with[j])
+                          : 0.f;
     }
   }
   const double bias_input = config.bias == Bias::kOn ? 1.0 : 0.0;  // the bias's input, when trained

@@ -15,8 +15,9 @@ class Executor;
 
 struct LinearSettings {
   AlignedArray<FeatureRate> rates;  // empty when no feature needs one (no scaling, no L2)
-  // With an L1 penalty: feature j's m_j l1 n / d_j (the sparse form of l1 |w_j|, as the L2 term's
-  // rate: linear_step.hpp); empty without one.
+  // With an L1 penalty: feature j's m_j l1 for sgd's cumulative penalty, m_j l1 n / d_j for the
+  // other rules (the sparse form of l1 |w_j|, as the L2 term's rate): optimizer.hpp; empty
+  // without one.
   AlignedArray<float> l1_rates;
   double l2 = 0;
   double eta0 = 0;

@@ -89,19 +89,28 @@ class LinearReplicaLocal {
                          c.params.bias, c.params.l1_rates};
     const double rows = static_cast<double>(c.data->rows());
     const std::atomic<bool>& stop = c.executor->stop_flag();  // checked per block or minibatch
+    // A replica's steps an epoch: its shard's samples (about rows / workers), or minibatches.
+    const double replica_steps = rows / (static_cast<double>(c.workers) * c.batch);
     auto context = [&](uint64_t i) {  // this worker's progress, scaled by the worker count
       const double samples = static_cast<double>(i) * c.workers;
-      return MakeRuleContext(c.optimizer, StepAt(c, samples),
-                             c.batch == 1 ? c.epoch * rows + samples + 1 : double(steps + 1));
+      RuleContext rc = MakeRuleContext(c.optimizer, StepAt(c, samples),
+                                       c.batch == 1 ? c.epoch * rows + samples + 1
+                                                    : double(steps + 1));
+      rc.penalty = PenaltyClock(c, samples, replica_steps);  // --l1: the steps before i
+      return rc;
     };
     if (c.batch == 1) {
       SequentialScheme scheme;
       RuleContext rc = context(begin - begin % kStepBlock);
+      float clock = rc.penalty + rc.eta * static_cast<float>(begin % kStepBlock);  // --l1's
       for (uint64_t i = begin; i < end; ++i) {
         if (i % kStepBlock == 0) {
           if (stop.load(std::memory_order_relaxed)) break;
           rc = context(i);
+          clock = rc.penalty;
         }
+        clock += rc.eta;
+        rc.penalty = clock;
         PrefetchAhead(*c.data, c.targets, r.shard, i);
         if constexpr (Head::kOutputs != 1) {
           if (i + 1 < end) {
@@ -119,7 +128,8 @@ class LinearReplicaLocal {
     } else {
       for (uint64_t b = begin; b < end && !stop.load(std::memory_order_relaxed); b += c.batch) {
         const uint64_t b_end = std::min<uint64_t>(b + c.batch, end);
-        const RuleContext rc = context(b);
+        RuleContext rc = context(b);
+        rc.penalty += rc.eta;  // this step's
         for (uint64_t i = b; i < b_end; ++i) {
           PrefetchAhead(*c.data, c.targets, r.shard, i);
           const SparseRow x = c.data->row(r.shard[i]);

@@ -5,9 +5,10 @@
 // per-feature rate r_j = l2 * n / d_j, where d_j is the number of training rows that have feature
 // j. Over a uniformly drawn row this regulariser is (l2 / 2) ||w||^2 in expectation, exactly the
 // objective's, and untouched coordinates cost nothing (the Hogwild! paper's sparse separable form).
-// An L1 penalty takes the same form: a touched coordinate is soft-thresholded at its step times
-// m_j l1 n / d_j (optimizer.hpp), l1 ||w||_1 in expectation; a weight it reaches is exactly 0. A
-// coordinate no row touches keeps its value (0 from the zero model): there is no catch-up to owe.
+// An L1 penalty is taken at the coordinates a step touches too: plain SGD's as the cumulative
+// penalty (a weight takes, at its next touch, what every step since owed it: optimizer.hpp), the
+// other rules' as a soft-threshold at their step times m_j l1 n / d_j, l1 ||w||_1 in expectation;
+// a weight either reaches is exactly 0.
 //
 // Each feature may also carry a step multiplier m_j (a diagonal preconditioner: with --normalize
 // maxabs, m_j = 1 / max_i |x_ij|^2, which is plain SGD on features scaled to [-1, 1], expressed on
