@@ -318,6 +318,25 @@ TEST(L1, CdSetsColumnsAsideButStopsOnlyAfterAWholeEpoch) {
   EXPECT_LT(Violation(trainer.model(), data, ModelKind::kLogistic, kL1, 0, false), 1e-5);
 }
 
+// SGD's record of what each weight was given is part of the run's state (its optimiser state),
+// under the shared parameters and the replicas alike.
+TEST(L1, AnSgdRunResumedMidwayIsTheStraightRun) {
+  const Dataset& data = Problem();
+  auto executor = MakeTbbExecutor(1);
+  for (const SchemeKind scheme : {SchemeKind::kSequential, SchemeKind::kAverage}) {
+    TrainConfig c =
+        Config(Solver::kSgd, scheme, 1, 6, ModelKind::kLogistic, Bias::kOn);
+    Trainer straight(c, data, nullptr, *executor);
+    for (int e = 0; e < 6; ++e) straight.RunEpoch();
+    Trainer first(c, data, nullptr, *executor);
+    for (int e = 0; e < 3; ++e) first.RunEpoch();
+    Trainer resumed(c, data, nullptr, *executor);
+    resumed.Restore(first.Snapshot());
+    for (int e = 0; e < 3; ++e) resumed.RunEpoch();
+    EXPECT_TRUE(testing::SameBits(resumed.model(), straight.model())) << testing::Name(scheme);
+  }
+}
+
 TEST(L1, ACdRunResumedMidwayIsTheStraightRun) {
   const Dataset& data = Problem();
   auto executor = MakeTbbExecutor(1);
