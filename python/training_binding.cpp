@@ -137,6 +137,11 @@ py::dict EpochDict(const EpochDone& d) {
   out["progressive_loss"] = r.progressive_loss;
   out["train_accuracy"] = r.evaluated ? py::cast(r.train_accuracy) : py::none();
   if (r.dual_objective) out["dual_objective"] = *r.dual_objective;
+  if (r.validation_loss) {  // early stopping: the held-out rows, the best epoch so far
+    out["validation_loss"] = *r.validation_loss;
+    out["validation_accuracy"] = *r.validation_accuracy;
+    out["best_epoch"] = r.best_epoch;
+  }
   out["converged"] = r.converged;
   return out;
 }

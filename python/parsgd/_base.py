@@ -13,6 +13,17 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 from . import _data, _parsgd, _settings
 
 
+EARLY_STOPPING = [
+    ("early_stopping", False, """bool, default=False
+    Hold out validation_fraction of the rows (of each class, by random_state) and measure them
+    after every epoch; stop after n_iter_no_change epochs without a better validation loss
+    (validation_metric) and keep the best epoch's model (scikit-learn's early stopping; fit
+    only)."""),
+    ("validation_fraction", 0.1, """float, default=0.1
+    early_stopping=True: the share of the rows held out."""),
+]
+
+
 def with_keywords(own, names, exclude=()):
     """Class decorator: an __init__ taking the estimator's own keywords (`own`: (name, default,
     doc) triples) and one keyword per setting of the table (_settings.keywords(names, exclude)),
@@ -89,9 +100,20 @@ class ParsgdEstimator(BaseEstimator):
 
     def _settings(self, model, fixed, data):  # noqa: ARG002 - data: for the subclasses'
         pairs = [("model", model)]
+        stopping = getattr(self, "early_stopping", False) or getattr(self, "tol", None)
         for k in self._keywords:
+            # n_iter_no_change where no rule counts epochs: scikit-learn takes it silently.
+            if k.key == "patience" and not stopping:
+                continue
             if k.key not in fixed:
                 pairs.append((k.key, k.text(getattr(self, k.name))))
+        # scikit-learn's early stopping: validation_fraction of the rows held out in fit (not in
+        # partial_fit, as scikit-learn).
+        if getattr(self, "early_stopping", False) and "epochs" not in fixed:
+            fraction = self.validation_fraction
+            if not (isinstance(fraction, (int, float)) and 0 < fraction < 1):
+                raise ValueError(f"validation_fraction={fraction!r}: expected a number in (0, 1)")
+            pairs.append(("validation-fraction", repr(float(fraction))))
         return pairs + list(fixed.items())
 
     def _train(self, data, model, start=None, **fixed):

@@ -96,7 +96,7 @@ def _linear_views(estimator, vector):
 
 @_base.with_keywords(own=[("loss", "log_loss", LOSS_DOC), ("penalty", "l2", PENALTY_DOC),
                           ("l1_ratio", 0.15, L1_RATIO_DOC), ("verbose", 0, VERBOSE_DOC),
-                          ("class_weight", None, CLASS_WEIGHT_DOC)],
+                          ("class_weight", None, CLASS_WEIGHT_DOC), *_base.EARLY_STOPPING],
                      names=_settings.LINEAR_NAMES,
                      exclude={"hidden", "mlp-backend", *_settings.MLP_ONLY})
 class SGDClassifier(_Penalized, _classifier.ParsgdClassifier):
@@ -151,7 +151,7 @@ class SGDClassifier(_Penalized, _classifier.ParsgdClassifier):
     own=[("loss", "squared_error", """str, default='squared_error'
     The only loss: least squares, (y - w.x - b)^2 / 2 (parsgd's squared model on real-valued
     targets)."""), ("penalty", "l2", PENALTY_DOC), ("l1_ratio", 0.15, L1_RATIO_DOC),
-    ("verbose", 0, VERBOSE_DOC)],
+    ("verbose", 0, VERBOSE_DOC), *_base.EARLY_STOPPING],
     names=_settings.LINEAR_NAMES,
     exclude={"hidden", "mlp-backend", "shrinking", *_settings.MLP_ONLY})
 class SGDRegressor(_Penalized, RegressorMixin, _base.ParsgdEstimator):

@@ -6,7 +6,8 @@ import numpy as np
 from . import _base, _classifier, _linear, _settings
 
 
-@_base.with_keywords(own=[("verbose", 0, _linear.VERBOSE_DOC)], names=_settings.MLP_NAMES,
+@_base.with_keywords(own=[("verbose", 0, _linear.VERBOSE_DOC), *_base.EARLY_STOPPING],
+                     names=_settings.MLP_NAMES,
                      exclude={"solver", "shrinking", "bias", "backend", "require-gpu"})
 class MLPClassifier(_classifier.ParsgdClassifier):
     """A multi-layer perceptron classifier: hidden_layer_sizes ReLU layers, then one softmax

@@ -29,6 +29,7 @@ LINEAR_NAMES = {
     "batch": "batch_size",
     "bias": "fit_intercept",
     "model": "loss",
+    "patience": "n_iter_no_change",
 }
 # MLPClassifier's: its initial step is learning_rate_init, its Adam decays beta_1 and beta_2.
 MLP_NAMES = dict(
@@ -45,8 +46,9 @@ MLP_ONLY = {"micro-batches", "skeleton-ratio"}
 # Settings no estimator takes: the model (each estimator's own `loss` or kind decides it), the
 # command line's runs across processes (mpirun), and the class weights (SGDClassifier's own
 # class_weight, scikit-learn's: by the labels y holds, made row weights in Python), and the L1
-# strength (the linear estimators' penalty and l1_ratio, scikit-learn's, share alpha out).
-NEVER = {"model", "ranks-scheme", "ranks-period", "class-weight", "l1"}
+# strength (the linear estimators' penalty and l1_ratio, scikit-learn's, share alpha out), and
+# the held-out share (scikit-learn's early_stopping and validation_fraction, the estimators' own).
+NEVER = {"model", "ranks-scheme", "ranks-period", "class-weight", "l1", "validation-fraction"}
 
 
 class Keyword:

@@ -156,6 +156,7 @@ PlannedConfig PlanConfig(const OptionParser& parser, const Point& point,
     scratch.Set(s.flag, s.value);
   }
   pc.args.config.seed = seed;
+  pc.args.config.held_out_file = !pc.args.validation.empty();
   if (pc.args.train.empty()) {
     throw UsageError(
         "parsgd compare: --train is required (on the command line or in the "

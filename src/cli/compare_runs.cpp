@@ -65,7 +65,8 @@ std::string Duration(double seconds) {
 
 // The data sets of one group of configurations (same files, format and feature count).
 std::string DataKey(const RunArgs& a) {
-  return fmt::format("{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{} {} {} {}\n{}", a.train, a.test,
+  return fmt::format("{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{} {} {} {}\n{}", a.train, a.test,
+                     a.validation,
                      DataFormatName(a.format), a.features,
                      NameOf<ZeroBased>(kZeroBasedSettings, a.zero_based),
                      NameOf<CsvHeader>(kCsvHeaders, a.header), static_cast<int>(a.delimiter),
@@ -75,7 +76,7 @@ std::string DataKey(const RunArgs& a) {
 }
 
 struct Loaded {
-  std::optional<Dataset> train, test;
+  std::optional<Dataset> train, test, validation;
   std::string error;
 };
 
@@ -90,6 +91,11 @@ Loaded LoadGroup(const RunArgs& a, std::vector<std::string>& notes) {
       d.test = LoadRunData(a.test, a, *executor, &*d.train);
       notes.push_back(fmt::format("{} (test): {} rows x {} features", a.test, d.test->rows(),
                                   d.test->features()));
+    }
+    if (!a.validation.empty()) {
+      d.validation = LoadRunData(a.validation, a, *executor, &*d.train);
+      notes.push_back(fmt::format("{} (held out): {} rows x {} features", a.validation,
+                                  d.validation->rows(), d.validation->features()));
     }
   } catch (const std::exception& e) {
     d.error = std::string("cannot load the data: ") + e.what();
@@ -196,7 +202,8 @@ class Runner {
     std::string lines;  // written after the run: a failing write is not the run's failure
     try {
       auto executor = MakeRunExecutor(config);
-      Trainer trainer(config, *data.train, data.test ? &*data.test : nullptr, *executor);
+      Trainer trainer(config, *data.train, data.test ? &*data.test : nullptr, *executor, nullptr,
+                      data.validation ? &*data.validation : nullptr);
       const ResolvedSettings& s = trainer.settings();
       RunLoopOptions loop;
       loop.snapshots = RunLoopOptions::Snapshots::kNone;  // nothing resumes a compare run
@@ -264,6 +271,7 @@ void CheckDataFiles(const Plan& plan) {
     if (!pc.config.impossible.empty()) continue;
     check(pc.args.train);
     if (!pc.args.test.empty()) check(pc.args.test);
+    if (!pc.args.validation.empty()) check(pc.args.validation);
   }
 }
 

@@ -20,18 +20,26 @@ std::string HumanCount(double value) {
   return fmt::format("{:.3g}", value);
 }
 
-std::string EpochHeader(bool has_test, bool dual) {
+std::string EpochHeader(bool has_test, bool dual, bool has_validation) {
   return fmt::format("{:>7}  {:>10}  {:>10}  {:>9}{}  {:>9}  {:>9}  {:>8}", "epoch", "objective",
                      "train-loss", "train-acc",
-                     has_test ? fmt::format("  {:>9}  {:>8}", "test-loss", "test-acc") : "",
+                     (has_test ? fmt::format("  {:>9}  {:>8}", "test-loss", "test-acc") : "") +
+                         (has_validation ? fmt::format("  {:>9}  {:>8} ", "val-loss", "val-acc")
+                                         : ""),
                      "samples/s", dual ? "rel-gap" : "lr", "elapsed");
 }
 
-std::string EpochLine(const EpochReport& r, int epochs, double elapsed, bool has_test) {
+std::string EpochLine(const EpochReport& r, int epochs, double elapsed, bool has_test,
+                      bool has_validation) {
   std::string test;
   if (has_test) {
     test = fmt::format("  {:>9.5f}  {:>7.2f}%", r.test_loss.value_or(0),
                        100 * r.test_accuracy.value_or(0));
+  }
+  if (has_validation) {  // the best epoch so far marked
+    test += fmt::format("  {:>9.5f}  {:>7.2f}%{}", r.validation_loss.value_or(0),
+                        100 * r.validation_accuracy.value_or(0),
+                        r.best_epoch == r.epoch ? "*" : " ");
   }
   return fmt::format("{:>7}  {:>10.6f}  {:>10.6f}  {:>8.2f}%{}  {:>9}  {:>9.3g}  {:>7.2f}s",
                      // the epoch as wide as the last, so that the rows stay aligned
@@ -67,7 +75,14 @@ std::string EpochJson(const EpochReport& r, const TrainConfig& given, const Trai
           (r.test_weighted_accuracy
                ? fmt::format(R"(,"test_weighted_accuracy":{})", JsonNumber(*r.test_weighted_accuracy))
                : ""),
-      r.dual_objective ? fmt::format(R"(,"dual_objective":{})", JsonNumber(*r.dual_objective)) : "",
+      (r.dual_objective ? fmt::format(R"(,"dual_objective":{})", JsonNumber(*r.dual_objective))
+                        : "") +
+          // Early stopping: the held-out rows' measures and the best epoch so far.
+          (r.validation_loss
+               ? fmt::format(R"(,"validation_loss":{},"validation_accuracy":{},"best_epoch":{})",
+                             JsonNumber(*r.validation_loss), JsonNumber(*r.validation_accuracy),
+                             r.best_epoch)
+               : ""),
       // Across ranks: how many, and rank 0's seconds combining the models (within train_seconds).
       s.ranks > 1 ? fmt::format(R"(,"ranks":{},"ranks_period":{},"comm_seconds":{})", s.ranks,
                                 s.ranks_period, clock(r.comm_seconds))

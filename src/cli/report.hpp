@@ -11,8 +11,11 @@ namespace parsgd::cli {
 
 // The columns' titles, matching EpochLine. A dual solver's runs (`dual`) show the relative duality
 // gap where the others show the step size.
-std::string EpochHeader(bool has_test, bool dual = false);
-std::string EpochLine(const EpochReport& r, int epochs, double elapsed_seconds, bool has_test);
+// Early stopping's runs (`has_validation`) show the held-out rows' loss and accuracy, the best
+// epoch so far marked '*'.
+std::string EpochHeader(bool has_test, bool dual = false, bool has_validation = false);
+std::string EpochLine(const EpochReport& r, int epochs, double elapsed_seconds, bool has_test,
+                      bool has_validation = false);
 
 // One JSON object (no newline): the run's settings as the settings table records them in the
 // metrics (SettingRecord::metrics; `resolved`: Trainer::config()), whether the scheme was auto in

@@ -123,7 +123,7 @@ CheckedRun Check(const OptionParser& parser, TrainArgs& a, Communicator& ranks) 
   RunArgs& run = a.run;
   // The checkpoint may be the one resumed from (a run continued and checkpointed again), the model
   // saved the one started from (fine-tuned in place); nothing else written may be a file read.
-  RefuseOverwrites({{"--train", run.train}, {"--test", run.test}},
+  RefuseOverwrites({{"--train", run.train}, {"--test", run.test}, {"--validation", run.validation}},
                    {{"--save", a.save}, {"--metrics", a.metrics}, {"--checkpoint", a.checkpoint}});
   RefuseOverwrites({{"--resume", a.resume}}, {{"--save", a.save}, {"--metrics", a.metrics}});
   RefuseOverwrites({{"--init", a.init}}, {{"--metrics", a.metrics}, {"--checkpoint", a.checkpoint}});
@@ -134,6 +134,7 @@ CheckedRun Check(const OptionParser& parser, TrainArgs& a, Communicator& ranks) 
     throw UsageError("--checkpoint-every would be ignored: it applies with --checkpoint PATH");
   }
   RefuseIgnoredDataOptions(parser, run);
+  run.config.held_out_file = !run.validation.empty();
   CheckedRun out;
   if (!a.init.empty()) {
     ranks.AgreeOn([&] { out.init = LoadModel(a.init); });
@@ -198,12 +199,15 @@ std::string EarlierEpochs(const std::string& path, int epochs_done) {
 // Stage 3: the data, this rank's share of it.
 struct RunData {
   Dataset train;
-  std::optional<Dataset> test;
+  std::optional<Dataset> test, validation;
 };
 
 RunData Load(const RunArgs& run, Executor& executor, Communicator& ranks) {
-  RunData out{LoadRunData(run.train, run, executor, nullptr, &ranks), std::nullopt};
+  RunData out{LoadRunData(run.train, run, executor, nullptr, &ranks), std::nullopt, std::nullopt};
   if (!run.test.empty()) out.test = LoadRunData(run.test, run, executor, &out.train, &ranks);
+  if (!run.validation.empty()) {
+    out.validation = LoadRunData(run.validation, run, executor, &out.train, &ranks);
+  }
   return out;
 }
 
@@ -223,12 +227,18 @@ std::string Start(Trainer& trainer, const CheckedRun& checked, const TrainArgs& 
 // Stage 6: the last lines and the model.
 int Finish(const RunLoopResult& result, const Trainer& trainer, const TrainArgs& a,
            const RunData& data, Outputs& outputs) {
-  const EpochReport& last = result.last;
+  // Early stopping: the best epoch's model is the run's, and its figures the last lines'.
+  const EpochReport& last = result.best ? *result.best : result.last;
   const ResolvedSettings& s = trainer.settings();
-  if (last.converged && !a.quiet) {
-    std::printf("%s\n", ConvergedLine(last, s, trainer.config().solver).c_str());
+  if (result.last.converged && !a.quiet) {
+    std::printf("%s\n", ConvergedLine(result.last, s, trainer.config()).c_str());
   }
-  if (last.epoch == 0) {
+  if (result.best && !a.quiet) {
+    std::printf("best epoch %d of %d: validation loss %.6f, accuracy %.2f%%; its model is kept\n",
+                result.best->epoch, result.last.epoch, *result.best->validation_loss,
+                100 * *result.best->validation_accuracy);
+  }
+  if (result.last.epoch == 0) {
     std::printf("nothing to do: the checkpoint is already after the last of the %d epochs\n",
                 s.epochs);
   } else if (data.test) {
@@ -275,7 +285,8 @@ int TrainRun(std::span<const std::string> args, Communicator& ranks) {
   const RunData data = Load(a.run, *executor, ranks);
   std::optional<Trainer> made;
   try {
-    made.emplace(*checked.config, data.train, data.test ? &*data.test : nullptr, *executor, &ranks);
+    made.emplace(*checked.config, data.train, data.test ? &*data.test : nullptr, *executor, &ranks,
+                 data.validation ? &*data.validation : nullptr);
   } catch (const SettingError& e) {
     // A setting that cannot work with what auto resolved (the scheme it chose): a command-line error.
     throw UsageError(ErrorText(e));
@@ -291,7 +302,9 @@ int TrainRun(std::span<const std::string> args, Communicator& ranks) {
     std::fputs((SetupLines(parser, trainer, data.train, rows, nonzeros) + start_lines).c_str(),
                stdout);
     std::printf("%s\n", EpochHeader(data.test.has_value(),
-                                    trainer.config().solver == Solver::kDualCd).c_str());
+                                    trainer.config().solver == Solver::kDualCd,
+                                    trainer.early_stopping())
+                           .c_str());
   }
   if (outputs.metrics && checked.checkpoint) {
     outputs.metrics->Write(EarlierEpochs(a.metrics, trainer.epochs_done()));
@@ -305,7 +318,9 @@ int TrainRun(std::span<const std::string> args, Communicator& ranks) {
   InterruptGuard interrupts(executor->stop_flag());
   const RunLoopResult result = RunEpochs(trainer, loop, [&](const EpochReport& r, double elapsed) {
     if (!quiet) {
-      std::printf("%s\n", EpochLine(r, s.epochs, elapsed, data.test.has_value()).c_str());
+      std::printf("%s\n", EpochLine(r, s.epochs, elapsed, data.test.has_value(),
+                                    trainer.early_stopping())
+                             .c_str());
       std::fflush(stdout);
     }
     if (outputs.metrics) {

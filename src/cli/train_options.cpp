@@ -18,6 +18,10 @@ void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required) {
            train_required);
   p.Joins();
   p.String("test", &a.test, "PATH", "test data, evaluated after every epoch");
+  p.String("validation", &a.validation, "PATH",
+           "held-out data for early stopping: measured after every epoch, the run stops after "
+           "--patience epochs without a better one and keeps the best epoch's model (read as "
+           "--test is)");
   FormatOption(p, &a.format);
   p.UInt64("features", &a.features,
            "number of features; a LIBSVM index above it is an error (0: the largest index seen)");

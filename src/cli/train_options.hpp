@@ -18,6 +18,7 @@ namespace parsgd::cli {
 struct RunArgs {
   TrainConfig config;
   std::string train, test;
+  std::string validation;  // --validation: held-out rows for early stopping
   DataFormat format = DataFormat::kAuto;
   uint64_t features = 0;
   ZeroBased zero_based = ZeroBased::kAuto;

@@ -149,9 +149,15 @@ std::string DerivedLine(const Trainer& trainer, const Dataset& train) {
             ? fmt::format("stops at a relative duality gap of {:.3g}", s.tol)
         : c.solver == Solver::kCd
             ? fmt::format("stops once an epoch lowers the objective by at most {:.3g} of it", s.tol)
-            : fmt::format("stops once 5 epochs in a row do not lower the best objective by more "
-                          "than {:.3g} of it",
-                          s.tol));
+            : fmt::format("stops once {} epochs in a row do not lower the best objective by "
+                          "more than {:.3g} of it",
+                          c.patience, s.tol));
+  }
+  if (trainer.early_stopping()) {
+    items.push_back(fmt::format(
+        "stops after {} epochs in a row without a better validation {} and keeps the best "
+        "epoch's model",
+        c.patience, NameOf<ValidationMetric>(kValidationMetrics, c.validation_metric)));
   }
   return Line("", items, ", ");
 }
@@ -175,7 +181,13 @@ std::string SetupLines(const OptionParser& parser, const Trainer& trainer, const
   return out;
 }
 
-std::string ConvergedLine(const EpochReport& r, const ResolvedSettings& s, Solver solver) {
+std::string ConvergedLine(const EpochReport& r, const ResolvedSettings& s, const TrainConfig& c) {
+  const Solver solver = c.solver;
+  if (r.validation_loss && r.best_epoch + c.patience <= r.epoch) {
+    return fmt::format("stopped after {} epochs: {} in a row without a better validation {}",
+                       r.epoch, r.epoch - r.best_epoch,
+                       NameOf<ValidationMetric>(kValidationMetrics, c.validation_metric));
+  }
   if (const std::optional<double> gap = r.relative_gap()) {
     return fmt::format("converged after {} epochs: relative duality gap {:.3g} <= --tol {:.3g}",
                        r.epoch, *gap, s.tol);
@@ -184,7 +196,7 @@ std::string ConvergedLine(const EpochReport& r, const ResolvedSettings& s, Solve
   return fmt::format(
       "converged after {} epochs: {} did not lower the best objective by more than "
       "--tol {:.3g} of it",
-      r.epoch, sgd ? "5 epochs in a row" : "the last epoch", s.tol);
+      r.epoch, sgd ? fmt::format("{} epochs in a row", c.patience) : "the last epoch", s.tol);
 }
 
 std::string SettingsText(const Trainer& trainer, const std::string& train,

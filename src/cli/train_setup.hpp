@@ -18,7 +18,7 @@ std::string SetupLines(const OptionParser& parser, const Trainer& trainer, const
                        uint64_t rows, uint64_t nonzeros);
 
 // Why the run stopped before its last epoch.
-std::string ConvergedLine(const EpochReport& r, const ResolvedSettings& s, Solver solver);
+std::string ConvergedLine(const EpochReport& r, const ResolvedSettings& s, const TrainConfig& c);
 
 // The settings text of the model file (io/model_file.hpp), for people and `parsgd info`: where
 // the data came from (`train`), the run's resolved settings as the settings table records them,

@@ -116,6 +116,7 @@ bool OuterStep(const TrainConfig& c) { return !c.outer.plain(); }
 bool Elastic(const TrainConfig& c) { return c.scheme == SchemeKind::kElastic; }
 bool ClassWeighted(const TrainConfig& c) { return c.class_weight != "none"; }
 bool L1Penalty(const TrainConfig& c) { return c.l1 > 0; }
+bool HeldOut(const TrainConfig& c) { return c.validation_fraction > 0; }
 
 std::vector<Setting> MakeTable() {
   const std::vector<SettingWord> automatic = {{"auto", 0}};
@@ -177,12 +178,29 @@ std::vector<Setting> MakeTable() {
   t.push_back(With(
       Real("tol",
            "stop once the relative duality gap is at most this (dual-cd), an epoch lowers "
-           "the objective by at most this of it (cd), or 5 epochs in a row do not lower the "
-           "best objective by more than this of it (sgd) (auto: dual-cd 1e-4 for hinge, "
+           "the objective by at most this of it (cd), or --patience epochs in a row do not lower "
+           "the best objective by more than this of it (sgd) (auto: dual-cd 1e-4 for hinge, "
            "1e-5 for squared-hinge and logistic; cd 1e-6; sgd none)",
            [](auto& c) -> auto& { return c.tol; }, 0, 1, true, {{"auto", -1}, {"none", 0}}),
       always));
   const Applies sgd{.runs = kSgdOnly};
+  t.push_back(With(Real("validation-fraction",
+                        "early stopping: the share of the training rows held out (by the seed; "
+                        "of each class), measured after every epoch; the best epoch's model is "
+                        "kept (0: none)",
+                        [](auto& c) -> auto& { return c.validation_fraction; }, 0, 0.9),
+                   sgd, {.identity = "validation_fraction", .when = HeldOut, .text = true}));
+  t.push_back(With(Int("patience",
+                       "stop after this many epochs in a row without a better validation "
+                       "measure (early stopping: --validation, --validation-fraction), or, with "
+                       "--tol, without lowering the best objective by more than tol of it",
+                       [](auto& c) -> auto& { return c.patience; }, 1, 1000000),
+                   {.runs = kSgdOnly, .stopping = true}));
+  t.push_back(With(Choice<ValidationMetric>("validation-metric",
+                                            "early stopping: what the held-out rows are judged by",
+                                            kValidationMetrics,
+                                            [](auto& c) -> auto& { return c.validation_metric; }),
+                   {.runs = kSgdOnly, .held_out = true}));
   t.push_back(With(Real("learning-rate",
                         "initial step size eta0 (auto: 0.5 / (curvature * mean squared row "
                         "norm); for the optimal schedule Bottou's 1 / (l2 t0))",
@@ -635,6 +653,15 @@ std::string WhyNotApplied(const Setting& s, const TrainConfig& c, int ranks) {
         JoinAnd(a.schedules,
                 [](ScheduleKind k) { return std::string(NameOf<ScheduleKind>(kScheduleKinds, k)); }),
         NameOf<ScheduleKind>(kScheduleKinds, c.schedule));
+  }
+  const bool held_out = c.validation_fraction > 0 || c.held_out_file;
+  if (a.held_out && !held_out) {
+    return "it applies where rows are held out (--validation FILE or --validation-fraction); this "
+           "run holds none out";
+  }
+  if (a.stopping && !held_out && !(c.tol > 0)) {
+    return "it applies where rows are held out (--validation FILE or --validation-fraction) or "
+           "with --tol; this run has neither";
   }
   if (!Holds(a.outer_kinds, c.outer.kind)) {
     return fmt::format(

@@ -184,6 +184,10 @@ void ValidateConfig(const TrainConfig& c, int ranks, const GivenSetting& given) 
   for (const Setting& s : TrainSettings()) CheckSetting(s, s.get(c));
   auto fail = [](const std::string& what) { throw SettingError(what); };
   ValidateScheme(c, ranks);
+  if (c.held_out_file && c.validation_fraction > 0) {
+    fail("`validation-fraction` holds out training rows where held-out rows of their own are "
+         "given (--validation FILE): give one of them");
+  }
   if (c.backend == Backend::kOffload && !IsLinear(c.model)) {
     fail(
         "`backend` offload trains the linear models (logistic, hinge, squared, softmax); the "

@@ -21,7 +21,8 @@ RunLoopResult RunEpochs(Trainer& trainer, const RunLoopOptions& options,
     EpochReport report;
     try {
       const bool evaluate = options.evaluations == RunLoopOptions::Evaluations::kEveryEpoch ||
-                            trainer.settings().tol > 0 || trainer.epochs_done() + 1 == epochs;
+                            trainer.settings().tol > 0 || trainer.early_stopping() ||
+                            trainer.epochs_done() + 1 == epochs;
       report = trainer.RunEpoch(evaluate);
     } catch (const Error& e) {
       if (last_checkpoint < 0) throw;
@@ -54,6 +55,12 @@ RunLoopResult RunEpochs(Trainer& trainer, const RunLoopOptions& options,
       last_checkpoint = done;
     }
     if (report.converged) break;
+  }
+  // Early stopping: the run ends with the best epoch's model (after the last checkpoint, which
+  // holds the last epoch's state and the best one's model).
+  if (trainer.early_stopping()) {
+    result.best = trainer.best_epoch();
+    trainer.UseBestEpoch();
   }
   return result;
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "offload/offload_learner.hpp"
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/config/settings.hpp"
+#include "parsgd/data/holdout.hpp"
 #include "parsgd/model/class_weights.hpp"
 #include "parsgd/model/evaluate.hpp"
 #include "parsgd/model/targets.hpp"
@@ -31,15 +33,17 @@
 namespace parsgd {
 namespace {
 
-constexpr uint64_t kOrderStream = 0x6f72646572;  // "order"
+constexpr uint64_t kOrderStream = 0x6f72646572;     // "order"
+constexpr uint64_t kHoldoutStream = 0x68656c64;     // "held"
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
 // The stopping rule without a dual (ResolvedSettings::tol): the objective has not fallen below the
-// best so far by more than tol of it for `patience` epochs in a row: 5 for SGD (scikit-learn's rule
-// and its n_iter_no_change = 5: a stochastic objective rises now and then), 1 for primal cd (whose
+// best so far by more than tol of it for `patience` epochs in a row: --patience (5) for SGD
+// (scikit-learn's rule and its n_iter_no_change: a stochastic objective rises now and then), 1 for
+// primal cd (whose
 // epochs lower it every time). Counted within this process: a resumed run starts counting afresh.
 struct Progress {
   std::optional<double> best;
@@ -56,16 +60,43 @@ struct Progress {
   }
 };
 
+// Early stopping on held-out rows: the best epoch by the validation metric, its model and report,
+// and the epochs since the last improvement. An epoch improves on the best where its loss is lower
+// by more than kImprovement of it, or its accuracy higher; the best model is the best value's,
+// improvement or not.
+struct EarlyStop {
+  static constexpr double kImprovement = 1e-4;
+  std::optional<EpochReport> best;
+  std::optional<Model> model;  // the best epoch's
+  int stale = 0;
+
+  static double Value(const EpochReport& r, ValidationMetric metric) {
+    return metric == ValidationMetric::kLoss ? *r.validation_loss : -*r.validation_accuracy;
+  }
+  // After an evaluated epoch: whether it is the best so far, and whether the run should stop.
+  bool Update(const EpochReport& r, ValidationMetric metric, int patience, bool& is_best) {
+    const double v = Value(r, metric);
+    is_best = !best || v < Value(*best, metric);
+    const bool improved =
+        !best || (metric == ValidationMetric::kLoss
+                      ? v < Value(*best, metric) - kImprovement * std::abs(Value(*best, metric))
+                      : v < Value(*best, metric));
+    stale = improved ? 0 : stale + 1;
+    return stale >= patience;
+  }
+};
+
 // The stopping rule after an epoch: the relative duality gap where the solver has a dual, else
 // Progress.
-bool Converged(const EpochReport& r, Progress& progress, double tol, Solver solver) {
+bool Converged(const EpochReport& r, Progress& progress, double tol, Solver solver,
+               int patience) {
   if (tol <= 0) return false;
   if (r.partial) {  // the best objective still counts; the test waits for a whole epoch
     progress.Stalled(r.objective, tol, 1);
     return false;
   }
   if (const std::optional<double> gap = r.relative_gap()) return *gap <= tol;
-  return progress.Stalled(r.objective, tol, solver == Solver::kSgd ? 5 : 1);
+  return progress.Stalled(r.objective, tol, solver == Solver::kSgd ? patience : 1);
 }
 
 // The identity of the training data of every rank together: the rows and nonzeros summed, and a
@@ -123,7 +154,8 @@ struct Weighted {
 // every rank), scales each set's weights to a mean of 1, and refuses weighted rows where the run
 // would not weigh them (test rows: where its evaluation would not). Collective.
 Weighted WeighRows(const TrainConfig& given, const Dataset& train, Targets& train_targets,
-                   std::optional<Targets>& test_targets, Communicator& ranks) {
+                   std::optional<Targets>& test_targets, std::optional<Targets>& held_targets,
+                   Communicator& ranks) {
   if (given.class_weight != "none") {
     ranks.AgreeOn([&] {
       if (train.label_kind() == LabelKind::kValues) {
@@ -143,10 +175,13 @@ Weighted WeighRows(const TrainConfig& given, const Dataset& train, Targets& trai
     });
     WeighClasses(train_targets, weights);
     if (test_targets) WeighClasses(*test_targets, weights);
+    if (held_targets) WeighClasses(*held_targets, weights);
   }
   Weighted weighted;
   weighted.train = ScaleWeightsToMeanOne(train_targets, train.source(), ranks);
   if (test_targets) weighted.test = ScaleWeightsToMeanOne(*test_targets, "the test data", ranks);
+  // The held-out rows are measured by their weighted loss; their accuracy stays the share right.
+  if (held_targets) ScaleWeightsToMeanOne(*held_targets, "the held-out rows", ranks);
   // Every rank knows both flags (ScaleWeightsToMeanOne): they all refuse alike.
   const std::string why =
       !IsLinear(given.model)
@@ -168,9 +203,61 @@ Weighted WeighRows(const TrainConfig& given, const Dataset& train, Targets& trai
 
 }  // namespace
 
+namespace {
+
+std::span<const float> ParamsOf(const LinearModel& m) { return m.weights(); }
+std::span<const float> ParamsOf(const MlpModel& m) { return m.params(); }
+std::span<float> ParamsOf(LinearModel& m) { return m.weights(); }
+std::span<float> ParamsOf(MlpModel& m) { return m.params(); }
+
+// The best epoch in a checkpoint: its model's parameters and what its report says.
+void SaveEarlyStop(const EarlyStop& e, TrainingState& state) {
+  if (!e.best || !e.model) return;
+  std::visit([&](const auto& m) { state.Put("best.params", ParamsOf(m)); }, *e.model);
+  const EpochReport& b = *e.best;
+  auto put = [&](const char* name, double v) { state.Put(name, std::bit_cast<uint64_t>(v)); };
+  state.Put("best.epoch", static_cast<uint64_t>(b.epoch));
+  state.Put("best.stale", static_cast<uint64_t>(e.stale));
+  put("best.objective", b.objective);
+  put("best.train_accuracy", b.train_accuracy);
+  put("best.validation_loss", *b.validation_loss);
+  put("best.validation_accuracy", *b.validation_accuracy);
+  if (b.test_loss) put("best.test_loss", *b.test_loss);
+  if (b.test_accuracy) put("best.test_accuracy", *b.test_accuracy);
+}
+
+// Back from a checkpoint (none: the run starts without a best epoch); `current`: a model of the
+// run's shape, copied and given the best parameters.
+template <class M>
+void LoadEarlyStop(const TrainingState& state, const M& current, EarlyStop& e) {
+  e = EarlyStop{};
+  if (!state.Has("best.params")) return;
+  M best = current;
+  state.Get("best.params", ParamsOf(best));
+  e.model = std::move(best);
+  auto get = [&](const char* name) { return std::bit_cast<double>(state.Counter(name)); };
+  EpochReport b;
+  b.epoch = static_cast<int>(state.Counter("best.epoch"));
+  b.best_epoch = b.epoch;
+  b.objective = get("best.objective");
+  b.train_accuracy = get("best.train_accuracy");
+  b.validation_loss = get("best.validation_loss");
+  b.validation_accuracy = get("best.validation_accuracy");
+  if (state.Has("best.test_loss")) b.test_loss = get("best.test_loss");
+  if (state.Has("best.test_accuracy")) b.test_accuracy = get("best.test_accuracy");
+  e.best = b;
+  e.stale = static_cast<int>(state.Counter("best.stale"));
+}
+
+}  // namespace
+
 struct Trainer::State {
+  std::optional<Holdout> holdout;  // --validation-fraction: the rows kept and those held out
   const Dataset& train;
   const Dataset* test;
+  const Dataset* validation = nullptr;  // held-out rows: holdout's, or a file's
+  std::optional<Targets> validation_targets;
+  EarlyStop early;
   Executor& executor;
   SoloCommunicator solo;
   Communicator* comm = &solo;  // the ranks of the run
@@ -187,22 +274,39 @@ struct Trainer::State {
   int epochs_done = 0;
   Progress progress;
 
-  State(const Dataset& tr, const Dataset* te, Executor& ex) : train(tr), test(te), executor(ex) {}
+  State(const TrainConfig& given, const Dataset& tr, const Dataset* te, const Dataset* held,
+        Executor& ex, int rank)
+      : holdout(given.validation_fraction > 0
+                    ? std::optional<Holdout>(HoldOut(
+                          tr, given.validation_fraction,
+                          DeriveSeed(given.seed, {kHoldoutStream, static_cast<uint64_t>(rank)})))
+                    : std::nullopt),
+        train(holdout ? holdout->kept : tr),
+        test(te),
+        validation(holdout ? &holdout->held : held),
+        executor(ex) {}
 };
 
-Trainer::Trainer(const TrainConfig& config, const Dataset& train, const Dataset* test,
-                 Executor& executor, Communicator* comm)
-    : Trainer(CheckedConfig(config, comm != nullptr ? comm->size() : 1), train, test, executor,
-              comm) {}
+Trainer::Trainer(const TrainConfig& config, const Dataset& train_rows, const Dataset* test,
+                 Executor& executor, Communicator* comm, const Dataset* validation)
+    : Trainer(CheckedConfig(config, comm != nullptr ? comm->size() : 1), train_rows, test,
+              executor, comm, validation) {}
 
-Trainer::Trainer(const CheckedConfig& checked, const Dataset& train, const Dataset* test,
-                 Executor& executor, Communicator* comm)
-    : state_(std::make_unique<State>(train, test, executor)) {
+Trainer::Trainer(const CheckedConfig& checked, const Dataset& train_rows, const Dataset* test,
+                 Executor& executor, Communicator* comm, const Dataset* validation) {
+  const TrainConfig& given = checked.config();
+  if (given.held_out_file != (validation != nullptr)) {
+    throw Error(validation != nullptr
+                    ? "Trainer: held-out rows given without the config's held_out_file"
+                    : "Trainer: the config's held_out_file is set but no held-out rows are given");
+  }
+  state_ = std::make_unique<State>(given, train_rows, test, validation, executor,
+                                   comm != nullptr ? comm->rank() : 0);
   State& s = *state_;
+  const Dataset& train = s.train;
   if (comm != nullptr) s.comm = comm;
   Communicator& ranks = *s.comm;
   const bool shared = ranks.size() > 1;
-  const TrainConfig& given = checked.config();
   if (checked.ranks() != ranks.size()) {
     throw Error(fmt::format("Trainer: the settings were checked for {} ranks; the run has {}",
                             checked.ranks(), ranks.size()));
@@ -219,8 +323,12 @@ Trainer::Trainer(const CheckedConfig& checked, const Dataset& train, const Datas
       shared ? MakeShareTargets(given.model, train, ranks) : MakeTargets(given.model, train);
   ranks.AgreeOn([&] {
     if (test != nullptr) s.test_targets = MakeTargets(given.model, *test, s.train_targets.labels);
+    if (s.validation != nullptr) {
+      s.validation_targets = MakeTargets(given.model, *s.validation, s.train_targets.labels);
+    }
   });
-  s.weighted = WeighRows(given, train, s.train_targets, s.test_targets, ranks);
+  s.weighted =
+      WeighRows(given, train, s.train_targets, s.test_targets, s.validation_targets, ranks);
 
   Resolution r = Resolve(given, train, s.train_targets, executor, ranks);
   const TrainConfig& config = r.config;
@@ -261,6 +369,14 @@ Trainer::~Trainer() = default;
 const ResolvedSettings& Trainer::settings() const { return state_->settings; }
 const TrainConfig& Trainer::config() const { return state_->config; }
 int Trainer::epochs_done() const { return state_->epochs_done; }
+bool Trainer::early_stopping() const { return state_->validation != nullptr; }
+std::optional<EpochReport> Trainer::best_epoch() const { return state_->early.best; }
+
+void Trainer::UseBestEpoch() {
+  State& s = *state_;
+  if (!s.early.best || s.early.best->epoch == s.epochs_done || !s.early.model) return;
+  std::visit([&](const auto& m) { s.learner->StartFrom(m); }, *s.early.model);
+}
 Communicator& Trainer::communicator() const { return *state_->comm; }
 
 const LinearModel& Trainer::model() const {
@@ -358,13 +474,35 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
     report.test_accuracy = on_test.accuracy;
     if (s.weighted.test) report.test_weighted_accuracy = on_test.weighted_accuracy;
   }
+  if (s.validation != nullptr) {
+    const Evaluation held = evaluation(*s.validation, *s.validation_targets);
+    report.validation_loss = held.mean_loss;
+    report.validation_accuracy = held.accuracy;
+  }
   report.dual_objective = s.learner->DualObjective();
   report.eval_seconds = Seconds(eval_start);
 
   if (!std::isfinite(report.objective) || !std::isfinite(report.progressive_loss)) {
     throw Diverged(report, s.settings.eta0);
   }
-  report.converged = Converged(report, s.progress, s.settings.tol, s.config.solver);
+  report.converged =
+      Converged(report, s.progress, s.settings.tol, s.config.solver, s.config.patience);
+  if (s.validation != nullptr) {
+    bool is_best = false;
+    const bool stop =
+        s.early.Update(report, s.config.validation_metric, s.config.patience, is_best);
+    if (is_best) {
+      report.best_epoch = report.epoch;
+      s.early.best = report;
+      if (const LinearModel* m = s.learner->linear()) {
+        s.early.model = *m;
+      } else {
+        s.early.model = *s.learner->mlp();
+      }
+    }
+    report.best_epoch = s.early.best->epoch;
+    report.converged = report.converged || stop;
+  }
   return report;
 }
 
@@ -393,6 +531,7 @@ TrainingState Trainer::Snapshot() const {
   state_->learner->Save(state);
   if (state_->combiner) state_->combiner->Save(state);
   state.Put("epochs_done", static_cast<uint64_t>(state_->epochs_done));
+  SaveEarlyStop(state_->early, state);
   return state;
 }
 
@@ -406,6 +545,13 @@ void Trainer::Restore(const TrainingState& state) {
   s.learner->Load(state);
   if (s.combiner) s.combiner->Load(state);
   s.epochs_done = static_cast<int>(epochs);
+  if (s.validation != nullptr) {
+    if (const LinearModel* m = s.learner->linear()) {
+      LoadEarlyStop(state, *m, s.early);
+    } else {
+      LoadEarlyStop(state, *s.learner->mlp(), s.early);
+    }
+  }
 }
 
 std::string Trainer::RunIdentity() const {

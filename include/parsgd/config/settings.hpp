@@ -72,6 +72,9 @@ struct Applies {
   std::vector<OuterKind> outer_kinds;     // empty: every outer optimiser
   bool ranks_only = false;                // only in a run across ranks (mpirun)
   bool across_ranks = false;              // also in every run across ranks, whatever its scheme
+  bool held_out = false;  // only where rows are held out (TrainConfig::validation_fraction or
+                          // held_out_file): early stopping's own
+  bool stopping = false;  // only where a stopping rule counts epochs: rows held out, or --tol
 };
 
 // How a setting is recorded in what a run writes: the run identity (a checkpoint's: what a resumed

@@ -39,6 +39,14 @@ inline constexpr Named<Bias> kBiases[] = {
     {Bias::kOff, "off", "held at 0: the problem without a bias (LIBLINEAR's default)"},
 };
 
+// Early stopping's measure of the held-out rows (--validation-metric).
+enum class ValidationMetric { kLoss, kAccuracy };
+
+inline constexpr Named<ValidationMetric> kValidationMetrics[] = {
+    {ValidationMetric::kLoss, "loss", "the mean loss (lower is better)"},
+    {ValidationMetric::kAccuracy, "accuracy", "the share of rows predicted right"},
+};
+
 // The SVM duals' shrinking (--solver dual-cd, hinge and squared-hinge): variables at a bound set
 // aside (their rows skipped) while their derivative keeps them there, as LIBLINEAR does.
 enum class Shrinking { kOn, kOff };
@@ -98,6 +106,14 @@ struct TrainConfig {
   double l2 = -1;    // -1: 1 / rows (LIBLINEAR's default C = 1); on hashed text 1 / (20 rows);
                      // 0 where l1 is above 0
   double l1 = 0;     // the L1 penalty l1 ||w||_1 (linear models; sgd and cd)
+  // Early stopping: the share of the training rows held out (0: none; --validation FILE gives
+  // held-out rows of their own), the epochs without improvement it waits, and its measure.
+  double validation_fraction = 0;
+  int patience = 5;
+  ValidationMetric validation_metric = ValidationMetric::kLoss;
+  // Not a setting: the caller gives the held-out rows of a file of their own (the command line's
+  // --validation FILE; Trainer::SetValidation).
+  bool held_out_file = false;
   std::string class_weight = "none";  // "balanced" or "LABEL:W,..." (model/class_weights.hpp)
   Normalization normalize = Normalization::kMaxAbs;
   Bias bias = Bias::kOn;                 // linear models

@@ -45,6 +45,12 @@ struct EpochReport {
   // share of the rows predicted right (Evaluation::weighted_accuracy).
   std::optional<double> train_weighted_accuracy;
   std::optional<double> test_weighted_accuracy;
+  // Early stopping (rows held out: --validation, --validation-fraction): their mean loss and
+  // accuracy after the epoch, and the best epoch so far by --validation-metric (this one, or an
+  // earlier one whose model the run keeps).
+  std::optional<double> validation_loss;
+  std::optional<double> validation_accuracy;
+  int best_epoch = 0;
   // The dual solver's dual objective D(a) on the objective's scale (D <= the optimum <= objective):
   // the duality gap objective - D bounds how far the weights are from the optimum.
   std::optional<double> dual_objective;

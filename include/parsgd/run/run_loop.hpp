@@ -13,6 +13,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "parsgd/config/train_config.hpp"
@@ -42,11 +43,15 @@ struct RunLoopResult {
   EpochReport last;          // the last complete epoch's report (epoch 0: none ran)
   bool interrupted = false;  // the executor's stop flag ended an epoch early
   TrainingState consistent;  // the state after the last complete epoch (empty with kNone)
+  // Early stopping (Trainer::early_stopping): the best epoch's report; the trainer then holds its
+  // model (Trainer::UseBestEpoch).
+  std::optional<EpochReport> best;
 };
 
-// Runs epochs until the trainer's last one, the stopping rule (EpochReport::converged) or an
-// interrupt, calling on_epoch(report, seconds since the loop began) after each complete epoch; the
-// last epoch run writes a checkpoint (with options.checkpoint). A training error after a checkpoint
+// Runs epochs until the trainer's last one, the stopping rule (EpochReport::converged: --tol, or
+// early stopping's patience) or an interrupt, calling on_epoch(report, seconds since the loop
+// began) after each complete epoch; the last epoch run writes a checkpoint (with
+// options.checkpoint). A training error after a checkpoint
 // was written is rethrown as parsgd::Error with the checkpoint's epoch and path added. Across ranks
 // (Trainer::communicator()) every rank runs it in step and rank 0 writes the checkpoints.
 RunLoopResult RunEpochs(Trainer& trainer, const RunLoopOptions& options,

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/config/train_config.hpp"
@@ -45,10 +46,17 @@ class Trainer {
   // The settings come checked (CheckedConfig, config/train_config.hpp), for as many ranks as `comm`
   // has; with the settings the user gave, one that the scheme auto resolves to would ignore is
   // refused (SettingError). The second form checks `config` itself.
+  // Early stopping: `validation` (with config.held_out_file) gives held-out rows of a file of
+  // their own; config.validation_fraction > 0 holds out that share of `train` instead (HoldOut,
+  // data/holdout.hpp: the trainer keeps both parts; seeded by config.seed, and by the rank).
+  // Every epoch is then measured on them (EpochReport::validation_loss, validation_accuracy),
+  // the best epoch's model is kept (by config.validation_metric), and the run stops
+  // (EpochReport::converged) after config.patience epochs in a row without a better one;
+  // UseBestEpoch() puts that model back.
   Trainer(const CheckedConfig& config, const Dataset& train, const Dataset* test,
-          Executor& executor, Communicator* comm = nullptr);
+          Executor& executor, Communicator* comm = nullptr, const Dataset* validation = nullptr);
   Trainer(const TrainConfig& config, const Dataset& train, const Dataset* test, Executor& executor,
-          Communicator* comm = nullptr);
+          Communicator* comm = nullptr, const Dataset* validation = nullptr);
   ~Trainer();
   Trainer(const Trainer&) = delete;
   Trainer& operator=(const Trainer&) = delete;
@@ -68,6 +76,14 @@ class Trainer {
   EpochReport RunEpoch(bool evaluate = true);
 
   int epochs_done() const;
+  // Whether rows are held out for early stopping (every epoch is then evaluated).
+  bool early_stopping() const;
+  // Early stopping: the best epoch's report so far (none before the first evaluated epoch or
+  // without held-out rows), and its model put back in place of the current one (a no-op where the
+  // current epoch is the best). The run then holds that model; RunEpoch would continue from it
+  // with the optimiser state of the last epoch.
+  std::optional<EpochReport> best_epoch() const;
+  void UseBestEpoch();
   // The ranks of the run (a SoloCommunicator when none was given).
   Communicator& communicator() const;
 
