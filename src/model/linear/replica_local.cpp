@@ -75,9 +75,12 @@ class LinearReplicaLocal {
 
   // Worker w trains `replica`, its own (no other thread reads or writes it while it trains: plain
   // loads and stores), on its minibatches [m_begin, m_end).
-  void Train(const Context& c, int w, const ParamArrays& replica, uint64_t& steps, uint64_t m_begin,
-             uint64_t m_end) {
+  void Train(const Context& c, int w, const ParamArrays& replica, uint64_t& replica_steps,
+             uint64_t m_begin, uint64_t m_end) {
     Worker& r = workers_[w];
+    // The replica's step count, counted here and stored at the end: the replicas' counters share
+    // cache lines, and a store a sample to one contended them.
+    uint64_t steps = replica_steps;
     for (std::vector<uint32_t>& owned : r.touched) {
       for (uint32_t j : owned) r.seen[j] = 0;  // the previous combining step covered them
       owned.clear();
@@ -90,13 +93,13 @@ class LinearReplicaLocal {
     const double rows = static_cast<double>(c.data->rows());
     const std::atomic<bool>& stop = c.executor->stop_flag();  // checked per block or minibatch
     // A replica's steps an epoch: its shard's samples (about rows / workers), or minibatches.
-    const double replica_steps = rows / (static_cast<double>(c.workers) * c.batch);
+    const double steps_an_epoch = rows / (static_cast<double>(c.workers) * c.batch);
     auto context = [&](uint64_t i) {  // this worker's progress, scaled by the worker count
       const double samples = static_cast<double>(i) * c.workers;
       RuleContext rc = MakeRuleContext(c.optimizer, StepAt(c, samples),
                                        c.batch == 1 ? c.epoch * rows + samples + 1
                                                     : double(steps + 1));
-      rc.penalty = PenaltyClock(c, samples, replica_steps);  // --l1: the steps before i
+      rc.penalty = PenaltyClock(c, samples, steps_an_epoch);  // --l1: the steps before i
       return rc;
     };
     if (c.batch == 1) {
@@ -109,8 +112,10 @@ class LinearReplicaLocal {
           rc = context(i);
           clock = rc.penalty;
         }
-        clock += rc.eta;
-        rc.penalty = clock;
+        if (p.l1_rates != nullptr) {
+          clock += rc.eta;
+          rc.penalty = clock;
+        }
         PrefetchAhead(*c.data, c.targets, r.shard, i);
         if constexpr (Head::kOutputs != 1) {
           if (i + 1 < end) {
@@ -148,6 +153,7 @@ class LinearReplicaLocal {
       }
     }
     r.done += end - begin;
+    replica_steps = steps;
   }
 
   // After the period: a step planned sparse covers the whole model all the same when the replicas

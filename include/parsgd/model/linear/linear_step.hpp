@@ -107,6 +107,32 @@ inline void LinearScores(const LinearParams& p, const SparseRow& x, float* z) {
   }
 }
 
+// The writes of one chunk of LinearUpdate's coordinates, with or without the L1 term. Always
+// inlined: a call would let the chunk's arrays escape, and the compiler then reloads them after
+// every write of a weight (which it must assume may alias them): 16% of the per-sample replicas'
+// epoch.
+template <class Rule, class Write, bool kL1>
+[[gnu::always_inline]] inline void ApplyChunk(const ParamArrays& arrays, const uint32_t* index,
+                                              uint32_t n, int k_out, const float* d,
+                                              const float* input, const float* reg,
+                                              const float* scale, const float* l1,
+                                              const RuleContext& c, const FeatureRate* rates) {
+  for (uint32_t e = 0; e < n; ++e) {
+    const uint64_t at = static_cast<uint64_t>(index[e]) * k_out;
+    const float a = kL1 ? l1[e] : 0.f;
+    if constexpr (Rule::kScaleFree) {
+      const RuleContext ce = rates ? FeatureContext<Rule>(c, scale[e]) : c;
+      for (int k = 0; k < k_out; ++k) {
+        Rule::template Apply<Write, kL1>(arrays, at + k, d[k] * input[e], reg[e], ce, a);
+      }
+    } else {
+      for (int k = 0; k < k_out; ++k) {
+        Rule::template Apply<Write, kL1>(arrays, at + k, d[k] * input[e], reg[e], c, a);
+      }
+    }
+  }
+}
+
 // Applies the rule to the coordinates row x touches, given d_k = dloss/dz_k: coordinate (j, k) gets
 // loss gradient d_k m_j x_j and L2 term m_j r_j; bias k gets d_k and none. Out of line: inlined
 // into the per-sample loop under plain writes (sequential), the one-output loop ran out of
@@ -133,23 +159,6 @@ template <int kOutputs, class Rule, class Write, class BiasWrite>
   float input[kChunk], reg[kChunk];
   [[maybe_unused]] float scale[Rule::kScaleFree ? kChunk : 1];  // m_j, for FeatureContext
   [[maybe_unused]] float l1[kChunk];                            // the L1 terms, with p.l1_rates
-  // The writes of a chunk, with or without the L1 term.
-  auto apply = [&]<bool kL1>(const uint32_t* index, uint32_t n) {
-    for (uint32_t e = 0; e < n; ++e) {
-      const uint64_t at = static_cast<uint64_t>(index[e]) * k_out;
-      const float a = kL1 ? l1[e] : 0.f;
-      if constexpr (Rule::kScaleFree) {
-        const RuleContext ce = p.rates ? FeatureContext<Rule>(c, scale[e]) : c;
-        for (int k = 0; k < k_out; ++k) {
-          Rule::template Apply<Write, kL1>(arrays, at + k, d[k] * input[e], reg[e], ce, a);
-        }
-      } else {
-        for (int k = 0; k < k_out; ++k) {
-          Rule::template Apply<Write, kL1>(arrays, at + k, d[k] * input[e], reg[e], c, a);
-        }
-      }
-    }
-  };
   for (uint32_t begin = 0; begin < x.nnz; begin += kChunk) {
     const uint32_t n = std::min(kChunk, x.nnz - begin);
     // Pointers, not x.value[begin + e]: a 32-bit index sum may wrap, so g++ kept it in vector
@@ -172,9 +181,10 @@ template <int kOutputs, class Rule, class Write, class BiasWrite>
     for (uint32_t e = 0; e < n; ++e) reg[e] = Rule::Prepare(c, reg[e]);
     if (p.l1_rates) {
       for (uint32_t e = 0; e < n; ++e) l1[e] = p.l1_rates[index[e]];
-      apply.template operator()<true>(index, n);
+      ApplyChunk<Rule, Write, true>(arrays, index, n, k_out, d, input, reg, scale, l1, c, p.rates);
     } else {
-      apply.template operator()<false>(index, n);
+      ApplyChunk<Rule, Write, false>(arrays, index, n, k_out, d, input, reg, scale, l1, c,
+                                     p.rates);
     }
   }
   if (!p.bias) return;
