@@ -33,8 +33,8 @@
 namespace parsgd {
 namespace {
 
-constexpr uint64_t kOrderStream = 0x6f72646572;     // "order"
-constexpr uint64_t kHoldoutStream = 0x68656c64;     // "held"
+constexpr uint64_t kOrderStream = 0x6f72646572;  // "order"
+constexpr uint64_t kHoldoutStream = 0x68656c64;  // "held"
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
@@ -43,8 +43,8 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 // The stopping rule without a dual (ResolvedSettings::tol): the objective has not fallen below the
 // best so far by more than tol of it for `patience` epochs in a row: --patience (5) for SGD
 // (scikit-learn's rule and its n_iter_no_change: a stochastic objective rises now and then), 1 for
-// primal cd (whose
-// epochs lower it every time). Counted within this process: a resumed run starts counting afresh.
+// primal cd (whose epochs lower it every time). Counted within this process: a resumed run starts
+// counting afresh.
 struct Progress {
   std::optional<double> best;
   int stale = 0;
@@ -200,10 +200,6 @@ Weighted WeighRows(const TrainConfig& given, const Dataset& train, Targets& trai
   }
   return weighted;
 }
-
-}  // namespace
-
-namespace {
 
 std::span<const float> ParamsOf(const LinearModel& m) { return m.weights(); }
 std::span<const float> ParamsOf(const MlpModel& m) { return m.params(); }
