@@ -171,6 +171,46 @@ TEST(Weights, WeightedSgdReachesTheOptimumOfTheRepeatedRows) {
   }
 }
 
+// --solver cd weighs rows too (LIBLINEAR's instance weights): integer weights reach the optimum of
+// the repeated rows, with the bias or without, with an L1 term too, one worker or two.
+TEST(Weights, WeightedCdReachesTheOptimumOfTheRepeatedRows) {
+  const Dataset data = testing::MakeProblem(300, 30, 6, 2, 0.2, 5);
+  std::vector<int> times(data.rows());
+  for (uint64_t i = 0; i < data.rows(); ++i) times[i] = static_cast<int>(i % 4);  // 0 to 3
+  const Dataset repeated = Repeated(data, times);
+  const Dataset weighted = Weighted(data, std::vector<float>(times.begin(), times.end()));
+  for (const ModelKind model : {ModelKind::kLogistic, ModelKind::kSquaredHinge}) {
+    for (const Bias bias : {Bias::kOff, Bias::kOn}) {
+      for (const double l1 : {0.0, 0.005}) {
+        for (const auto [scheme, threads] :
+             {std::pair{SchemeKind::kSequential, 1}, std::pair{SchemeKind::kHogwild, 2}}) {
+          SCOPED_TRACE(testing::Name(model) + " bias " + std::to_string(int(bias)) + " l1 " +
+                       std::to_string(l1) + " " + testing::Name(scheme));
+          TrainConfig c;
+          c.model = model;
+          c.solver = Solver::kCd;
+          c.bias = bias;
+          c.scheme = scheme;
+          c.threads = threads;
+          c.l2 = 0.01;
+          c.l1 = l1;
+          c.epochs = 200;
+          c.tol = 0;
+          auto executor = MakeTbbExecutor(threads);
+          auto last = [&](const Dataset& d) {
+            Trainer trainer(c, d, nullptr, *executor);
+            EpochReport r;
+            for (int e = 0; e < c.epochs; ++e) r = trainer.RunEpoch();
+            return r.objective;
+          };
+          const double target = last(repeated);
+          EXPECT_NEAR(last(weighted), target, 1e-6 * target);
+        }
+      }
+    }
+  }
+}
+
 // Weights that are all alike are no weights: the same model, bit for bit.
 TEST(Weights, EqualWeightsAreTheUnweightedRun) {
   const Dataset data = testing::MakeProblem(200, 30, 6, 2, 0.1, 6);
@@ -273,13 +313,14 @@ TEST(Weights, RunsThatDoNotWeighRowsRefuseThemByName) {
   for (std::size_t i = 0; i < w.size(); i += 2) w[i] = 2.f;
   const Dataset weighted = Weighted(data, w);
   auto executor = MakeTbbExecutor(1);
-  TrainConfig cd;
-  cd.solver = Solver::kCd;
+  TrainConfig dual;
+  dual.solver = Solver::kDualCd;
+  dual.bias = Bias::kOff;
   // Weights all alike are none (scaled to a mean of 1): nothing to refuse.
   const Dataset twos = Weighted(data, std::vector<float>(data.rows(), 2.f));
-  EXPECT_NO_THROW(Trainer(cd, twos, nullptr, *executor));
-  testing::ExpectError([&] { Trainer(cd, weighted, nullptr, *executor); },
-                       {"its rows have weights", "solver cd does not weigh rows yet"});
+  EXPECT_NO_THROW(Trainer(dual, twos, nullptr, *executor));
+  testing::ExpectError([&] { Trainer(dual, weighted, nullptr, *executor); },
+                       {"its rows have weights", "solver dual-cd does not weigh rows yet"});
   TrainConfig mlp;
   mlp.model = ModelKind::kMlp;
   testing::ExpectError([&] { Trainer(mlp, weighted, nullptr, *executor); },

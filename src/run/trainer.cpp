@@ -186,7 +186,7 @@ Weighted WeighRows(const TrainConfig& given, const Dataset& train, Targets& trai
   const std::string why =
       !IsLinear(given.model)
           ? fmt::format("model {}", NameOf<ModelKind>(kModelKinds, given.model))
-      : given.solver != Solver::kSgd
+      : given.solver == Solver::kDualCd
           ? fmt::format("solver {}", NameOf<Solver>(kSolvers, given.solver))
       : given.backend == Backend::kOffload ? std::string("backend offload")
                                            : std::string();

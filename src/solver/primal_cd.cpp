@@ -31,6 +31,10 @@
 // the column. w_j is written only by its block's worker; the scores by every worker whose columns
 // hold the row.
 //
+// Weighted rows (Targets::weights, a mean of 1): every row's loss and derivatives are scaled by its
+// weight in the sums above and in the line search, the bounds' sums of x_ij^2 too; the objective is
+// the weighted mean loss (LIBLINEAR's instance weights, C w_i per row).
+//
 // With a bias (--bias on: unregularised, the score is x.w + b), stepping b alone now and then is
 // not enough: on features of one sign the bias and the weights are coupled, and coordinate descent
 // crawls along the valley between them (b stepped once an epoch ended 1.8e-4 above the optimum of
@@ -141,16 +145,21 @@ class CdRunner final : public LinearRunner {
     const Dataset& data = *c.data;
     const uint64_t n = data.rows();
     if (columns_.offsets.empty()) {
-      rows_ = n;
+      weights_ = c.weights;
       columns_ = ColumnsOf(data, *c.executor);
       cuts_ = BalancedCuts(columns_, c.workers);
       scores_ = AlignedArray<float>(n);
       squares_.assign(columns_.features(), 0.0);
       sums_.assign(columns_.features(), 0.0);
+      if (weights_ != nullptr) column_weights_.assign(columns_.features(), 0.0);
+      rows_ = 0;
+      for (uint64_t i = 0; i < n; ++i) rows_ += RowWeight(i);
       for (uint64_t j = 0; j < columns_.features(); ++j) {
         for (uint64_t k = columns_.offsets[j]; k < columns_.offsets[j + 1]; ++k) {
-          squares_[j] += double(columns_.values[k]) * columns_.values[k];
-          sums_[j] += columns_.values[k];
+          const double r = RowWeight(columns_.rows[k]), v = columns_.values[k];
+          squares_[j] += r * v * v;
+          sums_[j] += r * v;
+          if (weights_ != nullptr) column_weights_[j] += r;
         }
       }
     }
@@ -351,13 +360,19 @@ class CdRunner final : public LinearRunner {
     return total;
   }
 
-  static void Add(float z, float y, RowSums& sums) {
-    sums.loss += Loss::Value(z, y);
+  // Row i's weight (the data's and its class's, scaled to a mean of 1: Targets::weights); 1
+  // without weights.
+  double RowWeight(uint64_t i) const { return weights_ != nullptr ? weights_[i] : 1.0; }
+
+  // Row i's terms, at score z, weighed by its weight.
+  void Add(uint64_t i, float z, float y, RowSums& sums) const {
+    const double r = RowWeight(i);
+    sums.loss += r * Loss::Value(z, y);
     if constexpr (kBias) {
       double d1, d2;
       Loss::Derivatives(z, y, d1, d2);
-      sums.g += d1;
-      sums.h += d2;
+      sums.g += r * d1;
+      sums.h += r * d2;
     }
   }
 
@@ -370,9 +385,9 @@ class CdRunner final : public LinearRunner {
       for (uint32_t e = 0; e < x.nnz; ++e) z += x.value[e] * w[x.index[e]];
       scores_[i] = z;
       if constexpr (kBias) {
-        Add(z + b, c.targets[i], sums);
+        Add(i, z + b, c.targets[i], sums);
       } else {
-        sums.loss += Loss::Value(z, c.targets[i]);
+        sums.loss += RowWeight(i) * Loss::Value(z, c.targets[i]);
       }
     });
   }
@@ -387,7 +402,7 @@ class CdRunner final : public LinearRunner {
     double d = -at.g / at.h;
     bool granted = Loss::kExact;
     if constexpr (!Loss::kExact) {
-      granted = at.h >= Loss::kMaxD2 * double(rows_) / (2 * (1 - kArmijo));
+      granted = at.h >= Loss::kMaxD2 * rows_ / (2 * (1 - kArmijo));
     }
     if (granted) {
       at.g = 0;
@@ -397,7 +412,7 @@ class CdRunner final : public LinearRunner {
       const float next = static_cast<float>(b + d);
       if (next == b) break;
       const RowSums there = OverRows(
-          c, [&](uint64_t i, RowSums& sums) { Add(scores_[i] + next, c.targets[i], sums); });
+          c, [&](uint64_t i, RowSums& sums) { Add(i, scores_[i] + next, c.targets[i], sums); });
       if (there.loss - at.loss <= kArmijo * at.g * d) {
         at = there;
         return next;
@@ -407,9 +422,17 @@ class CdRunner final : public LinearRunner {
   }
 
   // One step on coordinate j (with the bias: along the centred feature); returns the step's move
-  // of b times -1 (d xbar_j), 0 without a bias or a step.
+  // of b times -1 (d xbar_j), 0 without a bias or a step. kWeighted: the rows have weights
+  // (weights_), which scale each row's terms.
   double Step(uint64_t j, const float* y, float* z, float& wj, double inv_n, double scale,
               const BiasView& bias, double& violation) {
+    return weights_ != nullptr ? Step<true>(j, y, z, wj, inv_n, scale, bias, violation)
+                               : Step<false>(j, y, z, wj, inv_n, scale, bias, violation);
+  }
+  template <bool kWeighted>
+  double Step(uint64_t j, const float* y, float* z, float& wj, double inv_n, double scale,
+              const BiasView& bias, double& violation) {
+    [[maybe_unused]] const float* const rw = weights_;
     const uint64_t begin = columns_.offsets[j], end = columns_.offsets[j + 1];
     const uint32_t* const rows = columns_.rows.data();
     const float* const values = columns_.values.data();
@@ -424,10 +447,17 @@ class CdRunner final : public LinearRunner {
       double d1, d2;
       if constexpr (kBias) {
         Loss::Derivatives(Write::Load(z[i]) + bias.offset, y[i], d1, d2);
-        h1 += d2 * v;
-        g0 += d1;
       } else {
         Loss::Derivatives(Write::Load(z[i]), y[i], d1, d2);
+      }
+      if constexpr (kWeighted) {
+        if (k + kAhead < end) Prefetch(rw + rows[k + kAhead]);
+        d1 *= rw[i];
+        d2 *= rw[i];
+      }
+      if constexpr (kBias) {
+        h1 += d2 * v;
+        g0 += d1;
       }
       g += d1 * v;
       h += d2 * v * v;
@@ -459,7 +489,7 @@ class CdRunner final : public LinearRunner {
     if (d == 0) return 0;
     if constexpr (!Loss::kExact) {
       double squares = squares_[j];  // sum_i (x_ij - xbar_j)^2 over every row
-      if constexpr (kBias) squares += mean * (mean * double(rows_) - 2 * sums_[j]);
+      if constexpr (kBias) squares += mean * (mean * rows_ - 2 * sums_[j]);
       const double bound = scale * Loss::kMaxD2 * squares * inv_n + l2_;
       int t = h >= bound / (2 * (1 - kArmijo)) ? kHalvings + 1 : 0;  // granted: no test
       for (; t < kHalvings; ++t, d *= 0.5) {
@@ -473,10 +503,17 @@ class CdRunner final : public LinearRunner {
           }
           double zi = Write::Load(z[i]);
           if constexpr (kBias) zi += bias.offset;
-          change += Loss::Value(zi + scale * d * values[k] - shift, y[i]) - Loss::Value(zi, y[i]);
+          const double delta =
+              Loss::Value(zi + scale * d * values[k] - shift, y[i]) - Loss::Value(zi, y[i]);
+          if constexpr (kWeighted) {
+            change += rw[i] * delta;
+          } else {
+            change += delta;
+          }
         }
-        if constexpr (kBias) {
-          const double outside = double(rows_) - double(end - begin);
+        if constexpr (kBias) {  // the rows outside the column, by their weight
+          const double outside =
+              rows_ - (kWeighted ? column_weights_[j] : static_cast<double>(end - begin));
           change += -shift * (bias.g - g0) + 0.5 * Loss::kMaxD2 * shift * shift * outside;
         }
         const double l1_change = l1_ * (std::abs(wj + d) - std::abs(double(wj)));
@@ -517,7 +554,9 @@ class CdRunner final : public LinearRunner {
   double bound_ = std::numeric_limits<double>::infinity();
   double last_objective_ = std::numeric_limits<double>::quiet_NaN();
   uint64_t features_;  // of the model: the bias is weights[features_]
-  uint64_t rows_ = 0;  // of the training data
+  double rows_ = 0;  // of the training data: their weights' sum (their count, unweighted)
+  const float* weights_ = nullptr;      // RunContext::weights: the rows', or null
+  std::vector<double> column_weights_;  // with weights: sum_i w_i over each column's rows
   std::vector<Worker> workers_;
   // --bias on, the shared schemes: the epoch's moves of b (through atomic_ref).
   alignas(kCacheLine) double moved_ = 0;
@@ -525,8 +564,8 @@ class CdRunner final : public LinearRunner {
   std::vector<uint64_t> cuts_;
   AlignedArray<float> scores_;
   std::vector<float> snapshot_;  // the weights and b at the epoch's start (Run)
-  std::vector<double> squares_;  // sum_i x_ij^2 per column
-  std::vector<double> sums_;     // sum_i x_ij per column
+  std::vector<double> squares_;  // sum_i w_i x_ij^2 per column (w_i: the row's weight, or 1)
+  std::vector<double> sums_;     // sum_i w_i x_ij per column
 };
 
 // The schemes cd runs under, by their rows: the asynchronous ones share the scores in place
