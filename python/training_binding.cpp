@@ -141,6 +141,7 @@ py::dict EpochDict(const EpochDone& d) {
     out["validation_loss"] = *r.validation_loss;
     out["validation_accuracy"] = *r.validation_accuracy;
     out["best_epoch"] = r.best_epoch;
+    if (r.validation_auc) out["validation_auc"] = *r.validation_auc;
   }
   out["converged"] = r.converged;
   return out;

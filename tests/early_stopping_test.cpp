@@ -12,6 +12,7 @@
 #include "parsgd/exec/executor.hpp"
 #include "parsgd/run/run_loop.hpp"
 #include "parsgd/run/trainer.hpp"
+#include "data_test_util.hpp"
 #include "test_support.hpp"
 
 namespace parsgd {
@@ -155,6 +156,36 @@ TEST(EarlyStopping, AResumedRunKeepsTheBestSoFar) {
   }
   EXPECT_TRUE(testing::Contains(straight.RunIdentity(),
                                 "\nvalidation_fraction=0.20000000000000001\n"));
+}
+
+// --validation-metric auc: the held-out rows' ROC AUC each epoch, the best epoch the highest's;
+// refused where the model has more than two classes.
+TEST(EarlyStopping, TheAucMetricKeepsTheEpochOfTheHighestAuc) {
+  const Dataset data = testing::MakeProblem(2000, 30, 8, 2, 0.1, 32);
+  auto executor = MakeTbbExecutor(1);
+  TrainConfig c = Config(12, 0.25);
+  c.model = ModelKind::kLogistic;
+  c.validation_metric = ValidationMetric::kAuc;
+  c.learning_rate = 5;
+  c.schedule = ScheduleKind::kConstant;
+  Trainer trainer(c, data, nullptr, *executor);
+  std::vector<EpochReport> reports;
+  const RunLoopResult r =
+      RunEpochs(trainer, {}, [&](const EpochReport& e, double) { reports.push_back(e); });
+  ASSERT_TRUE(r.best.has_value());
+  double highest = 0;
+  int at = 0;
+  for (const EpochReport& e : reports) {
+    ASSERT_TRUE(e.validation_auc.has_value());
+    EXPECT_GT(*e.validation_auc, 0.5);
+    EXPECT_LE(*e.validation_auc, 1.0);
+    if (*e.validation_auc > highest) highest = *e.validation_auc, at = e.epoch;
+  }
+  EXPECT_EQ(r.best->epoch, at);
+  TrainConfig three = Config(2, 0.25);
+  three.validation_metric = ValidationMetric::kAuc;
+  testing::ExpectError([&] { Trainer t(three, Problem(), nullptr, *executor); },
+                       {"validation-metric", "auc", "3 classes"});
 }
 
 TEST(EarlyStopping, ItsSettingsAreRefusedWithoutHeldOutRows) {

@@ -79,8 +79,11 @@ std::string EpochJson(const EpochReport& r, const TrainConfig& given, const Trai
                         : "") +
           // Early stopping: the held-out rows' measures and the best epoch so far.
           (r.validation_loss
-               ? fmt::format(R"(,"validation_loss":{},"validation_accuracy":{},"best_epoch":{})",
+               ? fmt::format(R"(,"validation_loss":{},"validation_accuracy":{}{},"best_epoch":{})",
                              JsonNumber(*r.validation_loss), JsonNumber(*r.validation_accuracy),
+                             r.validation_auc ? fmt::format(R"(,"validation_auc":{})",
+                                                            JsonNumber(*r.validation_auc))
+                                              : "",
                              r.best_epoch)
                : ""),
       // Across ranks: how many, and rank 0's seconds combining the models (within train_seconds).

@@ -234,9 +234,12 @@ int Finish(const RunLoopResult& result, const Trainer& trainer, const TrainArgs&
     std::printf("%s\n", ConvergedLine(result.last, s, trainer.config()).c_str());
   }
   if (result.best && !a.quiet) {
-    std::printf("best epoch %d of %d: validation loss %.6f, accuracy %.2f%%; its model is kept\n",
+    std::printf("best epoch %d of %d: validation loss %.6f, accuracy %.2f%%%s; its model is kept\n",
                 result.best->epoch, result.last.epoch, *result.best->validation_loss,
-                100 * *result.best->validation_accuracy);
+                100 * *result.best->validation_accuracy,
+                result.best->validation_auc
+                    ? fmt::format(", auc {:.6f}", *result.best->validation_auc).c_str()
+                    : "");
   }
   if (result.last.epoch == 0) {
     std::printf("nothing to do: the checkpoint is already after the last of the %d epochs\n",

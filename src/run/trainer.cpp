@@ -19,6 +19,7 @@
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/config/settings.hpp"
 #include "parsgd/data/holdout.hpp"
+#include "parsgd/model/class_report.hpp"
 #include "parsgd/model/class_weights.hpp"
 #include "parsgd/model/evaluate.hpp"
 #include "parsgd/model/targets.hpp"
@@ -70,8 +71,17 @@ struct EarlyStop {
   std::optional<Model> model;  // the best epoch's
   int stale = 0;
 
+  // Lower is better.
   static double Value(const EpochReport& r, ValidationMetric metric) {
-    return metric == ValidationMetric::kLoss ? *r.validation_loss : -*r.validation_accuracy;
+    switch (metric) {
+      case ValidationMetric::kAccuracy:
+        return -*r.validation_accuracy;
+      case ValidationMetric::kAuc:
+        return -*r.validation_auc;
+      case ValidationMetric::kLoss:
+        break;
+    }
+    return *r.validation_loss;
   }
   // After an evaluated epoch: whether it is the best so far, and whether the run should stop.
   bool Update(const EpochReport& r, ValidationMetric metric, int patience, bool& is_best) {
@@ -201,6 +211,23 @@ Weighted WeighRows(const TrainConfig& given, const Dataset& train, Targets& trai
   return weighted;
 }
 
+// The ROC AUC of a two-class model's scores on `data` (the positive class: target > 0, +1 of the
+// binary linear models, class 1 of the MLP, whose score is z_1 - z_0).
+double ScoresAuc(const Learner& learner, const Dataset& data, const Targets& targets,
+                 Executor& executor) {
+  std::vector<float> scores;
+  if (const LinearModel* m = learner.linear()) {
+    scores = PredictScores(*m, data, 0, data.rows(), executor);
+  } else {
+    const std::vector<float> z = PredictScores(*learner.mlp(), data, 0, data.rows(), executor);
+    scores.resize(data.rows());
+    for (uint64_t i = 0; i < data.rows(); ++i) scores[i] = z[2 * i + 1] - z[2 * i];
+  }
+  std::vector<uint8_t> positive(data.rows());
+  for (uint64_t i = 0; i < data.rows(); ++i) positive[i] = targets.values[i] > 0 ? 1 : 0;
+  return RocAuc(scores, positive);
+}
+
 std::span<const float> ParamsOf(const LinearModel& m) { return m.weights(); }
 std::span<const float> ParamsOf(const MlpModel& m) { return m.params(); }
 std::span<float> ParamsOf(LinearModel& m) { return m.weights(); }
@@ -218,6 +245,7 @@ void SaveEarlyStop(const EarlyStop& e, TrainingState& state) {
   put("best.train_accuracy", b.train_accuracy);
   put("best.validation_loss", *b.validation_loss);
   put("best.validation_accuracy", *b.validation_accuracy);
+  if (b.validation_auc) put("best.validation_auc", *b.validation_auc);
   if (b.test_loss) put("best.test_loss", *b.test_loss);
   if (b.test_accuracy) put("best.test_accuracy", *b.test_accuracy);
 }
@@ -239,6 +267,7 @@ void LoadEarlyStop(const TrainingState& state, const M& current, EarlyStop& e) {
   b.train_accuracy = get("best.train_accuracy");
   b.validation_loss = get("best.validation_loss");
   b.validation_accuracy = get("best.validation_accuracy");
+  if (state.Has("best.validation_auc")) b.validation_auc = get("best.validation_auc");
   if (state.Has("best.test_loss")) b.test_loss = get("best.test_loss");
   if (state.Has("best.test_accuracy")) b.test_accuracy = get("best.test_accuracy");
   e.best = b;
@@ -325,6 +354,16 @@ Trainer::Trainer(const CheckedConfig& checked, const Dataset& train_rows, const 
   });
   s.weighted =
       WeighRows(given, train, s.train_targets, s.test_targets, s.validation_targets, ranks);
+  if (s.validation != nullptr && given.validation_metric == ValidationMetric::kAuc) {
+    ranks.AgreeOn([&] {
+      if (s.train_targets.classes != 2 || ranks.size() > 1) {
+        throw SettingError(fmt::format(
+            "`validation-metric` auc ranks the scores of two classes in one process; this run "
+            "has {} classes{}",
+            s.train_targets.classes, ranks.size() > 1 ? " over several ranks" : ""));
+      }
+    });
+  }
 
   Resolution r = Resolve(given, train, s.train_targets, executor, ranks);
   const TrainConfig& config = r.config;
@@ -474,6 +513,9 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
     const Evaluation held = evaluation(*s.validation, *s.validation_targets);
     report.validation_loss = held.mean_loss;
     report.validation_accuracy = held.accuracy;
+    if (s.config.validation_metric == ValidationMetric::kAuc) {
+      report.validation_auc = ScoresAuc(*s.learner, *s.validation, *s.validation_targets, s.executor);
+    }
   }
   report.dual_objective = s.learner->DualObjective();
   report.eval_seconds = Seconds(eval_start);

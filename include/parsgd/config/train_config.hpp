@@ -40,11 +40,13 @@ inline constexpr Named<Bias> kBiases[] = {
 };
 
 // Early stopping's measure of the held-out rows (--validation-metric).
-enum class ValidationMetric { kLoss, kAccuracy };
+enum class ValidationMetric { kLoss, kAccuracy, kAuc };
 
 inline constexpr Named<ValidationMetric> kValidationMetrics[] = {
     {ValidationMetric::kLoss, "loss", "the mean loss (lower is better)"},
     {ValidationMetric::kAccuracy, "accuracy", "the share of rows predicted right"},
+    {ValidationMetric::kAuc, "auc",
+     "the area under the ROC curve of the scores (two classes; one process)"},
 };
 
 // The SVM duals' shrinking (--solver dual-cd, hinge and squared-hinge): variables at a bound set

@@ -50,6 +50,7 @@ struct EpochReport {
   // earlier one whose model the run keeps).
   std::optional<double> validation_loss;
   std::optional<double> validation_accuracy;
+  std::optional<double> validation_auc;  // --validation-metric auc (ROC AUC of the scores)
   int best_epoch = 0;
   // The dual solver's dual objective D(a) on the objective's scale (D <= the optimum <= objective):
   // the duality gap objective - D bounds how far the weights are from the optimum.
