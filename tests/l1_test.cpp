@@ -412,6 +412,29 @@ TEST(L1, TheCommandLinePrintsTheNonzeroWeights) {
   EXPECT_TRUE(testing::Contains(dual.output, "--l1 0.001 would be ignored")) << dual.output;
 }
 
+// The optimal schedule (1 / (alpha (t0 + t))) takes the whole penalty as scikit-learn's alpha:
+// with --l1 alone, alpha = l1 (the auto L2 is 0); without any penalty it is refused.
+TEST(L1, TheOptimalScheduleTakesTheL1Strength) {
+  const Dataset& data = Problem();
+  auto executor = MakeTbbExecutor(1);
+  TrainConfig c = Config(Solver::kSgd, SchemeKind::kSequential, 1, 30, ModelKind::kLogistic,
+                         Bias::kOn);
+  c.schedule = ScheduleKind::kOptimal;
+  c.normalize = Normalization::kNone;
+  Trainer trainer(c, data, nullptr, *executor);
+  EXPECT_TRUE(std::isfinite(trainer.settings().eta0));
+  EXPECT_NEAR(trainer.settings().decay, trainer.settings().eta0 * kL1 * double(data.rows()),
+              1e-9 * trainer.settings().decay);
+  EpochReport last;
+  for (int e = 0; e < 30; ++e) last = trainer.RunEpoch();
+  EXPECT_TRUE(std::isfinite(last.objective));
+  EXPECT_GT(Zeros(trainer.model()), 0u);
+  c.l1 = 0;
+  c.l2 = 0;
+  EXPECT_TRUE(testing::Contains(testing::Refusal(c), "needs l2 or l1 above 0"))
+      << testing::Refusal(c);
+}
+
 TEST(L1, IsRefusedByNameWhereARunDoesNotTakeIt) {
   using testing::Refusal;
   TrainConfig c;

@@ -140,8 +140,9 @@ std::string DerivedLine(const Trainer& trainer, const Dataset& train) {
     items.push_back(fmt::format("C = 1 / (rows l2) = {:.4g}",
                                 1.0 / (static_cast<double>(train.rows()) * s.l2)));
   } else if (c.schedule == ScheduleKind::kOptimal) {
-    items.push_back(
-        fmt::format("eta = 1 / (l2 (t0 + t)), t0 {:.6g} samples", 1.0 / (s.eta0 * s.l2)));
+    const double alpha = s.l2 + s.l1;  // with --l1: scikit-learn's alpha, the whole penalty
+    items.push_back(fmt::format("eta = 1 / ({} (t0 + t)), t0 {:.6g} samples",
+                                s.l1 > 0 ? "(l2 + l1)" : "l2", 1.0 / (s.eta0 * alpha)));
   }
   if (s.tol > 0) {
     items.push_back(

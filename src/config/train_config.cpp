@@ -152,7 +152,9 @@ void ValidateOptimalSchedule(const TrainConfig& c, int ranks) {
     fail(fmt::format("plain SGD's schedule; not `optimizer` {}",
                      NameOf<OptimizerKind>(kOptimizerKinds, c.optimizer.kind)));
   }
-  if (c.l2 == 0) fail("needs `l2` above 0 (the step is 1 / l2 over the samples seen)");
+  if (c.l2 == 0 && c.l1 == 0) {
+    fail("needs `l2` or `l1` above 0 (the step is 1 / (l2 + l1) over the samples seen)");
+  }
   if (c.normalize != Normalization::kNone) {
     fail(
         "one step size for every feature, as the l2 term's: give `normalize` none (scale the "

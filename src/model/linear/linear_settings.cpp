@@ -66,7 +66,10 @@ double OptimalEta0(Loss loss, double l2) {
 }
 
 double AutoEta0(const TrainConfig& config, const LinearSettings& r) {
-  if (config.schedule == ScheduleKind::kOptimal) return OptimalEta0(LossOf(config.model), r.l2);
+  // optimal: the penalty's whole strength, as scikit-learn's alpha (l2 + l1).
+  if (config.schedule == ScheduleKind::kOptimal) {
+    return OptimalEta0(LossOf(config.model), r.l2 + config.l1);
+  }
   constexpr double kDampedBatch = 256;
   const double b = config.batch;
   const double curvature = CurvatureOf(LossOf(config.model));
