@@ -182,7 +182,7 @@ TEST_F(Cli, BadCommandLinesExitWithStatus2AndSayWhatIsWrong) {
       // --schedule optimal: plain per-sample SGD on a linear model with L2, one step for all.
       {"train --train " + train_ + " --schedule optimal", "give --normalize none"},
       {"train --train " + train_ + " --schedule optimal --normalize none --l2 0",
-       "needs --l2 above 0"},
+       "needs --l2 or --l1 above 0"},
       {"train --train " + train_ + " --schedule optimal --normalize none --model mlp",
        "for the linear models"},
       {"train --train " + train_ + " --schedule optimal --normalize none --optimizer adam",
