@@ -8,11 +8,11 @@
 #include <set>
 #include <vector>
 
+#include "data_test_util.hpp"
 #include "parsgd/data/holdout.hpp"
 #include "parsgd/exec/executor.hpp"
 #include "parsgd/run/run_loop.hpp"
 #include "parsgd/run/trainer.hpp"
-#include "data_test_util.hpp"
 #include "test_support.hpp"
 
 namespace parsgd {
@@ -154,8 +154,8 @@ TEST(EarlyStopping, AResumedRunKeepsTheBestSoFar) {
     EXPECT_EQ(*rest.best->validation_loss, *whole.best->validation_loss) << stop;
     EXPECT_TRUE(testing::SameBits(resumed.model(), straight.model())) << stop;
   }
-  EXPECT_TRUE(testing::Contains(straight.RunIdentity(),
-                                "\nvalidation_fraction=0.20000000000000001\n"));
+  EXPECT_TRUE(
+      testing::Contains(straight.RunIdentity(), "\nvalidation_fraction=0.20000000000000001\n"));
 }
 
 // --validation-metric auc: the held-out rows' ROC AUC each epoch, the best epoch the highest's;
@@ -199,9 +199,8 @@ TEST(EarlyStopping, ItsSettingsAreRefusedWithoutHeldOutRows) {
   EXPECT_THROW([&] { Trainer t(c, data, nullptr, *executor, nullptr, &data); }(), Error);
   c.held_out_file = false;
   c.validation_fraction = 0;
-  const testing::CliResult patience =
-      testing::RunCli("train --train " + testing::SourcePath("data/fixtures/cd_bias.svm") +
-                      " --patience 3");
+  const testing::CliResult patience = testing::RunCli(
+      "train --train " + testing::SourcePath("data/fixtures/cd_bias.svm") + " --patience 3");
   EXPECT_EQ(patience.status, 2);
   EXPECT_TRUE(testing::Contains(patience.output, "--patience 3 would be ignored"))
       << patience.output;
@@ -217,13 +216,15 @@ TEST(EarlyStopping, ItsSettingsAreRefusedWithoutHeldOutRows) {
 TEST(EarlyStopping, TheCommandLineMeasuresAFileAndKeepsTheBestModel) {
   testing::TempDir dir;
   const std::string train = dir.File("t.bin"), held = dir.File("v.bin");
-  ASSERT_EQ(testing::RunCli("gen " + train + " --rows 3000 --features 300 --nnz 10 --seed 5").status,
-            0);
+  ASSERT_EQ(
+      testing::RunCli("gen " + train + " --rows 3000 --features 300 --nnz 10 --seed 5").status, 0);
   ASSERT_EQ(testing::RunCli("gen " + held + " --rows 600 --features 300 --nnz 10 --seed 6").status,
             0);
-  const testing::CliResult run = testing::RunCli(
-      "train --train " + train + " --validation " + held + " --epochs 12 --patience 2 --threads 1 "
-      "--metrics " + dir.File("m.jsonl") + " --save " + dir.File("m.model"));
+  const testing::CliResult run =
+      testing::RunCli("train --train " + train + " --validation " + held +
+                      " --epochs 12 --patience 2 --threads 1 "
+                      "--metrics " +
+                      dir.File("m.jsonl") + " --save " + dir.File("m.model"));
   ASSERT_EQ(run.status, 0) << run.output;
   EXPECT_TRUE(testing::Contains(run.output, "val-loss")) << run.output;
   EXPECT_TRUE(testing::Contains(run.output, "best epoch ")) << run.output;

@@ -102,11 +102,11 @@ TEST(L1Step, ASampleThresholdsItsCoordinatesAtTheirRates) {
   c.penalty = 0.1f;  // the first step's
   // Squared loss at target 0: z = 0.3 - 0.02 + 0 = 0.28, d = 0.28.
   LinearSgdStep<BinaryHead<SquaredLoss>, SgdRule>(scheme, p, SparseRow{index, value, 2}, 0.f, 1.f,
-                                                   c, z);
+                                                  c, z);
   EXPECT_FLOAT_EQ(w[0], 0.3f - 0.1f * 0.28f - 0.1f * 0.2f);
-  EXPECT_EQ(w[1], 0.f);    // -0.02 - 0.028, within 0.1 of 0: clipped
-  EXPECT_FLOAT_EQ(given[1], 0.048f);  // what it was given toward 0
-  EXPECT_EQ(w[2], 0.5f);   // not in the row
+  EXPECT_EQ(w[1], 0.f);                  // -0.02 - 0.028, within 0.1 of 0: clipped
+  EXPECT_FLOAT_EQ(given[1], 0.048f);     // what it was given toward 0
+  EXPECT_EQ(w[2], 0.5f);                 // not in the row
   EXPECT_FLOAT_EQ(w[3], -0.1f * 0.28f);  // the bias: the loss's step alone
 }
 
@@ -156,7 +156,8 @@ TEST(L1, SgdsLazyCatchUpIsTheEagerPenalty) {
   auto executor = MakeTbbExecutor(1);
   Trainer trainer(c, data, nullptr, *executor);
   for (int e = 0; e < 2; ++e) trainer.RunEpoch();
-  // Eager: each step moves the row's coordinates by eta x (y x) and every weight toward 0 by eta l1.
+  // Eager: each step moves the row's coordinates by eta x (y x) and every weight toward 0 by eta
+  // l1.
   std::vector<double> w(2, 0.0);
   for (int e = 0; e < 2; ++e) {
     for (const testing::Entries& row : rows) {
@@ -277,8 +278,8 @@ INSTANTIATE_TEST_SUITE_P(Losses, L1Cd,
 TEST(L1, TheObjectiveHoldsBothTermsAndCdReachesTheElasticNetsOptimum) {
   const Dataset& data = Problem();
   auto executor = MakeTbbExecutor(1);
-  TrainConfig c = Config(Solver::kCd, SchemeKind::kSequential, 1, 150, ModelKind::kLogistic,
-                         Bias::kOn);
+  TrainConfig c =
+      Config(Solver::kCd, SchemeKind::kSequential, 1, 150, ModelKind::kLogistic, Bias::kOn);
   c.l2 = 0.02;
   Trainer trainer(c, data, nullptr, *executor);
   EpochReport last;
@@ -300,8 +301,8 @@ TEST(L1, TheObjectiveHoldsBothTermsAndCdReachesTheElasticNetsOptimum) {
 TEST(L1, CdSetsColumnsAsideButStopsOnlyAfterAWholeEpoch) {
   const Dataset& data = Problem();
   auto executor = MakeTbbExecutor(1);
-  TrainConfig c = Config(Solver::kCd, SchemeKind::kSequential, 1, 1000, ModelKind::kLogistic,
-                         Bias::kOff);
+  TrainConfig c =
+      Config(Solver::kCd, SchemeKind::kSequential, 1, 1000, ModelKind::kLogistic, Bias::kOff);
   c.tol = 1e-9;
   Trainer trainer(c, data, nullptr, *executor);
   int partial = 0;
@@ -324,8 +325,7 @@ TEST(L1, AnSgdRunResumedMidwayIsTheStraightRun) {
   const Dataset& data = Problem();
   auto executor = MakeTbbExecutor(1);
   for (const SchemeKind scheme : {SchemeKind::kSequential, SchemeKind::kAverage}) {
-    TrainConfig c =
-        Config(Solver::kSgd, scheme, 1, 6, ModelKind::kLogistic, Bias::kOn);
+    TrainConfig c = Config(Solver::kSgd, scheme, 1, 6, ModelKind::kLogistic, Bias::kOn);
     Trainer straight(c, data, nullptr, *executor);
     for (int e = 0; e < 6; ++e) straight.RunEpoch();
     Trainer first(c, data, nullptr, *executor);
@@ -360,8 +360,8 @@ TEST(L1, ACdRunResumedMidwayIsTheStraightRun) {
 TEST(L1, SgdComesNearTheOptimumWithExactZerosUnderEverySchemeFamily) {
   const Dataset& data = Problem();
   auto one = MakeTbbExecutor(1);
-  TrainConfig cd = Config(Solver::kCd, SchemeKind::kSequential, 1, 300, ModelKind::kLogistic,
-                          Bias::kOn);
+  TrainConfig cd =
+      Config(Solver::kCd, SchemeKind::kSequential, 1, 300, ModelKind::kLogistic, Bias::kOn);
   Trainer best(cd, data, nullptr, *one);
   double optimum = 0;
   for (int e = 0; e < 300; ++e) optimum = best.RunEpoch().objective;
@@ -391,9 +391,11 @@ TEST(L1, TheCommandLinePrintsTheNonzeroWeights) {
   const std::string data = dir.File("d.bin");
   ASSERT_EQ(testing::RunCli("gen " + data + " --rows 3000 --features 400 --nnz 10 --seed 5").status,
             0);
-  const testing::CliResult run = testing::RunCli(
-      "train --train " + data + " --solver cd --bias off --l1 0.001 --threads 1 --epochs 30 "
-      "--metrics " + dir.File("m.jsonl") + " --save " + dir.File("l1.model"));
+  const testing::CliResult run =
+      testing::RunCli("train --train " + data +
+                      " --solver cd --bias off --l1 0.001 --threads 1 --epochs 30 "
+                      "--metrics " +
+                      dir.File("m.jsonl") + " --save " + dir.File("l1.model"));
   ASSERT_EQ(run.status, 0) << run.output;
   EXPECT_TRUE(testing::Contains(run.output, "C = 1 / (rows l1) = 0.3333")) << run.output;
   const double nonzero = testing::After(run.output, "nonzero weights ");
@@ -417,8 +419,8 @@ TEST(L1, TheCommandLinePrintsTheNonzeroWeights) {
 TEST(L1, TheOptimalScheduleTakesTheL1Strength) {
   const Dataset& data = Problem();
   auto executor = MakeTbbExecutor(1);
-  TrainConfig c = Config(Solver::kSgd, SchemeKind::kSequential, 1, 30, ModelKind::kLogistic,
-                         Bias::kOn);
+  TrainConfig c =
+      Config(Solver::kSgd, SchemeKind::kSequential, 1, 30, ModelKind::kLogistic, Bias::kOn);
   c.schedule = ScheduleKind::kOptimal;
   c.normalize = Normalization::kNone;
   Trainer trainer(c, data, nullptr, *executor);

@@ -21,12 +21,12 @@ std::string HumanCount(double value) {
 }
 
 std::string EpochHeader(bool has_test, bool dual, bool has_validation) {
-  return fmt::format("{:>7}  {:>10}  {:>10}  {:>9}{}  {:>9}  {:>9}  {:>8}", "epoch", "objective",
-                     "train-loss", "train-acc",
-                     (has_test ? fmt::format("  {:>9}  {:>8}", "test-loss", "test-acc") : "") +
-                         (has_validation ? fmt::format("  {:>9}  {:>8} ", "val-loss", "val-acc")
-                                         : ""),
-                     "samples/s", dual ? "rel-gap" : "lr", "elapsed");
+  return fmt::format(
+      "{:>7}  {:>10}  {:>10}  {:>9}{}  {:>9}  {:>9}  {:>8}", "epoch", "objective", "train-loss",
+      "train-acc",
+      (has_test ? fmt::format("  {:>9}  {:>8}", "test-loss", "test-acc") : "") +
+          (has_validation ? fmt::format("  {:>9}  {:>8} ", "val-loss", "val-acc") : ""),
+      "samples/s", dual ? "rel-gap" : "lr", "elapsed");
 }
 
 std::string EpochLine(const EpochReport& r, int epochs, double elapsed, bool has_test,
@@ -37,9 +37,9 @@ std::string EpochLine(const EpochReport& r, int epochs, double elapsed, bool has
                        100 * r.test_accuracy.value_or(0));
   }
   if (has_validation) {  // the best epoch so far marked
-    test += fmt::format("  {:>9.5f}  {:>7.2f}%{}", r.validation_loss.value_or(0),
-                        100 * r.validation_accuracy.value_or(0),
-                        r.best_epoch == r.epoch ? "*" : " ");
+    test +=
+        fmt::format("  {:>9.5f}  {:>7.2f}%{}", r.validation_loss.value_or(0),
+                    100 * r.validation_accuracy.value_or(0), r.best_epoch == r.epoch ? "*" : " ");
   }
   return fmt::format("{:>7}  {:>10.6f}  {:>10.6f}  {:>8.2f}%{}  {:>9}  {:>9.3g}  {:>7.2f}s",
                      // the epoch as wide as the last, so that the rows stay aligned
@@ -63,18 +63,18 @@ std::string EpochJson(const EpochReport& r, const TrainConfig& given, const Trai
       R"("progressive_loss":{},"train_accuracy":{},"test_loss":{},"test_accuracy":{}{}{}{}{}{}{}}})",
       r.epoch, MetricsFields(resolved), given.scheme == SchemeKind::kAuto, s.device, s.threads,
       s.workers, r.updates, clock(r.train_seconds), clock(r.eval_seconds), clock(elapsed),
-      clock(r.samples_per_second()),
-      JsonNumber(r.learning_rate), JsonNumber(r.objective), JsonNumber(r.progressive_loss),
-      JsonNumber(r.train_accuracy), JsonOptional(r.test_loss), JsonOptional(r.test_accuracy),
+      clock(r.samples_per_second()), JsonNumber(r.learning_rate), JsonNumber(r.objective),
+      JsonNumber(r.progressive_loss), JsonNumber(r.train_accuracy), JsonOptional(r.test_loss),
+      JsonOptional(r.test_accuracy),
       // The linear models: the weights that are not 0.
       r.nonzero_weights ? fmt::format(R"(,"nonzero_weights":{})", *r.nonzero_weights) : "",
       // Weighted rows: the weighted accuracies.
       (r.train_weighted_accuracy
            ? fmt::format(R"(,"train_weighted_accuracy":{})", JsonNumber(*r.train_weighted_accuracy))
            : "") +
-          (r.test_weighted_accuracy
-               ? fmt::format(R"(,"test_weighted_accuracy":{})", JsonNumber(*r.test_weighted_accuracy))
-               : ""),
+          (r.test_weighted_accuracy ? fmt::format(R"(,"test_weighted_accuracy":{})",
+                                                  JsonNumber(*r.test_weighted_accuracy))
+                                    : ""),
       (r.dual_objective ? fmt::format(R"(,"dual_objective":{})", JsonNumber(*r.dual_objective))
                         : "") +
           // Early stopping: the held-out rows' measures and the best epoch so far.

@@ -184,22 +184,23 @@ std::vector<Setting> MakeTable() {
            [](auto& c) -> auto& { return c.tol; }, 0, 1, true, {{"auto", -1}, {"none", 0}}),
       always));
   const Applies sgd{.runs = kSgdOnly};
-  t.push_back(With(Real("validation-fraction",
-                        "early stopping: the share of the training rows held out (by the seed; "
-                        "of each class), measured after every epoch; the best epoch's model is "
-                        "kept (0: none)",
-                        [](auto& c) -> auto& { return c.validation_fraction; }, 0, 0.9),
+  t.push_back(With(Real(
+                       "validation-fraction",
+                       "early stopping: the share of the training rows held out (by the seed; "
+                       "of each class), measured after every epoch; the best epoch's model is "
+                       "kept (0: none)",
+                       [](auto& c) -> auto& { return c.validation_fraction; }, 0, 0.9),
                    sgd, {.identity = "validation_fraction", .when = HeldOut, .text = true}));
-  t.push_back(With(Int("patience",
+  t.push_back(With(Int(
+                       "patience",
                        "stop after this many epochs in a row without a better validation "
                        "measure (early stopping: --validation, --validation-fraction), or, with "
                        "--tol, without lowering the best objective by more than tol of it",
                        [](auto& c) -> auto& { return c.patience; }, 1, 1000000),
                    {.runs = kSgdOnly, .stopping = true}));
-  t.push_back(With(Choice<ValidationMetric>("validation-metric",
-                                            "early stopping: what the held-out rows are judged by",
-                                            kValidationMetrics,
-                                            [](auto& c) -> auto& { return c.validation_metric; }),
+  t.push_back(With(Choice<ValidationMetric>(
+                       "validation-metric", "early stopping: what the held-out rows are judged by",
+                       kValidationMetrics, [](auto& c) -> auto& { return c.validation_metric; }),
                    {.runs = kSgdOnly, .held_out = true}));
   t.push_back(With(Real("learning-rate",
                         "initial step size eta0 (auto: 0.5 / (curvature * mean squared row "
@@ -215,14 +216,18 @@ std::vector<Setting> MakeTable() {
                         [](auto& c) -> auto& { return c.decay; }, 0, 1e9, true, automatic),
                    {.runs = kSgdOnly, .schedules = {ScheduleKind::kInvTime, ScheduleKind::kGeometric}},
                    {.identity = "decay", .text = true}));
-  t.push_back(With(Real("l2", "L2 regularisation strength (auto: 1/rows, LIBLINEAR's C = 1; on hashed text 1/(20 rows); weighted rows: times the heaviest class's mean weight; 0 where l1 is given)",
-                        [](auto& c) -> auto& { return c.l2; }, 0, 1e9, false, {{"auto", -1}}),
-                   always, {.identity = "l2", .text = true}));
-  t.push_back(With(Real("l1",
-                        "L1 regularisation strength: the objective's l1 ||w||_1, weights set to "
-                        "exact zeros (LIBLINEAR -s 6 at l1 = 1/(C rows)); with l2 too, elastic net; "
-                        "linear models, sgd and cd",
-                        [](auto& c) -> auto& { return c.l1; }, 0, 1e9),
+  t.push_back(With(
+      Real("l2",
+           "L2 regularisation strength (auto: 1/rows, LIBLINEAR's C = 1; on hashed text 1/(20 "
+           "rows); weighted rows: times the heaviest class's mean weight; 0 where l1 is given)",
+           [](auto& c) -> auto& { return c.l2; }, 0, 1e9, false, {{"auto", -1}}),
+      always, {.identity = "l2", .text = true}));
+  t.push_back(With(Real(
+                       "l1",
+                       "L1 regularisation strength: the objective's l1 ||w||_1, weights set to "
+                       "exact zeros (LIBLINEAR -s 6 at l1 = 1/(C rows)); with l2 too, elastic net; "
+                       "linear models, sgd and cd",
+                       [](auto& c) -> auto& { return c.l1; }, 0, 1e9),
                    {.runs = kLinearModels | kSgdSolver | kCdSolver | kCpuBackend},
                    {.identity = "l1", .when = L1Penalty, .text = true}));
   Setting class_weight =

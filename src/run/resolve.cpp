@@ -359,7 +359,8 @@ void ResolveModel(TrainConfig& config, const Dataset& train, const Targets& targ
     r.top_eigenvalue = linear.top_eigenvalue;
     // optimal: eta0 / (1 + decay e) after e epochs is 1 / (l2 (t0 + t)) after t = e rows samples
     // when eta0 = 1 / (l2 t0) and decay = rows / t0.
-    // With --l1 the strength is l2 + l1 (scikit-learn's alpha for its L1 and elastic-net penalties).
+    // With --l1 the strength is l2 + l1 (scikit-learn's alpha for its L1 and elastic-net
+    // penalties).
     if (config.schedule == ScheduleKind::kOptimal) {
       r.decay = r.eta0 * (r.l2 + config.l1) * double(rows);
     }

@@ -98,8 +98,7 @@ struct EarlyStop {
 
 // The stopping rule after an epoch: the relative duality gap where the solver has a dual, else
 // Progress.
-bool Converged(const EpochReport& r, Progress& progress, double tol, Solver solver,
-               int patience) {
+bool Converged(const EpochReport& r, Progress& progress, double tol, Solver solver, int patience) {
   if (tol <= 0) return false;
   if (r.partial) {  // the best objective still counts; the test waits for a whole epoch
     progress.Stalled(r.objective, tol, 1);
@@ -193,13 +192,12 @@ Weighted WeighRows(const TrainConfig& given, const Dataset& train, Targets& trai
   // The held-out rows are measured by their weighted loss; their accuracy stays the share right.
   if (held_targets) ScaleWeightsToMeanOne(*held_targets, "the held-out rows", ranks);
   // Every rank knows both flags (ScaleWeightsToMeanOne): they all refuse alike.
-  const std::string why =
-      !IsLinear(given.model)
-          ? fmt::format("model {}", NameOf<ModelKind>(kModelKinds, given.model))
-      : given.solver == Solver::kDualCd
-          ? fmt::format("solver {}", NameOf<Solver>(kSolvers, given.solver))
-      : given.backend == Backend::kOffload ? std::string("backend offload")
-                                           : std::string();
+  const std::string why = !IsLinear(given.model)
+                              ? fmt::format("model {}", NameOf<ModelKind>(kModelKinds, given.model))
+                          : given.solver == Solver::kDualCd
+                              ? fmt::format("solver {}", NameOf<Solver>(kSolvers, given.solver))
+                          : given.backend == Backend::kOffload ? std::string("backend offload")
+                                                               : std::string();
   const bool test_refused = weighted.test && given.backend == Backend::kOffload;
   if ((weighted.train || test_refused) && !why.empty()) {
     throw Error(fmt::format(
@@ -314,8 +312,8 @@ struct Trainer::State {
 
 Trainer::Trainer(const TrainConfig& config, const Dataset& train_rows, const Dataset* test,
                  Executor& executor, Communicator* comm, const Dataset* validation)
-    : Trainer(CheckedConfig(config, comm != nullptr ? comm->size() : 1), train_rows, test,
-              executor, comm, validation) {}
+    : Trainer(CheckedConfig(config, comm != nullptr ? comm->size() : 1), train_rows, test, executor,
+              comm, validation) {}
 
 Trainer::Trainer(const CheckedConfig& checked, const Dataset& train_rows, const Dataset* test,
                  Executor& executor, Communicator* comm, const Dataset* validation) {
@@ -514,7 +512,8 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
     report.validation_loss = held.mean_loss;
     report.validation_accuracy = held.accuracy;
     if (s.config.validation_metric == ValidationMetric::kAuc) {
-      report.validation_auc = ScoresAuc(*s.learner, *s.validation, *s.validation_targets, s.executor);
+      report.validation_auc =
+          ScoresAuc(*s.learner, *s.validation, *s.validation_targets, s.executor);
     }
   }
   report.dual_objective = s.learner->DualObjective();

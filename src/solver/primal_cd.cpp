@@ -138,7 +138,11 @@ class CdRunner final : public LinearRunner {
   };
 
   CdRunner(const RunnerShape& shape, double l2, double l1, double tol, uint64_t seed)
-      : l2_(l2), l1_(l1), tol_(tol), seed_(seed), features_(shape.features),
+      : l2_(l2),
+        l1_(l1),
+        tol_(tol),
+        seed_(seed),
+        features_(shape.features),
         workers_(shape.workers) {}
 
   EpochTotals Run(const LinearContext& c) override {
@@ -221,9 +225,9 @@ class CdRunner final : public LinearRunner {
 
  private:
   static constexpr int kHalvings = 20;
-  static constexpr uint64_t kAhead = 16;  // nonzeros of a column fetched ahead
+  static constexpr uint64_t kAhead = 16;            // nonzeros of a column fetched ahead
   static constexpr double kLeastCurvature = 1e-12;  // with L1 (LIBLINEAR's nu)
-  static constexpr uint64_t kWholeEvery = 10;        // with L1: every coordinate, every 10 epochs
+  static constexpr uint64_t kWholeEvery = 10;       // with L1: every coordinate, every 10 epochs
   static constexpr double kArmijo = 0.01;
   // How much an epoch with the centred steps may raise the objective (relative) before it is
   // taken again without them: races and rounding, not a step gone wrong.
@@ -240,8 +244,8 @@ class CdRunner final : public LinearRunner {
     const uint64_t d = columns_.features();
     if (active_.size() != d) active_.assign(d, 1);
     const uint64_t aside = d - static_cast<uint64_t>(std::count(active_.begin(), active_.end(), 1));
-    const bool stalled = std::isfinite(last_objective_) &&
-                         last_objective_ - objective <= tol_ * std::abs(objective);
+    const bool stalled =
+        std::isfinite(last_objective_) && last_objective_ - objective <= tol_ * std::abs(objective);
     last_objective_ = objective;
     if (aside > 0 && (stalled || epoch % kWholeEvery == 0)) {
       std::fill(active_.begin(), active_.end(), 1);
@@ -554,7 +558,7 @@ class CdRunner final : public LinearRunner {
   double bound_ = std::numeric_limits<double>::infinity();
   double last_objective_ = std::numeric_limits<double>::quiet_NaN();
   uint64_t features_;  // of the model: the bias is weights[features_]
-  double rows_ = 0;  // of the training data: their weights' sum (their count, unweighted)
+  double rows_ = 0;    // of the training data: their weights' sum (their count, unweighted)
   const float* weights_ = nullptr;      // RunContext::weights: the rows', or null
   std::vector<double> column_weights_;  // with weights: sum_i w_i over each column's rows
   std::vector<Worker> workers_;
@@ -579,7 +583,8 @@ std::unique_ptr<LinearRunner> MakeFor(const TrainConfig& config, const RunnerSha
   const uint64_t seed = config.seed;
   const SchemeInfo& scheme = SchemeOf(config.scheme);
   if (scheme.family == SchemeFamily::kReplica && RunsSolver(scheme, Solver::kCd)) {
-    return std::make_unique<CdRunner<PlainWrite, Loss, Sharing::kCopies, kBias>>(shape, l2, l1, tol, seed);
+    return std::make_unique<CdRunner<PlainWrite, Loss, Sharing::kCopies, kBias>>(shape, l2, l1, tol,
+                                                                                 seed);
   }
   return WithAsyncPolicy(
       config.scheme, kCdAsync,

@@ -1,6 +1,7 @@
 // The linear models' settings derived from the training data, the same for every backend: the
 // per-feature rates (the --normalize preconditioner m_j, the implicit L2 term m_j q_j and the L1
-// term's), the L2 strength, the mean preconditioned row norms and the default step size built on them.
+// term's), the L2 strength, the mean preconditioned row norms and the default step size built on
+// them.
 #pragma once
 
 #include "parsgd/config/train_config.hpp"
