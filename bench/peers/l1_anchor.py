@@ -22,33 +22,19 @@ import json
 import os
 import statistics as st
 import subprocess
+import sys
 import tempfile
-import time
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from anchors import liblinear_weights, timed  # noqa: E402 - the L2 anchors' helpers, shared
 SOLVER = {"logistic": "6", "squared-hinge": "5"}
 LOSS = {
     "squared-hinge": lambda m: np.maximum(1 - m, 0) ** 2,
     "logistic": lambda m: np.logaddexp(0, -m),
 }
-
-
-def timed(cmd):
-    start = time.perf_counter()
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return time.perf_counter() - start, out
-
-
-def liblinear_weights(path, features):
-    with open(path) as f:
-        lines = f.read().split("\n")
-    head = {l.split()[0]: l.split()[1:] for l in lines[: lines.index("w")]}
-    labels = [int(v) for v in head["label"]]
-    w = np.array([float(v) for v in lines[lines.index("w") + 1:] if v.strip()])
-    w = np.pad(w, (0, max(0, features - len(w))))[:features]
-    return w if labels[0] == 1 else -w  # LIBLINEAR scores the first label it met as positive
 
 
 def main():
