@@ -119,7 +119,7 @@ void Step(benchmark::State& state, OptimizerKind kind) {
   int r = 0;
   for (auto _ : state) {
     benchmark::DoNotOptimize(LinearSgdStep<BinaryHead<LogisticLoss>, Rule>(
-        scheme, p, TheRows().Row(r), r % 2 ? 1.f : -1.f, 1.f, c, z));
+        {}, scheme, p, TheRows().Row(r), r % 2 ? 1.f : -1.f, 1.f, c, z));
     r = (r + 1) % kRows;
   }
   SetCounters(state);

@@ -135,11 +135,25 @@ py::dict EpochDict(const EpochDone& d) {
   // An epoch that was not evaluated (every one but the last, unless asked): None.
   out["objective"] = r.evaluated ? py::cast(r.objective) : py::none();
   out["progressive_loss"] = r.progressive_loss;
-  out["train_accuracy"] = r.evaluated ? py::cast(r.train_accuracy) : py::none();
+  // A regression's fits in place of the accuracies.
+  auto put_fit = [&](const char* set, const RegressionScores& fit) {
+    out[py::str(std::string(set) + "_rmse")] = fit.rmse;
+    out[py::str(std::string(set) + "_mae")] = fit.mae;
+    out[py::str(std::string(set) + "_r2")] = fit.r2;
+  };
+  if (r.train_fit) {
+    put_fit("train", *r.train_fit);
+  } else {
+    out["train_accuracy"] = r.evaluated ? py::cast(r.train_accuracy) : py::none();
+  }
   if (r.dual_objective) out["dual_objective"] = *r.dual_objective;
   if (r.validation_loss) {  // early stopping: the held-out rows, the best epoch so far
     out["validation_loss"] = *r.validation_loss;
-    out["validation_accuracy"] = *r.validation_accuracy;
+    if (r.validation_fit) {
+      put_fit("validation", *r.validation_fit);
+    } else {
+      out["validation_accuracy"] = *r.validation_accuracy;
+    }
     out["best_epoch"] = r.best_epoch;
     if (r.validation_auc) out["validation_auc"] = *r.validation_auc;
   }
@@ -168,6 +182,7 @@ py::dict ResolvedDict(const Outcome& o) {
   out["decay"] = s.decay;
   out["l2"] = s.l2;
   out["l1"] = s.l1;
+  if (HasLossEpsilon(o.config.model)) out["loss_epsilon"] = o.config.loss_epsilon;
   out["features"] = s.features;
   out["outputs"] = s.outputs;
   out["seed"] = o.config.seed;

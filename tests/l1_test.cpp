@@ -101,8 +101,8 @@ TEST(L1Step, ASampleThresholdsItsCoordinatesAtTheirRates) {
   RuleContext c = Context(0.1f);
   c.penalty = 0.1f;  // the first step's
   // Squared loss at target 0: z = 0.3 - 0.02 + 0 = 0.28, d = 0.28.
-  LinearSgdStep<BinaryHead<SquaredLoss>, SgdRule>(scheme, p, SparseRow{index, value, 2}, 0.f, 1.f,
-                                                  c, z);
+  LinearSgdStep<BinaryHead<SquaredLoss>, SgdRule>({}, scheme, p, SparseRow{index, value, 2}, 0.f,
+                                                  1.f, c, z);
   EXPECT_FLOAT_EQ(w[0], 0.3f - 0.1f * 0.28f - 0.1f * 0.2f);
   EXPECT_EQ(w[1], 0.f);                  // -0.02 - 0.028, within 0.1 of 0: clipped
   EXPECT_FLOAT_EQ(given[1], 0.048f);     // what it was given toward 0

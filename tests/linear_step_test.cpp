@@ -31,7 +31,8 @@ TEST(LinearStep, LogisticStepMatchesHandComputation) {
   float z[1];
   const float eta = 0.5f;
   const RuleContext c = MakeRuleContext(Hyper(OptimizerKind::kSgd), eta, 1);
-  const double loss = LinearSgdStep<BinaryHead<LogisticLoss>, SgdRule>(scheme, p, x, 1.f, 1.f, c, z);
+  const double loss =
+      LinearSgdStep<BinaryHead<LogisticLoss>, SgdRule>({}, scheme, p, x, 1.f, 1.f, c, z);
   // score = 0.25 + 0.5*2 + 2*(-1) = -0.75; loss = log(1 + e^0.75); g = -1 / (1 + e^-0.75).
   EXPECT_NEAR(loss, std::log1p(std::exp(0.75)), 1e-6);
   const float g = -1.f / (1.f + std::exp(-0.75f));
@@ -51,7 +52,7 @@ TEST(LinearStep, SoftmaxStepMovesTowardTheTrueClass) {
   AtomicScheme scheme;
   float z[3];
   const RuleContext c = MakeRuleContext(Hyper(OptimizerKind::kSgd), 0.1f, 1);
-  const double loss = LinearSgdStep<SoftmaxHead, SgdRule>(scheme, p, x, 2.f, 1.f, c, z);
+  const double loss = LinearSgdStep<SoftmaxHead, SgdRule>({}, scheme, p, x, 2.f, 1.f, c, z);
   EXPECT_NEAR(loss, std::log(3.0), 1e-6);
   // grad_k = 1/3 - [k == 2]; w(1, k) = -0.1 * grad_k * 3.
   EXPECT_FLOAT_EQ(w[3 + 0], -0.1f * (1.f / 3) * 3.f);
@@ -68,8 +69,8 @@ TEST(LinearStep, HingeBeyondTheMarginWithoutL2ChangesNothing) {
   float z[1];
   const RuleContext c = MakeRuleContext(Hyper(OptimizerKind::kSgd), 0.5f, 1);
   LinearSgdStep<BinaryHead<HingeLoss>, SgdRule>(
-      scheme, LinearParams{{w.data(), nullptr, nullptr}, 1, 1, nullptr}, SparseRow{index, value, 1},
-      1.f, 1.f, c, z);
+      {}, scheme, LinearParams{{w.data(), nullptr, nullptr}, 1, 1, nullptr},
+      SparseRow{index, value, 1}, 1.f, 1.f, c, z);
   EXPECT_EQ(w[0], 2.f);
   EXPECT_EQ(w[1], 0.f);
 }
@@ -182,7 +183,7 @@ TEST(Optimizer, StepFollowsTheFiniteDifferenceGradient) {
   HogwildScheme scheme;
   float z[1];
   LinearSgdStep<BinaryHead<LogisticLoss>, SgdRule>(
-      scheme, LinearParams{{w.data(), nullptr, nullptr}, 3, 1, rates.data()}, x, -1.f, 1.f,
+      {}, scheme, LinearParams{{w.data(), nullptr, nullptr}, 3, 1, rates.data()}, x, -1.f, 1.f,
       MakeRuleContext(Hyper(OptimizerKind::kSgd), eta, 1), z);
   for (int i : {0, 2, 3}) {
     std::vector<double> up(start.begin(), start.end()), down = up;
@@ -213,7 +214,7 @@ void ExpectMovesScaledByTheFeaturesRange(OptimizerKind kind) {
   const LinearParams p{{w.data(), s0.data(), s1.data()}, 2, 1, rates.data()};
   SequentialScheme scheme;
   float z[1];
-  LinearSgdStep<BinaryHead<LogisticLoss>, Rule>(scheme, p, x, 1.f, 1.f, c, z);
+  LinearSgdStep<BinaryHead<LogisticLoss>, Rule>({}, scheme, p, x, 1.f, 1.f, c, z);
   ASSERT_GT(w[0], 0.f);
   EXPECT_NEAR(w[1] * 1000.f, w[0], 1e-3f * w[0]) << "per sample";
   // Per minibatch of that one row.
@@ -223,7 +224,7 @@ void ExpectMovesScaledByTheFeaturesRange(OptimizerKind kind) {
   GradientSum<1> g(sum.data(), count.data(), 2, 1);
   float d[1] = {0.f};
   LinearScores<1>(q, x, d);
-  BinaryHead<LogisticLoss>::LossAndGradient(d, 1, 1.f);
+  BinaryHead<LogisticLoss>{}.LossAndGradient(d, 1, 1.f);
   g.Add(x, d, rates.data(), [](uint32_t) { return true; });
   g.template ApplyAndClear<Rule, PlainWrite>(q, 1, c);
   ASSERT_GT(v[0], 0.f);

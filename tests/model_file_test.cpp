@@ -177,9 +177,9 @@ TEST(ModelFile, AbsurdShapesAreRefusedBeforeAllocating) {
   const std::string good = testing::ReadFile(dir.File("m.bin"));
   // After the index base (16), the CSV label column's length (20, 0: none), the hashed-text
   // field (24, 0: none) and the CSV record (28, 0: none); the class names' count (0: none)
-  // follows the 3 class labels.
+  // follows the 3 class labels, then the targets (0: classes) and the loss's width.
   constexpr std::size_t kFeaturesAt = 32, kOutputsAt = 40, kLabelsAt = 44, kNamesAt = 56,
-                        kSettingsAt = 60, kCountAt = 68;
+                        kTargetsAt = 60, kWidthAt = 64, kSettingsAt = 68, kCountAt = 76;
 
   std::string wide = good;  // 2^32 features x 3 outputs, consistent: 3 (2^32 + 1) weights
   Put<uint64_t>(wide, uint64_t{1} << 32, kFeaturesAt);
@@ -190,7 +190,7 @@ TEST(ModelFile, AbsurdShapesAreRefusedBeforeAllocating) {
   std::string classes = good;  // 2^16 outputs: their class labels do not fit in the file
   Put<uint32_t>(classes, 1u << 16, kOutputsAt);
   ExpectRefused(dir.Write("classes.bin", classes),
-                "truncated model file: 65536 class labels declared, 112 bytes follow");
+                "truncated model file: 65536 class labels declared, 120 bytes follow");
   std::string outputs = good;
   Put<uint32_t>(outputs, 1u << 20, kOutputsAt);
   ExpectRefused(dir.Write("outputs.bin", outputs),
@@ -214,6 +214,13 @@ TEST(ModelFile, AbsurdShapesAreRefusedBeforeAllocating) {
   Put<uint32_t>(name, 3, kNamesAt);
   Put<uint32_t>(name, 0xffffffffu, kNamesAt + 4);
   ExpectRefused(dir.Write("name.bin", name), "a class name of 4294967295 bytes");
+  std::string values = good;  // real-valued targets for a softmax model
+  Put<uint32_t>(values, 1, kTargetsAt);
+  ExpectRefused(dir.Write("values.bin", values),
+                "inconsistent shape: targets real values for a softmax model");
+  std::string width = good;
+  Put<float>(width, 0.f, kWidthAt);
+  ExpectRefused(dir.Write("width.bin", width), "loss epsilon 0: expected a finite value above 0");
   std::string settings = good;
   Put<uint32_t>(settings, 0xffffffffu, kSettingsAt);
   ExpectRefused(dir.Write("settings.bin", settings), "truncated model file (in the settings)");
@@ -293,11 +300,11 @@ TEST(ModelFile, HashedTextSettingsRoundTripAndVersion4FilesStillLoad) {
   const std::string hashed = testing::ReadFile(dir.File("h.bin"));
   std::string kind = hashed;
   Put<uint32_t>(kind, 3, 24);
-  Rehash(kind, 76 + 16);
+  Rehash(kind, 84 + 16);
   ExpectRefused(dir.Write("kind.bin", kind), "unknown hashed-text kind 3");
   std::string bits = hashed;
   Put<uint32_t>(bits, 40, 28);
-  Rehash(bits, 76 + 16);
+  Rehash(bits, 84 + 16);
   ExpectRefused(dir.Write("bits.bin", bits), "--hash-bits 40");
   // VW's: the bits and the interactions.
   const TextHashing vw{.bits = 20, .format = HashedText::kVw, .interactions = "ab,abc"};
@@ -308,7 +315,14 @@ TEST(ModelFile, HashedTextSettingsRoundTripAndVersion4FilesStillLoad) {
   EXPECT_EQ(std::get<LinearModel>(v.model).weights()[5], Example().weights()[5]);
 
   SaveModel(Example(), dir.File("m.bin"), "x=1\n");
-  std::string v4 = testing::ReadFile(dir.File("m.bin"));
+  std::string v6 = testing::ReadFile(dir.File("m.bin"));
+  v6.erase(60, 8);  // the targets and the loss's width
+  Put<uint32_t>(v6, 6, 8);
+  Rehash(v6, 76);
+  const LoadedModel six = LoadModel(dir.Write("v6.bin", v6));
+  EXPECT_FALSE(std::get<LinearModel>(six.model).regression());
+  EXPECT_EQ(std::get<LinearModel>(six.model).weights()[17], Example().weights()[17]);
+  std::string v4 = v6;
   std::string v5 = v4;
   v4.erase(24, 8);  // the hashed-text field and the CSV record
   Put<uint32_t>(v4, 4, 8);

@@ -214,15 +214,19 @@ TEST(Targets, DeclaredClassesAreTheClassesEvenWhereTheRowsLackSome) {
       {"d: declared classes for real-valued labels"});
 }
 
-TEST(Targets, RealValuedLabelsAreTheTargetsOfModelSquaredOnly) {
+TEST(Targets, RealValuedLabelsAreTheTargetsOfTheRegressionModelsOnly) {
   const Dataset data = Declared(WithLabels({2.5f, -7, 0, 1e6f}), LabelKind::kValues);
-  for (const Targets& t : {MakeTargets(ModelKind::kSquared, data),
-                           MakeTargets(ModelKind::kSquared, data, ClassLabels{{-1, 1}})}) {
+  for (const Targets& t :
+       {MakeTargets(ModelKind::kSquared, data),
+        MakeTargets(ModelKind::kSquared, data, ClassLabels{{-1, 1}}),
+        MakeTargets(ModelKind::kHuber, data), MakeTargets(ModelKind::kEpsilonInsensitive, data)}) {
     EXPECT_EQ(Values(t), (std::vector<float>{2.5f, -7, 0, 1e6f}));
     EXPECT_EQ(t.labels.values, (std::vector<float>{-1, 1}));
+    EXPECT_TRUE(t.regression);
   }
   ExpectError([&] { MakeTargets(ModelKind::kLogistic, data); },
-              {"d: real-valued labels are regressed by model squared only, not by logistic"});
+              {"d: real-valued labels are regressed by the models squared, huber and "
+               "epsilon-insensitive, not by logistic"});
   ExpectError([&] { MakeTargets(ModelKind::kSoftmax, data); }, {"not by softmax"});
 }
 

@@ -98,7 +98,7 @@ TEST(Weights, AStepOfWeightTwoIsAStepOfTwiceTheSize) {
     SequentialScheme scheme;
     float z[1];
     *loss = LinearSgdStep<BinaryHead<LogisticLoss>, SgdRule>(
-        scheme, LinearParams{{w.data(), nullptr, nullptr}, 3, 1, nullptr}, x, -1.f, weight,
+        {}, scheme, LinearParams{{w.data(), nullptr, nullptr}, 3, 1, nullptr}, x, -1.f, weight,
         MakeRuleContext(OptimizerConfig{.kind = OptimizerKind::kSgd}, eta, 1), z);
     return w;
   };

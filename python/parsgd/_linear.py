@@ -1,5 +1,6 @@
 """The linear estimators: SGDClassifier (logistic, hinge, squared hinge, squared and, for more
-than two classes, softmax) and SGDRegressor (least squares on real-valued targets)."""
+than two classes, softmax) and SGDRegressor (least squares, Huber and epsilon-insensitive losses on
+real-valued targets)."""
 
 import numpy as np
 from sklearn.base import RegressorMixin
@@ -13,6 +14,13 @@ BINARY_MODELS = {
     "hinge": "hinge",
     "squared_hinge": "squared-hinge",
     "squared_error": "squared",
+}
+
+# scikit-learn's regression losses -> parsgd's models.
+REGRESSION_MODELS = {
+    "squared_error": "squared",
+    "huber": "huber",
+    "epsilon_insensitive": "epsilon-insensitive",
 }
 
 # Checks of scikit-learn's suite that cannot apply to an estimator that does not weigh rows (the
@@ -98,7 +106,7 @@ def _linear_views(estimator, vector):
                           ("l1_ratio", 0.15, L1_RATIO_DOC), ("verbose", 0, VERBOSE_DOC),
                           ("class_weight", None, CLASS_WEIGHT_DOC), *_base.EARLY_STOPPING],
                      names=_settings.LINEAR_NAMES,
-                     exclude={"hidden", "mlp-backend", *_settings.MLP_ONLY})
+                     exclude={"hidden", "mlp-backend", "loss-epsilon", *_settings.MLP_ONLY})
 class SGDClassifier(_Penalized, _classifier.ParsgdClassifier):
     """Linear classifiers trained by parsgd's parallel SGD (or coordinate descent: `solver`).
 
@@ -148,15 +156,16 @@ class SGDClassifier(_Penalized, _classifier.ParsgdClassifier):
 
 
 @_base.with_keywords(
-    own=[("loss", "squared_error", """str, default='squared_error'
-    The only loss: least squares, (y - w.x - b)^2 / 2 (parsgd's squared model on real-valued
-    targets)."""), ("penalty", "l2", PENALTY_DOC), ("l1_ratio", 0.15, L1_RATIO_DOC),
-    ("verbose", 0, VERBOSE_DOC), *_base.EARLY_STOPPING],
-    names=_settings.LINEAR_NAMES,
+    own=[("loss", "squared_error", """{'squared_error', 'huber', 'epsilon_insensitive'}, default='squared_error'
+    The loss of the residual r = w.x + b - y, scikit-learn's: least squares r^2 / 2; Huber's
+    (r^2 / 2 within epsilon, linear beyond: robust to outlying targets); or support vector
+    regression's max(0, |r| - epsilon)."""), ("penalty", "l2", PENALTY_DOC),
+    ("l1_ratio", 0.15, L1_RATIO_DOC), ("verbose", 0, VERBOSE_DOC), *_base.EARLY_STOPPING],
+    names=_settings.REGRESSOR_NAMES,
     exclude={"hidden", "mlp-backend", "shrinking", *_settings.MLP_ONLY})
 class SGDRegressor(_Penalized, RegressorMixin, _base.ParsgdEstimator):
-    """Linear least-squares regression trained by parsgd's parallel SGD (or coordinate descent:
-    solver='cd'). Targets are fitted as float32.
+    """Linear regression (least squares, Huber, epsilon-insensitive) trained by parsgd's parallel
+    SGD (or, for least squares, coordinate descent: solver='cd'). Targets are fitted as float32.
 
     Fitted attributes: coef_ (n_features,), intercept_ (1,), n_features_in_, n_iter_, history_
     (objective, loss and step size per epoch), settings_.
@@ -190,9 +199,10 @@ class SGDRegressor(_Penalized, RegressorMixin, _base.ParsgdEstimator):
         return self._scores(X)[:, 0].astype(np.float64)
 
     def _model_name(self):
-        if self.loss != "squared_error":
-            raise ValueError(f"loss={self.loss!r}: SGDRegressor has the loss 'squared_error' only")
-        return "squared"
+        if self.loss not in REGRESSION_MODELS:
+            raise ValueError(f"loss={self.loss!r}: SGDRegressor's losses are "
+                             f"{', '.join(map(repr, REGRESSION_MODELS))}")
+        return REGRESSION_MODELS[self.loss]
 
     @staticmethod
     def _dataset(X, y, weights=None):
@@ -202,7 +212,7 @@ class SGDRegressor(_Penalized, RegressorMixin, _base.ParsgdEstimator):
         return _data.as_dataset(X, targets, real_labels=True, weights=weights)
 
     def _take(self, result, history):
-        # Real-valued targets have no classes: an accuracy would only count agreeing signs.
+        # Real-valued targets have no classes: an epoch left unevaluated has no accuracy either.
         for epoch in history:
             epoch.pop("train_accuracy", None)
         super()._take(result, history)

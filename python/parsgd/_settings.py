@@ -31,6 +31,10 @@ LINEAR_NAMES = {
     "model": "loss",
     "patience": "n_iter_no_change",
 }
+# SGDRegressor's: scikit-learn's epsilon is the width of its losses huber and epsilon_insensitive,
+# so the optimisers' epsilon (AdaGrad, RMSProp, Adam) takes another name there.
+REGRESSOR_NAMES = dict(LINEAR_NAMES,
+                       **{"loss-epsilon": "epsilon", "epsilon": "optimizer_epsilon"})
 # MLPClassifier's: its initial step is learning_rate_init, its Adam decays beta_1 and beta_2.
 MLP_NAMES = dict(
     LINEAR_NAMES,

@@ -197,6 +197,7 @@ struct Predictor {
   ModelKind kind;
   const ClassLabels* labels;
   int outputs;  // scores per row
+  bool regression;  // its score is the prediction (LinearModel::regression)
   std::function<std::vector<float>(uint64_t, uint64_t)> scores;
 };
 
@@ -204,13 +205,13 @@ Predictor MakePredictor(const LoadedModel& loaded, const Dataset& data, Executor
   return std::visit(
       [&](const auto& model) -> Predictor {
         if constexpr (std::is_same_v<std::decay_t<decltype(model)>, LinearModel>) {
-          return {model.kind(), &model.labels(), model.outputs(), [&](uint64_t b, uint64_t e) {
-                    return PredictScores(model, data, b, e, executor);
-                  }};
+          return {
+              model.kind(), &model.labels(), model.outputs(), model.regression(),
+              [&](uint64_t b, uint64_t e) { return PredictScores(model, data, b, e, executor); }};
         } else {
-          return {ModelKind::kMlp, &model.labels(), model.classes(), [&](uint64_t b, uint64_t e) {
-                    return PredictScores(model, data, b, e, executor);
-                  }};
+          return {
+              ModelKind::kMlp, &model.labels(), model.classes(), false,
+              [&](uint64_t b, uint64_t e) { return PredictScores(model, data, b, e, executor); }};
         }
       },
       loaded.model);
@@ -226,8 +227,8 @@ void FormatRow(const Predictor& p, Output output, const float* z, std::vector<fl
                std::string& text) {
   const ClassLabels& labels = *p.labels;
   switch (output) {
-    case Output::kLabels:
-      text += labels.Text(ClassOf(p, z));
+    case Output::kLabels:  // a regression's: the value it predicts
+      text += p.regression ? ShortestText(z[0]) : labels.Text(ClassOf(p, z));
       text += '\n';
       break;
     case Output::kScores:
@@ -272,7 +273,8 @@ int Predict(std::span<const std::string> args) {
   ApplyArgs a;
   bool probabilities = false, scores = false;
   OptionParser parser("predict",
-                      "Write one predicted label per data row, in the training data's own labels.");
+                      "Write one predicted label per data row, in the training data's own labels "
+                      "(a regression's: the predicted value).");
   Declare(parser, a);
   parser.String("output", &a.output, "PATH", "write the predictions here instead of stdout");
   parser.Switch("probabilities", &probabilities,
@@ -375,10 +377,12 @@ void PrintClassReport(const Predictor& predictor, const Targets& targets, uint64
 
 int Eval(std::span<const std::string> args) {
   ApplyArgs a;
-  OptionParser parser("eval",
-                      "Report a saved model's mean loss and accuracy on a labelled data set, and, for a "
-                      "classifier, each class's precision, recall and F1, the confusion matrix (up "
-                      "to 20 classes) and a binary model's ROC AUC.");
+  OptionParser parser(
+      "eval",
+      "Report a saved model's mean loss and accuracy on a labelled data set, and, for a "
+      "classifier, each class's precision, recall and F1, the confusion matrix (up "
+      "to 20 classes) and a binary model's ROC AUC; for a regression, the RMSE, MAE "
+      "and R^2.");
   Declare(parser, a);
   if (!ParseApply(parser, args, a)) {
     std::printf("%s", parser.Help().c_str());
@@ -386,7 +390,10 @@ int Eval(std::span<const std::string> args) {
   }
   auto executor = MakeTbbExecutor(a.threads);
   const LoadedModel loaded = LoadModel(a.model);
-  const Dataset data = LoadData(a, loaded, *executor, true);
+  const LinearModel* linear = std::get_if<LinearModel>(&loaded.model);
+  const bool regression = linear != nullptr && linear->regression();
+  const Dataset read = LoadData(a, loaded, *executor, true);
+  const Dataset data = regression ? AsRealValues(read) : read;  // a regression's labels are values
   // Rows with weights (a weight column, VW importances) weigh the loss, scaled to a mean of 1 as
   // in training: the loss is the weighted mean, and a weighted accuracy comes beside the accuracy.
   bool weighted = false;
@@ -405,13 +412,20 @@ int Eval(std::span<const std::string> args) {
         }
       },
       loaded.model);
-  std::printf("%s", fmt::format("rows {}  loss {:.6f}{}  accuracy {:.2f}%{}\n", e.rows,
-                                e.mean_loss, weighted ? " (weighted)" : "", 100 * e.accuracy,
-                                weighted ? fmt::format("  weighted accuracy {:.2f}%",
-                                                       100 * e.weighted_accuracy)
-                                         : "")
-                        .c_str());
-  if (data.label_kind() == LabelKind::kClasses) {  // not a regression's real-valued targets
+  if (regression) {
+    std::printf("%s",
+                fmt::format("rows {}  loss {:.6f}{}  RMSE {:.6g}  MAE {:.6g}  R^2 {:.6f}\n", e.rows,
+                            e.mean_loss, weighted ? " (weighted)" : "", e.rmse(), e.mae(), e.r2())
+                    .c_str());
+  } else {
+    std::printf("%s", fmt::format("rows {}  loss {:.6f}{}  accuracy {:.2f}%{}\n", e.rows,
+                                  e.mean_loss, weighted ? " (weighted)" : "", 100 * e.accuracy,
+                                  weighted ? fmt::format("  weighted accuracy {:.2f}%",
+                                                         100 * e.weighted_accuracy)
+                                           : "")
+                          .c_str());
+  }
+  if (!regression) {  // a classifier's report
     const Predictor predictor = MakePredictor(loaded, data, *executor);
     PrintClassReport(predictor, MakeTargets(predictor.kind, data, *predictor.labels), data.rows());
   }

@@ -11,6 +11,13 @@ std::string JsonNumber(double v) { return fmt::format("{}", v); }
 
 std::string JsonOptional(const std::optional<double>& v) { return v ? JsonNumber(*v) : "null"; }
 
+// A regression's fit on the rows of `set` as fields: ,"SET_rmse":..,"SET_mae":..,"SET_r2":..
+std::string FitJson(const char* set, const std::optional<RegressionScores>& fit) {
+  if (!fit) return "";
+  return fmt::format(R"(,"{0}_rmse":{1},"{0}_mae":{2},"{0}_r2":{3})", set, JsonNumber(fit->rmse),
+                     JsonNumber(fit->mae), JsonNumber(fit->r2));
+}
+
 }  // namespace
 
 std::string HumanCount(double value) {
@@ -20,32 +27,48 @@ std::string HumanCount(double value) {
   return fmt::format("{:.3g}", value);
 }
 
-std::string EpochHeader(bool has_test, bool dual, bool has_validation) {
+std::string EpochHeader(bool has_test, bool dual, bool has_validation, bool regression) {
+  // A regression shows the root mean squared residual where a classifier shows its accuracy.
+  const char* measure = regression ? "rmse" : "acc";
   return fmt::format(
       "{:>7}  {:>10}  {:>10}  {:>9}{}  {:>9}  {:>9}  {:>8}", "epoch", "objective", "train-loss",
-      "train-acc",
-      (has_test ? fmt::format("  {:>9}  {:>8}", "test-loss", "test-acc") : "") +
-          (has_validation ? fmt::format("  {:>9}  {:>8} ", "val-loss", "val-acc") : ""),
+      fmt::format("train-{}", measure),
+      (has_test ? fmt::format("  {:>9}  {:>8}", "test-loss", fmt::format("test-{}", measure))
+                : "") +
+          (has_validation
+               ? fmt::format("  {:>9}  {:>8} ", "val-loss", fmt::format("val-{}", measure))
+               : ""),
       "samples/s", dual ? "rel-gap" : "lr", "elapsed");
 }
+
+namespace {
+
+// The accuracy in `width` characters ("85.21%"), or a regression's RMSE where it has a fit.
+std::string Measure(std::optional<double> accuracy, const std::optional<RegressionScores>& fit,
+                    int width) {
+  if (fit) return fmt::format("{:>{}.4g}", fit->rmse, width);
+  return fmt::format("{:>{}.2f}%", 100 * accuracy.value_or(0), width - 1);
+}
+
+}  // namespace
 
 std::string EpochLine(const EpochReport& r, int epochs, double elapsed, bool has_test,
                       bool has_validation) {
   std::string test;
   if (has_test) {
-    test = fmt::format("  {:>9.5f}  {:>7.2f}%", r.test_loss.value_or(0),
-                       100 * r.test_accuracy.value_or(0));
+    test = fmt::format("  {:>9.5f}  {}", r.test_loss.value_or(0),
+                       Measure(r.test_accuracy, r.test_fit, 8));
   }
   if (has_validation) {  // the best epoch so far marked
-    test +=
-        fmt::format("  {:>9.5f}  {:>7.2f}%{}", r.validation_loss.value_or(0),
-                    100 * r.validation_accuracy.value_or(0), r.best_epoch == r.epoch ? "*" : " ");
+    test += fmt::format("  {:>9.5f}  {}{}", r.validation_loss.value_or(0),
+                        Measure(r.validation_accuracy, r.validation_fit, 8),
+                        r.best_epoch == r.epoch ? "*" : " ");
   }
-  return fmt::format("{:>7}  {:>10.6f}  {:>10.6f}  {:>8.2f}%{}  {:>9}  {:>9.3g}  {:>7.2f}s",
+  return fmt::format("{:>7}  {:>10.6f}  {:>10.6f}  {}{}  {:>9}  {:>9.3g}  {:>7.2f}s",
                      // the epoch as wide as the last, so that the rows stay aligned
                      fmt::format("{:>{}}/{}", r.epoch, fmt::formatted_size("{}", epochs), epochs),
-                     r.objective, r.progressive_loss,
-                     100 * r.train_accuracy, test, HumanCount(r.samples_per_second()),
+                     r.objective, r.progressive_loss, Measure(r.train_accuracy, r.train_fit, 9),
+                     test, HumanCount(r.samples_per_second()),
                      r.relative_gap().value_or(r.learning_rate), elapsed);
 }
 
@@ -64,10 +87,14 @@ std::string EpochJson(const EpochReport& r, const TrainConfig& given, const Trai
       r.epoch, MetricsFields(resolved), given.scheme == SchemeKind::kAuto, s.device, s.threads,
       s.workers, r.updates, clock(r.train_seconds), clock(r.eval_seconds), clock(elapsed),
       clock(r.samples_per_second()), JsonNumber(r.learning_rate), JsonNumber(r.objective),
-      JsonNumber(r.progressive_loss), JsonNumber(r.train_accuracy), JsonOptional(r.test_loss),
-      JsonOptional(r.test_accuracy),
+      JsonNumber(r.progressive_loss),
+      // A regression has no accuracy: its fits instead.
+      r.train_fit ? std::string("null") : JsonNumber(r.train_accuracy), JsonOptional(r.test_loss),
+      r.test_fit ? std::string("null") : JsonOptional(r.test_accuracy),
       // The linear models: the weights that are not 0.
-      r.nonzero_weights ? fmt::format(R"(,"nonzero_weights":{})", *r.nonzero_weights) : "",
+      (r.nonzero_weights ? fmt::format(R"(,"nonzero_weights":{})", *r.nonzero_weights) : "") +
+          FitJson("train", r.train_fit) + FitJson("test", r.test_fit) +
+          FitJson("validation", r.validation_fit),
       // Weighted rows: the weighted accuracies.
       (r.train_weighted_accuracy
            ? fmt::format(R"(,"train_weighted_accuracy":{})", JsonNumber(*r.train_weighted_accuracy))

@@ -12,8 +12,10 @@ namespace parsgd::cli {
 // The columns' titles, matching EpochLine. A dual solver's runs (`dual`) show the relative duality
 // gap where the others show the step size.
 // Early stopping's runs (`has_validation`) show the held-out rows' loss and accuracy, the best
-// epoch so far marked '*'.
-std::string EpochHeader(bool has_test, bool dual = false, bool has_validation = false);
+// epoch so far marked '*'. A regression's (`regression`) show the RMSE in place of each accuracy
+// (EpochLine shows it where the report has a fit).
+std::string EpochHeader(bool has_test, bool dual = false, bool has_validation = false,
+                        bool regression = false);
 std::string EpochLine(const EpochReport& r, int epochs, double elapsed_seconds, bool has_test,
                       bool has_validation = false);
 

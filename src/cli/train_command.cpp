@@ -20,6 +20,7 @@
 #include "parsgd/io/checkpoint.hpp"
 #include "parsgd/io/model_file.hpp"
 #include "parsgd/model/mlp/mlp_model.hpp"
+#include "parsgd/model/targets.hpp"
 #include "parsgd/run/run_loop.hpp"
 #include "parsgd/run/trainer.hpp"
 #include "parsgd/util/atomic_file.hpp"
@@ -32,6 +33,11 @@ namespace parsgd::cli {
 namespace {
 
 // " (weighted 91.20%)" where the rows have weights; empty otherwise.
+// A regression's fit in the last lines' words.
+std::string FitText(const RegressionScores& fit) {
+  return fmt::format("RMSE {:.6g}, MAE {:.6g}, R^2 {:.6f}", fit.rmse, fit.mae, fit.r2);
+}
+
 std::string Weighted(const std::optional<double>& weighted_accuracy) {
   return weighted_accuracy ? fmt::format(" (weighted {:.2f}%)", 100 * *weighted_accuracy) : "";
 }
@@ -202,11 +208,19 @@ struct RunData {
   std::optional<Dataset> test, validation;
 };
 
-RunData Load(const RunArgs& run, Executor& executor, Communicator& ranks) {
+// A regression (model/targets.hpp, RegressesLabels) reads the labels of every file as real values.
+RunData Load(const RunArgs& run, ModelKind model, Executor& executor, Communicator& ranks) {
   RunData out{LoadRunData(run.train, run, executor, nullptr, &ranks), std::nullopt, std::nullopt};
   if (!run.test.empty()) out.test = LoadRunData(run.test, run, executor, &out.train, &ranks);
   if (!run.validation.empty()) {
     out.validation = LoadRunData(run.validation, run, executor, &out.train, &ranks);
+  }
+  if (RegressesLabels(model, out.train, ranks)) {
+    ranks.AgreeOn([&] {
+      out.train = AsRealValues(out.train);
+      if (out.test) out.test = AsRealValues(*out.test);
+      if (out.validation) out.validation = AsRealValues(*out.validation);
+    });
   }
   return out;
 }
@@ -234,16 +248,25 @@ int Finish(const RunLoopResult& result, const Trainer& trainer, const TrainArgs&
     std::printf("%s\n", ConvergedLine(result.last, s, trainer.config()).c_str());
   }
   if (result.best && !a.quiet) {
-    std::printf("best epoch %d of %d: validation loss %.6f, accuracy %.2f%%%s; its model is kept\n",
-                result.best->epoch, result.last.epoch, *result.best->validation_loss,
-                100 * *result.best->validation_accuracy,
-                result.best->validation_auc
-                    ? fmt::format(", auc {:.6f}", *result.best->validation_auc).c_str()
-                    : "");
+    const EpochReport& b = *result.best;
+    std::printf(
+        "best epoch %d of %d: validation loss %.6f, %s; its model is kept\n", b.epoch,
+        result.last.epoch, *b.validation_loss,
+        b.validation_fit
+            ? FitText(*b.validation_fit).c_str()
+            : fmt::format("accuracy {:.2f}%{}", 100 * *b.validation_accuracy,
+                          b.validation_auc ? fmt::format(", auc {:.6f}", *b.validation_auc) : "")
+                  .c_str());
   }
   if (result.last.epoch == 0) {
     std::printf("nothing to do: the checkpoint is already after the last of the %d epochs\n",
                 s.epochs);
+  } else if (last.train_fit) {
+    if (data.test) {
+      std::printf("test %s, test loss %.6f\n", FitText(*last.test_fit).c_str(), *last.test_loss);
+    } else {
+      std::printf("train %s, objective %.6f\n", FitText(*last.train_fit).c_str(), last.objective);
+    }
   } else if (data.test) {
     std::printf("test accuracy %.2f%%%s, test loss %.6f\n", 100 * *last.test_accuracy,
                 Weighted(last.test_weighted_accuracy).c_str(), *last.test_loss);
@@ -285,7 +308,7 @@ int TrainRun(std::span<const std::string> args, Communicator& ranks) {
   Outputs outputs;
   Open(a, ranks, outputs);
   auto executor = MakeRunExecutor(checked.config->config());
-  const RunData data = Load(a.run, *executor, ranks);
+  const RunData data = Load(a.run, checked.config->config().model, *executor, ranks);
   std::optional<Trainer> made;
   try {
     made.emplace(*checked.config, data.train, data.test ? &*data.test : nullptr, *executor, &ranks,
@@ -304,10 +327,10 @@ int TrainRun(std::span<const std::string> args, Communicator& ranks) {
   if (!quiet) {
     std::fputs((SetupLines(parser, trainer, data.train, rows, nonzeros) + start_lines).c_str(),
                stdout);
-    std::printf("%s\n", EpochHeader(data.test.has_value(),
-                                    trainer.config().solver == Solver::kDualCd,
-                                    trainer.early_stopping())
-                           .c_str());
+    std::printf("%s\n",
+                EpochHeader(data.test.has_value(), trainer.config().solver == Solver::kDualCd,
+                            trainer.early_stopping(), data.train.label_kind() == LabelKind::kValues)
+                    .c_str());
   }
   if (outputs.metrics && checked.checkpoint) {
     outputs.metrics->Write(EarlierEpochs(a.metrics, trainer.epochs_done()));

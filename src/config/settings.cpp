@@ -116,6 +116,7 @@ bool OuterStep(const TrainConfig& c) { return !c.outer.plain(); }
 bool Elastic(const TrainConfig& c) { return c.scheme == SchemeKind::kElastic; }
 bool ClassWeighted(const TrainConfig& c) { return c.class_weight != "none"; }
 bool L1Penalty(const TrainConfig& c) { return c.l1 > 0; }
+bool LossWidth(const TrainConfig& c) { return HasLossEpsilon(c.model); }
 bool HeldOut(const TrainConfig& c) { return c.validation_fraction > 0; }
 
 std::vector<Setting> MakeTable() {
@@ -230,6 +231,16 @@ std::vector<Setting> MakeTable() {
                        [](auto& c) -> auto& { return c.l1; }, 0, 1e9),
                    {.runs = kLinearModels | kSgdSolver | kCdSolver | kCpuBackend},
                    {.identity = "l1", .when = L1Penalty, .text = true}));
+  t.push_back(
+      With(Real("loss-epsilon",
+                "huber: the residual past which the loss grows linearly; "
+                "epsilon-insensitive: the tube within which it is 0; in the targets' "
+                "units, scikit-learn's epsilon (auto: huber 1.35 times the targets' "
+                "scale, epsilon-insensitive 0.1)",
+                [](auto& c) -> auto& { return c.loss_epsilon; }, 0, 1e30, true, {{"auto", -1}}),
+           {.runs = kLinearModels | kSgdSolver | kCpuBackend,
+            .models = {ModelKind::kHuber, ModelKind::kEpsilonInsensitive}},
+           {.identity = "loss_epsilon", .when = LossWidth, .text = true}));
   Setting class_weight =
       Entry("class-weight", SettingType::kText,
             "each class's weight in the loss: none, balanced (n / (classes x rows of the class)) "

@@ -195,6 +195,12 @@ void ValidateConfig(const TrainConfig& c, int ranks, const GivenSetting& given) 
         "`backend` offload trains the linear models (logistic, hinge, squared, softmax); the "
         "mlp runs on the cpu backend");
   }
+  if (c.backend == Backend::kOffload && IsRegressor(c.model)) {
+    fail(fmt::format(
+        "`backend` offload trains the models logistic, hinge, squared, squared-hinge and "
+        "softmax; `model` {} runs on the cpu backend",
+        NameOf<ModelKind>(kModelKinds, c.model)));
+  }
   if (c.bias == Bias::kOff && !IsLinear(c.model)) {
     fail("`bias` off applies to the linear models; an mlp's layers keep their biases");
   }

@@ -19,12 +19,13 @@ namespace parsgd {
 namespace {
 
 constexpr unsigned char kMagic[8] = {0x89, 'P', 'S', 'G', 'M', '\r', '\n', 0x1A};
-constexpr uint32_t kVersion = 6;
+constexpr uint32_t kVersion = 7;
 constexpr uint32_t kFirstVersion = 1;      // still read: no index base, binary labels only
 constexpr uint32_t kIndexBaseVersion = 2;  // still read: no CSV label column
 constexpr uint32_t kLabelColumnVersion = 3;  // still read: no class names
 constexpr uint32_t kClassNameVersion = 4;    // still read: no hashed-text record
 constexpr uint32_t kHashingVersion = 5;      // still read: no CSV record
+constexpr uint32_t kCsvRecordVersion = 6;    // still read: no regression record
 constexpr uint32_t kMaxLabelColumn = kMaxRecordedLabelColumn;
 constexpr uint32_t kMaxClassName = kMaxRecordedLabelColumn;
 
@@ -186,6 +187,20 @@ LinearModel ReadLinear(const MappedFile& file, FieldReader& in, ModelKind kind, 
   const uint32_t label_count = IsBinary(kind) || version == kFirstVersion ? 2 : outputs;
   ClassLabels labels = ReadLabels(in, label_count, version, path);
   if (version == kFirstVersion && !IsBinary(kind)) labels = ClassLabels::Default(false, outputs);
+  bool regression = false;
+  float loss_epsilon = 0.1f;
+  if (version > kCsvRecordVersion) {
+    const auto targets = in.Get<uint32_t>("targets");
+    if (targets > 1 || (targets == 1 && !IsBinary(kind)) || (targets == 0 && IsRegressor(kind))) {
+      throw bad(fmt::format("targets {} for a {} model", targets == 1 ? "real values" : "classes",
+                            NameOf<ModelKind>(kModelKinds, kind)));
+    }
+    regression = targets == 1;
+    loss_epsilon = in.Get<float>("loss epsilon");
+    if (!(loss_epsilon > 0) || !std::isfinite(loss_epsilon)) {
+      throw bad(fmt::format("loss epsilon {}: expected a finite value above 0", loss_epsilon));
+    }
+  }
   settings = in.Text(in.Get<uint32_t>("settings length"), "settings");
   const auto count = in.Get<uint64_t>("parameter count");
   if (count != (features + 1) * outputs) {
@@ -194,6 +209,8 @@ LinearModel ReadLinear(const MappedFile& file, FieldReader& in, ModelKind kind, 
   }
   const std::size_t at = CheckTail(file, in, count, path);
   LinearModel model(kind, features, static_cast<int>(outputs), std::move(labels));
+  model.set_regression(regression);
+  model.set_loss_epsilon(loss_epsilon);
   CopyFinite(file, at, model.weights(), path);
   return model;
 }
@@ -261,6 +278,8 @@ void WriteModel(const LinearModel& model, const std::string& settings, AtomicFil
   PutField<uint64_t>(head, model.features());
   PutField<uint32_t>(head, static_cast<uint32_t>(model.outputs()));
   PutLabels(head, model.labels());
+  PutField<uint32_t>(head, model.regression() ? 1 : 0);
+  PutField<float>(head, model.loss_epsilon());
   PutSettings(head, settings);
   PutField<uint64_t>(head, model.weights().size());
   Finish(head, model.weights(), out);

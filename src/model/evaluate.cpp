@@ -17,16 +17,21 @@ constexpr uint64_t kBlockRows = 4096;
 constexpr int kMlpBlockRows = 256;  // rows per MLP block: fixed, so sums repeat at any thread count
 
 double SampleLoss(const LinearModel& model, const float* z, float target) {
-  return WithHead(LossOf(model.kind()),
-                  [&]<class Head>(Head) { return Head::Value(z, model.outputs(), target); });
+  return WithHead(LossOf(model.kind()), model.loss_epsilon(),
+                  [&](const auto& head) { return head.Value(z, model.outputs(), target); });
 }
 
-// A block's sums: the weighted losses, the rows predicted right, their weights, and every row's.
+// A block's sums: the weighted losses, the rows predicted right, their weights, and every row's;
+// for a regression, the weighted residuals' squares and magnitudes and the targets' spread about
+// the mean of all.
 struct BlockSum {
   double loss = 0;
   uint64_t correct = 0;
   double weighted_correct = 0;
   double weight = 0;
+  double squared_error = 0;
+  double absolute_error = 0;
+  double target_spread = 0;
 
   // Row of weight w, its loss and whether it was predicted right.
   void Add(double w, double row_loss, bool right) {
@@ -34,6 +39,12 @@ struct BlockSum {
     correct += right;
     weighted_correct += right ? w : 0;
     weight += w;
+  }
+  // A regression's row of weight w: its residual and its target's distance from the mean.
+  void AddResidual(double w, double residual, double from_mean) {
+    squared_error += w * residual * residual;
+    absolute_error += w * std::abs(residual);
+    target_spread += w * from_mean * from_mean;
   }
 };
 
@@ -44,10 +55,16 @@ Evaluation Combine(const std::vector<BlockSum>& sums, uint64_t rows) {
     total.correct += s.correct;
     total.weighted_correct += s.weighted_correct;
     total.weight += s.weight;
+    total.squared_error += s.squared_error;
+    total.absolute_error += s.absolute_error;
+    total.target_spread += s.target_spread;
   }
   Evaluation e;
   e.rows = rows;
   e.weight_sum = total.weight;
+  e.squared_error = total.squared_error;
+  e.absolute_error = total.absolute_error;
+  e.target_spread = total.target_spread;
   if (rows > 0) {
     e.mean_loss = total.loss / static_cast<double>(rows);
     e.accuracy = static_cast<double>(total.correct) / static_cast<double>(rows);
@@ -58,6 +75,16 @@ Evaluation Combine(const std::vector<BlockSum>& sums, uint64_t rows) {
 
 float WeightOf(const Targets& targets, uint64_t i) {
   return targets.weights.empty() ? 1.f : targets.weights[i];
+}
+
+// The targets' weighted mean, summed in row order.
+double WeightedMean(const Targets& targets) {
+  double sum = 0, weight = 0;
+  for (uint64_t i = 0; i < targets.values.size(); ++i) {
+    sum += static_cast<double>(WeightOf(targets, i)) * targets.values[i];
+    weight += WeightOf(targets, i);
+  }
+  return weight > 0 ? sum / weight : 0;
 }
 
 }  // namespace
@@ -90,12 +117,29 @@ int PredictedClass(const LinearModel& model, const float* z) {
 
 Evaluation CombineEvaluations(const Evaluation& mine, Communicator& comm) {
   const double rows = static_cast<double>(mine.rows);
-  std::vector<double> sums = {mine.mean_loss * rows, std::round(mine.accuracy * rows),
-                              mine.weighted_accuracy * mine.weight_sum, mine.weight_sum};
+  std::vector<double> sums = {mine.mean_loss * rows,
+                              std::round(mine.accuracy * rows),
+                              mine.weighted_accuracy * mine.weight_sum,
+                              mine.weight_sum,
+                              mine.squared_error,
+                              mine.absolute_error,
+                              mine.target_mean * mine.weight_sum};
   comm.SumAll(sums);
   Evaluation all;
   all.rows = comm.Sum(mine.rows);
   all.weight_sum = sums[3];
+  all.regression = mine.regression;
+  if (mine.regression) {
+    // The spread about the mean of all: each rank's about its own mean, plus its weight times the
+    // squared distance between the two means.
+    all.squared_error = sums[4];
+    all.absolute_error = sums[5];
+    all.target_mean = all.weight_sum > 0 ? sums[6] / all.weight_sum : 0;
+    const double d = mine.target_mean - all.target_mean;
+    std::vector<double> spread = {mine.target_spread + mine.weight_sum * d * d};
+    comm.SumAll(spread);
+    all.target_spread = spread[0];
+  }
   if (all.rows > 0) {
     all.mean_loss = sums[0] / static_cast<double>(all.rows);
     all.accuracy = sums[1] / static_cast<double>(all.rows);
@@ -108,6 +152,8 @@ Evaluation Evaluate(const LinearModel& model, const Dataset& data, const Targets
                     Executor& executor) {
   const uint64_t rows = data.rows();
   const uint64_t blocks = (rows + kBlockRows - 1) / kBlockRows;
+  const bool regression = model.regression();
+  const double mean = regression ? WeightedMean(targets) : 0;
   std::vector<BlockSum> sums(blocks);
   executor.ParallelFor(blocks, [&](uint64_t b) {
     std::vector<float> z(model.outputs());
@@ -124,10 +170,16 @@ Evaluation Evaluate(const LinearModel& model, const Dataset& data, const Targets
       const int truth = IsBinary(model.kind()) ? (target > 0 ? 1 : 0) : static_cast<int>(target);
       s.Add(WeightOf(targets, i), SampleLoss(model, z.data(), target),
             PredictedClass(model, z.data()) == truth);
+      if (regression) {
+        s.AddResidual(WeightOf(targets, i), static_cast<double>(z[0]) - target, target - mean);
+      }
     }
     sums[b] = s;
   });
-  return Combine(sums, rows);
+  Evaluation e = Combine(sums, rows);
+  e.regression = regression;
+  e.target_mean = mean;
+  return e;
 }
 
 namespace {

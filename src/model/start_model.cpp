@@ -16,6 +16,7 @@ std::string Kind(ModelKind kind, uint64_t features, const std::vector<int>& hidd
   if (!IsLinear(kind)) {
     return fmt::format("{} {}-{}-{}", name, features, fmt::join(hidden, "-"), outputs);
   }
+  if (IsRegressor(kind)) return fmt::format("{} (linear, regression)", name);
   if (IsBinary(kind)) return fmt::format("{} (linear, binary)", name);
   return fmt::format("{} (linear, {} classes)", name, outputs);
 }

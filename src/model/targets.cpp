@@ -126,20 +126,42 @@ void CopyWeights(const Dataset& data, Targets& t) {
   std::copy(data.weights().begin(), data.weights().end(), t.weights.begin());
 }
 
-// Real-valued labels (LabelKind::kValues): the squared loss fits them as they are. The model keeps
-// the binary models' default labels; nothing maps through them.
+// Real-valued labels (LabelKind::kValues, or any labels of a regressor): the regression losses fit
+// them as they are. The model keeps the binary models' default labels; nothing maps through them.
 Targets ValueTargets(ModelKind kind, const Dataset& data) {
-  if (kind != ModelKind::kSquared) {
-    throw Error(fmt::format("{}: real-valued labels are regressed by model squared only, not by {}",
-                            data.source(), NameOf<ModelKind>(kModelKinds, kind)));
+  if (kind != ModelKind::kSquared && !IsRegressor(kind)) {
+    throw Error(
+        fmt::format("{}: real-valued labels are regressed by the models squared, huber and "
+                    "epsilon-insensitive, not by {}",
+                    data.source(), NameOf<ModelKind>(kModelKinds, kind)));
+  }
+  if (!data.class_names().empty()) {
+    throw Error(fmt::format("{}: its labels are text ({}): classes, which model {} cannot regress",
+                            data.source(), ListNames(data.class_names()),
+                            NameOf<ModelKind>(kModelKinds, kind)));
   }
   Targets t;
+  t.regression = true;
   t.values = AlignedArray<float>(data.rows());
   std::copy(data.labels().begin(), data.labels().end(), t.values.begin());
   CopyWeights(data, t);
   t.classes = 2;
   t.labels = ClassLabels::Default(true, 2);
   return t;
+}
+
+// The ascending, distinct union of every rank's `mine`. Collective.
+std::vector<float> UnionOfRanks(std::vector<float> mine, Communicator& comm) {
+  const std::vector<uint64_t> counts = comm.Gather(mine.size());
+  std::vector<float> found;
+  for (int r = 0; r < comm.size(); ++r) {
+    std::vector<float> theirs = r == comm.rank() ? mine : std::vector<float>(counts[r]);
+    comm.Broadcast(std::as_writable_bytes(std::span<float>(theirs)), r);
+    found.insert(found.end(), theirs.begin(), theirs.end());
+  }
+  std::sort(found.begin(), found.end());
+  found.erase(std::unique(found.begin(), found.end()), found.end());
+  return found;
 }
 
 // The classes the labels are drawn from: those the data declares, else the rows' distinct labels.
@@ -150,7 +172,7 @@ std::vector<float> FoundLabels(const Dataset& data) {
 }  // namespace
 
 Targets MakeTargets(ModelKind kind, const Dataset& data) {
-  if (data.label_kind() == LabelKind::kValues) return ValueTargets(kind, data);
+  if (data.label_kind() == LabelKind::kValues || IsRegressor(kind)) return ValueTargets(kind, data);
   std::vector<float> found = FoundLabels(data);
   if (found.empty()) throw Error(data.source() + ": no rows, so no labels");
   if (LooksLikeValues(data, found.size(), data.rows())) {
@@ -162,17 +184,10 @@ Targets MakeTargets(ModelKind kind, const Dataset& data) {
 }
 
 Targets MakeShareTargets(ModelKind kind, const Dataset& share, Communicator& comm) {
-  if (share.label_kind() == LabelKind::kValues) return ValueTargets(kind, share);
-  const std::vector<float> mine = FoundLabels(share);  // at most kMaxClasses + 1
-  const std::vector<uint64_t> counts = comm.Gather(mine.size());
-  std::vector<float> found;
-  for (int r = 0; r < comm.size(); ++r) {
-    std::vector<float> theirs = r == comm.rank() ? mine : std::vector<float>(counts[r]);
-    comm.Broadcast(std::as_writable_bytes(std::span<float>(theirs)), r);
-    found.insert(found.end(), theirs.begin(), theirs.end());
-  }
-  std::sort(found.begin(), found.end());
-  found.erase(std::unique(found.begin(), found.end()), found.end());
+  if (share.label_kind() == LabelKind::kValues || IsRegressor(kind))
+    return ValueTargets(kind, share);
+  std::vector<float> found =
+      UnionOfRanks(FoundLabels(share), comm);  // each at most kMaxClasses + 1
   if (found.empty()) throw Error(share.source() + ": no rows, so no labels");
   // Judged on the whole data, as MakeTargets judges it: every rank alike.
   const uint64_t rows = comm.Sum(share.rows());
@@ -185,7 +200,7 @@ Targets MakeShareTargets(ModelKind kind, const Dataset& share, Communicator& com
 }
 
 Targets MakeTargets(ModelKind kind, const Dataset& data, const ClassLabels& labels) {
-  if (data.label_kind() == LabelKind::kValues) return ValueTargets(kind, data);
+  if (data.label_kind() == LabelKind::kValues || IsRegressor(kind)) return ValueTargets(kind, data);
   Targets t;
   t.values = AlignedArray<float>(data.rows());
   t.classes = labels.classes();
@@ -224,6 +239,30 @@ Targets MakeTargets(ModelKind kind, const Dataset& data, const ClassLabels& labe
   }
   CopyWeights(data, t);
   return t;
+}
+
+bool RegressesLabels(ModelKind kind, const Dataset& train, Communicator& comm) {
+  if (IsRegressor(kind) || train.label_kind() == LabelKind::kValues) return true;
+  if (kind != ModelKind::kSquared || !train.class_names().empty() ||
+      !train.declared_classes().empty()) {
+    return false;
+  }
+  // Up to three distinct labels of this rank's rows, then of every rank's together.
+  std::vector<float> mine = DistinctLabels(train);
+  mine.resize(std::min<std::size_t>(mine.size(), 3));
+  return UnionOfRanks(std::move(mine), comm).size() > 2;
+}
+
+Dataset AsRealValues(const Dataset& data) {
+  if (data.label_kind() == LabelKind::kValues) return data;
+  if (!data.class_names().empty()) {
+    throw Error(fmt::format("{}: its labels are text ({}): classes, not values to regress",
+                            data.source(), ListNames(data.class_names())));
+  }
+  Dataset::Parts parts = data.parts();
+  parts.label_kind = LabelKind::kValues;
+  parts.declared_classes.clear();
+  return Dataset(std::move(parts));
 }
 
 bool ScaleWeightsToMeanOne(Targets& targets, const std::string& source, Communicator& ranks) {

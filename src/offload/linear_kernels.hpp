@@ -116,7 +116,7 @@ EpochTotals RunAsyncEpoch(const Rows& d, const Params& p, const AsyncEpoch& a, G
       const uint32_t r = order[i];
       const SparseRow x{idx + off[r], val + off[r], static_cast<uint32_t>(off[r + 1] - off[r])};
       // Every row weighs 1: the trainer refuses weighted rows on this backend.
-      worker_loss += LinearSgdStep<Head, Rule>(scheme, params, x, tgt[r], 1.f,
+      worker_loss += LinearSgdStep<Head, Rule>(Head{}, scheme, params, x, tgt[r], 1.f,
                                                ctx[(i - begin) / kStepBlock], z);
     }
     if (done != nullptr) done[worker] = i - begin;
@@ -188,7 +188,7 @@ void RunSyncStep(const Rows& d, const Params& p, const SyncBuffers& b, uint64_t 
     const SparseRow x{idx + off[r], val + off[r], static_cast<uint32_t>(off[r + 1] - off[r])};
     float* z = dd + i * outputs;
     LinearScores<Head::kOutputs>(params, x, z);
-    losses[first + i] = Head::LossAndGradient(z, outputs, tgt[r]);
+    losses[first + i] = Head{}.LossAndGradient(z, outputs, tgt[r]);
     for (uint32_t e = 0; e < x.nnz; ++e) {
       const uint32_t j = x.index[e];
       const float input = StepInputOf(x.value[e], rates, j);
@@ -288,8 +288,8 @@ Evaluation RunEvaluate(const Rows& d, const Params& p, float* scratch, double* r
       const float* wj = w + static_cast<uint64_t>(j) * outputs;
       for (int k = 0; k < outputs; ++k) z[k] += val[e] * wj[k];
     }
-    row_loss[i] = Head::Value(z, outputs, tgt[i]);
-    correct += Head::Correct(z, outputs, tgt[i]) ? 1 : 0;
+    row_loss[i] = Head{}.Value(z, outputs, tgt[i]);
+    correct += Head{}.Correct(z, outputs, tgt[i]) ? 1 : 0;
   }
   Evaluation e;
   e.rows = rows;

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -183,14 +184,27 @@ class OffloadLearner final : public Learner {
   }
 
   void ChooseKernels(const TrainConfig& config) {
-    WithHead(LossOf(config.model), [&]<class Head>(Head) {
-      eval_ = &offload::RunEvaluate<Head>;
-      WithRule(config.optimizer.kind, [&]<class Rule>(Rule) {
-        sync_ = &offload::RunSyncStep<Head, Rule>;
-        async_ = config.scheme == SchemeKind::kAtomic
-                     ? &offload::RunAsyncEpoch<Head, Rule, AtomicScheme>
-                     : &offload::RunAsyncEpoch<Head, Rule, HogwildScheme>;
-      });
+    // The regression losses (their heads hold a width) run on the cpu backend only
+    // (ValidateConfig); the kernels build the empty heads they take.
+    WithHead(LossOf(config.model), 0.f, [&]<class Head>(Head) {
+      if constexpr (std::is_same_v<Head, BinaryHead<HuberLoss>> ||
+                    std::is_same_v<Head, BinaryHead<EpsilonInsensitiveLoss>>) {
+        throw Error(fmt::format("backend offload: no kernels for model {}",
+                                NameOf<ModelKind>(kModelKinds, config.model)));
+      } else {
+        ChooseKernelsOf<Head>(config);
+      }
+    });
+  }
+
+  template <class Head>
+  void ChooseKernelsOf(const TrainConfig& config) {
+    eval_ = &offload::RunEvaluate<Head>;
+    WithRule(config.optimizer.kind, [&]<class Rule>(Rule) {
+      sync_ = &offload::RunSyncStep<Head, Rule>;
+      async_ = config.scheme == SchemeKind::kAtomic
+                   ? &offload::RunAsyncEpoch<Head, Rule, AtomicScheme>
+                   : &offload::RunAsyncEpoch<Head, Rule, HogwildScheme>;
     });
   }
 

@@ -311,7 +311,7 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
 // The largest of the classes' mean row weights over every rank's rows (Targets::weights, scaled
 // to a mean of 1): 1 without weights, and for real-valued labels (one class). Collective.
 double HeaviestClassWeight(const Dataset& train, const Targets& targets, Communicator& comm) {
-  if (train.label_kind() == LabelKind::kValues) return 1;
+  if (targets.regression) return 1;
   const auto k = static_cast<std::size_t>(targets.classes);
   std::vector<double> sums(2 * k, 0.0);  // per class: its weights, its rows
   for (uint64_t i = 0; i < targets.values.size(); ++i) {
@@ -327,6 +327,50 @@ double HeaviestClassWeight(const Dataset& train, const Targets& targets, Communi
   return heaviest > 0 ? heaviest : 1;
 }
 
+// A regression's targets' scale: their weighted mean absolute deviation from their mean, times
+// sqrt(pi / 2) (the standard deviation of normally spread targets, less swayed by outlying ones);
+// 1 where they do not spread. Collective.
+double TargetScale(const Targets& targets, Communicator& comm) {
+  auto weight = [&](uint64_t i) { return targets.weights.empty() ? 1.0 : targets.weights[i]; };
+  std::vector<double> sums = {0, 0};  // sum w y, sum w
+  for (uint64_t i = 0; i < targets.values.size(); ++i) {
+    sums[0] += weight(i) * targets.values[i];
+    sums[1] += weight(i);
+  }
+  comm.SumAll(std::span<double>(sums));
+  const double mean = sums[1] > 0 ? sums[0] / sums[1] : 0;
+  std::vector<double> deviation = {0};
+  for (uint64_t i = 0; i < targets.values.size(); ++i) {
+    deviation[0] += weight(i) * std::abs(targets.values[i] - mean);
+  }
+  comm.SumAll(std::span<double>(deviation));
+  const double scale = sums[1] > 0 ? std::sqrt(std::acos(-1.0) / 2) * deviation[0] / sums[1] : 0;
+  return scale > 0 ? scale : 1;
+}
+
+// A regression's auto width and L2. The width: Huber's zone 1.35 times the targets' scale s
+// (HuberRegressor's 1.35, on the targets' spread: no residual is known before training), so that
+// it grows linearly only far from the fit; the insensitive tube 0.1 (scikit-learn's and LIBLINEAR's
+// -p). The auto L2 weighs the penalty against the loss's slope at a residual of the targets' scale,
+// as 1 / rows weighs it against least squares' (slope s): times min(1, epsilon / s) for Huber, 1 /
+// s for the insensitive loss. Without it the penalty held weights of targets in the hundreds near 0
+// (bench/README.md, "Regression"). Returns the factor of the auto L2. Collective.
+double ResolveRegression(TrainConfig& config, const Targets& targets, Communicator& comm) {
+  constexpr double kHuberWidth = 1.35, kTubeWidth = 0.1;
+  const double s = TargetScale(targets, comm);
+  if (config.loss_epsilon < 0) {
+    config.loss_epsilon = config.model == ModelKind::kHuber ? kHuberWidth * s : kTubeWidth;
+  }
+  switch (config.model) {
+    case ModelKind::kHuber:
+      return std::min(1.0, config.loss_epsilon / s);
+    case ModelKind::kEpsilonInsensitive:
+      return 1 / s;
+    default:
+      return 1;
+  }
+}
+
 void ResolveModel(TrainConfig& config, const Dataset& train, const Targets& targets,
                   uint64_t rows, Executor& executor, Communicator& comm, Resolution& out) {
   ResolvedSettings& r = out.settings;
@@ -338,7 +382,8 @@ void ResolveModel(TrainConfig& config, const Dataset& train, const Targets& targ
     // class overfit: bench/README.md, "Row and class weights").
     const double heaviest =
         r.l2_auto || r.eta0_auto ? HeaviestClassWeight(train, targets, comm) : 1.0;
-    const double scale = r.l2_auto ? heaviest : 1.0;
+    const double regression = targets.regression ? ResolveRegression(config, targets, comm) : 1.0;
+    const double scale = r.l2_auto ? heaviest * regression : 1.0;
     LinearSettings linear = comm.size() > 1
                                 ? ResolveLinearSettings(config, train, executor, comm, scale)
                                 : ResolveLinearSettings(config, train, executor, scale);

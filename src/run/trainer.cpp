@@ -34,6 +34,28 @@
 namespace parsgd {
 namespace {
 
+// A regression's bias starts at the targets' weighted mean over every rank's rows (a boosting
+// library's base score): the bias, never regularised, need not travel there step by step (targets
+// in the hundreds took SGD's fixed-size steps many epochs). Collective.
+void StartAtTheMeanTarget(Learner& learner, const Targets& targets, Communicator& ranks) {
+  std::vector<double> sums = {0, 0};  // sum w y, sum w
+  for (uint64_t i = 0; i < targets.values.size(); ++i) {
+    const double w = targets.weights.empty() ? 1.0 : targets.weights[i];
+    sums[0] += w * targets.values[i];
+    sums[1] += w;
+  }
+  ranks.SumAll(std::span<double>(sums));
+  LinearModel start = *learner.linear();
+  start.weights()[start.features()] = sums[1] > 0 ? static_cast<float>(sums[0] / sums[1]) : 0.f;
+  learner.StartFrom(start);
+}
+
+// A regression's scores from its evaluation; none for a classifier's.
+std::optional<RegressionScores> FitOf(const Evaluation& e) {
+  if (!e.regression) return std::nullopt;
+  return RegressionScores{e.rmse(), e.mae(), e.r2()};
+}
+
 constexpr uint64_t kOrderStream = 0x6f72646572;  // "order"
 constexpr uint64_t kHoldoutStream = 0x68656c64;  // "held"
 
@@ -167,7 +189,7 @@ Weighted WeighRows(const TrainConfig& given, const Dataset& train, Targets& trai
                    Communicator& ranks) {
   if (given.class_weight != "none") {
     ranks.AgreeOn([&] {
-      if (train.label_kind() == LabelKind::kValues) {
+      if (train_targets.regression) {
         throw SettingError(fmt::format("`class-weight` {}: {}'s labels are real values, not classes",
                                        given.class_weight, train.source()));
       }
@@ -352,6 +374,15 @@ Trainer::Trainer(const CheckedConfig& checked, const Dataset& train_rows, const 
   });
   s.weighted =
       WeighRows(given, train, s.train_targets, s.test_targets, s.validation_targets, ranks);
+  if (s.validation != nullptr && s.train_targets.regression &&
+      given.validation_metric != ValidationMetric::kLoss) {
+    ranks.AgreeOn([&] {
+      throw SettingError(fmt::format(
+          "`validation-metric` {} measures classes; a regression's held-out rows are measured by "
+          "their loss",
+          NameOf<ValidationMetric>(kValidationMetrics, given.validation_metric)));
+    });
+  }
   if (s.validation != nullptr && given.validation_metric == ValidationMetric::kAuc) {
     ranks.AgreeOn([&] {
       if (s.train_targets.classes != 2 || ranks.size() > 1) {
@@ -383,6 +414,9 @@ Trainer::Trainer(const CheckedConfig& checked, const Dataset& train_rows, const 
                                     train, s.train_targets);
     }
   });
+  if (s.train_targets.regression && config.bias == Bias::kOn) {
+    StartAtTheMeanTarget(*s.learner, s.train_targets, ranks);
+  }
   if (shared && config.ranks_scheme != RanksScheme::kSync) {
     s.combiner.emplace(config, s.learner->RankArrays(false)[0].size());
   }
@@ -500,17 +534,20 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
   report.objective = on_train.mean_loss + s.learner->Regularizer();
   report.nonzero_weights = s.learner->NonzeroWeights();
   report.train_accuracy = on_train.accuracy;
+  report.train_fit = FitOf(on_train);
   if (s.weighted.train) report.train_weighted_accuracy = on_train.weighted_accuracy;
   if (s.test != nullptr) {
     const Evaluation on_test = evaluation(*s.test, *s.test_targets);
     report.test_loss = on_test.mean_loss;
     report.test_accuracy = on_test.accuracy;
+    report.test_fit = FitOf(on_test);
     if (s.weighted.test) report.test_weighted_accuracy = on_test.weighted_accuracy;
   }
   if (s.validation != nullptr) {
     const Evaluation held = evaluation(*s.validation, *s.validation_targets);
     report.validation_loss = held.mean_loss;
     report.validation_accuracy = held.accuracy;
+    report.validation_fit = FitOf(held);
     if (s.config.validation_metric == ValidationMetric::kAuc) {
       report.validation_auc =
           ScoresAuc(*s.learner, *s.validation, *s.validation_targets, s.executor);

@@ -23,7 +23,9 @@ X, Y = make_problem(60, 4, 2, seed=61)
     (parsgd.SGDClassifier(alpha="much"), r"^alpha: expected a number or None, got 'much'$"),
     (parsgd.MLPClassifier(hidden_layer_sizes=(0,)), r"hidden_layer_sizes: expected layer sizes"),
     (parsgd.MLPClassifier(learning_rate_init=-0.1), r"^learning_rate_init: must be a number in \(0"),
-    (parsgd.SGDRegressor(loss="huber"), r"SGDRegressor has the loss 'squared_error' only"),
+    (parsgd.SGDRegressor(loss="quantile"), r"loss='quantile': SGDRegressor's losses are "
+     r"'squared_error', 'huber', 'epsilon_insensitive'"),
+    (parsgd.SGDRegressor(loss="huber", epsilon=0), r"^epsilon: must be a number in \(0"),
 ], ids=lambda v: getattr(v, "__class__").__name__ if not isinstance(v, str) else "")
 def test_bad_settings_are_value_errors_in_keyword_names(estimator, message):
     y = Y.astype(float) if isinstance(estimator, parsgd.SGDRegressor) else Y

@@ -58,3 +58,30 @@ def test_l2_shrinks_as_ridge_regression_does():
     assert best <= objective(reg.coef_.astype(np.float64), reg.intercept_[0]) < best * (1 + 1e-4)
     assert np.allclose(reg.coef_, ridge, atol=1e-2)
     assert abs(reg.history_[-1]["objective"] - best) < 1e-4 * best
+
+
+def test_huber_keeps_the_bias_that_outlying_targets_pull_least_squares_from():
+    # A tenth of the targets 50 too high: least squares' intercept moves up by about 5, Huber's
+    # (scikit-learn's loss='huber', epsilon its width) stays at the true 7.25.
+    X, w, y = linear_problem(1000, 4, seed=73)
+    y = y.copy()
+    y[::10] += 50
+    huber = parsgd.SGDRegressor(loss="huber", epsilon=0.5, alpha=1e-6, max_iter=30,
+                                random_state=0, scheme="sequential").fit(X, y)
+    squared = parsgd.SGDRegressor(alpha=1e-6, max_iter=30, random_state=0,
+                                  scheme="sequential").fit(X, y)
+    assert abs(huber.intercept_[0] - 7.25) < 0.5
+    assert squared.intercept_[0] > 7.25 + 4
+    assert np.allclose(huber.coef_, w, atol=0.2)
+    assert huber.settings_["model"] == "huber" and huber.settings_["loss_epsilon"] == 0.5
+    last = huber.history_[-1]
+    assert {"train_rmse", "train_mae", "train_r2"} <= set(last) and "train_accuracy" not in last
+
+
+def test_epsilon_insensitive_fits_noise_free_targets_within_its_tube():
+    X, w, y = linear_problem(600, 5, seed=74)
+    reg = parsgd.SGDRegressor(loss="epsilon_insensitive", epsilon=0.5, alpha=1e-6, max_iter=40,
+                              random_state=0, scheme="sequential").fit(X, y)
+    inside = np.abs(reg.predict(X) - y) <= 0.55
+    assert inside.mean() >= 0.95
+    assert reg.score(X, y) > 0.99

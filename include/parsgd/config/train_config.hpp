@@ -108,6 +108,9 @@ struct TrainConfig {
   double l2 = -1;    // -1: 1 / rows (LIBLINEAR's default C = 1); on hashed text 1 / (20 rows);
                      // 0 where l1 is above 0
   double l1 = 0;     // the L1 penalty l1 ||w||_1 (linear models; sgd and cd)
+  // huber, epsilon-insensitive: the loss's width in the targets' units; -1: auto (huber 1.35
+  // times the targets' scale, epsilon-insensitive 0.1: run/resolve.cpp)
+  double loss_epsilon = -1;
   // Early stopping: the share of the training rows held out (0: none; --validation FILE gives
   // held-out rows of their own), the epochs without improvement it waits, and its measure.
   double validation_fraction = 0;

@@ -1,11 +1,12 @@
 // Saved models. A model file holds everything `predict` and `eval` need, and the settings it was
 // trained with (as text, for the record). Written atomically: complete or absent.
 //
-// Format version 6, little-endian. Every file starts with
+// Format version 7, little-endian. Every file starts with
 //   offset  size  field
 //        0     8  magic: 89 50 53 47 4D 0D 0A 1A ("\x89PSGM\r\n\x1A")
-//        8     4  version (uint32) = 6
-//       12     4  model kind (uint32): 0 logistic, 1 hinge, 2 squared, 3 softmax, 4 mlp
+//        8     4  version (uint32) = 7
+//       12     4  model kind (uint32): 0 logistic, 1 hinge, 2 squared, 3 softmax, 4 mlp,
+//                 5 squared-hinge, 6 huber, 7 epsilon-insensitive
 //       16     4  how the training data's LIBSVM indices were read (uint32): 0 not recorded
 //                 (the data was not LIBSVM text), 1 zero-based, 2 one-based
 //       20     4  N (uint32): 0 when the training data was not CSV text; else N - 1 bytes follow
@@ -27,6 +28,10 @@
 //                 then the class names: 4 bytes, their count (0, or C where the training data
 //                 wrote its labels as text), and per name 4 bytes of length (at most 4096) and
 //                 its bytes, strictly ascending
+//                 4  targets (uint32): 0 classes, 1 real values (a regression: binary kinds
+//                    only; always 1 for huber and epsilon-insensitive)
+//                 4  the loss's width (float32 above 0: --loss-epsilon; the other losses'
+//                    is unused)
 //                 4  settings length L (bytes), then L bytes of UTF-8 "key=value" lines
 //                 8  parameter count = (features + 1) * K
 //                    then the weights (float32, LinearModel's layout, bias block last)
@@ -39,15 +44,16 @@
 // and every file ends with an 8-byte checksum: XXH64 of the parameter bytes, seeded with XXH64
 // (seed 0) of every byte before them.
 //
-// Version 5 files (before the CSV record) still load: the same without it (a CSV file is then
-// read by position, every column a number). Version 4 files (before hashed text) still load: the
-// same without the field H. Version 3 files
-// (before class names) still load: the same without the class names. Version 2
-// files (before the CSV label column) still load: the same without the field at 20
-// (S = 20; the label column reads as not recorded). Version 1 files (before class labels and the
-// index base) too: they had no index base field (it reads as one-based, the only kind version 1
-// read), linear models kept the negative and positive label at offsets 28 and 32 after features
-// (16) and outputs (24), and softmax and MLP classes were the labels 0 .. K-1.
+// Version 6 files (before the targets and the loss's width) still load: linear models then read
+// as classifiers, of width 0.1. Version 5 files (before the CSV record) still load: the same
+// without it (a CSV file is then read by position, every column a number). Version 4 files (before
+// hashed text) still load: the same without the field H. Version 3 files (before class names) still
+// load: the same without the class names. Version 2 files (before the CSV label column) still load:
+// the same without the field at 20 (S = 20; the label column reads as not recorded). Version 1
+// files (before class labels and the index base) too: they had no index base field (it reads as
+// one-based, the only kind version 1 read), linear models kept the negative and positive label at
+// offsets 28 and 32 after features (16) and outputs (24), and softmax and MLP classes were the
+// labels 0 .. K-1.
 #pragma once
 
 #include <optional>

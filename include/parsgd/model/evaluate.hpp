@@ -3,6 +3,7 @@
 // thread count.
 #pragma once
 
+#include <cmath>
 #include <vector>
 
 #include "parsgd/data/dataset.hpp"
@@ -25,6 +26,23 @@ struct Evaluation {
   // weights: the balanced accuracy, the mean of the classes' recalls), and the weights' sum.
   double weighted_accuracy = 0;
   double weight_sum = 0;
+  // A regression model (LinearModel::regression; its score is the prediction): the weighted sums
+  // of the residuals' squares and magnitudes, and the targets' weighted mean and spread
+  // sum w_i (y_i - mean)^2. `accuracy` then counts agreeing signs only.
+  bool regression = false;
+  double squared_error = 0;
+  double absolute_error = 0;
+  double target_mean = 0;
+  double target_spread = 0;
+
+  double rmse() const { return weight_sum > 0 ? std::sqrt(squared_error / weight_sum) : 0; }
+  double mae() const { return weight_sum > 0 ? absolute_error / weight_sum : 0; }
+  // The coefficient of determination 1 - sum w r^2 / sum w (y - mean)^2 (scikit-learn's r2_score:
+  // 0 where the targets do not spread and the fit is not exact, 1 where it is).
+  double r2() const {
+    if (target_spread > 0) return 1 - squared_error / target_spread;
+    return squared_error == 0 ? 1 : 0;
+  }
 };
 
 // Reads the model without synchronisation: call it while no worker writes. Cost: one pass over the

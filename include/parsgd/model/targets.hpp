@@ -26,6 +26,9 @@ struct Targets {
   AlignedArray<float> weights;
   int classes = 2;     // 2 for binary models, K for softmax and the MLP
   ClassLabels labels;  // the label of each class as the data wrote it, ascending
+  // Real values to regress (the labels as they are; `classes` and `labels` are the binary
+  // default, unused).
+  bool regression = false;
 
   // Row i's class: 0 (negative) or 1 (positive) for a binary model, the class index otherwise.
   int ClassOf(uint64_t i) const { return values[i] < 0 ? 0 : static_cast<int>(values[i]); }
@@ -37,9 +40,10 @@ struct Targets {
 // class of which is absent); softmax and the MLP take 2 to 65536 values. Throws parsgd::Error
 // naming the source (and the values found) otherwise. Cost: one pass over the labels with a hash
 // set, one with a binary search per row.
-// Real-valued labels (Dataset::label_kind() kValues, here and in the two functions below) are the
-// targets as they are, for model squared only (a regression; any other kind is refused); the
-// targets then carry the binary models' default labels -1, +1.
+// Real-valued labels (Dataset::label_kind() kValues, here and in the two functions below), and
+// every label of the regressors (huber, epsilon-insensitive), are the targets as they are
+// (Targets::regression), for those models and squared (any other kind is refused, as are labels
+// written as text); the targets then carry the binary models' default labels -1, +1.
 Targets MakeTargets(ModelKind kind, const Dataset& data);
 
 // Targets of rank comm.rank()'s share of the training data (LoadShard), for a run over several
@@ -53,6 +57,16 @@ Targets MakeShareTargets(ModelKind kind, const Dataset& share, Communicator& com
 Targets MakeTargets(ModelKind kind, const Dataset& data, const ClassLabels& labels);
 
 // Every function above carries the data's row weights (Dataset::weights) into Targets::weights.
+
+// Whether a run of `kind` on `train` (this rank's share) regresses its labels: the regressors
+// always, model squared where the labels of every rank together have more than two values (and the
+// data neither writes them as text nor declares classes); real-valued data (kValues) always.
+// Collective.
+bool RegressesLabels(ModelKind kind, const Dataset& train, Communicator& comm);
+
+// `data` with its labels read as real values (LabelKind::kValues; the arrays shared). Throws
+// parsgd::Error where the labels are text (Dataset::class_names).
+Dataset AsRealValues(const Dataset& data);
 
 // Scales the weights of `targets` to a mean of 1 over the rows of every rank, so that the mean
 // loss is the weighted mean, sum w_i loss_i / sum w_i (a row of weight 0 is a row left out, a

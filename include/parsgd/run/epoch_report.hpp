@@ -25,6 +25,14 @@ struct EpochTotals {
   bool partial = false;
 };
 
+// A regression's fit on a set of rows (Evaluation::rmse, mae, r2): the root mean squared and mean
+// absolute residual (weighted), and the coefficient of determination.
+struct RegressionScores {
+  double rmse = 0;
+  double mae = 0;
+  double r2 = 0;
+};
+
 struct EpochReport {
   int epoch = 0;             // 1-based
   uint64_t updates = 0;      // samples processed this epoch
@@ -45,6 +53,11 @@ struct EpochReport {
   // share of the rows predicted right (Evaluation::weighted_accuracy).
   std::optional<double> train_weighted_accuracy;
   std::optional<double> test_weighted_accuracy;
+  // A regression (real-valued targets): the fits, in place of the accuracies (which then count
+  // agreeing signs only).
+  std::optional<RegressionScores> train_fit;
+  std::optional<RegressionScores> test_fit;
+  std::optional<RegressionScores> validation_fit;
   // Early stopping (rows held out: --validation, --validation-fraction): their mean loss and
   // accuracy after the epoch, and the best epoch so far by --validation-metric (this one, or an
   // earlier one whose model the run keeps).

@@ -17,8 +17,10 @@ class LinearAsyncLocal {
  public:
   using Context = LinearContext;
 
-  explicit LinearAsyncLocal(const RunnerShape& shape)
-      : scheme_(MakeScheme<Scheme>(shape.features, shape.outputs)), workers_(shape.workers) {
+  LinearAsyncLocal(const RunnerShape& shape, Head head)
+      : head_(head),
+        scheme_(MakeScheme<Scheme>(shape.features, shape.outputs)),
+        workers_(shape.workers) {
     for (Worker& w : workers_) w.z.resize(shape.outputs);
   }
 
@@ -44,7 +46,7 @@ class LinearAsyncLocal {
         }
       }
       const uint32_t r = shard[i];
-      loss += LinearSgdStep<Head, Rule>(scheme_, c.params, c.data->row(r), c.targets[r],
+      loss += LinearSgdStep<Head, Rule>(head_, scheme_, c.params, c.data->row(r), c.targets[r],
                                         RowWeight(c, r), step, z);
     }
   }
@@ -56,14 +58,15 @@ class LinearAsyncLocal {
     std::vector<float> z;
   };
 
+  Head head_;
   Scheme scheme_;
   std::vector<Worker> workers_;
 };
 
 template <class Head, class Rule, class Scheme>
-std::unique_ptr<LinearRunner> Make(const RunnerShape& shape) {
+std::unique_ptr<LinearRunner> Make(const RunnerShape& shape, Head head) {
   return std::make_unique<AsyncRunner<LinearParams, LinearAsyncLocal<Head, Rule, Scheme>>>(
-      shape.workers, shape);
+      shape.workers, shape, head);
 }
 
 static_assert(AsyncLocal<LinearAsyncLocal<BinaryHead<LogisticLoss>, SgdRule, HogwildScheme>>);
@@ -72,11 +75,11 @@ static_assert(AsyncLocal<LinearAsyncLocal<SoftmaxHead, AdamRule, StripedScheme>>
 }  // namespace
 
 std::unique_ptr<LinearRunner> MakeAsyncRunner(const TrainConfig& config, const RunnerShape& shape) {
-  return WithHead(LossOf(config.model), [&]<class Head>(Head) {
+  return WithHead(LossOf(config.model), config.loss_epsilon, [&]<class Head>(Head head) {
     return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) {
       return WithAsyncPolicy(
           config.scheme, kAnyAsync,
-          [&]<class Policy>(PolicyTag<Policy>) { return Make<Head, Rule, Policy>(shape); },
+          [&]<class Policy>(PolicyTag<Policy>) { return Make<Head, Rule, Policy>(shape, head); },
           [&]() -> std::unique_ptr<LinearRunner> { throw NotAsync(config.scheme); });
     });
   });

@@ -95,6 +95,10 @@ LinearSetup MakeLinearSetup(const TrainConfig& config, const ResolvedSettings& s
   setup.rates = std::move(rates);
   setup.l2 = settings.l2;
   setup.model = LinearModel(config.model, settings.features, settings.outputs, targets.labels);
+  setup.model.set_regression(targets.regression);
+  if (HasLossEpsilon(config.model)) {
+    setup.model.set_loss_epsilon(static_cast<float>(config.loss_epsilon));  // resolved
+  }
   return setup;
 }
 

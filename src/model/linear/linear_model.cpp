@@ -11,7 +11,8 @@ LinearModel::LinearModel(ModelKind kind, uint64_t features, int classes, ClassLa
     : kind_(kind),
       features_(features),
       outputs_(IsBinary(kind) ? 1 : classes),
-      labels_(std::move(labels)) {
+      labels_(std::move(labels)),
+      regression_(IsRegressor(kind)) {
   if (!IsBinary(kind) && classes < 2) {
     throw Error("a softmax model needs at least 2 classes, got " + std::to_string(classes));
   }

@@ -48,10 +48,11 @@ std::unique_ptr<LinearRunner> MakeMinibatchRunner(const TrainConfig& config,
 std::unique_ptr<LinearRunner> MakeLinearReplicaRunner(const TrainConfig& config,
                                                       const RunnerShape& shape);
 
-// Calls fn(Head{}) with the loss head of `loss` (LossOf a linear model's kind): the one dispatch
-// from a loss to its code (scores, losses, curvature).
+// Calls fn(head) with the loss head of `loss` (LossOf a linear model's kind), holding the loss's
+// width `epsilon` where it has one (the regression losses, --loss-epsilon): the one dispatch from a
+// loss to its code (scores, losses, curvature).
 template <class Fn>
-decltype(auto) WithHead(Loss loss, Fn&& fn) {
+decltype(auto) WithHead(Loss loss, float epsilon, Fn&& fn) {
   switch (loss) {
     case Loss::kHinge:
       return fn(BinaryHead<HingeLoss>{});
@@ -59,6 +60,10 @@ decltype(auto) WithHead(Loss loss, Fn&& fn) {
       return fn(BinaryHead<SquaredLoss>{});
     case Loss::kSquaredHinge:
       return fn(BinaryHead<SquaredHingeLoss>{});
+    case Loss::kHuber:
+      return fn(BinaryHead<HuberLoss>{{epsilon}});
+    case Loss::kEpsilonInsensitive:
+      return fn(BinaryHead<EpsilonInsensitiveLoss>{{epsilon}});
     case Loss::kSoftmax:
       return fn(SoftmaxHead{});
     case Loss::kLogistic:

@@ -44,19 +44,19 @@ constexpr double kAutoStepScale = 0.5;
 constexpr double kAutoAdaGradStep = 0.3;
 
 double CurvatureOf(Loss loss) {
-  return WithHead(loss, []<class Head>(Head) { return Head::kCurvature; });
+  return WithHead(loss, 1.f, []<class Head>(Head) { return Head::kCurvature; });
 }
 
 // --schedule optimal's first step: Bottou's heuristic (his sgd code, and scikit-learn's for its
 // 'optimal' rate), the step that moves a weight of the typical size sqrt(1 / sqrt(l2)) with one
 // gradient of the loss at a score of that size on the wrong side (at most 1 for the logistic,
-// hinge and softmax losses).
-double OptimalEta0(Loss loss, double l2) {
+// hinge and softmax losses; epsilon for Huber's).
+double OptimalEta0(Loss loss, float epsilon, double l2) {
   const double typical = std::sqrt(1.0 / std::sqrt(l2));
-  const double slope = WithHead(loss, [&]<class Head>(Head) {
+  const double slope = WithHead(loss, epsilon, [&]<class Head>(const Head& head) {
     if constexpr (Head::kOutputs == 1) {
       float z = static_cast<float>(-typical);  // becomes the loss's derivative there
-      Head::LossAndGradient(&z, 1, 1.f);
+      head.LossAndGradient(&z, 1, 1.f);
       return std::abs(static_cast<double>(z));
     } else {
       return 1.0;  // softmax: every coordinate of its gradient is within [-1, 1]
@@ -68,7 +68,8 @@ double OptimalEta0(Loss loss, double l2) {
 double AutoEta0(const TrainConfig& config, const LinearSettings& r) {
   // optimal: the penalty's whole strength, as scikit-learn's alpha (l2 + l1).
   if (config.schedule == ScheduleKind::kOptimal) {
-    return OptimalEta0(LossOf(config.model), r.l2 + config.l1);
+    return OptimalEta0(LossOf(config.model), static_cast<float>(config.loss_epsilon),
+                       r.l2 + config.l1);
   }
   constexpr double kDampedBatch = 256;
   const double b = config.batch;

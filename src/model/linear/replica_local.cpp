@@ -32,8 +32,9 @@ class LinearReplicaLocal {
  public:
   using Context = LinearContext;
 
-  explicit LinearReplicaLocal(const RunnerShape& shape)
-      : features_(shape.features),
+  LinearReplicaLocal(const RunnerShape& shape, Head head)
+      : head_(head),
+        features_(shape.features),
         outputs_(shape.outputs),
         stamp_(AlignedArray<uint32_t>::Zeroed(shape.features)),
         owners_(shape.features, shape.workers),
@@ -123,7 +124,7 @@ class LinearReplicaLocal {
           }
         }
         const SparseRow x = c.data->row(r.shard[i]);
-        r.loss += LinearSgdStep<Head, Rule>(scheme, p, x, c.targets[r.shard[i]],
+        r.loss += LinearSgdStep<Head, Rule>(head_, scheme, p, x, c.targets[r.shard[i]],
                                             RowWeight(c, r.shard[i]), rc, r.z.data());
         if (mark) {
           for (uint32_t e = 0; e < x.nnz; ++e) MarkTouched(r, x.index[e]);
@@ -139,8 +140,8 @@ class LinearReplicaLocal {
           PrefetchAhead(*c.data, c.targets, r.shard, i);
           const SparseRow x = c.data->row(r.shard[i]);
           LinearScores<Head::kOutputs, PlainWrite>(p, x, r.z.data());
-          r.loss += WeightedLossAndGradient<Head>(r.z.data(), outputs_, c.targets[r.shard[i]],
-                                                  RowWeight(c, r.shard[i]));
+          r.loss += WeightedLossAndGradient(head_, r.z.data(), outputs_, c.targets[r.shard[i]],
+                                            RowWeight(c, r.shard[i]));
           r.gradient->Add(x, r.z.data(), p.rates, [](uint32_t) { return true; });
           if (p.bias) r.gradient->AddBias(r.z.data());
         }
@@ -223,6 +224,7 @@ class LinearReplicaLocal {
     }
   }
 
+  Head head_;
   uint64_t features_;
   int outputs_;
   // Per feature: the last period whose combining step covered it (written by its owner only).
@@ -241,9 +243,9 @@ static_assert(ReplicaCombine<ElasticCombine, LinearReplicaLocal<SoftmaxHead, Sgd
 
 std::unique_ptr<LinearRunner> MakeLinearReplicaRunner(const TrainConfig& config,
                                                       const RunnerShape& shape) {
-  return WithHead(LossOf(config.model), [&]<class Head>(Head) {
+  return WithHead(LossOf(config.model), config.loss_epsilon, [&]<class Head>(Head head) {
     return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) {
-      return MakeReplicaRunner<LinearRunner>(config, LinearReplicaLocal<Head, Rule>(shape),
+      return MakeReplicaRunner<LinearRunner>(config, LinearReplicaLocal<Head, Rule>(shape, head),
                                              shape.workers, (shape.features + 1) * shape.outputs);
     });
   });

@@ -24,8 +24,9 @@ class LinearSyncLocal {
  public:
   using Context = LinearContext;
 
-  explicit LinearSyncLocal(const RunnerShape& shape, int batch)
-      : outputs_(shape.outputs),
+  LinearSyncLocal(const RunnerShape& shape, int batch, Head head)
+      : head_(head),
+        outputs_(shape.outputs),
         sum_(AlignedArray<float>::Zeroed((shape.features + 1) * shape.outputs)),
         count_(AlignedArray<uint32_t>::Zeroed(shape.features)),
         owners_(shape.features, shape.workers),
@@ -55,7 +56,7 @@ class LinearSyncLocal {
       float* d = d_.data() + (begin + i) * outputs_;
       const SparseRow x = c.data->row(r);
       LinearScores<Head::kOutputs>(c.params, x, d);
-      loss_[begin + i] = WeightedLossAndGradient<Head>(d, outputs_, c.targets[r], RowWeight(c, r));
+      loss_[begin + i] = WeightedLossAndGradient(head_, d, outputs_, c.targets[r], RowWeight(c, r));
       if (workers_.size() > 1) Route(x, c.params.rates, static_cast<uint32_t>(begin + i), w);
     }
   }
@@ -129,6 +130,7 @@ class LinearSyncLocal {
     }
   }
 
+  Head head_;
   int outputs_;
   AlignedArray<float> sum_;
   AlignedArray<uint32_t> count_;
@@ -146,10 +148,10 @@ static_assert(SyncLocal<LinearSyncLocal<SoftmaxHead, AdamRule>>);
 
 std::unique_ptr<LinearRunner> MakeMinibatchRunner(const TrainConfig& config,
                                                   const RunnerShape& shape) {
-  return WithHead(LossOf(config.model), [&]<class Head>(Head) {
+  return WithHead(LossOf(config.model), config.loss_epsilon, [&]<class Head>(Head head) {
     return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) -> std::unique_ptr<LinearRunner> {
       return std::make_unique<SyncRunner<LinearParams, LinearSyncLocal<Head, Rule>>>(
-          LinearSyncLocal<Head, Rule>(shape, config.batch));
+          LinearSyncLocal<Head, Rule>(shape, config.batch, head));
     });
   });
 }

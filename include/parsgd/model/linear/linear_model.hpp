@@ -29,6 +29,16 @@ class LinearModel {
   int outputs() const { return outputs_; }
   const ClassLabels& labels() const { return labels_; }
 
+  // A regression model (real-valued targets): its score is the prediction, and it has no classes
+  // (its labels are the binary default, unused). Models huber and epsilon-insensitive always are;
+  // model squared is where it was trained on real values (model/targets.hpp).
+  bool regression() const { return regression_; }
+  void set_regression(bool regression) { regression_ = regression || IsRegressor(kind_); }
+  // The width of the loss (huber, epsilon-insensitive: TrainConfig::loss_epsilon); unused by the
+  // other losses.
+  float loss_epsilon() const { return loss_epsilon_; }
+  void set_loss_epsilon(float epsilon) { loss_epsilon_ = epsilon; }
+
   // All parameters, (features + 1) * outputs floats, 64-byte aligned. The training schemes share
   // this array between workers; see scheme/ for how they touch it.
   std::span<float> weights() { return weights_.span(); }
@@ -51,6 +61,8 @@ class LinearModel {
   uint64_t features_ = 0;
   int outputs_ = 1;
   ClassLabels labels_;
+  bool regression_ = false;
+  float loss_epsilon_ = 0.1f;
   AlignedArray<float> weights_;
 };
 

@@ -44,32 +44,36 @@ struct LinearParams {
   const float* l1_rates = nullptr;  // per feature, the L1 term m_j l1 n / d_j; nullptr: no L1
 };
 
-// Binary head: one score, a margin loss from parsgd/model/linear/loss.hpp.
+// A loss head is a small value (empty, or the loss's parameter) that the training loops hold and
+// call per sample.
+
+// Binary head: one score, a margin loss or a regression loss from parsgd/model/linear/loss.hpp.
 template <class Loss>
 struct BinaryHead {
   static constexpr int kOutputs = 1;
   static constexpr double kCurvature = Loss::kCurvature;  // the loss's largest second derivative
+  Loss loss = {};
   // Replaces z[0] by d loss / dz and returns the loss.
-  static double LossAndGradient(float* z, int, float target) {
-    return Loss::ValueAndDerivative(z[0], target, z);
+  double LossAndGradient(float* z, int, float target) const {
+    return loss.ValueAndDerivative(z[0], target, z);
   }
-  static double Value(const float* z, int, float target) { return Loss::Value(z[0], target); }
+  double Value(const float* z, int, float target) const { return loss.Value(z[0], target); }
   // Whether the predicted class (the sign of the score, 0 counting as positive) is the target's.
-  static bool Correct(const float* z, int, float target) { return (z[0] >= 0) == (target > 0); }
+  bool Correct(const float* z, int, float target) const { return (z[0] >= 0) == (target > 0); }
 };
 
 // Softmax head: K scores, K known at run time.
 struct SoftmaxHead {
   static constexpr int kOutputs = 0;  // dynamic
   static constexpr double kCurvature = SoftmaxLoss::kCurvature;
-  static double LossAndGradient(float* z, int k, float target) {
+  double LossAndGradient(float* z, int k, float target) const {
     return SoftmaxLoss::ValueAndGradient(z, k, static_cast<int>(target), z);
   }
-  static double Value(const float* z, int k, float target) {
+  double Value(const float* z, int k, float target) const {
     return SoftmaxLoss::Value(z, k, static_cast<int>(target));
   }
   // Whether the predicted class (the first of the largest scores) is the target.
-  static bool Correct(const float* z, int k, float target) {
+  bool Correct(const float* z, int k, float target) const {
     int best = 0;
     for (int c = 1; c < k; ++c) {
       if (z[c] > z[best]) best = c;
@@ -197,8 +201,9 @@ template <int kOutputs, class Rule, class Write, class BiasWrite>
 // Head::LossAndGradient of a row of weight `weight`: the loss and its gradient d (replacing z)
 // both scaled by the weight, as the objective's term weight * loss(z, target) has them.
 template <class Head>
-inline double WeightedLossAndGradient(float* z, int k_out, float target, float weight) {
-  const double loss = Head::LossAndGradient(z, k_out, target);
+inline double WeightedLossAndGradient(const Head& head, float* z, int k_out, float target,
+                                      float weight) {
+  const double loss = head.LossAndGradient(z, k_out, target);
   if (weight == 1.f) return loss;
   for (int k = 0; k < k_out; ++k) z[k] *= weight;
   return loss * weight;
@@ -208,13 +213,14 @@ inline double WeightedLossAndGradient(float* z, int k_out, float target, float w
 // step. z is scratch for `outputs` floats. Holds the scheme's guard from the first read to the
 // last write.
 template <class Head, class Rule, class Scheme>
-inline double LinearSgdStep(Scheme& scheme, const LinearParams& p, const SparseRow& x, float target,
-                            float weight, const RuleContext& c, float* z) {
+inline double LinearSgdStep(const Head& head, Scheme& scheme, const LinearParams& p,
+                            const SparseRow& x, float target, float weight, const RuleContext& c,
+                            float* z) {
   constexpr int kOut = Head::kOutputs;
   const int k_out = kOut > 0 ? kOut : p.outputs;
   typename Scheme::Guard guard(scheme, x);
   LinearScores<kOut, typename Scheme::Write>(p, x, z);
-  const double loss = WeightedLossAndGradient<Head>(z, k_out, target, weight);
+  const double loss = WeightedLossAndGradient(head, z, k_out, target, weight);
   if constexpr (Rule::kKind == OptimizerKind::kSgd) {
     // Plain SGD with a zero gradient and no penalty (hinge beyond the margin) changes nothing.
     bool any = p.rates != nullptr || p.l1_rates != nullptr;

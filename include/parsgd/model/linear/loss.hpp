@@ -1,11 +1,12 @@
 // Loss functions of the linear models, as small static policy types: everything per sample is
 // inlined into the training loop.
 //
-// A model maps a row x to K scores z = W^T x + b (K = 1 for the binary losses). A loss type gives
-// the per-sample loss of the scores and its derivative with respect to each score; the trainer
-// applies the chain rule to the weights. Binary targets are y in {-1, +1}; softmax targets are
-// class ids 0..K-1. Values are computed in double (they feed the reported objective); derivatives
-// in float (they feed the updates).
+// A model maps a row x to K scores z = W^T x + b (K = 1 for the binary and regression losses). A
+// loss type gives the per-sample loss of the scores and its derivative with respect to each score;
+// the trainer applies the chain rule to the weights. Binary targets are y in {-1, +1}; regression
+// targets are real values; softmax targets are class ids 0..K-1. A loss with a parameter (the
+// regression losses' width) is a value that holds it; the others are empty. Values are computed in
+// double (they feed the reported objective); derivatives in float (they feed the updates).
 #pragma once
 
 #include <algorithm>
@@ -90,6 +91,43 @@ struct SquaredLoss {
     return 0.5f * (z - y) * (z - y);
   }
   static float Value(float z, float y) { return 0.5f * (z - y) * (z - y); }
+};
+
+// The regression losses of the residual r = z - y that grow linearly past a width epsilon
+// (--loss-epsilon, scikit-learn's epsilon): Huber's loss, r^2 / 2 within epsilon and
+// epsilon (|r| - epsilon / 2) beyond (robust to outlying targets); and the epsilon-insensitive loss
+// of support vector regression, max(0, |r| - epsilon) (no loss within the tube).
+struct HuberLoss {
+  static constexpr Loss kLoss = Loss::kHuber;
+  static constexpr double kCurvature = 1.0;  // r^2 / 2 inside the zone
+  float epsilon = 0.1f;
+  float ValueAndDerivative(float z, float y, float* derivative) const {
+    const float r = z - y;
+    if (std::abs(r) <= epsilon) {
+      *derivative = r;
+      return 0.5f * r * r;
+    }
+    *derivative = r > 0 ? epsilon : -epsilon;
+    return epsilon * (std::abs(r) - 0.5f * epsilon);
+  }
+  float Value(float z, float y) const {
+    float unused;
+    return ValueAndDerivative(z, y, &unused);
+  }
+};
+
+struct EpsilonInsensitiveLoss {
+  static constexpr Loss kLoss = Loss::kEpsilonInsensitive;
+  static constexpr double kCurvature = 1.0;  // not smooth; scaled as the hinge is
+  float epsilon = 0.1f;
+  // A subgradient: the residual's sign outside the tube, 0 inside.
+  float ValueAndDerivative(float z, float y, float* derivative) const {
+    const float r = z - y;
+    const float excess = std::abs(r) - epsilon;
+    *derivative = excess > 0 ? (r > 0 ? 1.f : -1.f) : 0.f;
+    return std::max(excess, 0.f);
+  }
+  float Value(float z, float y) const { return std::max(std::abs(z - y) - epsilon, 0.f); }
 };
 
 // Softmax cross-entropy over K scores: loss = logsumexp(z) - z[y]; dloss/dz_k = p_k - [k == y].
