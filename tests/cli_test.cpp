@@ -204,9 +204,10 @@ TEST_F(Cli, BadCommandLinesExitWithStatus2AndSayWhatIsWrong) {
 }
 
 TEST_F(Cli, ImpossibleSettingsAreRefusedBeforeTraining) {
-  // A binary model on three labels (the data's fault: exit 1); a file that is not there.
+  // A binary model on three labels with --multiclass off (the data's fault: exit 1); a file that
+  // is not there.
   const std::string three = dir_.Write("three.svm", "1 1:1\n2 2:1\n3 1:1\n");
-  const auto binary = RunCli("train --train " + three + " --model hinge");
+  const auto binary = RunCli("train --train " + three + " --model hinge --multiclass off");
   EXPECT_EQ(binary.status, 1);
   EXPECT_TRUE(Contains(binary.output, "needs two label values, the data has 3: 1, 2, 3"))
       << binary.output;

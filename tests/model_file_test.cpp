@@ -196,9 +196,11 @@ TEST(ModelFile, AbsurdShapesAreRefusedBeforeAllocating) {
   ExpectRefused(dir.Write("outputs.bin", outputs),
                 "inconsistent shape: 1048576 outputs for a softmax model: expected 2 to 65536");
   std::string binary = good;
-  Put<uint32_t>(binary, 0, 12);  // logistic, still 3 outputs
+  Put<uint32_t>(binary, 0, 12);  // logistic with 2 outputs (3 or more are one-vs-rest)
+  Put<uint32_t>(binary, 2, kOutputsAt);
   ExpectRefused(dir.Write("binary.bin", binary),
-                "inconsistent shape: 3 outputs for a logistic model: expected 1");
+                "inconsistent shape: 2 outputs for a logistic model: expected 1, or 3 to 65536 "
+                "(one-vs-rest)");
   std::string count = good;
   Put<uint64_t>(count, uint64_t{1} << 62, kCountAt);
   ExpectRefused(dir.Write("count.bin", count),

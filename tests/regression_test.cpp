@@ -125,7 +125,7 @@ TEST(RegressionLoss, EpsilonInsensitiveIsZeroInsideTheTube) {
 
 TEST(RegressionLoss, TheHeadHoldsTheWidthItIsGiven) {
   float z = 4.f;
-  const double loss = WithHead(Loss::kHuber, 2.f,
+  const double loss = WithHead(Loss::kHuber, 2.f, 1,
                                [&](const auto& head) { return head.LossAndGradient(&z, 1, 1.f); });
   EXPECT_FLOAT_EQ(static_cast<float>(loss), 2.f * (3.f - 1.f));
   EXPECT_EQ(z, 2.f);

@@ -224,6 +224,7 @@ TEST(Trainer, RefusesLabelsTheModelCannotTake) {
   const Dataset one = testing::MakeDataset({{{0, 1.f}}, {{1, 1.f}}}, {3, 3}, 2);  // one class
   EXPECT_THROW(Trainer(config, one, nullptr, *executor), Error);
   config.model = ModelKind::kLogistic;
+  config.multiclass = Multiclass::kOff;                             // else one-vs-rest
   const Dataset classes = testing::MakeProblem(50, 5, 2, 3, 0, 1);  // 0, 1, 2
   try {
     Trainer trainer(config, classes, nullptr, *executor);

@@ -83,7 +83,8 @@ LOSS_DOC = """str, default='log_loss'
     The loss, by scikit-learn's name: 'log_loss' (logistic regression; for more than two classes
     multinomial: parsgd's softmax model, one score per class), 'hinge' (linear SVM),
     'squared_hinge' (L2-loss SVM), 'squared_error' (least squares on -1/+1 targets). All but
-    'log_loss' are binary: y with more classes is refused (no one-vs-rest)."""
+    'log_loss' train one-vs-rest on more than two classes, as scikit-learn's SGDClassifier: one
+    binary classifier a class, trained in one pass."""
 VERBOSE_DOC = """int, default=0
     Print a line after every epoch (the metrics history_ keeps). Each epoch is then evaluated (its
     objective and training accuracy: a pass over the data); without, only the last is, and the
@@ -111,8 +112,8 @@ class SGDClassifier(_Penalized, _classifier.ParsgdClassifier):
     """Linear classifiers trained by parsgd's parallel SGD (or coordinate descent: `solver`).
 
     Labels may be any values (strings too); classes_ holds them sorted. Two classes train a
-    binary model (classes_[1] positive); more train softmax with loss='log_loss' and are refused
-    by the binary losses. n_jobs threads train (None: one, -1: every core) under `scheme`.
+    binary model (classes_[1] positive); more train softmax with loss='log_loss' and one-vs-rest
+    with the other losses. n_jobs threads train (None: one, -1: every core) under `scheme`.
 
     Fitted attributes: classes_, coef_ (n_classes or 1 x n_features, a read-only view of the
     model), intercept_, n_features_in_, n_iter_ (epochs run), history_ (one dict of metrics per
@@ -130,8 +131,7 @@ class SGDClassifier(_Penalized, _classifier.ParsgdClassifier):
             return BINARY_MODELS[self.loss], True
         if self.loss == "log_loss":
             return "softmax", False
-        raise ValueError(f"loss={self.loss!r} is binary and y has {n_classes} classes: "
-                         "loss='log_loss' trains a multinomial (softmax) model for more")
+        return BINARY_MODELS[self.loss], False  # one-vs-rest
 
     def _set_views(self):
         _linear_views(self, vector=False)
@@ -152,7 +152,7 @@ class SGDClassifier(_Penalized, _classifier.ParsgdClassifier):
         return np.log(self.predict_proba(X))
 
     def _more_tags(self):
-        return {"binary_only": self.loss != "log_loss", "_xfail_checks": ZERO_WEIGHT_CHECK}
+        return {"_xfail_checks": ZERO_WEIGHT_CHECK}
 
 
 @_base.with_keywords(

@@ -117,6 +117,8 @@ std::string DerivedLine(const Trainer& trainer, const Dataset& train) {
     model += fmt::format(" {}-{}-{}", train.features(), fmt::join(c.hidden, "-"), s.outputs);
   } else if (!IsBinary(c.model)) {
     model += fmt::format(" ({} classes)", s.outputs);
+  } else if (s.outputs > 1) {
+    model += fmt::format(" (one-vs-rest, {} classes)", s.outputs);
   }
   items.push_back(model);
   items.push_back("scheme " + std::string(SchemeName(s.scheme)) + trainer.SchemeDetails());

@@ -117,6 +117,7 @@ bool Elastic(const TrainConfig& c) { return c.scheme == SchemeKind::kElastic; }
 bool ClassWeighted(const TrainConfig& c) { return c.class_weight != "none"; }
 bool L1Penalty(const TrainConfig& c) { return c.l1 > 0; }
 bool LossWidth(const TrainConfig& c) { return HasLossEpsilon(c.model); }
+bool MulticlassOff(const TrainConfig& c) { return c.multiclass == Multiclass::kOff; }
 bool HeldOut(const TrainConfig& c) { return c.validation_fraction > 0; }
 
 std::vector<Setting> MakeTable() {
@@ -241,6 +242,15 @@ std::vector<Setting> MakeTable() {
            {.runs = kLinearModels | kSgdSolver | kCpuBackend,
             .models = {ModelKind::kHuber, ModelKind::kEpsilonInsensitive}},
            {.identity = "loss_epsilon", .when = LossWidth, .text = true}));
+  t.push_back(With(Choice<Multiclass>(
+                       "multiclass",
+                       "logistic, hinge, squared-hinge, squared on more than two "
+                       "classes",
+                       kMulticlasses, [](auto& c) -> auto& { return c.multiclass; }),
+                   {.runs = kLinearModels | kSgdSolver | kCpuBackend,
+                    .models = {ModelKind::kLogistic, ModelKind::kHinge, ModelKind::kSquaredHinge,
+                               ModelKind::kSquared}},
+                   {.identity = "multiclass", .when = MulticlassOff, .text = true}));
   Setting class_weight =
       Entry("class-weight", SettingType::kText,
             "each class's weight in the loss: none, balanced (n / (classes x rows of the class)) "

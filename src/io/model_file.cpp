@@ -179,19 +179,26 @@ LinearModel ReadLinear(const MappedFile& file, FieldReader& in, ModelKind kind, 
   if (features > (uint64_t{1} << 32)) {
     throw bad(fmt::format("{} features, more than 2^32", features));
   }
-  if (IsBinary(kind) ? outputs != 1 : outputs < 2 || outputs > (1u << 16)) {
+  // A binary loss's model has one output, or (version 7 on, one-vs-rest) one a class, 3 or more.
+  const bool one_vs_rest_ok = IsBinary(kind) && !IsRegressor(kind) && version > kCsvRecordVersion;
+  const bool shape_ok =
+      IsBinary(kind) ? outputs == 1 || (one_vs_rest_ok && outputs > 2 && outputs <= (1u << 16))
+                     : outputs >= 2 && outputs <= (1u << 16);
+  if (!shape_ok) {
     throw bad(fmt::format("{} outputs for a {} model: expected {}", outputs,
                           NameOf<ModelKind>(kModelKinds, kind),
-                          IsBinary(kind) ? "1" : "2 to 65536"));
+                          !IsBinary(kind)  ? "2 to 65536"
+                          : one_vs_rest_ok ? "1, or 3 to 65536 (one-vs-rest)"
+                                           : "1"));
   }
-  const uint32_t label_count = IsBinary(kind) || version == kFirstVersion ? 2 : outputs;
+  const uint32_t label_count = outputs == 1 || version == kFirstVersion ? 2 : outputs;
   ClassLabels labels = ReadLabels(in, label_count, version, path);
   if (version == kFirstVersion && !IsBinary(kind)) labels = ClassLabels::Default(false, outputs);
   bool regression = false;
   float loss_epsilon = 0.1f;
   if (version > kCsvRecordVersion) {
     const auto targets = in.Get<uint32_t>("targets");
-    if (targets > 1 || (targets == 1 && !IsBinary(kind)) || (targets == 0 && IsRegressor(kind))) {
+    if (targets > 1 || (targets == 1 && outputs != 1) || (targets == 0 && IsRegressor(kind))) {
       throw bad(fmt::format("targets {} for a {} model", targets == 1 ? "real values" : "classes",
                             NameOf<ModelKind>(kModelKinds, kind)));
     }

@@ -17,7 +17,7 @@ constexpr uint64_t kBlockRows = 4096;
 constexpr int kMlpBlockRows = 256;  // rows per MLP block: fixed, so sums repeat at any thread count
 
 double SampleLoss(const LinearModel& model, const float* z, float target) {
-  return WithHead(LossOf(model.kind()), model.loss_epsilon(),
+  return WithHead(LossOf(model.kind()), model.loss_epsilon(), model.outputs(),
                   [&](const auto& head) { return head.Value(z, model.outputs(), target); });
 }
 
@@ -90,6 +90,18 @@ double WeightedMean(const Targets& targets) {
 }  // namespace
 
 void Probabilities(ModelKind kind, const float* z, int classes, float* p) {
+  if (kind == ModelKind::kLogistic && classes > 2) {
+    // One-vs-rest: each class's own sigmoid, the K of them normalised to a sum of 1 (scikit-learn's
+    // one-vs-rest predict_proba).
+    double sum = 0;
+    for (int k = 0; k < classes; ++k) {
+      const double e = std::exp(-std::abs(static_cast<double>(z[k])));
+      p[k] = static_cast<float>(z[k] >= 0 ? 1 / (1 + e) : e / (1 + e));
+      sum += p[k];
+    }
+    for (int k = 0; k < classes; ++k) p[k] = static_cast<float>(p[k] / sum);
+    return;
+  }
   if (kind == ModelKind::kLogistic) {
     // 1 / (1 + exp(-z)) written so that neither branch overflows.
     const double e = std::exp(-std::abs(static_cast<double>(z[0])));
@@ -107,7 +119,7 @@ void Probabilities(ModelKind kind, const float* z, int classes, float* p) {
 }
 
 int PredictedClass(const LinearModel& model, const float* z) {
-  if (IsBinary(model.kind())) return z[0] >= 0 ? 1 : 0;
+  if (model.outputs() == 1) return z[0] >= 0 ? 1 : 0;
   int best = 0;
   for (int k = 1; k < model.outputs(); ++k) {
     if (z[k] > z[best]) best = k;
@@ -167,7 +179,7 @@ Evaluation Evaluate(const LinearModel& model, const Dataset& data, const Targets
       const SparseRow x = data.row(i);
       model.Scores(x.index, x.value, x.nnz, z.data());
       const float target = targets.values[i];
-      const int truth = IsBinary(model.kind()) ? (target > 0 ? 1 : 0) : static_cast<int>(target);
+      const int truth = model.outputs() == 1 ? (target > 0 ? 1 : 0) : static_cast<int>(target);
       s.Add(WeightOf(targets, i), SampleLoss(model, z.data(), target),
             PredictedClass(model, z.data()) == truth);
       if (regression) {

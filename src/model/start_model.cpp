@@ -17,7 +17,8 @@ std::string Kind(ModelKind kind, uint64_t features, const std::vector<int>& hidd
     return fmt::format("{} {}-{}-{}", name, features, fmt::join(hidden, "-"), outputs);
   }
   if (IsRegressor(kind)) return fmt::format("{} (linear, regression)", name);
-  if (IsBinary(kind)) return fmt::format("{} (linear, binary)", name);
+  if (IsBinary(kind) && outputs == 1) return fmt::format("{} (linear, binary)", name);
+  if (IsBinary(kind)) return fmt::format("{} (linear, one-vs-rest, {} classes)", name, outputs);
   return fmt::format("{} (linear, {} classes)", name, outputs);
 }
 

@@ -86,7 +86,8 @@ std::string ValuesNotClasses(ModelKind kind, const Dataset& data, std::size_t di
           : "");
 }
 
-ClassLabels TwoLabels(ModelKind kind, const Dataset& data, std::vector<float> found) {
+ClassLabels TwoLabels(ModelKind kind, const Dataset& data, std::vector<float> found,
+                      bool one_vs_rest) {
   const bool named = !data.class_names().empty();
   if (!named && found.size() == 1 && (found[0] == -1.f || found[0] == 0.f || found[0] == 1.f)) {
     // One class of the pair -1/+1 or 0/1: the other is the one the file would have written.
@@ -95,11 +96,12 @@ ClassLabels TwoLabels(ModelKind kind, const Dataset& data, std::vector<float> fo
   if (found.size() != 2) {
     throw Error(fmt::format(
         "{}: model {} is binary and needs two label values, the data has {}: {} (for more classes "
-        "use model softmax or mlp)",
+        "use model softmax or mlp{})",
         data.source(), NameOf<ModelKind>(kModelKinds, kind),
         found.size() > kMaxClasses ? fmt::format("more than {}", kMaxClasses)
                                    : std::to_string(found.size()),
-        named ? ListNames(Named(data, found).names) : List(found)));
+        named ? ListNames(Named(data, found).names) : List(found),
+        one_vs_rest ? "" : ", or --multiclass ovr"));
   }
   return Named(data, std::move(found));
 }
@@ -164,6 +166,16 @@ std::vector<float> UnionOfRanks(std::vector<float> mine, Communicator& comm) {
   return found;
 }
 
+// The classes of the labels `found`: two for a binary model, or (one_vs_rest) more, one binary
+// classifier each; as many as there are for softmax and the MLP.
+ClassLabels ClassesOf(ModelKind kind, const Dataset& data, std::vector<float> found,
+                      bool one_vs_rest) {
+  if (IsBinary(kind) && !(one_vs_rest && found.size() > 2)) {
+    return TwoLabels(kind, data, std::move(found), one_vs_rest);
+  }
+  return MultiClassLabels(kind, data, std::move(found));
+}
+
 // The classes the labels are drawn from: those the data declares, else the rows' distinct labels.
 std::vector<float> FoundLabels(const Dataset& data) {
   return data.declared_classes().empty() ? DistinctLabels(data) : data.declared_classes();
@@ -171,19 +183,18 @@ std::vector<float> FoundLabels(const Dataset& data) {
 
 }  // namespace
 
-Targets MakeTargets(ModelKind kind, const Dataset& data) {
+Targets MakeTargets(ModelKind kind, const Dataset& data, bool one_vs_rest) {
   if (data.label_kind() == LabelKind::kValues || IsRegressor(kind)) return ValueTargets(kind, data);
   std::vector<float> found = FoundLabels(data);
   if (found.empty()) throw Error(data.source() + ": no rows, so no labels");
   if (LooksLikeValues(data, found.size(), data.rows())) {
     throw Error(ValuesNotClasses(kind, data, found.size(), data.rows()));
   }
-  const ClassLabels labels = IsBinary(kind) ? TwoLabels(kind, data, std::move(found))
-                                            : MultiClassLabels(kind, data, std::move(found));
-  return MakeTargets(kind, data, labels);
+  return MakeTargets(kind, data, ClassesOf(kind, data, std::move(found), one_vs_rest));
 }
 
-Targets MakeShareTargets(ModelKind kind, const Dataset& share, Communicator& comm) {
+Targets MakeShareTargets(ModelKind kind, const Dataset& share, Communicator& comm,
+                         bool one_vs_rest) {
   if (share.label_kind() == LabelKind::kValues || IsRegressor(kind))
     return ValueTargets(kind, share);
   std::vector<float> found =
@@ -194,9 +205,7 @@ Targets MakeShareTargets(ModelKind kind, const Dataset& share, Communicator& com
   if (LooksLikeValues(share, found.size(), rows)) {
     throw Error(ValuesNotClasses(kind, share, found.size(), rows));
   }
-  const ClassLabels labels = IsBinary(kind) ? TwoLabels(kind, share, std::move(found))
-                                            : MultiClassLabels(kind, share, std::move(found));
-  return MakeTargets(kind, share, labels);
+  return MakeTargets(kind, share, ClassesOf(kind, share, std::move(found), one_vs_rest));
 }
 
 Targets MakeTargets(ModelKind kind, const Dataset& data, const ClassLabels& labels) {
@@ -205,7 +214,8 @@ Targets MakeTargets(ModelKind kind, const Dataset& data, const ClassLabels& labe
   t.values = AlignedArray<float>(data.rows());
   t.classes = labels.classes();
   t.labels = labels;
-  const bool binary = IsBinary(kind);
+  t.one_vs_rest = IsBinary(kind) && labels.classes() > 2;
+  const bool binary = IsBinary(kind) && !t.one_vs_rest;
   const std::vector<std::string>& names = data.class_names();
   if (!names.empty() && labels.names.empty()) {
     throw Error(fmt::format("{}: its labels are text ({}), the model's classes are the numbers {}",

@@ -186,7 +186,7 @@ class OffloadLearner final : public Learner {
   void ChooseKernels(const TrainConfig& config) {
     // The regression losses (their heads hold a width) run on the cpu backend only
     // (ValidateConfig); the kernels build the empty heads they take.
-    WithHead(LossOf(config.model), 0.f, [&]<class Head>(Head) {
+    WithHead(LossOf(config.model), 0.f, 1, [&]<class Head>(Head) {
       if constexpr (std::is_same_v<Head, BinaryHead<HuberLoss>> ||
                     std::is_same_v<Head, BinaryHead<EpsilonInsensitiveLoss>>) {
         throw Error(fmt::format("backend offload: no kernels for model {}",

@@ -218,7 +218,7 @@ SchemeChoice RankZeroScheme(const TrainConfig& given, const Dataset& train, cons
   SchemeChoice choice{SchemeKind::kAuto, ""};
   if (comm.rank() == 0) {
     try {
-      const int outputs = IsBinary(given.model) ? 1 : targets.classes;
+      const int outputs = IsBinary(given.model) && !targets.one_vs_rest ? 1 : targets.classes;
       choice = AutoScheme(given, train, executor.threads(), outputs, executor);
     } catch (const std::exception&) {
       choice = {SchemeKind::kAuto, ""};
@@ -245,7 +245,7 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
   config.optimizer.kind = ResolvedOptimizer(config);
   r.optimizer = config.optimizer.kind;
   r.threads = executor.threads();
-  r.outputs = IsBinary(config.model) ? 1 : targets.classes;
+  r.outputs = IsBinary(config.model) && !targets.one_vs_rest ? 1 : targets.classes;
   r.features = train.features();
   const bool shared = ranks > 1;
   CheckModelFits(config, train, r);

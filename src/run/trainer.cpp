@@ -358,14 +358,32 @@ Trainer::Trainer(const CheckedConfig& checked, const Dataset& train_rows, const 
   }
   // Every step that may fail on one rank alone is agreed on before the next collective one.
   ranks.AgreeOn([&] {
+    if (train.features() == 0) {
+      throw Error(train.source() +
+                  ": no features, every row a label alone (a CSV file read with the wrong "
+                  "--delimiter is one column)");
+    }
     if (train.rows() > 0) return;
     if (!shared) throw Error(train.source() + ": no training rows");
     throw Error(
         fmt::format("{}: rank {}'s share of the rows is empty: fewer rows than the {} ranks",
                     train.source(), ranks.rank(), ranks.size()));
   });
-  s.train_targets =
-      shared ? MakeShareTargets(given.model, train, ranks) : MakeTargets(given.model, train);
+  const bool one_vs_rest = given.multiclass == Multiclass::kOneVsRest;
+  s.train_targets = shared ? MakeShareTargets(given.model, train, ranks, one_vs_rest)
+                           : MakeTargets(given.model, train, one_vs_rest);
+  if (s.train_targets.one_vs_rest &&
+      (given.solver != Solver::kSgd || given.backend != Backend::kCpu)) {
+    ranks.AgreeOn([&] {
+      throw SettingError(fmt::format(
+          "`model` {} on {} classes trains one-vs-rest under `solver` sgd on `backend` cpu, not "
+          "{}; model softmax takes more than two classes everywhere",
+          NameOf<ModelKind>(kModelKinds, given.model), s.train_targets.classes,
+          given.solver != Solver::kSgd
+              ? fmt::format("`solver` {}", NameOf<Solver>(kSolvers, given.solver))
+              : std::string("`backend` offload")));
+    });
+  }
   ranks.AgreeOn([&] {
     if (test != nullptr) s.test_targets = MakeTargets(given.model, *test, s.train_targets.labels);
     if (s.validation != nullptr) {

@@ -49,6 +49,16 @@ inline constexpr Named<ValidationMetric> kValidationMetrics[] = {
      "the area under the ROC curve of the scores (two classes; one process)"},
 };
 
+// What a binary loss does with more than two classes (--multiclass).
+enum class Multiclass { kOneVsRest, kOff };
+
+inline constexpr Named<Multiclass> kMulticlasses[] = {
+    {Multiclass::kOneVsRest, "ovr",
+     "one-vs-rest: K binary classifiers, one a class, trained in one pass (scikit-learn's "
+     "SGDClassifier)"},
+    {Multiclass::kOff, "off", "refused: a binary loss takes two classes"},
+};
+
 // The SVM duals' shrinking (--solver dual-cd, hinge and squared-hinge): variables at a bound set
 // aside (their rows skipped) while their derivative keeps them there, as LIBLINEAR does.
 enum class Shrinking { kOn, kOff };
@@ -119,6 +129,7 @@ struct TrainConfig {
   // Not a setting: the caller gives the held-out rows of a file of their own (the command line's
   // --validation FILE; Trainer::SetValidation).
   bool held_out_file = false;
+  Multiclass multiclass = Multiclass::kOneVsRest;  // binary losses on more than two classes
   std::string class_weight = "none";  // "balanced" or "LABEL:W,..." (model/class_weights.hpp)
   Normalization normalize = Normalization::kMaxAbs;
   Bias bias = Bias::kOn;                 // linear models

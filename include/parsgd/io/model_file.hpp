@@ -22,9 +22,10 @@
 //                 lays them out)
 // and, at the offset S where those end, linear models (kinds 0-3) continue with
 //      S+0     8  features
-//      S+8     4  outputs K (1 for binary models)
+//      S+8     4  outputs K (1 for binary models; one a class, 3 or more, for a binary loss's
+//                 one-vs-rest model)
 //     S+12    4C  class labels (float32, ascending): C = 2 for the binary models (negative,
-//                 positive), K for softmax; how the training data wrote each class
+//                 positive), K for softmax and one-vs-rest; how the training data wrote each class
 //                 then the class names: 4 bytes, their count (0, or C where the training data
 //                 wrote its labels as text), and per name 4 bytes of length (at most 4096) and
 //                 its bytes, strictly ascending

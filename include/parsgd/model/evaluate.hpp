@@ -75,8 +75,8 @@ std::vector<float> PredictScores(const MlpModel& model, const Dataset& data, uin
                                  uint64_t end, Executor& executor,
                                  MlpBackend backend = MlpBackend::kOneDnn);
 
-// The class a model predicts for scores z: argmax for softmax, the sign for binary models (0 and
-// ties go to the positive class).
+// The class a model predicts for scores z: argmax for softmax and one-vs-rest, the sign for binary
+// models (0 and ties go to the positive class).
 int PredictedClass(const LinearModel& model, const float* z);
 
 // Whether a model of `kind` gives class probabilities: logistic, softmax and mlp do.

@@ -29,6 +29,9 @@ struct Targets {
   // Real values to regress (the labels as they are; `classes` and `labels` are the binary
   // default, unused).
   bool regression = false;
+  // A binary model's more than two classes, one binary classifier each: `values` are class
+  // indices, as softmax's.
+  bool one_vs_rest = false;
 
   // Row i's class: 0 (negative) or 1 (positive) for a binary model, the class index otherwise.
   int ClassOf(uint64_t i) const { return values[i] < 0 ? 0 : static_cast<int>(values[i]); }
@@ -44,16 +47,20 @@ struct Targets {
 // every label of the regressors (huber, epsilon-insensitive), are the targets as they are
 // (Targets::regression), for those models and squared (any other kind is refused, as are labels
 // written as text); the targets then carry the binary models' default labels -1, +1.
-Targets MakeTargets(ModelKind kind, const Dataset& data);
+// With one_vs_rest (--multiclass ovr), a binary model on more than two classes takes them all
+// (Targets::one_vs_rest) rather than refuse them.
+Targets MakeTargets(ModelKind kind, const Dataset& data, bool one_vs_rest = false);
 
 // Targets of rank comm.rank()'s share of the training data (LoadShard), for a run over several
 // ranks: the classes are those MakeTargets(kind, whole data) would give (the distinct labels of
 // every share, agreed by all ranks), so that every rank maps a label to the same class even where
 // its share lacks some. Collective; the same refusals as MakeTargets, on every rank.
-Targets MakeShareTargets(ModelKind kind, const Dataset& share, Communicator& comm);
+Targets MakeShareTargets(ModelKind kind, const Dataset& share, Communicator& comm,
+                         bool one_vs_rest = false);
 
 // Targets of other data for a model trained with `labels` (test data, eval): every label must be
 // one of them; throws parsgd::Error naming the source, the 1-based row and the label otherwise.
+// A binary model with more than two labels is one-vs-rest.
 Targets MakeTargets(ModelKind kind, const Dataset& data, const ClassLabels& labels);
 
 // Every function above carries the data's row weights (Dataset::weights) into Targets::weights.

@@ -75,14 +75,17 @@ static_assert(AsyncLocal<LinearAsyncLocal<SoftmaxHead, AdamRule, StripedScheme>>
 }  // namespace
 
 std::unique_ptr<LinearRunner> MakeAsyncRunner(const TrainConfig& config, const RunnerShape& shape) {
-  return WithHead(LossOf(config.model), config.loss_epsilon, [&]<class Head>(Head head) {
-    return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) {
-      return WithAsyncPolicy(
-          config.scheme, kAnyAsync,
-          [&]<class Policy>(PolicyTag<Policy>) { return Make<Head, Rule, Policy>(shape, head); },
-          [&]() -> std::unique_ptr<LinearRunner> { throw NotAsync(config.scheme); });
-    });
-  });
+  return WithHead(
+      LossOf(config.model), config.loss_epsilon, shape.outputs, [&]<class Head>(Head head) {
+        return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) {
+          return WithAsyncPolicy(
+              config.scheme, kAnyAsync,
+              [&]<class Policy>(PolicyTag<Policy>) {
+                return Make<Head, Rule, Policy>(shape, head);
+              },
+              [&]() -> std::unique_ptr<LinearRunner> { throw NotAsync(config.scheme); });
+        });
+      });
 }
 
 }  // namespace parsgd

@@ -10,14 +10,14 @@ namespace parsgd {
 LinearModel::LinearModel(ModelKind kind, uint64_t features, int classes, ClassLabels labels)
     : kind_(kind),
       features_(features),
-      outputs_(IsBinary(kind) ? 1 : classes),
+      outputs_(IsBinary(kind) && (classes <= 2 || IsRegressor(kind)) ? 1 : classes),
       labels_(std::move(labels)),
       regression_(IsRegressor(kind)) {
   if (!IsBinary(kind) && classes < 2) {
     throw Error("a softmax model needs at least 2 classes, got " + std::to_string(classes));
   }
-  const int expected = IsBinary(kind) ? 2 : classes;
-  if (labels_.values.empty()) labels_ = ClassLabels::Default(IsBinary(kind), classes);
+  const int expected = outputs_ == 1 ? 2 : classes;
+  if (labels_.values.empty()) labels_ = ClassLabels::Default(outputs_ == 1, classes);
   if (labels_.classes() != expected || !labels_.Ascending()) {
     throw Error("a model with " + std::to_string(expected) + " classes needs " +
                 std::to_string(expected) + " class labels in ascending order, got " +

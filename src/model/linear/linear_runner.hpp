@@ -48,11 +48,13 @@ std::unique_ptr<LinearRunner> MakeMinibatchRunner(const TrainConfig& config,
 std::unique_ptr<LinearRunner> MakeLinearReplicaRunner(const TrainConfig& config,
                                                       const RunnerShape& shape);
 
-// Calls fn(head) with the loss head of `loss` (LossOf a linear model's kind), holding the loss's
-// width `epsilon` where it has one (the regression losses, --loss-epsilon): the one dispatch from a
+// Calls fn(head) with the loss head of `loss` (LossOf a linear model's kind) for a model of
+// `outputs` scores, holding the loss's width `epsilon` where it has one (the regression losses,
+// --loss-epsilon): a margin loss with more than one output is one-vs-rest. The one dispatch from a
 // loss to its code (scores, losses, curvature).
 template <class Fn>
-decltype(auto) WithHead(Loss loss, float epsilon, Fn&& fn) {
+decltype(auto) WithHead(Loss loss, float epsilon, int outputs, Fn&& fn) {
+  if (outputs > 1 && loss != Loss::kSoftmax) return fn(OneVsRestHead{loss});
   switch (loss) {
     case Loss::kHinge:
       return fn(BinaryHead<HingeLoss>{});

@@ -44,7 +44,7 @@ constexpr double kAutoStepScale = 0.5;
 constexpr double kAutoAdaGradStep = 0.3;
 
 double CurvatureOf(Loss loss) {
-  return WithHead(loss, 1.f, []<class Head>(Head) { return Head::kCurvature; });
+  return WithHead(loss, 1.f, 1, []<class Head>(Head) { return Head::kCurvature; });
 }
 
 // --schedule optimal's first step: Bottou's heuristic (his sgd code, and scikit-learn's for its
@@ -53,7 +53,7 @@ double CurvatureOf(Loss loss) {
 // hinge and softmax losses; epsilon for Huber's).
 double OptimalEta0(Loss loss, float epsilon, double l2) {
   const double typical = std::sqrt(1.0 / std::sqrt(l2));
-  const double slope = WithHead(loss, epsilon, [&]<class Head>(const Head& head) {
+  const double slope = WithHead(loss, epsilon, 1, [&]<class Head>(const Head& head) {
     if constexpr (Head::kOutputs == 1) {
       float z = static_cast<float>(-typical);  // becomes the loss's derivative there
       head.LossAndGradient(&z, 1, 1.f);

@@ -243,12 +243,14 @@ static_assert(ReplicaCombine<ElasticCombine, LinearReplicaLocal<SoftmaxHead, Sgd
 
 std::unique_ptr<LinearRunner> MakeLinearReplicaRunner(const TrainConfig& config,
                                                       const RunnerShape& shape) {
-  return WithHead(LossOf(config.model), config.loss_epsilon, [&]<class Head>(Head head) {
-    return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) {
-      return MakeReplicaRunner<LinearRunner>(config, LinearReplicaLocal<Head, Rule>(shape, head),
-                                             shape.workers, (shape.features + 1) * shape.outputs);
-    });
-  });
+  return WithHead(LossOf(config.model), config.loss_epsilon, shape.outputs,
+                  [&]<class Head>(Head head) {
+                    return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) {
+                      return MakeReplicaRunner<LinearRunner>(
+                          config, LinearReplicaLocal<Head, Rule>(shape, head), shape.workers,
+                          (shape.features + 1) * shape.outputs);
+                    });
+                  });
 }
 
 }  // namespace parsgd

@@ -148,12 +148,14 @@ static_assert(SyncLocal<LinearSyncLocal<SoftmaxHead, AdamRule>>);
 
 std::unique_ptr<LinearRunner> MakeMinibatchRunner(const TrainConfig& config,
                                                   const RunnerShape& shape) {
-  return WithHead(LossOf(config.model), config.loss_epsilon, [&]<class Head>(Head head) {
-    return WithRule(config.optimizer.kind, [&]<class Rule>(Rule) -> std::unique_ptr<LinearRunner> {
-      return std::make_unique<SyncRunner<LinearParams, LinearSyncLocal<Head, Rule>>>(
-          LinearSyncLocal<Head, Rule>(shape, config.batch, head));
-    });
-  });
+  return WithHead(
+      LossOf(config.model), config.loss_epsilon, shape.outputs, [&]<class Head>(Head head) {
+        return WithRule(
+            config.optimizer.kind, [&]<class Rule>(Rule) -> std::unique_ptr<LinearRunner> {
+              return std::make_unique<SyncRunner<LinearParams, LinearSyncLocal<Head, Rule>>>(
+                  LinearSyncLocal<Head, Rule>(shape, config.batch, head));
+            });
+      });
 }
 
 }  // namespace parsgd

@@ -18,7 +18,8 @@ class LinearModel {
  public:
   LinearModel() = default;
   // All weights start at zero (the optimum of the regulariser; SGD on a convex loss needs no random
-  // start). `classes` is K for softmax and ignored for the binary models. `labels`: how the
+  // start). `classes` is K for softmax; for the binary models 1 or 2 (one score), or K > 2: one
+  // score a class, one-vs-rest (one_vs_rest()); the regressors have one score. `labels`: how the
   // training data wrote each class, so that predictions come back the same way (empty:
   // ClassLabels::Default). Throws parsgd::Error unless there is one label per class (2 for the
   // binary models), in ascending order.
@@ -33,6 +34,8 @@ class LinearModel {
   // (its labels are the binary default, unused). Models huber and epsilon-insensitive always are;
   // model squared is where it was trained on real values (model/targets.hpp).
   bool regression() const { return regression_; }
+  // A binary loss's model of more than two classes: one binary classifier (score) a class.
+  bool one_vs_rest() const { return IsBinary(kind_) && outputs_ > 1; }
   void set_regression(bool regression) { regression_ = regression || IsRegressor(kind_); }
   // The width of the loss (huber, epsilon-insensitive: TrainConfig::loss_epsilon); unused by the
   // other losses.

@@ -82,6 +82,51 @@ struct SoftmaxHead {
   }
 };
 
+// One-vs-rest head: K scores, each a binary classifier of its class against the others under one
+// of the margin losses (chosen at run time: one branch a score, which the predictor learns), the
+// loss the sum of the K binary losses with targets +1 (the row's class) and -1 (every other).
+struct OneVsRestHead {
+  static constexpr int kOutputs = 0;         // dynamic
+  static constexpr double kCurvature = 2.0;  // the largest of the margin losses' (squared hinge)
+  Loss loss = Loss::kLogistic;               // logistic, hinge, squared-hinge or squared
+
+  double LossAndGradient(float* z, int k, float target) const {
+    const int y = static_cast<int>(target);
+    double sum = 0;
+    for (int c = 0; c < k; ++c) sum += Binary(z[c], c == y ? 1.f : -1.f, &z[c]);
+    return sum;
+  }
+  double Value(const float* z, int k, float target) const {
+    const int y = static_cast<int>(target);
+    double sum = 0;
+    float unused;
+    for (int c = 0; c < k; ++c) sum += Binary(z[c], c == y ? 1.f : -1.f, &unused);
+    return sum;
+  }
+  // Whether the class of the largest score (the first of them) is the target.
+  bool Correct(const float* z, int k, float target) const {
+    int best = 0;
+    for (int c = 1; c < k; ++c) {
+      if (z[c] > z[best]) best = c;
+    }
+    return best == static_cast<int>(target);
+  }
+
+ private:
+  float Binary(float z, float y, float* derivative) const {
+    switch (loss) {
+      case Loss::kHinge:
+        return HingeLoss::ValueAndDerivative(z, y, derivative);
+      case Loss::kSquaredHinge:
+        return SquaredHingeLoss::ValueAndDerivative(z, y, derivative);
+      case Loss::kSquared:
+        return SquaredLoss::ValueAndDerivative(z, y, derivative);
+      default:
+        return LogisticLoss::ValueAndDerivative(z, y, derivative);
+    }
+  }
+};
+
 // Scores z (outputs floats) of row x from the weights, read by `Read::Load` (a write policy of
 // scheme/write_policy.hpp: relaxed atomic loads of weights other workers write, by default).
 template <int kOutputs, class Read = StoreWrite>
