@@ -333,6 +333,29 @@ TEST(Regression, AResumedHuberRunEqualsTheStraightOne) {
   EXPECT_TRUE(testing::SameBits(straight.model(), resumed.model()));
 }
 
+// Early stopping on a regression: the held-out rows' fit each epoch, the best epoch's in a
+// checkpoint (a resumed run's last lines print it).
+TEST(Regression, EarlyStoppingKeepsTheBestEpochsFitThroughACheckpoint) {
+  const Dataset data = RegressionProblem(400, 0.5, 0, 9);
+  TrainConfig c;
+  c.model = ModelKind::kHuber;
+  c.validation_fraction = 0.2;
+  c.threads = 1;
+  c.epochs = 6;
+  auto executor = MakeTbbExecutor(1);
+  Trainer first(c, data, nullptr, *executor);
+  for (int e = 0; e < 3; ++e) first.RunEpoch();
+  ASSERT_TRUE(first.best_epoch().has_value());
+  ASSERT_TRUE(first.best_epoch()->validation_fit.has_value());
+  EXPECT_GT(first.best_epoch()->validation_fit->r2, 0.9);
+  Trainer resumed(c, data, nullptr, *executor);
+  resumed.Restore(first.Snapshot());
+  ASSERT_TRUE(resumed.best_epoch().has_value());
+  ASSERT_TRUE(resumed.best_epoch()->validation_fit.has_value());
+  EXPECT_EQ(resumed.best_epoch()->validation_fit->rmse, first.best_epoch()->validation_fit->rmse);
+  EXPECT_EQ(resumed.best_epoch()->train_fit->r2, first.best_epoch()->train_fit->r2);
+}
+
 // The command line: model squared regresses a file of real-valued labels (RMSE, MAE, R^2 in the
 // lines and the metrics; predict writes values; eval measures them); two label values stay a
 // classifier; the settings a regression cannot take are refused.

@@ -77,16 +77,6 @@ float WeightOf(const Targets& targets, uint64_t i) {
   return targets.weights.empty() ? 1.f : targets.weights[i];
 }
 
-// The targets' weighted mean, summed in row order.
-double WeightedMean(const Targets& targets) {
-  double sum = 0, weight = 0;
-  for (uint64_t i = 0; i < targets.values.size(); ++i) {
-    sum += static_cast<double>(WeightOf(targets, i)) * targets.values[i];
-    weight += WeightOf(targets, i);
-  }
-  return weight > 0 ? sum / weight : 0;
-}
-
 }  // namespace
 
 void Probabilities(ModelKind kind, const float* z, int classes, float* p) {
@@ -165,7 +155,8 @@ Evaluation Evaluate(const LinearModel& model, const Dataset& data, const Targets
   const uint64_t rows = data.rows();
   const uint64_t blocks = (rows + kBlockRows - 1) / kBlockRows;
   const bool regression = model.regression();
-  const double mean = regression ? WeightedMean(targets) : 0;
+  SoloCommunicator solo;  // this rank's rows: CombineEvaluations joins the ranks' spreads
+  const double mean = regression ? MeanTarget(targets, solo) : 0;
   std::vector<BlockSum> sums(blocks);
   executor.ParallelFor(blocks, [&](uint64_t b) {
     std::vector<float> z(model.outputs());

@@ -263,6 +263,17 @@ bool RegressesLabels(ModelKind kind, const Dataset& train, Communicator& comm) {
   return UnionOfRanks(std::move(mine), comm).size() > 2;
 }
 
+double MeanTarget(const Targets& targets, Communicator& comm) {
+  std::vector<double> sums = {0, 0};  // sum w y, sum w
+  for (uint64_t i = 0; i < targets.values.size(); ++i) {
+    const double w = targets.weights.empty() ? 1.0 : targets.weights[i];
+    sums[0] += w * targets.values[i];
+    sums[1] += w;
+  }
+  comm.SumAll(std::span<double>(sums));
+  return sums[1] > 0 ? sums[0] / sums[1] : 0;
+}
+
 Dataset AsRealValues(const Dataset& data) {
   if (data.label_kind() == LabelKind::kValues) return data;
   if (!data.class_names().empty()) {

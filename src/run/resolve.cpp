@@ -310,7 +310,7 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
 // `rows`: every rank's together.
 // The largest of the classes' mean row weights over every rank's rows (Targets::weights, scaled
 // to a mean of 1): 1 without weights, and for real-valued labels (one class). Collective.
-double HeaviestClassWeight(const Dataset& train, const Targets& targets, Communicator& comm) {
+double HeaviestClassWeight(const Targets& targets, Communicator& comm) {
   if (targets.regression) return 1;
   const auto k = static_cast<std::size_t>(targets.classes);
   std::vector<double> sums(2 * k, 0.0);  // per class: its weights, its rows
@@ -331,20 +331,15 @@ double HeaviestClassWeight(const Dataset& train, const Targets& targets, Communi
 // sqrt(pi / 2) (the standard deviation of normally spread targets, less swayed by outlying ones);
 // 1 where they do not spread. Collective.
 double TargetScale(const Targets& targets, Communicator& comm) {
-  auto weight = [&](uint64_t i) { return targets.weights.empty() ? 1.0 : targets.weights[i]; };
-  std::vector<double> sums = {0, 0};  // sum w y, sum w
+  const double mean = MeanTarget(targets, comm);
+  std::vector<double> sums = {0, 0};  // sum w |y - mean|, sum w
   for (uint64_t i = 0; i < targets.values.size(); ++i) {
-    sums[0] += weight(i) * targets.values[i];
-    sums[1] += weight(i);
+    const double w = targets.weights.empty() ? 1.0 : targets.weights[i];
+    sums[0] += w * std::abs(targets.values[i] - mean);
+    sums[1] += w;
   }
   comm.SumAll(std::span<double>(sums));
-  const double mean = sums[1] > 0 ? sums[0] / sums[1] : 0;
-  std::vector<double> deviation = {0};
-  for (uint64_t i = 0; i < targets.values.size(); ++i) {
-    deviation[0] += weight(i) * std::abs(targets.values[i] - mean);
-  }
-  comm.SumAll(std::span<double>(deviation));
-  const double scale = sums[1] > 0 ? std::sqrt(std::acos(-1.0) / 2) * deviation[0] / sums[1] : 0;
+  const double scale = sums[1] > 0 ? std::sqrt(std::acos(-1.0) / 2) * sums[0] / sums[1] : 0;
   return scale > 0 ? scale : 1;
 }
 
@@ -380,8 +375,7 @@ void ResolveModel(TrainConfig& config, const Dataset& train, const Targets& targ
     // Auto L2 under weighted rows: the heaviest class's rows regularised as unweighted rows are
     // at C = 1 (on a set of 3% positives under --class-weight balanced, 1 / rows let the rare
     // class overfit: bench/README.md, "Row and class weights").
-    const double heaviest =
-        r.l2_auto || r.eta0_auto ? HeaviestClassWeight(train, targets, comm) : 1.0;
+    const double heaviest = r.l2_auto || r.eta0_auto ? HeaviestClassWeight(targets, comm) : 1.0;
     const double regression = targets.regression ? ResolveRegression(config, targets, comm) : 1.0;
     const double scale = r.l2_auto ? heaviest * regression : 1.0;
     LinearSettings linear = comm.size() > 1

@@ -38,15 +38,8 @@ namespace {
 // library's base score): the bias, never regularised, need not travel there step by step (targets
 // in the hundreds took SGD's fixed-size steps many epochs). Collective.
 void StartAtTheMeanTarget(Learner& learner, const Targets& targets, Communicator& ranks) {
-  std::vector<double> sums = {0, 0};  // sum w y, sum w
-  for (uint64_t i = 0; i < targets.values.size(); ++i) {
-    const double w = targets.weights.empty() ? 1.0 : targets.weights[i];
-    sums[0] += w * targets.values[i];
-    sums[1] += w;
-  }
-  ranks.SumAll(std::span<double>(sums));
   LinearModel start = *learner.linear();
-  start.weights()[start.features()] = sums[1] > 0 ? static_cast<float>(sums[0] / sums[1]) : 0.f;
+  start.weights()[start.features()] = static_cast<float>(MeanTarget(targets, ranks));
   learner.StartFrom(start);
 }
 
@@ -258,7 +251,9 @@ void SaveEarlyStop(const EarlyStop& e, TrainingState& state) {
   if (!e.best || !e.model) return;
   std::visit([&](const auto& m) { state.Put("best.params", ParamsOf(m)); }, *e.model);
   const EpochReport& b = *e.best;
-  auto put = [&](const char* name, double v) { state.Put(name, std::bit_cast<uint64_t>(v)); };
+  auto put = [&](const std::string& name, double v) {
+    state.Put(name, std::bit_cast<uint64_t>(v));
+  };
   state.Put("best.epoch", static_cast<uint64_t>(b.epoch));
   state.Put("best.stale", static_cast<uint64_t>(e.stale));
   put("best.objective", b.objective);
@@ -268,6 +263,16 @@ void SaveEarlyStop(const EarlyStop& e, TrainingState& state) {
   if (b.validation_auc) put("best.validation_auc", *b.validation_auc);
   if (b.test_loss) put("best.test_loss", *b.test_loss);
   if (b.test_accuracy) put("best.test_accuracy", *b.test_accuracy);
+  // A regression's fits (the last lines print them).
+  auto put_fit = [&](const std::string& set, const std::optional<RegressionScores>& fit) {
+    if (!fit) return;
+    put("best." + set + "_rmse", fit->rmse);
+    put("best." + set + "_mae", fit->mae);
+    put("best." + set + "_r2", fit->r2);
+  };
+  put_fit("train", b.train_fit);
+  put_fit("test", b.test_fit);
+  put_fit("validation", b.validation_fit);
 }
 
 // Back from a checkpoint (none: the run starts without a best epoch); `current`: a model of the
@@ -279,7 +284,7 @@ void LoadEarlyStop(const TrainingState& state, const M& current, EarlyStop& e) {
   M best = current;
   state.Get("best.params", ParamsOf(best));
   e.model = std::move(best);
-  auto get = [&](const char* name) { return std::bit_cast<double>(state.Counter(name)); };
+  auto get = [&](const std::string& name) { return std::bit_cast<double>(state.Counter(name)); };
   EpochReport b;
   b.epoch = static_cast<int>(state.Counter("best.epoch"));
   b.best_epoch = b.epoch;
@@ -290,6 +295,14 @@ void LoadEarlyStop(const TrainingState& state, const M& current, EarlyStop& e) {
   if (state.Has("best.validation_auc")) b.validation_auc = get("best.validation_auc");
   if (state.Has("best.test_loss")) b.test_loss = get("best.test_loss");
   if (state.Has("best.test_accuracy")) b.test_accuracy = get("best.test_accuracy");
+  auto get_fit = [&](const std::string& set) -> std::optional<RegressionScores> {
+    if (!state.Has("best." + set + "_rmse")) return std::nullopt;
+    return RegressionScores{get("best." + set + "_rmse"), get("best." + set + "_mae"),
+                            get("best." + set + "_r2")};
+  };
+  b.train_fit = get_fit("train");
+  b.test_fit = get_fit("test");
+  b.validation_fit = get_fit("validation");
   e.best = b;
   e.stale = static_cast<int>(state.Counter("best.stale"));
 }

@@ -71,6 +71,10 @@ Targets MakeTargets(ModelKind kind, const Dataset& data, const ClassLabels& labe
 // Collective.
 bool RegressesLabels(ModelKind kind, const Dataset& train, Communicator& comm);
 
+// The targets' mean, each weighed by its row's weight, over every rank's rows (0 where they
+// weigh nothing). Collective.
+double MeanTarget(const Targets& targets, Communicator& comm);
+
 // `data` with its labels read as real values (LabelKind::kValues; the arrays shared). Throws
 // parsgd::Error where the labels are text (Dataset::class_names).
 Dataset AsRealValues(const Dataset& data);
