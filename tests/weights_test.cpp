@@ -211,6 +211,45 @@ TEST(Weights, WeightedCdReachesTheOptimumOfTheRepeatedRows) {
   }
 }
 
+// --solver dual-cd weighs rows too (each row's dual variable in a box of C w_i, LIBLINEAR's
+// instance weights): integer weights (0 among them) reach the optimum of the repeated rows, the
+// duality gap closed, for the three duals, one worker or two.
+TEST(Weights, WeightedDualCdReachesTheOptimumOfTheRepeatedRows) {
+  const Dataset data = testing::MakeProblem(300, 30, 6, 2, 0.2, 6);
+  std::vector<int> times(data.rows());
+  for (uint64_t i = 0; i < data.rows(); ++i) times[i] = static_cast<int>(i % 4);  // 0 to 3
+  const Dataset repeated = Repeated(data, times);
+  const Dataset weighted = Weighted(data, std::vector<float>(times.begin(), times.end()));
+  for (const ModelKind model :
+       {ModelKind::kHinge, ModelKind::kSquaredHinge, ModelKind::kLogistic}) {
+    for (const auto [scheme, threads] :
+         {std::pair{SchemeKind::kSequential, 1}, std::pair{SchemeKind::kAtomic, 2}}) {
+      SCOPED_TRACE(testing::Name(model) + " " + testing::Name(scheme));
+      TrainConfig c;
+      c.model = model;
+      c.solver = Solver::kDualCd;
+      c.bias = Bias::kOff;
+      c.scheme = scheme;
+      c.threads = threads;
+      c.l2 = 0.01;
+      c.epochs = 300;
+      c.tol = 0;
+      auto executor = MakeTbbExecutor(threads);
+      auto last = [&](const Dataset& d) {
+        Trainer trainer(c, d, nullptr, *executor);
+        EpochReport r;
+        for (int e = 0; e < c.epochs; ++e) r = trainer.RunEpoch();
+        return r;
+      };
+      const EpochReport target = last(repeated);
+      const EpochReport mine = last(weighted);
+      EXPECT_NEAR(mine.objective, target.objective, 1e-5 * target.objective);
+      ASSERT_TRUE(mine.dual_objective.has_value());
+      EXPECT_NEAR(*mine.dual_objective, mine.objective, 1e-5 * mine.objective);  // the gap closed
+    }
+  }
+}
+
 // Weights that are all alike are no weights: the same model, bit for bit.
 TEST(Weights, EqualWeightsAreTheUnweightedRun) {
   const Dataset data = testing::MakeProblem(200, 30, 6, 2, 0.1, 6);
@@ -313,18 +352,13 @@ TEST(Weights, RunsThatDoNotWeighRowsRefuseThemByName) {
   for (std::size_t i = 0; i < w.size(); i += 2) w[i] = 2.f;
   const Dataset weighted = Weighted(data, w);
   auto executor = MakeTbbExecutor(1);
-  TrainConfig dual;
-  dual.solver = Solver::kDualCd;
-  dual.bias = Bias::kOff;
-  // Weights all alike are none (scaled to a mean of 1): nothing to refuse.
-  const Dataset twos = Weighted(data, std::vector<float>(data.rows(), 2.f));
-  EXPECT_NO_THROW(Trainer(dual, twos, nullptr, *executor));
-  testing::ExpectError([&] { Trainer(dual, weighted, nullptr, *executor); },
-                       {"its rows have weights", "solver dual-cd does not weigh rows yet"});
   TrainConfig mlp;
   mlp.model = ModelKind::kMlp;
+  // Weights all alike are none (scaled to a mean of 1): nothing to refuse.
+  const Dataset twos = Weighted(data, std::vector<float>(data.rows(), 2.f));
+  EXPECT_NO_THROW(Trainer(mlp, twos, nullptr, *executor));
   testing::ExpectError([&] { Trainer(mlp, weighted, nullptr, *executor); },
-                       {"model mlp does not weigh rows yet"});
+                       {"its rows have weights", "model mlp does not weigh rows yet"});
   TrainConfig zero;
   testing::ExpectError(
       [&] { Trainer(zero, Weighted(data, std::vector<float>(data.rows(), 0.f)), nullptr, *executor); },

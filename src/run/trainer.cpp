@@ -209,16 +209,13 @@ Weighted WeighRows(const TrainConfig& given, const Dataset& train, Targets& trai
   // Every rank knows both flags (ScaleWeightsToMeanOne): they all refuse alike.
   const std::string why = !IsLinear(given.model)
                               ? fmt::format("model {}", NameOf<ModelKind>(kModelKinds, given.model))
-                          : given.solver == Solver::kDualCd
-                              ? fmt::format("solver {}", NameOf<Solver>(kSolvers, given.solver))
                           : given.backend == Backend::kOffload ? std::string("backend offload")
                                                                : std::string();
   const bool test_refused = weighted.test && given.backend == Backend::kOffload;
   if ((weighted.train || test_refused) && !why.empty()) {
     throw Error(fmt::format(
         "{}: its rows have weights (a weight column, VW importances, --class-weight): {} does "
-        "not weigh rows yet; train a linear model with solver sgd on the cpu backend, or give "
-        "the rows weight 1",
+        "not weigh rows yet; train a linear model on the cpu backend, or give the rows weight 1",
         weighted.train ? train.source() : std::string("the test data"), why));
   }
   return weighted;

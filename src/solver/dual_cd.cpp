@@ -8,8 +8,10 @@
 // PASSCoDe-Atomic, locked and striped PASSCoDe-Lock.
 //
 // The problem is parsgd's objective mean_i loss(y_i w.x_i) + l2 / 2 ||w||^2 without a bias, which
-// is 1 / (C n) times LIBLINEAR's 1/2 ||w||^2 + C sum_i loss(y_i w.x_i) with C = 1 / (n l2). Its
-// dual, with w(a) = sum_i a_i y_i x_i and 0 <= a_i <= C:
+// is 1 / (C n) times LIBLINEAR's 1/2 ||w||^2 + C sum_i loss(y_i w.x_i) with C = 1 / (n l2). Rows
+// of weight v_i (Targets::weights) weigh their loss v_i times: C becomes C_i = C v_i a row (as
+// LIBLINEAR's instance weights and -wi do), below. Its dual, with w(a) = sum_i a_i y_i x_i and
+// 0 <= a_i <= C:
 //     max_a  sum_i t(a_i) - 1/2 ||w(a)||^2,
 // t(a) = a for the hinge, a - a^2 / (4C) for the squared hinge (a_i without an upper bound),
 // t(a) = C log C - a log a - (C - a) log(C - a) for the logistic loss (C
@@ -88,9 +90,12 @@ struct Spread {
 template <bool kL2>
 class BoxDual {
  public:
-  BoxDual(uint64_t rows, double c, bool shrinking)
+  // `weights`: each row's (C_i = C v_i), or null for all 1.
+  BoxDual(uint64_t rows, double c, const float* weights, bool shrinking)
       : a_(AlignedArray<float>::Zeroed(rows)),
         aside_(AlignedArray<uint8_t>::Zeroed(rows)),
+        weights_(weights),
+        c_(c),
         upper_(kL2 ? kHuge : static_cast<float>(c)),
         diagonal_(kL2 ? static_cast<float>(0.5 / c) : 0.f),
         shrinking_(shrinking) {}
@@ -118,21 +123,30 @@ class BoxDual {
   // The step on sample r's variable given its margin b = y w.x and q = ||x||^2: the change of a_r
   // (exact: the difference of the two floats, in double).
   double Step(uint32_t r, float b, float q, Spread& spread) {
+    // A row's own C: the upper bound C v_r, the L2 loss's D = 1 / (2 C v_r); a row of weight 0
+    // has a_r = 0 for good (it is not in the problem).
+    float upper = upper_, diagonal = diagonal_;
+    if (weights_ != nullptr) {
+      const float v = weights_[r];
+      if (v == 0.f) return 0;
+      upper = kL2 ? kHuge : static_cast<float>(c_ * v);
+      diagonal = kL2 ? static_cast<float>(0.5 / (c_ * v)) : 0.f;
+    }
     const float a = LoadRelaxed(a_[r]);
-    const float g = b - 1.f + diagonal_ * a;
+    const float g = b - 1.f + diagonal * a;
     float projected = g;
     if (a <= 0.f) {
       if (shrinking_ && g > limits_.max) return SetAside(r);
       projected = std::min(g, 0.f);
-    } else if (a >= upper_) {
+    } else if (a >= upper) {
       if (shrinking_ && g < limits_.min) return SetAside(r);
       projected = std::max(g, 0.f);
     }
     spread.max = std::max(spread.max, projected);
     spread.min = std::min(spread.min, projected);
-    const float curvature = q + diagonal_;
+    const float curvature = q + diagonal;
     if (projected == 0.f || curvature == 0.f) return 0;
-    const float next = std::min(std::max(a - g / curvature, 0.f), upper_);
+    const float next = std::min(std::max(a - g / curvature, 0.f), upper);
     StoreRelaxed(a_[r], next);
     return double{next} - a;
   }
@@ -154,7 +168,11 @@ class BoxDual {
     limits_ = {all.max > 0 ? all.max : kHuge, all.min < 0 ? all.min : -kHuge};
   }
 
-  double Term(uint64_t r) const { return a_[r] - 0.5 * double(diagonal_) * a_[r] * a_[r]; }
+  double Term(uint64_t r) const {
+    if (!kL2 || a_[r] == 0.f) return a_[r];
+    const double d = weights_ != nullptr ? 0.5 / (c_ * weights_[r]) : double(diagonal_);
+    return a_[r] - 0.5 * d * a_[r] * a_[r];
+  }
   double Weight(uint64_t r) const { return a_[r]; }
 
   void Save(TrainingState& s) const {
@@ -183,16 +201,19 @@ class BoxDual {
 
   AlignedArray<float> a_;
   AlignedArray<uint8_t> aside_;   // 1 for a variable set aside
+  const float* weights_;          // per row, or null: every row 1
+  double c_;
   Spread limits_{kHuge, -kHuge};  // set aside beyond these (max at 0, min at C)
   float reactivate_ = 0.1f;
-  float upper_;     // C, or no bound (kHuge) for the L2 loss
-  float diagonal_;  // D: 1 / (2C) for the L2 loss, 0 for the L1 loss
+  float upper_;     // C, or no bound (kHuge) for the L2 loss (rows of weight 1)
+  float diagonal_;  // D: 1 / (2C) for the L2 loss, 0 for the L1 loss (rows of weight 1)
   bool shrinking_;
 };
 
 // Logistic regression's dual: a_i in (0, C), t(a) = C log C - a log a - (C - a) log(C - a). Each
 // sample keeps a_i and C - a_i both, so that the smaller of the two, which the logarithms need
-// precisely, never comes from a difference.
+// precisely, never comes from a difference. A row of weight v has its own C v (below, C is the
+// row's); a row of weight 0 keeps a = 0 and adds nothing.
 //
 // The subproblem's derivative in u = a_i' is f(u) = q (u - a_i) + b + log(u / (C - u)), increasing.
 // Its root lies at or below C/2 when f(C/2) >= 0; otherwise the root in v = C - u of the mirrored
@@ -204,8 +225,13 @@ class BoxDual {
 // after kNewtonSteps.
 class LogisticDual {
  public:
-  LogisticDual(uint64_t rows, double c, bool)
-      : a_(AlignedArray<float>::Zeroed(rows)), rest_(Filled(rows, static_cast<float>(c))), c_(c) {}
+  LogisticDual(uint64_t rows, double c, const float* weights, bool)
+      : a_(AlignedArray<float>::Zeroed(rows)),
+        rest_(AlignedArray<float>(rows)),
+        weights_(weights),
+        c_(c) {
+    for (uint64_t r = 0; r < rows; ++r) rest_[r] = static_cast<float>(RowC(r));
+  }
 
   static float Loss(float margin) { return LogisticLoss::Value(margin, 1.f); }
 
@@ -221,16 +247,18 @@ class LogisticDual {
   static void EndEpoch(std::span<const Spread>) {}
 
   double Step(uint32_t r, float b, float q, Spread&) {
+    const double c = RowC(r);
+    if (c == 0) return 0;
     const float before = LoadRelaxed(a_[r]);
     const double a = before, rest = LoadRelaxed(rest_[r]);
-    const double half = 0.5 * c_;
+    const double half = 0.5 * c;
     const bool lower = q * (half - a) + b >= 0;  // the root in a is at or below C/2
     const double old = lower ? a : rest;
     const double slope = lower ? b : -b;
     double u = old > 0 ? std::min(old, half) : half;
     for (int step = 0; step < kNewtonSteps; ++step) {
-      const double f = q * (u - old) + slope + std::log(u / (c_ - u));
-      const double move = f / (q + c_ / (u * (c_ - u)));
+      const double f = q * (u - old) + slope + std::log(u / (c - u));
+      const double move = f / (q + c / (u * (c - u)));
       if (move >= u) {
         u *= 0.1;
         continue;
@@ -238,14 +266,14 @@ class LogisticDual {
       u -= move;
       if (std::abs(move) <= 1e-6 * u) break;
     }
-    const float small = static_cast<float>(u), large = static_cast<float>(c_ - u);
+    const float small = static_cast<float>(u), large = static_cast<float>(c - u);
     const float after = lower ? small : large;
     StoreRelaxed(a_[r], after);
     StoreRelaxed(rest_[r], lower ? large : small);
     return double{after} - before;
   }
 
-  double Term(uint64_t r) const { return c_ * std::log(c_) - XLogX(a_[r]) - XLogX(rest_[r]); }
+  double Term(uint64_t r) const { return XLogX(RowC(r)) - XLogX(a_[r]) - XLogX(rest_[r]); }
   double Weight(uint64_t r) const { return a_[r]; }
 
   void Save(TrainingState& s) const {
@@ -260,15 +288,13 @@ class LogisticDual {
  private:
   static constexpr int kNewtonSteps = 30;
 
-  static AlignedArray<float> Filled(uint64_t n, float v) {
-    AlignedArray<float> out(n);
-    std::fill(out.begin(), out.end(), v);
-    return out;
-  }
   static double XLogX(double x) { return x > 0 ? x * std::log(x) : 0.0; }
+  // Row r's C: C times its weight.
+  double RowC(uint64_t r) const { return weights_ != nullptr ? c_ * weights_[r] : c_; }
 
   AlignedArray<float> a_;     // a_i
-  AlignedArray<float> rest_;  // C - a_i
+  AlignedArray<float> rest_;  // C_i - a_i
+  const float* weights_;      // per row, or null: every row 1
   double c_;
 };
 
@@ -282,7 +308,7 @@ class DualCdLocal {
   DualCdLocal(const RunnerShape& shape, double c, bool consistent, bool once, bool shrinking)
       : scheme_(MakeScheme<Scheme>(shape.features, shape.outputs)),
         workers_(shape.workers),
-        dual_(shape.rows, c, shrinking),
+        dual_(shape.rows, c, shape.row_weights, shrinking),
         c_(c),
         resync_(consistent ? Resync::kNone
                 : once     ? Resync::kSteps
@@ -314,7 +340,7 @@ class DualCdLocal {
         q += v * v;
       }
       const float margin = y * dot;
-      loss += Dual::Loss(margin);
+      loss += RowWeight(c, r) * Dual::Loss(margin);
       const double change = dual_.Step(r, margin, q, spread);
       if (change == 0) continue;
       if (resync_ == Resync::kSteps) workers_[worker].steps.push_back({r, change * y});

@@ -17,7 +17,9 @@ class LinearLearner final : public Learner {
       : config_(config), train_(train), targets_(targets), setup_(std::move(setup)) {
     state_ = OptimizerState(config.optimizer.kind, setup_.model.weights().size(),
                             !setup_.l1_rates.empty());
-    runner_ = MakeLinearRunner(config, {train.features(), r.outputs, r.workers, train.rows()});
+    runner_ =
+        MakeLinearRunner(config, {train.features(), r.outputs, r.workers, train.rows(),
+                                  targets.weights.empty() ? nullptr : targets.weights.data()});
     workers_ = r.workers;
     batch_ = r.batch;
   }

@@ -33,6 +33,9 @@ struct RunnerShape {
   int outputs;
   int workers;
   uint64_t rows = 0;  // of the training data
+  // The training rows' weights (Targets::weights), for the solvers that keep a bound per row
+  // (dual-cd: C times the row's weight); null: every row 1.
+  const float* row_weights = nullptr;
 };
 
 // The runner of config's scheme (resolved) and solver, chosen from the scheme's row
