@@ -162,7 +162,7 @@ class SGDClassifier(_Penalized, _classifier.ParsgdClassifier):
     regression's max(0, |r| - epsilon)."""), ("penalty", "l2", PENALTY_DOC),
     ("l1_ratio", 0.15, L1_RATIO_DOC), ("verbose", 0, VERBOSE_DOC), *_base.EARLY_STOPPING],
     names=_settings.REGRESSOR_NAMES,
-    exclude={"hidden", "mlp-backend", "shrinking", *_settings.MLP_ONLY})
+    exclude={"hidden", "mlp-backend", "shrinking", "multiclass", *_settings.MLP_ONLY})
 class SGDRegressor(_Penalized, RegressorMixin, _base.ParsgdEstimator):
     """Linear regression (least squares, Huber, epsilon-insensitive) trained by parsgd's parallel
     SGD (or, for least squares, coordinate descent: solver='cd'). Targets are fitted as float32.

@@ -19,9 +19,9 @@ TABLE = {s["key"]: s for s in _parsgd.settings()}
     (parsgd.SGDClassifier, _settings.LINEAR_NAMES,
      {"hidden", "mlp-backend", "loss-epsilon", *_settings.MLP_ONLY}),
     (parsgd.SGDRegressor, _settings.REGRESSOR_NAMES,
-     {"hidden", "mlp-backend", "shrinking", *_settings.MLP_ONLY}),
+     {"hidden", "mlp-backend", "shrinking", "multiclass", *_settings.MLP_ONLY}),
     (parsgd.MLPClassifier, _settings.MLP_NAMES,
-     {"solver", "shrinking", "bias", "backend", "require-gpu", "loss-epsilon"}),
+     {"solver", "shrinking", "bias", "backend", "require-gpu", "loss-epsilon", "multiclass"}),
 ])
 def test_every_setting_of_the_table_is_a_keyword(cls, names, excluded):
     params = inspect.signature(cls).parameters
