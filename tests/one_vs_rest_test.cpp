@@ -65,7 +65,7 @@ TEST(OneVsRest, EachClassIsTheBinaryModelOfThatClassAgainstTheRest) {
     c.epochs = 3;
     auto executor = MakeTbbExecutor(1);
     Trainer all(c, Problem(), nullptr, *executor);
-    for (int e = 0; e < c.epochs; ++e) all.RunEpoch();
+    testing::TrainFor(all, c.epochs);
     const LinearModel& m = all.model();
     ASSERT_TRUE(m.one_vs_rest());
     ASSERT_EQ(m.outputs(), 4);
@@ -74,7 +74,7 @@ TEST(OneVsRest, EachClassIsTheBinaryModelOfThatClassAgainstTheRest) {
       SCOPED_TRACE(k);
       const Dataset binary = OneAgainstTheRest(Problem(), k);
       Trainer one(c, binary, nullptr, *executor);
-      for (int e = 0; e < c.epochs; ++e) one.RunEpoch();
+      testing::TrainFor(one, c.epochs);
       const std::span<const float> w = one.model().weights();
       for (uint64_t j = 0; j <= m.features(); ++j) {
         EXPECT_NEAR(m.weights()[j * 4 + k], w[j], 1e-4 * (1 + std::abs(w[j]))) << j;
@@ -94,9 +94,7 @@ TEST(OneVsRest, EverySchemeLearnsTheClasses) {
     c.batch = scheme == SchemeKind::kSync ? 16 : 0;
     auto executor = MakeTbbExecutor(2);
     Trainer trainer(c, Problem(), nullptr, *executor);
-    EpochReport last;
-    for (int e = 0; e < c.epochs; ++e) last = trainer.RunEpoch();
-    EXPECT_GT(last.train_accuracy, 0.8);
+    EXPECT_GT(testing::TrainFor(trainer, c.epochs).train_accuracy, 0.8);
   }
 }
 
@@ -130,7 +128,7 @@ TEST(OneVsRest, TheModelFileAndThePredictionsKeepTheClasses) {
   c.epochs = 2;
   auto executor = MakeTbbExecutor(1);
   Trainer trainer(c, Problem(), nullptr, *executor);
-  for (int e = 0; e < c.epochs; ++e) trainer.RunEpoch();
+  testing::TrainFor(trainer, c.epochs);
   testing::TempDir dir;
   SaveModel(trainer.model(), dir.File("m.bin"), "");
   const LoadedModel loaded = LoadModel(dir.File("m.bin"));

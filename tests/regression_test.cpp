@@ -149,8 +149,7 @@ TEST(Regression, HuberSgdReachesTheOptimumUnderEveryScheme) {
     c.l2 = kL2;
     auto executor = MakeTbbExecutor(c.threads);
     Trainer trainer(c, data, nullptr, *executor);
-    EpochReport last;
-    for (int e = 0; e < c.epochs; ++e) last = trainer.RunEpoch();
+    const EpochReport last = testing::TrainFor(trainer, c.epochs);
     EXPECT_TRUE(trainer.model().regression());
     EXPECT_EQ(trainer.model().loss_epsilon(), 1.f);
     ASSERT_TRUE(last.train_fit.has_value());
@@ -174,7 +173,7 @@ TEST(Regression, HuberResistsOutlyingTargetsWhereSquaredDoesNot) {
     c.l2 = 1e-6;
     auto executor = MakeTbbExecutor(1);
     Trainer trainer(c, data, nullptr, *executor);
-    for (int e = 0; e < c.epochs; ++e) trainer.RunEpoch();
+    testing::TrainFor(trainer, c.epochs);
     return trainer.model().bias()[0];
   };
   EXPECT_NEAR(bias_of(ModelKind::kHuber), kBias, 0.5);
@@ -193,8 +192,7 @@ TEST(Regression, EpsilonInsensitiveLeavesTheResidualsInItsTube) {
   c.l2 = 1e-6;
   auto executor = MakeTbbExecutor(1);
   Trainer trainer(c, data, nullptr, *executor);
-  EpochReport last;
-  for (int e = 0; e < c.epochs; ++e) last = trainer.RunEpoch();
+  const EpochReport last = testing::TrainFor(trainer, c.epochs);
   const LinearModel& m = trainer.model();
   int inside = 0;
   for (uint64_t i = 0; i < data.rows(); ++i) {
@@ -230,7 +228,7 @@ TEST(Regression, TheAutoWidthAndL2FollowTheTargetsScale) {
     c.epochs = 5;
     auto executor = MakeTbbExecutor(1);
     Trainer trainer(c, d, nullptr, *executor);
-    for (int e = 0; e < c.epochs; ++e) trainer.RunEpoch();
+    testing::TrainFor(trainer, c.epochs);
     return std::make_tuple(trainer.model(), trainer.settings().l2, trainer.config().loss_epsilon);
   };
   const auto [small_fit, small_l2, small_width] = train(data, ModelKind::kHuber);
@@ -324,12 +322,12 @@ TEST(Regression, AResumedHuberRunEqualsTheStraightOne) {
   c.epochs = 4;
   auto executor = MakeTbbExecutor(2);
   Trainer straight(c, data, nullptr, *executor);
-  for (int e = 0; e < 4; ++e) straight.RunEpoch();
+  testing::TrainFor(straight, 4);
   Trainer first(c, data, nullptr, *executor);
-  for (int e = 0; e < 2; ++e) first.RunEpoch();
+  testing::TrainFor(first, 2);
   Trainer resumed(c, data, nullptr, *executor);
   resumed.Restore(first.Snapshot());
-  for (int e = 0; e < 2; ++e) resumed.RunEpoch();
+  testing::TrainFor(resumed, 2);
   EXPECT_TRUE(testing::SameBits(straight.model(), resumed.model()));
 }
 
@@ -344,7 +342,7 @@ TEST(Regression, EarlyStoppingKeepsTheBestEpochsFitThroughACheckpoint) {
   c.epochs = 6;
   auto executor = MakeTbbExecutor(1);
   Trainer first(c, data, nullptr, *executor);
-  for (int e = 0; e < 3; ++e) first.RunEpoch();
+  testing::TrainFor(first, 3);
   ASSERT_TRUE(first.best_epoch().has_value());
   ASSERT_TRUE(first.best_epoch()->validation_fit.has_value());
   EXPECT_GT(first.best_epoch()->validation_fit->r2, 0.9);

@@ -136,9 +136,15 @@ std::string Refusal(const TrainConfig& config) {
   return "";
 }
 
+EpochReport TrainFor(Trainer& trainer, int epochs) {
+  EpochReport last;
+  for (int e = 0; e < epochs; ++e) last = trainer.RunEpoch();
+  return last;
+}
+
 LinearModel TrainModel(const TrainConfig& config, const Dataset& data, Executor& executor) {
   Trainer trainer(OnlyApplied(config), data, nullptr, executor);
-  for (int e = 0; e < config.epochs; ++e) trainer.RunEpoch();
+  TrainFor(trainer, config.epochs);
   return trainer.model();
 }
 

@@ -73,6 +73,8 @@ TrainConfig OnlyApplied(TrainConfig config, int ranks = 1);
 // ValidateConfig's refusal of `config` (SettingError::what(), keys bare); empty if it is accepted.
 std::string Refusal(const TrainConfig& config);
 
+// Runs `epochs` more epochs of `trainer`, each evaluated; returns the last one's report.
+EpochReport TrainFor(Trainer& trainer, int epochs);
 // Trains config.epochs epochs of OnlyApplied(config) (a config shared by several schemes may set
 // what some of them ignore) and returns the model.
 LinearModel TrainModel(const TrainConfig& config, const Dataset& data, Executor& executor);

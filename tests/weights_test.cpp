@@ -199,9 +199,7 @@ TEST(Weights, WeightedCdReachesTheOptimumOfTheRepeatedRows) {
           auto executor = MakeTbbExecutor(threads);
           auto last = [&](const Dataset& d) {
             Trainer trainer(c, d, nullptr, *executor);
-            EpochReport r;
-            for (int e = 0; e < c.epochs; ++e) r = trainer.RunEpoch();
-            return r.objective;
+            return testing::TrainFor(trainer, c.epochs).objective;
           };
           const double target = last(repeated);
           EXPECT_NEAR(last(weighted), target, 1e-6 * target);
@@ -237,9 +235,7 @@ TEST(Weights, WeightedDualCdReachesTheOptimumOfTheRepeatedRows) {
       auto executor = MakeTbbExecutor(threads);
       auto last = [&](const Dataset& d) {
         Trainer trainer(c, d, nullptr, *executor);
-        EpochReport r;
-        for (int e = 0; e < c.epochs; ++e) r = trainer.RunEpoch();
-        return r;
+        return testing::TrainFor(trainer, c.epochs);
       };
       const EpochReport target = last(repeated);
       const EpochReport mine = last(weighted);
