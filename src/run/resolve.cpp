@@ -327,11 +327,10 @@ double HeaviestClassWeight(const Targets& targets, Communicator& comm) {
   return heaviest > 0 ? heaviest : 1;
 }
 
-// A regression's targets' scale: their weighted mean absolute deviation from their mean, times
-// sqrt(pi / 2) (the standard deviation of normally spread targets, less swayed by outlying ones);
-// 1 where they do not spread. Collective.
-double TargetScale(const Targets& targets, Communicator& comm) {
-  const double mean = MeanTarget(targets, comm);
+// A regression's targets' scale: their weighted mean absolute deviation from their mean `mean`,
+// times sqrt(pi / 2) (the standard deviation of normally spread targets, less swayed by outlying
+// ones); 1 where they do not spread. Collective.
+double TargetScale(const Targets& targets, double mean, Communicator& comm) {
   std::vector<double> sums = {0, 0};  // sum w |y - mean|, sum w
   for (uint64_t i = 0; i < targets.values.size(); ++i) {
     const double w = targets.weights.empty() ? 1.0 : targets.weights[i];
@@ -349,10 +348,13 @@ double TargetScale(const Targets& targets, Communicator& comm) {
 // -p). The auto L2 weighs the penalty against the loss's slope at a residual of the targets' scale,
 // as 1 / rows weighs it against least squares' (slope s): times min(1, epsilon / s) for Huber, 1 /
 // s for the insensitive loss. Without it the penalty held weights of targets in the hundreds near 0
-// (bench/README.md, "Regression"). Returns the factor of the auto L2. Collective.
-double ResolveRegression(TrainConfig& config, const Targets& targets, Communicator& comm) {
+// (bench/README.md, "Regression"). Returns the factor of the auto L2; `mean`: the targets' mean.
+// Collective.
+double ResolveRegression(TrainConfig& config, const Targets& targets, Communicator& comm,
+                         double& mean) {
   constexpr double kHuberWidth = 1.35, kTubeWidth = 0.1;
-  const double s = TargetScale(targets, comm);
+  mean = MeanTarget(targets, comm);
+  const double s = TargetScale(targets, mean, comm);
   if (config.loss_epsilon < 0) {
     config.loss_epsilon = config.model == ModelKind::kHuber ? kHuberWidth * s : kTubeWidth;
   }
@@ -376,7 +378,8 @@ void ResolveModel(TrainConfig& config, const Dataset& train, const Targets& targ
     // at C = 1 (on a set of 3% positives under --class-weight balanced, 1 / rows let the rare
     // class overfit: bench/README.md, "Row and class weights").
     const double heaviest = r.l2_auto || r.eta0_auto ? HeaviestClassWeight(targets, comm) : 1.0;
-    const double regression = targets.regression ? ResolveRegression(config, targets, comm) : 1.0;
+    const double regression =
+        targets.regression ? ResolveRegression(config, targets, comm, out.target_mean) : 1.0;
     const double scale = r.l2_auto ? heaviest * regression : 1.0;
     LinearSettings linear = comm.size() > 1
                                 ? ResolveLinearSettings(config, train, executor, comm, scale)

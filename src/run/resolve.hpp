@@ -30,6 +30,7 @@ struct Resolution {
   std::vector<float> input_scale;   // mlp with --normalize maxabs: 1 / max |x_j| of every rank's
                                     // rows (1 for a feature never seen); empty otherwise
   DeviceInfo device;                // --backend offload: where its target regions run
+  double target_mean = 0;           // a regression: the targets' mean over every rank (MeanTarget)
 };
 
 // `given` has passed ValidateConfig. Asks the machine only where --scheme auto's rule needs it (a

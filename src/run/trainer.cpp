@@ -34,12 +34,12 @@
 namespace parsgd {
 namespace {
 
-// A regression's bias starts at the targets' weighted mean over every rank's rows (a boosting
-// library's base score): the bias, never regularised, need not travel there step by step (targets
-// in the hundreds took SGD's fixed-size steps many epochs). Collective.
-void StartAtTheMeanTarget(Learner& learner, const Targets& targets, Communicator& ranks) {
+// A regression's bias starts at the targets' weighted mean over every rank's rows (`mean`,
+// Resolution::target_mean; a boosting library's base score): the bias, never regularised, need not
+// travel there step by step (targets in the hundreds took SGD's fixed-size steps many epochs).
+void StartAtTheMeanTarget(Learner& learner, double mean) {
   LinearModel start = *learner.linear();
-  start.weights()[start.features()] = static_cast<float>(MeanTarget(targets, ranks));
+  start.weights()[start.features()] = static_cast<float>(mean);
   learner.StartFrom(start);
 }
 
@@ -443,7 +443,7 @@ Trainer::Trainer(const CheckedConfig& checked, const Dataset& train_rows, const 
     }
   });
   if (s.train_targets.regression && config.bias == Bias::kOn) {
-    StartAtTheMeanTarget(*s.learner, s.train_targets, ranks);
+    StartAtTheMeanTarget(*s.learner, r.target_mean);
   }
   if (shared && config.ranks_scheme != RanksScheme::kSync) {
     s.combiner.emplace(config, s.learner->RankArrays(false)[0].size());
