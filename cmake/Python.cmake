@@ -39,8 +39,9 @@ if(PARSGD_PYTHON_ACTIVE)
   # The extension is a shared object that links the static library: its code must be position
   # independent. -fno-semantic-interposition lets the compiler keep calling (and inlining) the
   # library's own functions directly, as in the executables, instead of through the PLT.
-  set_target_properties(parsgd PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  set_target_properties(parsgd parsgd_io PROPERTIES POSITION_INDEPENDENT_CODE ON)
   target_compile_options(parsgd PRIVATE -fno-semantic-interposition)
+  target_compile_options(parsgd_io PRIVATE -fno-semantic-interposition)
   message(STATUS "parsgd: Python module ON (${Python3_EXECUTABLE}, pybind11 ${pybind11_VERSION})")
 else()
   message(STATUS "parsgd: Python module OFF (PARSGD_PYTHON=${PARSGD_PYTHON})")
