@@ -16,7 +16,6 @@
 #include <atomic>
 #include <map>
 #include <memory>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -184,17 +183,26 @@ class OffloadLearner final : public Learner {
   }
 
   void ChooseKernels(const TrainConfig& config) {
-    // The regression losses (their heads hold a width) run on the cpu backend only
-    // (ValidateConfig); the kernels build the empty heads they take.
-    WithHead(LossOf(config.model), 0.f, 1, [&]<class Head>(Head) {
-      if constexpr (std::is_same_v<Head, BinaryHead<HuberLoss>> ||
-                    std::is_same_v<Head, BinaryHead<EpsilonInsensitiveLoss>>) {
-        throw Error(fmt::format("backend offload: no kernels for model {}",
-                                NameOf<ModelKind>(kModelKinds, config.model)));
-      } else {
-        ChooseKernelsOf<Head>(config);
-      }
-    });
+    // The kernels are compiled once per loss and build the empty heads they take; the regression
+    // losses (whose heads hold a width) and one-vs-rest run on the cpu backend only
+    // (ValidateConfig).
+    switch (LossOf(config.model)) {
+      case Loss::kLogistic:
+        return ChooseKernelsOf<BinaryHead<LogisticLoss>>(config);
+      case Loss::kHinge:
+        return ChooseKernelsOf<BinaryHead<HingeLoss>>(config);
+      case Loss::kSquaredHinge:
+        return ChooseKernelsOf<BinaryHead<SquaredHingeLoss>>(config);
+      case Loss::kSquared:
+        return ChooseKernelsOf<BinaryHead<SquaredLoss>>(config);
+      case Loss::kSoftmax:
+        return ChooseKernelsOf<SoftmaxHead>(config);
+      case Loss::kHuber:
+      case Loss::kEpsilonInsensitive:
+        break;
+    }
+    throw Error(fmt::format("backend offload: no kernels for model {}",
+                            NameOf<ModelKind>(kModelKinds, config.model)));
   }
 
   template <class Head>

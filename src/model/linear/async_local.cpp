@@ -69,7 +69,7 @@ std::unique_ptr<LinearRunner> Make(const RunnerShape& shape, Head head) {
       shape.workers, shape, head);
 }
 
-static_assert(AsyncLocal<LinearAsyncLocal<BinaryHead<LogisticLoss>, SgdRule, HogwildScheme>>);
+static_assert(AsyncLocal<LinearAsyncLocal<BinaryHead<ScoreLoss>, SgdRule, HogwildScheme>>);
 static_assert(AsyncLocal<LinearAsyncLocal<SoftmaxHead, AdamRule, StripedScheme>>);
 
 }  // namespace

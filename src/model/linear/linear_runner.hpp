@@ -54,27 +54,13 @@ std::unique_ptr<LinearRunner> MakeLinearReplicaRunner(const TrainConfig& config,
 // Calls fn(head) with the loss head of `loss` (LossOf a linear model's kind) for a model of
 // `outputs` scores, holding the loss's width `epsilon` where it has one (the regression losses,
 // --loss-epsilon): a margin loss with more than one output is one-vs-rest. The one dispatch from a
-// loss to its code (scores, losses, curvature).
+// loss to its code (scores, losses, gradients): three heads, each loss of one score a run-time
+// choice inside BinaryHead<ScoreLoss>.
 template <class Fn>
 decltype(auto) WithHead(Loss loss, float epsilon, int outputs, Fn&& fn) {
-  if (outputs > 1 && loss != Loss::kSoftmax) return fn(OneVsRestHead{loss});
-  switch (loss) {
-    case Loss::kHinge:
-      return fn(BinaryHead<HingeLoss>{});
-    case Loss::kSquared:
-      return fn(BinaryHead<SquaredLoss>{});
-    case Loss::kSquaredHinge:
-      return fn(BinaryHead<SquaredHingeLoss>{});
-    case Loss::kHuber:
-      return fn(BinaryHead<HuberLoss>{{epsilon}});
-    case Loss::kEpsilonInsensitive:
-      return fn(BinaryHead<EpsilonInsensitiveLoss>{{epsilon}});
-    case Loss::kSoftmax:
-      return fn(SoftmaxHead{});
-    case Loss::kLogistic:
-      break;
-  }
-  return fn(BinaryHead<LogisticLoss>{});
+  if (loss == Loss::kSoftmax) return fn(SoftmaxHead{});
+  if (outputs > 1) return fn(OneVsRestHead{{loss, epsilon}});
+  return fn(BinaryHead<ScoreLoss>{{loss, epsilon}});
 }
 
 }  // namespace parsgd

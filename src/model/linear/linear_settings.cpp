@@ -43,26 +43,17 @@ namespace {
 constexpr double kAutoStepScale = 0.5;
 constexpr double kAutoAdaGradStep = 0.3;
 
-double CurvatureOf(Loss loss) {
-  return WithHead(loss, 1.f, 1, []<class Head>(Head) { return Head::kCurvature; });
-}
-
 // --schedule optimal's first step: Bottou's heuristic (his sgd code, and scikit-learn's for its
 // 'optimal' rate), the step that moves a weight of the typical size sqrt(1 / sqrt(l2)) with one
 // gradient of the loss at a score of that size on the wrong side (at most 1 for the logistic,
 // hinge and softmax losses; epsilon for Huber's).
 double OptimalEta0(Loss loss, float epsilon, double l2) {
   const double typical = std::sqrt(1.0 / std::sqrt(l2));
-  const double slope = WithHead(loss, epsilon, 1, [&]<class Head>(const Head& head) {
-    if constexpr (Head::kOutputs == 1) {
-      float z = static_cast<float>(-typical);  // becomes the loss's derivative there
-      head.LossAndGradient(&z, 1, 1.f);
-      return std::abs(static_cast<double>(z));
-    } else {
-      return 1.0;  // softmax: every coordinate of its gradient is within [-1, 1]
-    }
-  });
-  return typical / std::max(1.0, slope);
+  float slope = 1.f;  // softmax: every coordinate of its gradient is within [-1, 1]
+  if (loss != Loss::kSoftmax) {
+    ScoreLoss{loss, epsilon}.ValueAndDerivative(static_cast<float>(-typical), 1.f, &slope);
+  }
+  return typical / std::max(1.0, std::abs(static_cast<double>(slope)));
 }
 
 double AutoEta0(const TrainConfig& config, const LinearSettings& r) {

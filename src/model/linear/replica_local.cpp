@@ -234,7 +234,7 @@ class LinearReplicaLocal {
   bool whole_ = false;  // this period's combining step covers the whole model
   std::vector<Worker> workers_;
 };
-static_assert(ReplicaLocal<LinearReplicaLocal<BinaryHead<HingeLoss>, MomentumRule>>);
+static_assert(ReplicaLocal<LinearReplicaLocal<BinaryHead<ScoreLoss>, MomentumRule>>);
 static_assert(ReplicaCombine<AverageCombine, LinearReplicaLocal<SoftmaxHead, SgdRule>>);
 static_assert(ReplicaCombine<GossipCombine, LinearReplicaLocal<SoftmaxHead, SgdRule>>);
 static_assert(ReplicaCombine<ElasticCombine, LinearReplicaLocal<SoftmaxHead, SgdRule>>);

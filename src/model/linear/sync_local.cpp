@@ -141,7 +141,7 @@ class LinearSyncLocal {
   std::vector<double> loss_;          // its losses
   std::vector<double> ranks_buffer_;  // --ranks-scheme sync: the step's sums and counts
 };
-static_assert(SyncLocal<LinearSyncLocal<BinaryHead<LogisticLoss>, SgdRule>>);
+static_assert(SyncLocal<LinearSyncLocal<BinaryHead<ScoreLoss>, SgdRule>>);
 static_assert(SyncLocal<LinearSyncLocal<SoftmaxHead, AdamRule>>);
 
 }  // namespace

@@ -47,11 +47,12 @@ struct LinearParams {
 // A loss head is a small value (empty, or the loss's parameter) that the training loops hold and
 // call per sample.
 
-// Binary head: one score, a margin loss or a regression loss from parsgd/model/linear/loss.hpp.
+// Binary head: one score, a margin loss or a regression loss from parsgd/model/linear/loss.hpp
+// (the runners' is BinaryHead<ScoreLoss>, the loss chosen at run time; the offload kernels' and the
+// benchmarks' name the loss's type).
 template <class Loss>
 struct BinaryHead {
   static constexpr int kOutputs = 1;
-  static constexpr double kCurvature = Loss::kCurvature;  // the loss's largest second derivative
   Loss loss = {};
   // Replaces z[0] by d loss / dz and returns the loss.
   double LossAndGradient(float* z, int, float target) const {
@@ -65,7 +66,6 @@ struct BinaryHead {
 // Softmax head: K scores, K known at run time.
 struct SoftmaxHead {
   static constexpr int kOutputs = 0;  // dynamic
-  static constexpr double kCurvature = SoftmaxLoss::kCurvature;
   double LossAndGradient(float* z, int k, float target) const {
     return SoftmaxLoss::ValueAndGradient(z, k, static_cast<int>(target), z);
   }
@@ -83,24 +83,22 @@ struct SoftmaxHead {
 };
 
 // One-vs-rest head: K scores, each a binary classifier of its class against the others under one
-// of the margin losses (chosen at run time: one branch a score, which the predictor learns), the
-// loss the sum of the K binary losses with targets +1 (the row's class) and -1 (every other).
+// of the margin losses, the loss the sum of the K binary losses with targets +1 (the row's class)
+// and -1 (every other).
 struct OneVsRestHead {
-  static constexpr int kOutputs = 0;         // dynamic
-  static constexpr double kCurvature = 2.0;  // the largest of the margin losses' (squared hinge)
-  Loss loss = Loss::kLogistic;               // logistic, hinge, squared-hinge or squared
+  static constexpr int kOutputs = 0;  // dynamic
+  ScoreLoss binary;                   // logistic, hinge, squared-hinge or squared
 
   double LossAndGradient(float* z, int k, float target) const {
     const int y = static_cast<int>(target);
     double sum = 0;
-    for (int c = 0; c < k; ++c) sum += Binary(z[c], c == y ? 1.f : -1.f, &z[c]);
+    for (int c = 0; c < k; ++c) sum += binary.ValueAndDerivative(z[c], c == y ? 1.f : -1.f, &z[c]);
     return sum;
   }
   double Value(const float* z, int k, float target) const {
     const int y = static_cast<int>(target);
     double sum = 0;
-    float unused;
-    for (int c = 0; c < k; ++c) sum += Binary(z[c], c == y ? 1.f : -1.f, &unused);
+    for (int c = 0; c < k; ++c) sum += binary.Value(z[c], c == y ? 1.f : -1.f);
     return sum;
   }
   // Whether the class of the largest score (the first of them) is the target.
@@ -110,20 +108,6 @@ struct OneVsRestHead {
       if (z[c] > z[best]) best = c;
     }
     return best == static_cast<int>(target);
-  }
-
- private:
-  float Binary(float z, float y, float* derivative) const {
-    switch (loss) {
-      case Loss::kHinge:
-        return HingeLoss::ValueAndDerivative(z, y, derivative);
-      case Loss::kSquaredHinge:
-        return SquaredHingeLoss::ValueAndDerivative(z, y, derivative);
-      case Loss::kSquared:
-        return SquaredLoss::ValueAndDerivative(z, y, derivative);
-      default:
-        return LogisticLoss::ValueAndDerivative(z, y, derivative);
-    }
   }
 };
 

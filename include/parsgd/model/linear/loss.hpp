@@ -130,6 +130,47 @@ struct EpsilonInsensitiveLoss {
   float Value(float z, float y) const { return std::max(std::abs(z - y) - epsilon, 0.f); }
 };
 
+// Any loss of one score, chosen at run time: the training loops hold one of these rather than
+// being compiled once per loss (one switch a sample, which the branch predictor learns, against a
+// dot product and an update over the row; the per-loss copies of every epoch loop were most of the
+// library's compile time). `epsilon` is the regression losses' width.
+struct ScoreLoss {
+  Loss loss = Loss::kLogistic;  // any but softmax
+  float epsilon = 0.1f;
+  float ValueAndDerivative(float z, float y, float* derivative) const {
+    switch (loss) {
+      case Loss::kHinge:
+        return HingeLoss::ValueAndDerivative(z, y, derivative);
+      case Loss::kSquaredHinge:
+        return SquaredHingeLoss::ValueAndDerivative(z, y, derivative);
+      case Loss::kSquared:
+        return SquaredLoss::ValueAndDerivative(z, y, derivative);
+      case Loss::kHuber:
+        return HuberLoss{epsilon}.ValueAndDerivative(z, y, derivative);
+      case Loss::kEpsilonInsensitive:
+        return EpsilonInsensitiveLoss{epsilon}.ValueAndDerivative(z, y, derivative);
+      default:
+        return LogisticLoss::ValueAndDerivative(z, y, derivative);
+    }
+  }
+  float Value(float z, float y) const {
+    switch (loss) {
+      case Loss::kHinge:
+        return HingeLoss::Value(z, y);
+      case Loss::kSquaredHinge:
+        return SquaredHingeLoss::Value(z, y);
+      case Loss::kSquared:
+        return SquaredLoss::Value(z, y);
+      case Loss::kHuber:
+        return HuberLoss{epsilon}.Value(z, y);
+      case Loss::kEpsilonInsensitive:
+        return EpsilonInsensitiveLoss{epsilon}.Value(z, y);
+      default:
+        return LogisticLoss::Value(z, y);
+    }
+  }
+};
+
 // Softmax cross-entropy over K scores: loss = logsumexp(z) - z[y]; dloss/dz_k = p_k - [k == y].
 struct SoftmaxLoss {
   static constexpr Loss kLoss = Loss::kSoftmax;
@@ -158,5 +199,27 @@ struct SoftmaxLoss {
     return std::log(sum) + top - z[y];
   }
 };
+
+// A bound on the second derivative of `loss` in its score (the kCurvature above), which scales the
+// default step size.
+constexpr double CurvatureOf(Loss loss) {
+  switch (loss) {
+    case Loss::kHinge:
+      return HingeLoss::kCurvature;
+    case Loss::kSquaredHinge:
+      return SquaredHingeLoss::kCurvature;
+    case Loss::kSquared:
+      return SquaredLoss::kCurvature;
+    case Loss::kHuber:
+      return HuberLoss::kCurvature;
+    case Loss::kEpsilonInsensitive:
+      return EpsilonInsensitiveLoss::kCurvature;
+    case Loss::kSoftmax:
+      return SoftmaxLoss::kCurvature;
+    case Loss::kLogistic:
+      break;
+  }
+  return LogisticLoss::kCurvature;
+}
 
 }  // namespace parsgd
