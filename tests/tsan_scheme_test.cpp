@@ -200,6 +200,31 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(OptimizerKind::kSgd, OptimizerKind::kAdaGrad)),
     testing::ParamName());
 
+// --asgd: the means and their clocks beside the shared weights, caught up by every worker through
+// the scheme's write policy (sync: by the owners of the features).
+class AsgdScheme : public ::testing::TestWithParam<SchemeKind> {};
+
+TEST_P(AsgdScheme, TrainsWithConcurrentThreads) {
+  const Dataset data = testing::MakeProblem(1200, 40, 6, 2, 0.05, 13);
+  TrainConfig config;
+  config.scheme = GetParam();
+  config.threads = 3;
+  config.epochs = 4;
+  config.batch = GetParam() == SchemeKind::kSync ? 24 : 0;
+  config.asgd = 1;
+  auto executor = MakeThreadExecutor(3);
+  Trainer trainer(config, data, nullptr, *executor);
+  EpochReport last;
+  for (int e = 0; e < config.epochs; ++e) last = trainer.RunEpoch();
+  EXPECT_EQ(last.updates, data.rows());
+  EXPECT_GT(last.train_accuracy, 0.75);
+}
+
+INSTANTIATE_TEST_SUITE_P(Tsan, AsgdScheme,
+                         ::testing::Values(SchemeKind::kHogwild, SchemeKind::kAtomic,
+                                           SchemeKind::kStriped, SchemeKind::kSync),
+                         testing::ParamName());
+
 // The MLP's dense schemes: shared parameters (hogwild: snapshots by relaxed loads, block updates by
 // relaxed stores; atomic: compare-and-swap), owner-partitioned sync updates, replicas, the model
 // partitions (pipeline stages, vertical slices, subnetworks). The

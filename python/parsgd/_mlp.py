@@ -9,7 +9,7 @@ from . import _base, _classifier, _linear, _settings
 @_base.with_keywords(own=[("verbose", 0, _linear.VERBOSE_DOC), *_base.EARLY_STOPPING],
                      names=_settings.MLP_NAMES,
                      exclude={"solver", "shrinking", "bias", "backend", "require-gpu",
-                              "loss-epsilon", "multiclass"})
+                              "loss-epsilon", "multiclass", "asgd"})
 class MLPClassifier(_classifier.ParsgdClassifier):
     """A multi-layer perceptron classifier: hidden_layer_sizes ReLU layers, then one softmax
     output per class (two classes too). Inputs are scaled by their largest absolute value

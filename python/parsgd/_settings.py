@@ -30,6 +30,7 @@ LINEAR_NAMES = {
     "bias": "fit_intercept",
     "model": "loss",
     "patience": "n_iter_no_change",
+    "asgd": "average",
 }
 # SGDRegressor's: scikit-learn's epsilon is the width of its losses huber and epsilon_insensitive,
 # so the optimisers' epsilon (AdaGrad, RMSProp, Adam) takes another name there.
@@ -103,6 +104,8 @@ def _default(keyword):
         return None  # scikit-learn's random_state=None: a seed drawn from numpy's global state
     if keyword.key == "bias":
         return entry["default"] == "on"
+    if keyword.key == "asgd":
+        return False  # scikit-learn's average=False
     value = entry["default"]
     if entry["type"] == "sizes":
         return tuple(int(v) for v in value.split(","))
@@ -182,13 +185,28 @@ def _bias(keyword, fit_intercept):
     _refuse(keyword, "True or False", fit_intercept)
 
 
-_SPECIAL = {"threads": _threads, "seed": _seed, "bias": _bias}
+def _average(keyword, average):
+    """scikit-learn's average: True or False; parsgd's start (an epoch) as a float. scikit-learn's
+    integer counts samples, so an integer is refused rather than read as epochs."""
+    if isinstance(average, (bool, np.bool_)):
+        return "on" if average else "off"
+    if isinstance(average, numbers.Real) and not isinstance(average, numbers.Integral):
+        return repr(float(average))
+    _refuse(keyword, "True, False or the epoch averaging starts at as a float (scikit-learn's "
+            "integer counts samples)", average)
+
+
+_SPECIAL = {"threads": _threads, "seed": _seed, "bias": _bias, "asgd": _average}
 _SPECIAL_DOC = {
     "threads": "int or None, default=None\n    Worker threads, as scikit-learn counts them: None one, "
                "-1 every core this process may use, -2 all but one, ...",
     "seed": "int, RandomState or None, default=None\n    Seed of every random choice (the sample "
             "order, the MLP's initial weights): an int is the seed itself (parsgd train --seed); "
             "None or a RandomState draws one",
+    "asgd": "bool or float, default=False\n    Averaged SGD: coef_ and intercept_ are the mean "
+            "of the iterates (True: from the end of the first epoch, or the start of a one-epoch "
+            "run; a float: from that epoch on, 0.0 from the first step as scikit-learn's "
+            "average=True). Lazy on sparse rows; not under the replica schemes",
     "bias": "bool, default=True\n    Train the bias b of z = W^T x + b (never regularised); False "
             "holds it at 0, the problem without a bias (bias on or off)",
 }

@@ -119,6 +119,7 @@ bool L1Penalty(const TrainConfig& c) { return c.l1 > 0; }
 bool LossWidth(const TrainConfig& c) { return HasLossEpsilon(c.model); }
 bool MulticlassOff(const TrainConfig& c) { return c.multiclass == Multiclass::kOff; }
 bool HeldOut(const TrainConfig& c) { return c.validation_fraction > 0; }
+bool NoAveraging(const TrainConfig& c) { return !Averages(c); }
 
 std::vector<Setting> MakeTable() {
   const std::vector<SettingWord> automatic = {{"auto", 0}};
@@ -251,6 +252,17 @@ std::vector<Setting> MakeTable() {
                     .models = {ModelKind::kLogistic, ModelKind::kHinge, ModelKind::kSquaredHinge,
                                ModelKind::kSquared}},
                    {.identity = "multiclass", .when = MulticlassOff, .text = true}));
+  t.push_back(With(Real("asgd",
+                        "averaged SGD: the model evaluated and saved is the mean of the iterates "
+                        "from this epoch on (0: from the first step; on: from the end of the "
+                        "first, or the start of a one-epoch run); lazy on sparse rows",
+                        [](auto& c) -> auto& { return c.asgd; }, 0, 1e6, false,
+                        {{"off", kAsgdOff}, {"on", kAsgdAuto}}),
+                   {.runs = kLinearModels | kSgdSolver | kCpuBackend,
+                    .schemes = {SchemeKind::kSequential, SchemeKind::kHogwild, SchemeKind::kLocked,
+                                SchemeKind::kStriped, SchemeKind::kAtomic, SchemeKind::kSync},
+                    .inert = NoAveraging},
+                   {.identity = "asgd", .when = Averages, .text = true}));
   Setting class_weight =
       Entry("class-weight", SettingType::kText,
             "each class's weight in the loss: none, balanced (n / (classes x rows of the class)) "
@@ -630,6 +642,7 @@ std::string JsonValue(const Setting& s, const SettingValue& value) {
 
 std::string WhyNotApplied(const Setting& s, const TrainConfig& c, int ranks) {
   const Applies& a = s.applies;
+  if (a.inert != nullptr && a.inert(c)) return "";  // its off value: no run ignores it
   const bool across = ranks > 1;
   if (a.ranks_only && !across) return "it applies across ranks (mpirun); this run is one process";
   // A setting of the ranks' combination applies across ranks whatever the model, solver, backend

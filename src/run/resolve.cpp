@@ -173,7 +173,8 @@ SchemeChoice AutoScheme(const TrainConfig& config, const Dataset& train, int thr
                         Executor& executor) {
   const bool asks = NeedsRoundTrip(config, threads);
   const bool per_sample = config.batch <= 1;  // minibatches: sync or sequential, by the distance
-  const double work = asks && per_sample ? ReplicaWork(train, threads) : -1;
+  // --asgd: the replicas are not chosen (ChooseScheme), so their work is not asked.
+  const double work = asks && per_sample && !Averages(config) ? ReplicaWork(train, threads) : -1;
   const bool measure = asks && work < kReplicaWork;
   const double trip = measure ? MeasureRoundTripNs(executor) : -1;
   const bool near = trip >= 0 && trip <= kNearRoundTripNs;
@@ -297,6 +298,17 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
   r.epochs_auto = config.epochs == 0;
   const bool coordinate = config.solver != Solver::kSgd;
   r.epochs = !r.epochs_auto ? config.epochs : coordinate ? kCoordinateEpochs : AutoEpochs(rows);
+  if (Averages(config)) {
+    // --asgd on: after the first epoch, whose first iterates (far from any optimum) would weigh on
+    // the mean for the rest of the run (Bottou's ASGD starts there too).
+    const double start = config.asgd != kAsgdAuto ? config.asgd : r.epochs > 1 ? 1.0 : 0.0;
+    if (start >= r.epochs) {
+      throw SettingError(fmt::format(
+          "`asgd` {}: the averaging would start after the last of the {} epochs", start, r.epochs));
+    }
+    config.asgd = start;
+    r.asgd_start = std::llround(start * static_cast<double>(train.rows()));
+  }
   r.tol_auto = config.tol < 0;
   r.tol = !r.tol_auto ? config.tol
           : config.solver == Solver::kDualCd

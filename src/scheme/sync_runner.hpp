@@ -83,6 +83,7 @@ class SyncRunner final : public Runner<Params> {
           MakeRuleContext(c.optimizer, StepAt(c.step, c.epoch, static_cast<double>(done_), rows_),
                           static_cast<double>(c.epoch * steps_ + s + 1));
       rc.penalty = PenaltyClock(c, static_cast<double>(done_), double(steps_)) + rc.eta;
+      rc.samples = c.epoch * rows_ + done_;  // --asgd's clock
       const uint64_t mine = split.Offset(s, workers);
       uint64_t size = mine;
       if (c.ranks == nullptr) {

@@ -21,7 +21,8 @@ TABLE = {s["key"]: s for s in _parsgd.settings()}
     (parsgd.SGDRegressor, _settings.REGRESSOR_NAMES,
      {"hidden", "mlp-backend", "shrinking", "multiclass", *_settings.MLP_ONLY}),
     (parsgd.MLPClassifier, _settings.MLP_NAMES,
-     {"solver", "shrinking", "bias", "backend", "require-gpu", "loss-epsilon", "multiclass"}),
+     {"solver", "shrinking", "bias", "backend", "require-gpu", "loss-epsilon", "multiclass",
+      "asgd"}),
 ])
 def test_every_setting_of_the_table_is_a_keyword(cls, names, excluded):
     params = inspect.signature(cls).parameters

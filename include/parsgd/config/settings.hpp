@@ -75,6 +75,9 @@ struct Applies {
   bool held_out = false;  // only where rows are held out (TrainConfig::validation_fraction or
                           // held_out_file): early stopping's own
   bool stopping = false;  // only where a stopping rule counts epochs: rows held out, or --tol
+  // Where this holds, the setting's value changes no run (`--asgd off`): given, it is never
+  // refused as ignored. Null: every value counts.
+  bool (*inert)(const TrainConfig&) = nullptr;
 };
 
 // How a setting is recorded in what a run writes: the run identity (a checkpoint's: what a resumed

@@ -130,6 +130,10 @@ struct TrainConfig {
   // --validation FILE; Trainer::SetValidation).
   bool held_out_file = false;
   Multiclass multiclass = Multiclass::kOneVsRest;  // binary losses on more than two classes
+  // Averaged SGD (the linear models' --asgd): the model evaluated and saved is the mean of the
+  // iterates from this epoch on (0: from the first step); kAsgdOff: none; kAsgdAuto ("on"): from
+  // the end of the first epoch, or from the start in a run of one epoch.
+  double asgd = -1;
   std::string class_weight = "none";  // "balanced" or "LABEL:W,..." (model/class_weights.hpp)
   Normalization normalize = Normalization::kMaxAbs;
   Bias bias = Bias::kOn;                 // linear models
@@ -154,6 +158,10 @@ struct TrainConfig {
   bool require_gpu = false;  // offload: fail unless the target regions run on a device
   uint64_t seed = 1;
 };
+
+inline constexpr double kAsgdOff = -1;
+inline constexpr double kAsgdAuto = -2;
+inline bool Averages(const TrainConfig& config) { return config.asgd != kAsgdOff; }
 
 // The optimiser a run takes: config.optimizer.kind, or for auto momentum on the MLP (its weights
 // are dense) and sgd on the linear models.
@@ -227,6 +235,9 @@ struct ResolvedSettings {
   double l2 = 0;
   bool l2_auto = false;
   double l1 = 0;
+  // --asgd: the samples (of the run, over every epoch) after which the iterates are averaged; -1:
+  // no averaging.
+  int64_t asgd_start = -1;
   int ranks = 1;  // processes of the run (comm/communicator.hpp)
   // Across ranks: the parts each rank's epoch is cut into, a combination after each (1: once per
   // epoch); and the resolved --ranks-period (0 for once per epoch).

@@ -95,6 +95,9 @@ struct RuleContext {
   // sgd with --l1: the sum of the step sizes of every step so far, this one's included (the
   // cumulative penalty's clock); the runners set it, per step where they step per sample.
   float penalty = 0;
+  // The linear models' --asgd: the samples the run took before this step, over every epoch (the
+  // averaged model's clock: parsgd/model/linear/average.hpp); the runners set it where it is on.
+  uint64_t samples = 0;
 };
 
 // The relaxed (or compare-and-swap) update of one variable: x <- f(x); returns the value written.

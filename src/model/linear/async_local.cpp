@@ -36,8 +36,11 @@ class LinearAsyncLocal {
     // --l1's clock advanced by each step: this worker's, and the others' meanwhile.
     RuleContext step = rc;
     const float tick = rc.eta * static_cast<float>(c.workers);
+    // --asgd's clock: the samples before this one, this worker's progress times the workers.
+    const uint64_t epoch_start = c.epoch * c.data->rows();
     for (uint64_t i = begin; i < end; ++i) {
       step.penalty = rc.penalty + tick * static_cast<float>(i - begin + 1);
+      step.samples = epoch_start + i * static_cast<uint64_t>(c.workers) + static_cast<uint64_t>(w);
       PrefetchAhead(*c.data, c.targets, shard, i);
       if constexpr (Head::kOutputs != 1) {
         if (i + 1 < end) {

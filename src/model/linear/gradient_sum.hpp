@@ -104,13 +104,20 @@ class GradientSum {
     float* const sum = sum_;
     uint32_t* const count = count_;
     const int k_out = kOutputs > 0 ? kOutputs : outputs_;
+    // --asgd: each mean caught up before its weights change.
+    AverageClock clock;
+    const LazyAverage* average =
+        p.average != nullptr && ClockAt(*p.average, c.samples, clock) ? p.average : nullptr;
     for (uint32_t j : touched_) {
+      if (average != nullptr) CatchUp<Write>(*average, p.arrays.weights, j, k_out, clock);
       ApplyFeatureMean<Rule, Write>(p.arrays, p.rates, j, k_out, sum, count[j], inv, c,
                                     p.l1_rates);
       count[j] = 0;
     }
     touched_.clear();
     if (has_bias_) {
+      if (average != nullptr)
+        CatchUp<Write>(*average, p.arrays.weights, features_, outputs_, clock);
       ApplyBiasMean<Rule, Write>(p.arrays, features_ * outputs_, outputs_, sum_, inv, c);
       has_bias_ = false;
     }

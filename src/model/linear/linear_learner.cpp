@@ -3,6 +3,7 @@
 #include "linear_learner.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "linear_runner.hpp"
 #include "parsgd/util/error.hpp"
@@ -22,6 +23,11 @@ class LinearLearner final : public Learner {
                                   targets.weights.empty() ? nullptr : targets.weights.data()});
     workers_ = r.workers;
     batch_ = r.batch;
+    if (r.asgd_start >= 0) {  // --asgd: the averaged model beside the iterate
+      averaged_ = setup_.model;
+      since_ = AlignedArray<uint64_t>::Zeroed(train.features() + 1);
+      average_ = {averaged_->weights().data(), since_.data(), static_cast<uint64_t>(r.asgd_start)};
+    }
   }
 
   EpochTotals RunEpoch(uint64_t epoch, const SampleOrder& order, const StepSize& step,
@@ -33,21 +39,24 @@ class LinearLearner final : public Learner {
                                 batch_,     &executor,
                                 part.index, part.count,
                                 part.ranks, targets_.weights.empty() ? nullptr : targets_.weights.data()};
-    return runner_->Run(context);
+    const EpochTotals totals = runner_->Run(context);
+    // --asgd: every mean brought up to the epoch's end, where the run reads the averaged model.
+    if (averaged_) AverageUpTo((epoch + 1) * train_.rows());
+    return totals;
   }
 
   Evaluation Evaluate(const Dataset& data, const Targets& targets, Executor& executor) override {
-    return parsgd::Evaluate(setup_.model, data, targets, executor);
+    return parsgd::Evaluate(Reported(), data, targets, executor);
   }
   double Regularizer() const override {
-    const double l2 = 0.5 * setup_.l2 * setup_.model.SquaredNorm();
-    return setup_.l1 > 0 ? l2 + setup_.l1 * setup_.model.AbsoluteSum() : l2;
+    const double l2 = 0.5 * setup_.l2 * Reported().SquaredNorm();
+    return setup_.l1 > 0 ? l2 + setup_.l1 * Reported().AbsoluteSum() : l2;
   }
-  std::optional<uint64_t> NonzeroWeights() const override { return setup_.model.Nonzeros(); }
+  std::optional<uint64_t> NonzeroWeights() const override { return Reported().Nonzeros(); }
   std::optional<double> DualObjective() override {
     return runner_->DualObjective(train_, targets_.values.data(), Params());
   }
-  const LinearModel* linear() const override { return &setup_.model; }
+  const LinearModel* linear() const override { return &Reported(); }
   std::vector<std::span<float>> RankArrays(bool state) override {
     return ParamsAndState(setup_.model.weights(), state_, state);
   }
@@ -58,14 +67,26 @@ class LinearLearner final : public Learner {
     s.Put("weights", setup_.model.weights());
     SaveOptimizerState(state_, s);
     runner_->Save(s);
+    if (averaged_) {  // caught up to the clock at the epoch's end: one clock for all
+      s.Put("asgd_mean", averaged_->weights());
+      s.Put("asgd_clock", clock_);
+    }
   }
   void Load(const TrainingState& s) override {
     s.Get("weights", setup_.model.weights());
     LoadOptimizerState(s, state_);
     runner_->Load(s);
+    if (averaged_) {
+      s.Get("asgd_mean", averaged_->weights());
+      clock_ = s.Counter("asgd_clock");
+      std::fill_n(since_.data(), since_.size(), clock_);
+    }
   }
   void StartFrom(const LinearModel& model) override {
     std::ranges::copy(model.weights(), setup_.model.weights().begin());
+    // With --asgd also the mean, which the run reports (the best epoch's model put back): at the
+    // start the first catch-up replaces it anyway.
+    if (averaged_) std::ranges::copy(model.weights(), averaged_->weights().begin());
   }
   void StartFrom(const MlpModel&) override { throw Error("a linear run cannot start from an mlp"); }
 
@@ -73,10 +94,24 @@ class LinearLearner final : public Learner {
   // The model and its optimiser state as the runners see them.
   LinearParams Params() {
     LinearModel& model = setup_.model;
-    return LinearParams{state_.With(model.weights().data()), model.features(), model.outputs(),
+    return LinearParams{state_.With(model.weights().data()),
+                        model.features(),
+                        model.outputs(),
                         setup_.rates.empty() ? nullptr : setup_.rates.data(),
                         config_.bias == Bias::kOn,
-                        setup_.l1_rates.empty() ? nullptr : setup_.l1_rates.data()};
+                        setup_.l1_rates.empty() ? nullptr : setup_.l1_rates.data(),
+                        averaged_ ? &average_ : nullptr};
+  }
+
+  void AverageUpTo(uint64_t now) {
+    clock_ = now;
+    CatchUpAll(average_, setup_.model.weights().data(), setup_.model.features(),
+               setup_.model.outputs(), now);
+  }
+  // The model the run evaluates and saves: with --asgd, once averaging has started, the mean of
+  // the iterates; else the iterate.
+  const LinearModel& Reported() const {
+    return averaged_ && clock_ > average_.start ? *averaged_ : setup_.model;
   }
 
   TrainConfig config_;
@@ -87,6 +122,12 @@ class LinearLearner final : public Learner {
   std::unique_ptr<LinearRunner> runner_;
   int workers_ = 1;
   int batch_ = 1;
+  // --asgd: the averaged model (its weights the means), each feature's clock, the clock of the
+  // last epoch's end.
+  std::optional<LinearModel> averaged_;
+  AlignedArray<uint64_t> since_;
+  LazyAverage average_{};
+  uint64_t clock_ = 0;
 };
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include <cstdint>
 
 #include "parsgd/data/dataset.hpp"
+#include "parsgd/model/linear/average.hpp"
 #include "parsgd/model/linear/loss.hpp"
 #include "parsgd/optim/optimizer.hpp"
 #include "parsgd/scheme/write_policy.hpp"
@@ -42,6 +43,7 @@ struct LinearParams {
   const FeatureRate* rates;  // per feature; nullptr: m_j = 1 and r_j = 0 for all j
   bool bias = true;          // whether the bias is trained (--bias on); off, it stays as it is (0)
   const float* l1_rates = nullptr;  // per feature, the L1 term m_j l1 n / d_j; nullptr: no L1
+  const LazyAverage* average = nullptr;  // --asgd: the averaged model, brought up to date lazily
 };
 
 // A loss head is a small value (empty, or the loss's parameter) that the training loops hold and
@@ -227,6 +229,20 @@ template <int kOutputs, class Rule, class Write, class BiasWrite>
     Rule::template Apply<BiasWrite>(arrays, bias + k, d[k], no_reg, c);
 }
 
+// --asgd: the means of the coordinates a step on row x is about to change (its features', and the
+// biases where they train) brought up to clock `now` (parsgd/model/linear/average.hpp). Out of
+// line: only a run that averages calls it.
+template <class Write>
+[[gnu::noinline]] void CatchUpRow(const LazyAverage& a, const LinearParams& p, const SparseRow& x,
+                                  uint64_t now) {
+  AverageClock clock;
+  if (!ClockAt(a, now, clock)) return;
+  for (uint32_t e = 0; e < x.nnz; ++e) {
+    CatchUp<Write>(a, p.arrays.weights, x.index[e], p.outputs, clock);
+  }
+  if (p.bias) CatchUp<Write>(a, p.arrays.weights, p.features, p.outputs, clock);
+}
+
 // Head::LossAndGradient of a row of weight `weight`: the loss and its gradient d (replacing z)
 // both scaled by the weight, as the objective's term weight * loss(z, target) has them.
 template <class Head>
@@ -256,6 +272,7 @@ inline double LinearSgdStep(const Head& head, Scheme& scheme, const LinearParams
     for (int k = 0; k < k_out; ++k) any |= (z[k] != 0.f);
     if (!any) return loss;
   }
+  if (p.average != nullptr) CatchUpRow<typename Scheme::Write>(*p.average, p, x, c.samples);
   LinearUpdate<kOut, Rule, typename Scheme::Write, typename Scheme::BiasWrite>(p, x, z, c);
   return loss;
 }
