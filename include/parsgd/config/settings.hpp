@@ -65,11 +65,11 @@ struct SettingWord {
 // them would be ignored; ValidateConfig refuses it by name instead.
 struct Applies {
   unsigned runs = ~0u;                    // its models, solvers and backends (SchemeRuns bits)
-  std::vector<ModelKind> models;          // empty: every model `runs` names
-  std::vector<SchemeKind> schemes;        // empty: every scheme
-  std::vector<OptimizerKind> optimizers;  // empty: every optimiser (as auto resolves it)
-  std::vector<ScheduleKind> schedules;    // empty: every schedule
-  std::vector<OuterKind> outer_kinds;     // empty: every outer optimiser
+  std::vector<ModelKind> models = {};     // empty: every model `runs` names
+  std::vector<SchemeKind> schemes = {};   // empty: every scheme
+  std::vector<OptimizerKind> optimizers = {};  // empty: every optimiser (as auto resolves it)
+  std::vector<ScheduleKind> schedules = {};    // empty: every schedule
+  std::vector<OuterKind> outer_kinds = {};     // empty: every outer optimiser
   bool ranks_only = false;                // only in a run across ranks (mpirun)
   bool across_ranks = false;              // also in every run across ranks, whatever its scheme
   bool held_out = false;  // only where rows are held out (TrainConfig::validation_fraction or
