@@ -58,8 +58,8 @@ void CheckPerSampleSteps(int outputs) {
   const uint64_t features = data.features();
   const std::size_t size = (features + 1) * outputs;
   std::vector<float> w(size, 0.f), mean(size, 0.f);
-  std::vector<uint64_t> since(features + 1, 0);
   constexpr uint64_t kStart = 3, kSteps = 23;
+  std::vector<uint64_t> since(features + 1, kStart);
   const LazyAverage average{mean.data(), since.data(), kStart};
   const LinearParams p{
       {w.data(), nullptr, nullptr}, features, outputs, nullptr, true, nullptr, &average};
@@ -97,8 +97,8 @@ TEST(AsgdStep, LazyMeansOfMinibatchStepsAreTheMeanOfTheIterates) {
   const uint64_t features = data.features();
   std::vector<float> w(features + 1, 0.f), mean(features + 1, 0.f), sum(features + 1, 0.f);
   std::vector<uint32_t> count(features, 0);
-  std::vector<uint64_t> since(features + 1, 0);
   constexpr uint64_t kBatch = 2, kStart = 4, kSteps = 12;
+  std::vector<uint64_t> since(features + 1, kStart);
   const LazyAverage average{mean.data(), since.data(), kStart};
   const LinearParams p{{w.data(), nullptr, nullptr}, features, 1, nullptr, true, nullptr, &average};
   GradientSum<1> gradient(sum.data(), count.data(), features, 1);

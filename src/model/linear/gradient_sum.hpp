@@ -109,7 +109,7 @@ class GradientSum {
     const LazyAverage* average =
         p.average != nullptr && ClockAt(*p.average, c.samples, clock) ? p.average : nullptr;
     for (uint32_t j : touched_) {
-      if (average != nullptr) CatchUp<Write>(*average, p.arrays.weights, j, k_out, clock);
+      if (average != nullptr) CatchUp<Write, kOutputs>(*average, p.arrays.weights, j, k_out, clock);
       ApplyFeatureMean<Rule, Write>(p.arrays, p.rates, j, k_out, sum, count[j], inv, c,
                                     p.l1_rates);
       count[j] = 0;

@@ -25,8 +25,10 @@ class LinearLearner final : public Learner {
     batch_ = r.batch;
     if (r.asgd_start >= 0) {  // --asgd: the averaged model beside the iterate
       averaged_ = setup_.model;
+      const auto start = static_cast<uint64_t>(r.asgd_start);
       since_ = AlignedArray<uint64_t>::Zeroed(train.features() + 1);
-      average_ = {averaged_->weights().data(), since_.data(), static_cast<uint64_t>(r.asgd_start)};
+      std::fill_n(since_.data(), since_.size(), start);
+      average_ = {averaged_->weights().data(), since_.data(), start};
     }
   }
 
@@ -79,7 +81,7 @@ class LinearLearner final : public Learner {
     if (averaged_) {
       s.Get("asgd_mean", averaged_->weights());
       clock_ = s.Counter("asgd_clock");
-      std::fill_n(since_.data(), since_.size(), clock_);
+      std::fill_n(since_.data(), since_.size(), std::max(clock_, average_.start));
     }
   }
   void StartFrom(const LinearModel& model) override {

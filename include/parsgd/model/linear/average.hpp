@@ -26,7 +26,8 @@ namespace parsgd {
 
 // The averaged model's state: `mean` in the weights' layout ((features + 1) * outputs, the biases
 // last), `since` per feature and one for the biases (features + 1): the clock at which its mean
-// last took its weights in. Averaging starts at clock `start` (the means before it are not read).
+// last took its weights in, never below `start`, the clock where averaging starts (they start
+// there; the means are not read before their first catch-up after it, which replaces them).
 struct LazyAverage {
   float* mean;
   uint64_t* since;
@@ -62,19 +63,22 @@ inline bool ClockAt(const LazyAverage& a, uint64_t now, AverageClock& clock) {
   return true;
 }
 
-// Brings the means of feature j's `outputs` weights (j = features: the biases) up to the clock:
-// since `since[j]` (or the start, if later) they held their current values. The mean of the
+// Brings the means of feature j's outputs (kOutputs, or `outputs` where it is 0; j = features:
+// the biases) up to the clock: since `since[j]` they held their current values. The mean of the
 // iterates over (start, now] is the mean over (start, since] moved toward the weight by the share
 // of the interval it held.
-template <class Write>
+template <class Write, int kOutputs = 0>
 inline void CatchUp(const LazyAverage& a, const float* weights, uint64_t j, int outputs,
                     const AverageClock& clock) {
-  const uint64_t from = std::max(LoadClock<Write>(a.since[j]), a.start);
-  if (clock.now <= from) return;  // another worker's clock ran ahead of this one's
+  const uint64_t from = LoadClock<Write>(a.since[j]);
+  if constexpr (!std::is_same_v<Write, PlainWrite>) {
+    if (clock.now <= from) return;  // another worker's clock ran ahead of this one's
+  }
   // Through int64: one instruction on x86-64, where uint64 to float is a branchy sequence.
   const float share = static_cast<float>(static_cast<int64_t>(clock.now - from)) * clock.inverse;
-  const uint64_t at = j * static_cast<uint64_t>(outputs);
-  for (int k = 0; k < outputs; ++k) {
+  const int k_out = kOutputs > 0 ? kOutputs : outputs;
+  const uint64_t at = j * static_cast<uint64_t>(k_out);
+  for (int k = 0; k < k_out; ++k) {
     const float w = Write::Load(weights[at + k]);
     Write::Modify(a.mean[at + k], [&](float m) { return m + (w - m) * share; });
   }

@@ -232,15 +232,15 @@ template <int kOutputs, class Rule, class Write, class BiasWrite>
 // --asgd: the means of the coordinates a step on row x is about to change (its features', and the
 // biases where they train) brought up to clock `now` (parsgd/model/linear/average.hpp). Out of
 // line: only a run that averages calls it.
-template <class Write>
+template <int kOutputs, class Write>
 [[gnu::noinline]] void CatchUpRow(const LazyAverage& a, const LinearParams& p, const SparseRow& x,
                                   uint64_t now) {
   AverageClock clock;
   if (!ClockAt(a, now, clock)) return;
   for (uint32_t e = 0; e < x.nnz; ++e) {
-    CatchUp<Write>(a, p.arrays.weights, x.index[e], p.outputs, clock);
+    CatchUp<Write, kOutputs>(a, p.arrays.weights, x.index[e], p.outputs, clock);
   }
-  if (p.bias) CatchUp<Write>(a, p.arrays.weights, p.features, p.outputs, clock);
+  if (p.bias) CatchUp<Write, kOutputs>(a, p.arrays.weights, p.features, p.outputs, clock);
 }
 
 // Head::LossAndGradient of a row of weight `weight`: the loss and its gradient d (replacing z)
@@ -272,7 +272,7 @@ inline double LinearSgdStep(const Head& head, Scheme& scheme, const LinearParams
     for (int k = 0; k < k_out; ++k) any |= (z[k] != 0.f);
     if (!any) return loss;
   }
-  if (p.average != nullptr) CatchUpRow<typename Scheme::Write>(*p.average, p, x, c.samples);
+  if (p.average != nullptr) CatchUpRow<kOut, typename Scheme::Write>(*p.average, p, x, c.samples);
   LinearUpdate<kOut, Rule, typename Scheme::Write, typename Scheme::BiasWrite>(p, x, z, c);
   return loss;
 }
