@@ -71,8 +71,9 @@ template <class Write, int kOutputs = 0>
 inline void CatchUp(const LazyAverage& a, const float* weights, uint64_t j, int outputs,
                     const AverageClock& clock) {
   const uint64_t from = LoadClock<Write>(a.since[j]);
+  // One worker's clock only grows; another's may have run ahead of this one's.
   if constexpr (!std::is_same_v<Write, PlainWrite>) {
-    if (clock.now <= from) return;  // another worker's clock ran ahead of this one's
+    if (clock.now <= from) return;
   }
   // Through int64: one instruction on x86-64, where uint64 to float is a branchy sequence.
   const float share = static_cast<float>(static_cast<int64_t>(clock.now - from)) * clock.inverse;
@@ -86,12 +87,13 @@ inline void CatchUp(const LazyAverage& a, const float* weights, uint64_t j, int 
 }
 
 // Every feature and the biases caught up to `now` (no step running): the means are then the
-// averaged model.
+// averaged model. With the check of the shared writes: an asynchronous worker's clock estimate
+// may have passed `now` by a few samples.
 inline void CatchUpAll(const LazyAverage& a, const float* weights, uint64_t features, int outputs,
                        uint64_t now) {
   AverageClock clock;
   if (!ClockAt(a, now, clock)) return;
-  for (uint64_t j = 0; j <= features; ++j) CatchUp<PlainWrite>(a, weights, j, outputs, clock);
+  for (uint64_t j = 0; j <= features; ++j) CatchUp<StoreWrite>(a, weights, j, outputs, clock);
 }
 
 }  // namespace parsgd
