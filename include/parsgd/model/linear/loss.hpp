@@ -132,7 +132,7 @@ struct EpsilonInsensitiveLoss {
 
 // Any loss of one score, chosen at run time: the training loops hold one of these rather than
 // being compiled once per loss (one switch a sample, which the branch predictor learns, against a
-// dot product and an update over the row; the per-loss copies of every epoch loop were most of the
+// dot product and an update over the row; a copy of every epoch loop per loss would be most of the
 // library's compile time). `epsilon` is the regression losses' width.
 struct ScoreLoss {
   Loss loss = Loss::kLogistic;  // any but softmax
