@@ -154,20 +154,8 @@ struct ScoreLoss {
     }
   }
   float Value(float z, float y) const {
-    switch (loss) {
-      case Loss::kHinge:
-        return HingeLoss::Value(z, y);
-      case Loss::kSquaredHinge:
-        return SquaredHingeLoss::Value(z, y);
-      case Loss::kSquared:
-        return SquaredLoss::Value(z, y);
-      case Loss::kHuber:
-        return HuberLoss{epsilon}.Value(z, y);
-      case Loss::kEpsilonInsensitive:
-        return EpsilonInsensitiveLoss{epsilon}.Value(z, y);
-      default:
-        return LogisticLoss::Value(z, y);
-    }
+    float unused;
+    return ValueAndDerivative(z, y, &unused);
   }
 };
 
