@@ -23,12 +23,6 @@
 namespace parsgd {
 namespace {
 
-RuleContext Sgd(float eta) {
-  OptimizerConfig o;
-  o.kind = OptimizerKind::kSgd;
-  return MakeRuleContext(o, eta, 1);
-}
-
 // Five rows over four features, each skipping some of them.
 Dataset SkippingRows() {
   return testing::MakeDataset({{{0, 1.f}, {2, 0.5f}},
@@ -65,7 +59,7 @@ void CheckPerSampleSteps(int outputs) {
       {w.data(), nullptr, nullptr}, features, outputs, nullptr, true, nullptr, &average};
   SequentialScheme scheme;
   std::vector<float> z(outputs);
-  RuleContext c = Sgd(0.3f);
+  RuleContext c = testing::SgdContext(0.3f);
   EagerMean eager;
   for (uint64_t t = 0; t < kSteps; ++t) {
     c.samples = t;
@@ -103,7 +97,7 @@ TEST(AsgdStep, LazyMeansOfMinibatchStepsAreTheMeanOfTheIterates) {
   const LinearParams p{{w.data(), nullptr, nullptr}, features, 1, nullptr, true, nullptr, &average};
   GradientSum<1> gradient(sum.data(), count.data(), features, 1);
   const BinaryHead<ScoreLoss> head{};
-  RuleContext c = Sgd(0.5f);
+  RuleContext c = testing::SgdContext(0.5f);
   EagerMean eager;
   uint64_t row = 0;
   for (uint64_t s = 0; s < kSteps; ++s) {

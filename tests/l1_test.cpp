@@ -22,16 +22,10 @@
 namespace parsgd {
 namespace {
 
-RuleContext Context(float eta) {
-  OptimizerConfig o;
-  o.kind = OptimizerKind::kSgd;
-  return MakeRuleContext(o, eta, 1);
-}
-
 // sgd's cumulative penalty: a weight owes a (m_j l1) times the clock (the sum of the step sizes so
 // far) and its state holds what it was given; it is given what it owes toward 0, no further.
 TEST(L1Step, SgdTakesTheCumulativePenaltyThenShrinks) {
-  RuleContext c = Context(0.5f);
+  RuleContext c = testing::SgdContext(0.5f);
   c.penalty = 0.5f;  // one step of 0.5: owes 0.05
   float w = 1.f, given = 0.f;
   ParamArrays p{&w, &given, nullptr};
@@ -98,7 +92,7 @@ TEST(L1Step, ASampleThresholdsItsCoordinatesAtTheirRates) {
   const LinearParams p{{w.data(), given.data(), nullptr}, 3, 1, nullptr, true, l1.data()};
   SequentialScheme scheme;
   float z[1];
-  RuleContext c = Context(0.1f);
+  RuleContext c = testing::SgdContext(0.1f);
   c.penalty = 0.1f;  // the first step's
   // Squared loss at target 0: z = 0.3 - 0.02 + 0 = 0.28, d = 0.28.
   LinearSgdStep<BinaryHead<SquaredLoss>, SgdRule>({}, scheme, p, SparseRow{index, value, 2}, 0.f,
@@ -125,7 +119,7 @@ TEST(L1Step, AMinibatchWeighsTheTermByTheRowsThatHadTheFeature) {
   // mean gradient 0.2: v = 1 - 0.1 = 0.9, thresholded at 0.5 x 0.4 x 2/4 = 0.1.
   EXPECT_FLOAT_EQ(w, 0.8f);
   EXPECT_EQ(sum[0], 0.f);
-  RuleContext c = Context(0.5f);
+  RuleContext c = testing::SgdContext(0.5f);
   c.penalty = 1.f;  // two steps of 0.5: owes 0.4
   w = 1.f;
   float given = 0.f;

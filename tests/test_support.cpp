@@ -136,6 +136,12 @@ std::string Refusal(const TrainConfig& config) {
   return "";
 }
 
+RuleContext SgdContext(float eta) {
+  OptimizerConfig o;
+  o.kind = OptimizerKind::kSgd;
+  return MakeRuleContext(o, eta, 1);
+}
+
 EpochReport TrainFor(Trainer& trainer, int epochs) {
   EpochReport last;
   for (int e = 0; e < epochs; ++e) last = trainer.RunEpoch();

@@ -73,6 +73,9 @@ TrainConfig OnlyApplied(TrainConfig config, int ranks = 1);
 // ValidateConfig's refusal of `config` (SettingError::what(), keys bare); empty if it is accepted.
 std::string Refusal(const TrainConfig& config);
 
+// Plain SGD's rule context at step size `eta` (step 1), for tests that call the rules and steps.
+RuleContext SgdContext(float eta);
+
 // Runs `epochs` more epochs of `trainer`, each evaluated; returns the last one's report.
 EpochReport TrainFor(Trainer& trainer, int epochs);
 // Trains config.epochs epochs of OnlyApplied(config) (a config shared by several schemes may set
