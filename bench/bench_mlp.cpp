@@ -37,7 +37,7 @@ void Step(benchmark::State& state, MlpBackend backend, std::vector<int> sizes) {
   std::vector<float> grad(model.params().size());
   for (auto _ : state) {
     benchmark::DoNotOptimize(engine->LossAndGradient(model.params().data(), x.data(), labels.data(),
-                                                     kBatch, grad.data()));
+                                                     nullptr, kBatch, grad.data()));
   }
   state.counters["samples/s"] =
       benchmark::Counter(double(kBatch) * state.iterations(), benchmark::Counter::kIsRate);

@@ -322,8 +322,7 @@ TEST_F(CliData, AWeightColumnIsNotAFeatureAndWeightsAreNotIgnored) {
   EXPECT_EQ(RunCli("predict " + model + " " + ones).output, p.output);
   EXPECT_EQ(RunCli("predict " + model + " " + dir_.Write("now.csv", "y,a\n1,0.5\n0,-0.5\n1,0.7\n0,-0.1\n")).output,
             p.output);
-  // Weights other than 1 weigh the rows (the metrics gain the weighted accuracy); a model
-  // that does not weigh rows refuses them, by name.
+  // Weights other than 1 weigh the rows (the metrics gain the weighted accuracy).
   const std::string heavy = dir_.Write("heavy.csv", "y,w,a\n1,3,0.5\n0,1,-0.5\n");
   const std::string metrics = dir_.File("m.jsonl");
   const auto weighed = RunCli("train --train " + heavy + " --weight-column w --epochs 2 --quiet "
@@ -337,9 +336,15 @@ TEST_F(CliData, AWeightColumnIsNotAFeatureAndWeightsAreNotIgnored) {
   EXPECT_EQ(eval.status, 0) << eval.output;
   EXPECT_TRUE(Contains(eval.output, "(weighted)  accuracy ")) << eval.output;
   EXPECT_TRUE(Contains(eval.output, "weighted accuracy ")) << eval.output;
-  const auto refused = RunCli("train --train " + heavy + " --weight-column w --model mlp");
-  EXPECT_EQ(refused.status, 1);
-  EXPECT_TRUE(Contains(refused.output, "model mlp does not weigh rows yet")) << refused.output;
+  // The MLP weighs them too.
+  const std::string mlp_metrics = dir_.File("mlp.jsonl");
+  const auto mlp = RunCli("train --train " + heavy +
+                          " --weight-column w --model mlp --hidden 4 "
+                          "--epochs 2 --quiet --metrics " +
+                          mlp_metrics);
+  EXPECT_EQ(mlp.status, 0) << mlp.output;
+  EXPECT_TRUE(Contains(ReadFile(mlp_metrics), "\"train_weighted_accuracy\":"))
+      << ReadFile(mlp_metrics);
 }
 
 TEST_F(CliData, CsvWithoutAHeaderAndItsErrors) {

@@ -106,8 +106,7 @@ TEST_F(CliText, VwTextTrainsWithInteractionsAndPredictsWithTheModelsHashing) {
   ASSERT_EQ(p.status, 0) << p.output;
   EXPECT_EQ(Lines(p.output), (std::vector<std::string>{"1", "-1"}));
   // Importances: the rows' weights, in training and in a test set's metrics (a weighted
-  // accuracy beside the accuracy), under every solver; a model that does not weigh rows refuses
-  // them.
+  // accuracy beside the accuracy), under every solver and model.
   const std::string weighted = dir_.Write("w.vw", "1 2 |u a\n-1 |u b\n1 0.5 |u a\n");
   const auto trained = RunCli("train --train " + weighted + " --epochs 2");
   EXPECT_EQ(trained.status, 0) << trained.output;
@@ -115,10 +114,9 @@ TEST_F(CliText, VwTextTrainsWithInteractionsAndPredictsWithTheModelsHashing) {
   const auto dual = RunCli("train --train " + weighted + " --solver dual-cd --bias off");
   EXPECT_EQ(dual.status, 0) << dual.output;
   EXPECT_TRUE(Contains(dual.output, "(weighted ")) << dual.output;
-  const auto refused = RunCli("train --train " + weighted + " --model mlp --hidden 4");
-  EXPECT_EQ(refused.status, 1);
-  EXPECT_TRUE(Contains(refused.output, weighted + ": its rows have weights")) << refused.output;
-  EXPECT_TRUE(Contains(refused.output, "model mlp does not weigh rows yet")) << refused.output;
+  const auto mlp = RunCli("train --train " + weighted + " --model mlp --hidden 4 --epochs 2");
+  EXPECT_EQ(mlp.status, 0) << mlp.output;
+  EXPECT_TRUE(Contains(mlp.output, "(weighted ")) << mlp.output;
   const auto tested = RunCli("train --train " + train_path + " --test " + weighted + " --quiet");
   EXPECT_EQ(tested.status, 0) << tested.output;
   EXPECT_TRUE(Contains(tested.output, "(weighted ")) << tested.output;

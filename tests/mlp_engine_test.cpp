@@ -36,9 +36,9 @@ TEST(MlpEngine, OneDnnMatchesTheReference) {
     const Batch b = RandomBatch(n, 7, 3, 10 + n);
     std::vector<float> g_ref(model.params().size()), g_dnn(model.params().size());
     const double l_ref = reference->LossAndGradient(model.params().data(), b.x.data(),
-                                                    b.labels.data(), n, g_ref.data());
+                                                    b.labels.data(), nullptr, n, g_ref.data());
     const double l_dnn = onednn->LossAndGradient(model.params().data(), b.x.data(), b.labels.data(),
-                                                 n, g_dnn.data());
+                                                 nullptr, n, g_dnn.data());
     EXPECT_NEAR(l_dnn, l_ref, 1e-4 * l_ref);
     for (std::size_t i = 0; i < g_ref.size(); ++i) {
       EXPECT_NEAR(g_dnn[i], g_ref[i], 1e-5 + 1e-4 * std::abs(g_ref[i])) << "parameter " << i;
@@ -51,6 +51,39 @@ TEST(MlpEngine, OneDnnMatchesTheReference) {
   }
 }
 
+// A row of weight w is the row repeated w times (0: left out), in both engines: the summed loss is
+// the repeated rows', and the gradient of the mean weighted loss over n rows is the repeated rows'
+// mean gradient times their count over n.
+TEST(MlpEngine, AWeightIsTheRowRepeated) {
+  const std::vector<int> sizes = {5, 6, 3};
+  MlpModel model(sizes, 8);
+  const Batch b = RandomBatch(4, 5, 3, 21);
+  const std::vector<float> weights = {2.f, 0.f, 1.f, 3.f};
+  Batch repeated;
+  for (int i = 0; i < 4; ++i) {
+    for (int t = 0; t < static_cast<int>(weights[i]); ++t) {
+      repeated.x.insert(repeated.x.end(), b.x.begin() + i * 5, b.x.begin() + (i + 1) * 5);
+      repeated.labels.push_back(b.labels[i]);
+    }
+  }
+  const int copies = static_cast<int>(repeated.labels.size());  // 6
+  for (MlpBackend backend : {MlpBackend::kReference, MlpBackend::kOneDnn}) {
+    SCOPED_TRACE(static_cast<int>(backend));
+    auto engine = MakeMlpEngine(backend, sizes, copies);
+    std::vector<float> g_weighted(model.params().size()), g_repeated(g_weighted.size());
+    const double l_weighted = engine->LossAndGradient(
+        model.params().data(), b.x.data(), b.labels.data(), weights.data(), 4, g_weighted.data());
+    const double l_repeated =
+        engine->LossAndGradient(model.params().data(), repeated.x.data(), repeated.labels.data(),
+                                nullptr, copies, g_repeated.data());
+    EXPECT_NEAR(l_weighted, l_repeated, 1e-5 * l_repeated);
+    for (std::size_t i = 0; i < g_weighted.size(); ++i) {
+      const double expected = g_repeated[i] * copies / 4.0;
+      EXPECT_NEAR(g_weighted[i], expected, 1e-6 + 1e-4 * std::abs(expected)) << "parameter " << i;
+    }
+  }
+}
+
 // The reference gradient is the derivative of the mean loss: central differences in double over
 // float evaluations (h = 1e-2: truncation ~1e-4, rounding ~1e-7 * loss / h ~ 1e-5).
 TEST(MlpEngine, GradientMatchesFiniteDifferences) {
@@ -60,15 +93,16 @@ TEST(MlpEngine, GradientMatchesFiniteDifferences) {
   auto engine = MakeMlpEngine(MlpBackend::kReference, sizes, 5);
   const Batch b = RandomBatch(5, 4, 3, 77);
   std::vector<float> grad(model.params().size()), unused(grad.size());
-  engine->LossAndGradient(model.params().data(), b.x.data(), b.labels.data(), 5, grad.data());
+  engine->LossAndGradient(model.params().data(), b.x.data(), b.labels.data(), nullptr, 5,
+                          grad.data());
   for (std::size_t i = 0; i < grad.size(); ++i) {
     std::vector<float> up(model.params().begin(), model.params().end()), down = up;
     up[i] += 1e-2f;
     down[i] -= 1e-2f;
     const double l_up =
-        engine->LossAndGradient(up.data(), b.x.data(), b.labels.data(), 5, unused.data());
-    const double l_down =
-        engine->LossAndGradient(down.data(), b.x.data(), b.labels.data(), 5, unused.data());
+        engine->LossAndGradient(up.data(), b.x.data(), b.labels.data(), nullptr, 5, unused.data());
+    const double l_down = engine->LossAndGradient(down.data(), b.x.data(), b.labels.data(), nullptr,
+                                                  5, unused.data());
     EXPECT_NEAR(grad[i], (l_up - l_down) / 5 / 2e-2, 2e-3) << "parameter " << i;
   }
 }

@@ -9,11 +9,11 @@
 //    differ by reassociation only: weights within 1e-4 relative after 3 epochs;
 //  - hogwild and atomic with several workers interleave differently run to run on either backend:
 //    only the reached objective is compared (within 5%).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <omp.h>
 
 #include <algorithm>
-#include <fmt/format.h>
 #include <cmath>
 #include <fstream>
 #include <tuple>
@@ -22,6 +22,7 @@
 #include "parsgd/offload/device.hpp"
 #include "parsgd/run/trainer.hpp"
 #include "parsgd/util/error.hpp"
+#include "parsgd/util/rng.hpp"
 #include "test_support.hpp"
 
 namespace parsgd {
@@ -88,6 +89,41 @@ TEST_P(OffloadMatchesCpu, WeightsAndMetrics) {
   EXPECT_NEAR(*a.last.test_loss, *b.last.test_loss, 1e-5 * (1 + *a.last.test_loss));
   EXPECT_NEAR(*a.last.test_accuracy, *b.last.test_accuracy, 1.0 / 400);
   EXPECT_GT(*b.last.test_accuracy, classes == 2 ? 0.75 : 0.5);  // it learned
+}
+
+// Weighted rows (training and test) on both backends: the same weighted steps, objective, losses
+// and weighted accuracy.
+TEST(Offload, WeighsRowsAsTheCpuDoes) {
+  const Dataset plain_train = testing::MakeProblem(1200, 50, 7, 2, 0.05, 41);
+  const Dataset plain_test = testing::MakeProblem(300, 50, 7, 2, 0.05, 41);
+  auto weights = [](const Dataset& data, uint64_t seed) {
+    Rng rng(seed);
+    std::vector<float> w(data.rows());
+    for (float& v : w) v = static_cast<float>(rng.Uniform(4));  // 0 to 3
+    return testing::WithWeights(data, w);
+  };
+  const Dataset train = weights(plain_train, 1), test = weights(plain_test, 2);
+  for (SchemeKind scheme : {SchemeKind::kSequential, SchemeKind::kSync}) {
+    SCOPED_TRACE(testing::Name(scheme));
+    const int threads = scheme == SchemeKind::kSync ? 2 : 1;
+    TrainConfig cpu =
+        Config(ModelKind::kLogistic, scheme, OrderKind::kRandom, OptimizerKind::kSgd, threads);
+    TrainConfig offload = cpu;
+    offload.backend = Backend::kOffload;
+    auto executor = MakeTbbExecutor(threads);
+    const Outcome a = Train(cpu, train, &test, *executor);
+    const Outcome b = Train(offload, train, &test, *executor);
+    const Outcome unweighted = Train(offload, plain_train, &plain_test, *executor);
+    EXPECT_LT(RelativeGap(a.model, b.model), 1e-4);
+    EXPECT_GT(RelativeGap(b.model, unweighted.model), 1e-3);  // the weights moved the model
+    EXPECT_NEAR(a.last.objective, b.last.objective, 1e-5 * (1 + a.last.objective));
+    EXPECT_NEAR(a.last.progressive_loss, b.last.progressive_loss,
+                1e-5 * (1 + a.last.progressive_loss));
+    EXPECT_NEAR(*a.last.test_loss, *b.last.test_loss, 1e-5 * (1 + *a.last.test_loss));
+    ASSERT_TRUE(b.last.test_weighted_accuracy.has_value());
+    EXPECT_NEAR(*a.last.test_weighted_accuracy, *b.last.test_weighted_accuracy, 1e-3);
+    EXPECT_NEAR(*a.last.train_weighted_accuracy, *b.last.train_weighted_accuracy, 1e-3);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

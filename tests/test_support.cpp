@@ -154,6 +154,14 @@ LinearModel TrainModel(const TrainConfig& config, const Dataset& data, Executor&
   return trainer.model();
 }
 
+Dataset WithWeights(const Dataset& data, const std::vector<float>& weights) {
+  Dataset::Parts parts = data.parts();
+  AlignedArray<float> array(weights.size());
+  std::copy(weights.begin(), weights.end(), array.begin());
+  parts.weights = SharedArray<float>(std::move(array));
+  return Dataset(std::move(parts));
+}
+
 Dataset Blobs(int rows, uint64_t seed) {
   Rng rng(seed);
   std::vector<Entries> data(rows);

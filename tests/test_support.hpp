@@ -59,6 +59,9 @@ Dataset MakeDataset(const std::vector<Entries>& rows, const std::vector<float>& 
 Dataset MakeProblem(uint64_t rows, uint32_t features, uint32_t nnz, int classes, double noise,
                     uint64_t seed);
 
+// `data` with row weights `weights` (one a row).
+Dataset WithWeights(const Dataset& data, const std::vector<float>& weights);
+
 // Three classes in 12 dimensions that no linear model separates (the MLP's tests): dense Gaussian
 // rows, the class the index of the largest of |x_0|, |x_1|, |x_2|.
 Dataset Blobs(int rows, uint64_t seed);

@@ -179,13 +179,6 @@ class ParsgdEstimator(BaseEstimator):
             self._set_views()
 
 
-def refuse_sample_weight(sample_weight, what):
-    if sample_weight is not None:
-        raise NotImplementedError(
-            f"{what} does not weigh samples yet: pass sample_weight=None, or repeat rows to "
-            "weight them by whole numbers.")
-
-
 def row_weights(X, sample_weight, class_weight=None, classes=None, indices=None, partial=False):
     """Each row's weight, scikit-learn's way: sample_weight (checked as scikit-learn checks it,
     0 or more) times the weight class_weight gives its class (a dict by label, or 'balanced':

@@ -24,14 +24,11 @@ def encode_classes(y):
 class ParsgdClassifier(ClassifierMixin, _base.ParsgdEstimator):
     """The base of SGDClassifier and MLPClassifier. classes_ holds the labels as given, sorted;
     the library sees class indices (or -1/+1 for a binary linear model), so any label values
-    work. Subclasses write _model_kind(n_classes) -> (model name, binary), and set _weighs_rows
-    where their model weighs rows (sample_weight, class_weight)."""
-
-    _weighs_rows = False
+    work. Subclasses write _model_kind(n_classes) -> (model name, binary)."""
 
     def fit(self, X, y, sample_weight=None):
         """Trains a new model on X, y (from scratch: an earlier fit is discarded), each row
-        weighing sample_weight times its class's class_weight where the estimator has them."""
+        weighing sample_weight times its class's class_weight."""
         with _base.kept_on_failure(self):
             X, y = self._validate_data(X, y, accept_sparse="csr", dtype=np.float32)
             classes, indices = encode_classes(y)
@@ -95,11 +92,7 @@ class ParsgdClassifier(ClassifierMixin, _base.ParsgdEstimator):
                              f"{len(classes)} class: {list(classes)!r}")
 
     def _weights(self, X, sample_weight, classes, indices, partial):
-        if not self._weighs_rows:
-            _base.refuse_sample_weight(sample_weight, type(self).__name__)
-            return None
-        return _base.row_weights(X, sample_weight, getattr(self, "class_weight", None), classes,
-                                 indices, partial)
+        return _base.row_weights(X, sample_weight, self.class_weight, classes, indices, partial)
 
     def _dataset(self, X, indices, n_classes, weights=None):
         """The library's labels: -1/+1 for a binary linear model (class 1 positive), else the

@@ -23,15 +23,6 @@ REGRESSION_MODELS = {
     "epsilon_insensitive": "epsilon-insensitive",
 }
 
-# Checks of scikit-learn's suite that cannot apply to an estimator that does not weigh rows (the
-# MLP), which refuses sample_weight with NotImplementedError rather than ignore it.
-SAMPLE_WEIGHT_CHECKS = {
-    name: "the MLP does not weigh rows yet: fit(sample_weight=...) raises NotImplementedError"
-    for name in ("check_sample_weights_pandas_series", "check_sample_weights_not_an_array",
-                 "check_sample_weights_list", "check_sample_weights_shape",
-                 "check_sample_weights_not_overwritten", "check_sample_weights_invariance",
-                 "check_classifiers_one_label_sample_weights")
-}
 # scikit-learn's own SGD estimators mark this check so too: SGD visits a row of weight 0 (it takes
 # its place in the sample order and the step count), and the data-derived settings (alpha=None:
 # 1/rows, the step size) count it.
@@ -121,7 +112,6 @@ class SGDClassifier(_Penalized, _classifier.ParsgdClassifier):
     """
 
     _views = ("coef_", "intercept_")
-    _weighs_rows = True
 
     def _model_kind(self, n_classes):
         if self.loss not in BINARY_MODELS:

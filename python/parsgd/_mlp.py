@@ -6,7 +6,8 @@ import numpy as np
 from . import _base, _classifier, _linear, _settings
 
 
-@_base.with_keywords(own=[("verbose", 0, _linear.VERBOSE_DOC), *_base.EARLY_STOPPING],
+@_base.with_keywords(own=[("verbose", 0, _linear.VERBOSE_DOC),
+                          ("class_weight", None, _linear.CLASS_WEIGHT_DOC), *_base.EARLY_STOPPING],
                      names=_settings.MLP_NAMES,
                      exclude={"solver", "shrinking", "bias", "backend", "require-gpu",
                               "loss-epsilon", "multiclass", "asgd"})
@@ -40,4 +41,4 @@ class MLPClassifier(_classifier.ParsgdClassifier):
         return np.log(self.predict_proba(X))
 
     def _more_tags(self):
-        return {"_xfail_checks": _linear.SAMPLE_WEIGHT_CHECKS}
+        return {"_xfail_checks": _linear.ZERO_WEIGHT_CHECK}

@@ -49,7 +49,7 @@ MLP_NAMES = dict(
 # The MLP's model partitions' own settings (scheme pipeline, subnet): not the linear estimators'.
 MLP_ONLY = {"micro-batches", "skeleton-ratio"}
 # Settings no estimator takes: the model (each estimator's own `loss` or kind decides it), the
-# command line's runs across processes (mpirun), and the class weights (SGDClassifier's own
+# command line's runs across processes (mpirun), and the class weights (the classifiers' own
 # class_weight, scikit-learn's: by the labels y holds, made row weights in Python), and the L1
 # strength (the linear estimators' penalty and l1_ratio, scikit-learn's, share alpha out), and
 # the held-out share (scikit-learn's early_stopping and validation_fraction, the estimators' own).

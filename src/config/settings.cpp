@@ -266,14 +266,14 @@ std::vector<Setting> MakeTable() {
   Setting class_weight =
       Entry("class-weight", SettingType::kText,
             "each class's weight in the loss: none, balanced (n / (classes x rows of the class)) "
-            "or LABEL:W,... (the others 1); linear models, every solver");
+            "or LABEL:W,... (the others 1); every model and solver");
   class_weight.get = [](const TrainConfig& c) { return SettingValue(c.class_weight); };
   class_weight.put = [](TrainConfig& c, const SettingValue& v) {
     c.class_weight = std::get<std::string>(v);
   };
   class_weight.check_text = [](std::string_view text) { ParseClassWeights(text); };
   class_weight.text_name = "none|balanced|LABEL:W,...";
-  t.push_back(With(std::move(class_weight), {.runs = kLinearModels | kAllSolvers | kCpuBackend},
+  t.push_back(With(std::move(class_weight), {.runs = kAllModels | kAllSolvers | kAllBackends},
                    {.identity = "class_weight", .when = ClassWeighted, .text = true}));
   t.push_back(With(Choice<Shrinking>("shrinking",
                                      "dual-cd, the SVMs: set aside the variables at a bound",

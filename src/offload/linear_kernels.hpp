@@ -25,7 +25,7 @@
 
 namespace parsgd::offload {
 
-// A CSR set and its targets, by their (mapped) host addresses.
+// A CSR set, its targets and its row weights, by their (mapped) host addresses.
 struct Rows {
   const uint64_t* offsets;  // rows + 1
   const uint32_t* indices;  // nnz
@@ -33,6 +33,7 @@ struct Rows {
   const float* targets;     // rows
   uint64_t rows;
   uint64_t nnz;
+  const float* weights = nullptr;  // rows; null: every row 1
 };
 
 // The model's arrays: weights and optimiser state of `size` floats each (state null when the
@@ -79,7 +80,8 @@ EpochTotals RunAsyncEpoch(const Rows& d, const Params& p, const AsyncEpoch& a, G
   const uint32_t* idx = d.indices;
   const float* val = d.values;
   const float* tgt = d.targets;
-  const uint64_t rows = d.rows, nnz = d.nnz, size = p.size;
+  const float* rw = d.weights;
+  const uint64_t rows = d.rows, nnz = d.nnz, size = p.size, nrw = rw ? rows : 0;
   float* w = p.weights;
   float* s0 = p.state0;
   float* s1 = p.state1;
@@ -97,9 +99,9 @@ EpochTotals RunAsyncEpoch(const Rows& d, const Params& p, const AsyncEpoch& a, G
   double loss = 0;
 #pragma omp target teams distribute parallel for num_teams(g.teams) thread_limit(g.threads) \
     reduction(+ : loss) map(tofrom : loss)                                                 \
-    map(alloc : off[0 : rows + 1], idx[0 : nnz], val[0 : nnz], tgt[0 : rows], w[0 : size], \
-            s0[0 : n0], s1[0 : n1], rates[0 : nr], order[0 : rows], shard[0 : workers + 1], \
-            ctx[0 : blocks], scratch[0 : nz])                                              \
+    map(alloc : off[0 : rows + 1], idx[0 : nnz], val[0 : nnz], tgt[0 : rows], rw[0 : nrw],  \
+            w[0 : size], s0[0 : n0], s1[0 : n1], rates[0 : nr], order[0 : rows],           \
+            shard[0 : workers + 1], ctx[0 : blocks], scratch[0 : nz])                      \
     is_device_ptr(stop, done)
   for (int worker = 0; worker < workers; ++worker) {
     const LinearParams params{ParamArrays{w, s0, s1}, features, outputs, rates};
@@ -115,9 +117,9 @@ EpochTotals RunAsyncEpoch(const Rows& d, const Params& p, const AsyncEpoch& a, G
       }
       const uint32_t r = order[i];
       const SparseRow x{idx + off[r], val + off[r], static_cast<uint32_t>(off[r + 1] - off[r])};
-      // Every row weighs 1: the trainer refuses weighted rows on this backend.
-      worker_loss += LinearSgdStep<Head, Rule>(Head{}, scheme, params, x, tgt[r], 1.f,
-                                               ctx[(i - begin) / kStepBlock], z);
+      worker_loss +=
+          LinearSgdStep<Head, Rule>(Head{}, scheme, params, x, tgt[r], rw != nullptr ? rw[r] : 1.f,
+                                    ctx[(i - begin) / kStepBlock], z);
     }
     if (done != nullptr) done[worker] = i - begin;
     loss += worker_loss;
@@ -156,7 +158,8 @@ void RunSyncStep(const Rows& d, const Params& p, const SyncBuffers& b, uint64_t 
   const uint32_t* idx = d.indices;
   const float* val = d.values;
   const float* tgt = d.targets;
-  const uint64_t rows = d.rows, nnz = d.nnz, psize = p.size;
+  const float* rw = d.weights;
+  const uint64_t rows = d.rows, nnz = d.nnz, psize = p.size, nrw = rw ? rows : 0;
   float* w = p.weights;
   float* s0 = p.state0;
   float* s1 = p.state1;
@@ -179,16 +182,18 @@ void RunSyncStep(const Rows& d, const Params& p, const SyncBuffers& b, uint64_t 
 
   // Derivatives and the scattered gradient sum.
 #pragma omp target teams distribute parallel for num_teams(teams_for(size)) thread_limit(threads) \
-    map(alloc : off[0 : rows + 1], idx[0 : nnz], val[0 : nnz], tgt[0 : rows], w[0 : psize],      \
-            rates[0 : nr], order[0 : rows], losses[0 : rows], dd[0 : nd], sum[0 : nsum],          \
-            count[0 : features], touched[0 : features], tc[0 : 2])
+    map(alloc                                                                                     \
+        : off [0:rows + 1], idx [0:nnz], val [0:nnz], tgt [0:rows], rw [0:nrw], w [0:psize],      \
+          rates [0:nr], order [0:rows], losses [0:rows], dd [0:nd], sum [0:nsum],                 \
+          count [0:features], touched [0:features], tc [0:2])
   for (uint64_t i = 0; i < size; ++i) {
     const LinearParams params{ParamArrays{w, nullptr, nullptr}, features, outputs, rates};
     const uint32_t r = order[first + i];
     const SparseRow x{idx + off[r], val + off[r], static_cast<uint32_t>(off[r + 1] - off[r])};
     float* z = dd + i * outputs;
     LinearScores<Head::kOutputs>(params, x, z);
-    losses[first + i] = Head{}.LossAndGradient(z, outputs, tgt[r]);
+    losses[first + i] =
+        WeightedLossAndGradient(Head{}, z, outputs, tgt[r], rw != nullptr ? rw[r] : 1.f);
     for (uint32_t e = 0; e < x.nnz; ++e) {
       const uint32_t j = x.index[e];
       const float input = StepInputOf(x.value[e], rates, j);
@@ -238,12 +243,13 @@ void RunSyncStep(const Rows& d, const Params& p, const SyncBuffers& b, uint64_t 
   }
 }
 
-// Sum of a[0 .. n) on the device.
-inline double SumOnDevice(const double* a, uint64_t n, Geometry g) {
+// Sum of a[0 .. n) on the device, in double.
+template <class T>
+double SumOnDevice(const T* a, uint64_t n, Geometry g) {
   double total = 0;
 #pragma omp target teams distribute parallel for num_teams(g.teams) thread_limit(g.threads) \
     reduction(+ : total) map(tofrom : total) map(alloc : a[0 : n])
-  for (uint64_t i = 0; i < n; ++i) total += a[i];
+  for (uint64_t i = 0; i < n; ++i) total += static_cast<double>(a[i]);
   return total;
 }
 
@@ -258,25 +264,29 @@ inline double SquaredNormOnDevice(const Params& p, Geometry g) {
   return total;
 }
 
-// Mean loss and accuracy of the model on a set. Columns beyond the model's features contribute
-// nothing (test data wider than the training data), as in the CPU Evaluate. scratch holds
-// teams * threads * outputs floats (one score vector per device thread), row_loss rows doubles.
+// Mean weighted loss, accuracy and weighted accuracy of the model on a set, as the CPU Evaluate
+// has them (the weighted losses' sum over the rows; the weights' share of the rows predicted
+// right). Columns beyond the model's features contribute nothing (test data wider than the
+// training data). scratch holds teams * threads * outputs floats (one score vector per device
+// thread), row_loss and row_right rows doubles each.
 template <class Head>
 Evaluation RunEvaluate(const Rows& d, const Params& p, float* scratch, double* row_loss,
-                       Geometry g) {
+                       double* row_right, Geometry g) {
   const uint64_t* off = d.offsets;
   const uint32_t* idx = d.indices;
   const float* val = d.values;
   const float* tgt = d.targets;
+  const float* rw = d.weights;
   const uint64_t rows = d.rows, nnz = d.nnz, size = p.size, features = p.features;
+  const uint64_t nrw = rw ? rows : 0;
   const float* w = p.weights;
   const int outputs = p.outputs, threads = g.threads;
   const uint64_t nz = static_cast<uint64_t>(g.teams) * g.threads * outputs;
   uint64_t correct = 0;
 #pragma omp target teams distribute parallel for num_teams(g.teams) thread_limit(g.threads) \
     reduction(+ : correct) map(tofrom : correct)                                           \
-    map(alloc : off[0 : rows + 1], idx[0 : nnz], val[0 : nnz], tgt[0 : rows], w[0 : size], \
-            scratch[0 : nz], row_loss[0 : rows])
+    map(alloc : off[0 : rows + 1], idx[0 : nnz], val[0 : nnz], tgt[0 : rows], rw[0 : nrw],  \
+            w[0 : size], scratch[0 : nz], row_loss[0 : rows], row_right[0 : rows])
   for (uint64_t i = 0; i < rows; ++i) {
     const int slot = omp_get_team_num() * threads + omp_get_thread_num();
     float* z = scratch + static_cast<uint64_t>(slot) * outputs;
@@ -288,8 +298,11 @@ Evaluation RunEvaluate(const Rows& d, const Params& p, float* scratch, double* r
       const float* wj = w + static_cast<uint64_t>(j) * outputs;
       for (int k = 0; k < outputs; ++k) z[k] += val[e] * wj[k];
     }
-    row_loss[i] = Head{}.Value(z, outputs, tgt[i]);
-    correct += Head{}.Correct(z, outputs, tgt[i]) ? 1 : 0;
+    const double weight = rw != nullptr ? rw[i] : 1.0;
+    const bool right = Head{}.Correct(z, outputs, tgt[i]);
+    row_loss[i] = weight * Head{}.Value(z, outputs, tgt[i]);
+    row_right[i] = right ? weight : 0.0;
+    correct += right ? 1 : 0;
   }
   Evaluation e;
   e.rows = rows;
@@ -297,8 +310,8 @@ Evaluation RunEvaluate(const Rows& d, const Params& p, float* scratch, double* r
     e.mean_loss = SumOnDevice(row_loss, rows, g) / static_cast<double>(rows);
     e.accuracy = static_cast<double>(correct) / static_cast<double>(rows);
   }
-  e.weighted_accuracy = e.accuracy;  // every row weighs 1 here (the trainer refuses weights)
-  e.weight_sum = static_cast<double>(rows);
+  e.weight_sum = rw != nullptr ? SumOnDevice(rw, rows, g) : static_cast<double>(rows);
+  if (e.weight_sum > 0) e.weighted_accuracy = SumOnDevice(row_right, rows, g) / e.weight_sum;
   return e;
 }
 

@@ -1,9 +1,9 @@
-// The linear models on an OpenMP target device: the training set, its targets, the weights, the
-// optimiser state and the per-feature rates are mapped once and stay on the device across epochs;
-// the test set is mapped at its first evaluation. Per epoch the host sends the sample order (4
-// bytes per row, made by the same SampleOrder as the CPU backend, so both backends visit the same
-// rows in the same sequence) and the step-size table; only metrics come back. The weights come back
-// when the trained model is read (Trainer::model()).
+// The linear models on an OpenMP target device: the training set, its targets (and row weights),
+// the model's weights, the optimiser state and the per-feature rates are mapped once and stay on
+// the device across epochs; the test set is mapped at its first evaluation. Per epoch the host
+// sends the sample order (4 bytes per row, made by the same SampleOrder as the CPU backend, so
+// both backends visit the same rows in the same sequence) and the step-size table; only metrics
+// come back. The model's weights come back when the trained model is read (Trainer::model()).
 //
 // Workers: on a device, --threads counts device workers (default kDeviceWorkers for hogwild and
 // atomic, 1 for sync, whose parallelism is inside each minibatch); on the host fallback the
@@ -43,19 +43,25 @@ bool IsMinibatch(const TrainConfig& config) {
          (config.scheme == SchemeKind::kSequential && config.batch > 1);
 }
 
-// A data set and its targets, mapped.
+// A data set, its targets and their row weights (where the rows have weights), mapped.
 struct MappedRows {
   MappedRows(const Dataset& data, const Targets& targets)
       : offsets(data.offsets().data(), data.rows() + 1),
         indices(data.indices().data(), data.nnz()),
         values(data.values().data(), data.nnz()),
         target_values(targets.values.data(), data.rows()),
+        row_weights(WeightsOf(targets), targets.weights.empty() ? 0 : data.rows()),
         view{data.offsets().data(), data.indices().data(), data.values().data(),
-             targets.values.data(), data.rows(),           data.nnz()} {}
+             targets.values.data(), data.rows(),           data.nnz(),
+             WeightsOf(targets)} {}
+  static const float* WeightsOf(const Targets& t) {
+    return t.weights.empty() ? nullptr : t.weights.data();
+  }
   DeviceArray<const uint64_t> offsets;
   DeviceArray<const uint32_t> indices;
   DeviceArray<const float> values;
   DeviceArray<const float> target_values;
+  DeviceArray<const float> row_weights;
   offload::Rows view;
 };
 
@@ -64,7 +70,7 @@ using AsyncFn = EpochTotals (*)(const offload::Rows&, const offload::Params&,
 using SyncFn = void (*)(const offload::Rows&, const offload::Params&, const offload::SyncBuffers&,
                         uint64_t, uint64_t, uint64_t, int, const RuleContext, int, bool);
 using EvalFn = Evaluation (*)(const offload::Rows&, const offload::Params&, float*, double*,
-                              Geometry);
+                              double*, Geometry);
 
 class OffloadLearner final : public Learner {
  public:
@@ -141,10 +147,14 @@ class OffloadLearner final : public Learner {
     }
     if (row_loss_.size() < data.rows()) {
       row_loss_ = DeviceArray<double>();
+      row_right_ = DeviceArray<double>();
       row_loss_host_.assign(data.rows(), 0.0);
+      row_right_host_.assign(data.rows(), 0.0);
       row_loss_ = DeviceArray<double>(row_loss_host_.data(), data.rows(), Transfer::kAllocate);
+      row_right_ = DeviceArray<double>(row_right_host_.data(), data.rows(), Transfer::kAllocate);
     }
-    return eval_(at->second->view, params_, eval_scratch_.get(), row_loss_.get(), g);
+    return eval_(at->second->view, params_, eval_scratch_.get(), row_loss_.get(), row_right_.get(),
+                 g);
   }
 
   double Regularizer() const override {
@@ -356,7 +366,7 @@ class OffloadLearner final : public Learner {
   std::vector<uint64_t> done_host_;  // host fallback: samples each worker processed
   std::vector<float> scratch_host_, eval_scratch_host_;
   std::vector<RuleContext> contexts_host_;
-  std::vector<double> losses_host_, row_loss_host_;
+  std::vector<double> losses_host_, row_loss_host_, row_right_host_;
   std::vector<float> d_host_, sum_host_;
   std::vector<uint32_t> count_host_, touched_host_;
   uint32_t touched_count_host_[2] = {0, 0};
@@ -370,7 +380,7 @@ class OffloadLearner final : public Learner {
   DeviceArray<uint64_t> shard_;
   DeviceArray<float> scratch_, eval_scratch_;
   DeviceArray<RuleContext> contexts_;
-  DeviceArray<double> losses_, row_loss_;
+  DeviceArray<double> losses_, row_loss_, row_right_;
   DeviceArray<float> d_, sum_;
   DeviceArray<uint32_t> count_, touched_, touched_count_;
 };

@@ -175,8 +175,7 @@ struct Weighted {
 };
 
 // Applies --class-weight to the targets of the training and test rows (balanced: by the rows of
-// every rank), scales each set's weights to a mean of 1, and refuses weighted rows where the run
-// would not weigh them (test rows: where its evaluation would not). Collective.
+// every rank) and scales each set's weights to a mean of 1. Collective.
 Weighted WeighRows(const TrainConfig& given, const Dataset& train, Targets& train_targets,
                    std::optional<Targets>& test_targets, std::optional<Targets>& held_targets,
                    Communicator& ranks) {
@@ -206,18 +205,6 @@ Weighted WeighRows(const TrainConfig& given, const Dataset& train, Targets& trai
   if (test_targets) weighted.test = ScaleWeightsToMeanOne(*test_targets, "the test data", ranks);
   // The held-out rows are measured by their weighted loss; their accuracy stays the share right.
   if (held_targets) ScaleWeightsToMeanOne(*held_targets, "the held-out rows", ranks);
-  // Every rank knows both flags (ScaleWeightsToMeanOne): they all refuse alike.
-  const std::string why = !IsLinear(given.model)
-                              ? fmt::format("model {}", NameOf<ModelKind>(kModelKinds, given.model))
-                          : given.backend == Backend::kOffload ? std::string("backend offload")
-                                                               : std::string();
-  const bool test_refused = weighted.test && given.backend == Backend::kOffload;
-  if ((weighted.train || test_refused) && !why.empty()) {
-    throw Error(fmt::format(
-        "{}: its rows have weights (a weight column, VW importances, --class-weight): {} does "
-        "not weigh rows yet; train a linear model on the cpu backend, or give the rows weight 1",
-        weighted.train ? train.source() : std::string("the test data"), why));
-  }
   return weighted;
 }
 

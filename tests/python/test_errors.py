@@ -51,6 +51,3 @@ def test_a_diverging_run_names_the_step_size():
                             max_iter=50).fit(X, Y.astype(float))
 
 
-def test_the_mlp_refuses_sample_weights():
-    with pytest.raises(NotImplementedError, match="MLPClassifier does not weigh samples yet"):
-        parsgd.MLPClassifier().fit(X, Y, sample_weight=np.ones(len(Y)))

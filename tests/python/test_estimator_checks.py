@@ -1,6 +1,6 @@
 """scikit-learn's own estimator checks for every estimator. A check that cannot apply is marked by
 the estimator's tags (_more_tags: binary_only for the binary losses, _xfail_checks with the reason
-for the sample-weight checks), never skipped here."""
+for the check of rows of weight 0), never skipped here."""
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 

@@ -60,6 +60,20 @@ def test_sample_weights_move_the_model_and_score_weighs_rows():
         np.average(heavy.predict(X) == y, weights=w))
 
 
+def test_the_mlp_weighs_rows_and_classes():
+    X, y = imbalanced()
+    mlp = dict(random_state=0, scheme="sequential", hidden_layer_sizes=(8,), max_iter=5)
+    plain = parsgd.MLPClassifier(**mlp).fit(X, y)
+    balanced = parsgd.MLPClassifier(class_weight="balanced", **mlp).fit(X, y)
+    assert recall(balanced, X, y, "rare") > recall(plain, X, y, "rare") + 0.3
+    # The rows' weights and their classes' are one weight: the same model bit for bit.
+    rare = y == "rare"
+    by_rows = parsgd.MLPClassifier(**mlp).fit(X, y, sample_weight=np.where(rare, 19.0, 1.0))
+    by_class = parsgd.MLPClassifier(class_weight={"rare": 19.0}, **mlp).fit(X, y)
+    for a, b in zip(by_rows.coefs_, by_class.coefs_):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_partial_fit_weighs_rows_but_not_balanced_classes():
     X, y = imbalanced()
     est = parsgd.SGDClassifier(random_state=0, class_weight={"rare": 19.0})

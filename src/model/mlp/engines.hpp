@@ -13,10 +13,11 @@ std::unique_ptr<MlpEngine> MakeReferenceEngine(const std::vector<int>& sizes, in
 std::unique_ptr<MlpEngine> MakeOneDnnEngine(const std::vector<int>& sizes, int max_batch,
                                             int threads);
 
-// The softmax cross-entropy of n rows of logits: returns the summed loss and writes
-// dz = (softmax - onehot) / N, the gradient of the mean loss over N rows with respect to the
-// logits (N = mean_over, or n when it is 0: a part of a minibatch of N rows passes N).
-double SoftmaxOutputGradient(const float* logits, const int* labels, int n, int classes, float* dz,
-                             int mean_over = 0);
+// The softmax cross-entropy of n rows of logits, row i weighted by weights[i] (null: 1): returns
+// the summed weighted loss and writes dz = w_i (softmax - onehot) / N, the gradient of the mean
+// weighted loss over N rows with respect to the logits (N = mean_over, or n when it is 0: a part
+// of a minibatch of N rows passes N).
+double SoftmaxOutputGradient(const float* logits, const int* labels, const float* weights, int n,
+                             int classes, float* dz, int mean_over = 0);
 
 }  // namespace parsgd

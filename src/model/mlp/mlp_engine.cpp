@@ -11,15 +11,18 @@ std::unique_ptr<MlpEngine> MakeMlpEngine(MlpBackend backend, const std::vector<i
   return MakeOneDnnEngine(sizes, max_batch, threads);
 }
 
-double SoftmaxOutputGradient(const float* logits, const int* labels, int n, int classes, float* dz,
-                             int mean_over) {
+double SoftmaxOutputGradient(const float* logits, const int* labels, const float* weights, int n,
+                             int classes, float* dz, int mean_over) {
   double loss = 0;
   const float inv = 1.f / static_cast<float>(mean_over > 0 ? mean_over : n);
   for (int i = 0; i < n; ++i) {
     float* row = dz + static_cast<std::size_t>(i) * classes;
-    loss += SoftmaxLoss::ValueAndGradient(logits + static_cast<std::size_t>(i) * classes, classes,
-                                          labels[i], row);
-    for (int k = 0; k < classes; ++k) row[k] *= inv;
+    const double value = SoftmaxLoss::ValueAndGradient(
+        logits + static_cast<std::size_t>(i) * classes, classes, labels[i], row);
+    const float w = weights != nullptr ? weights[i] : 1.f;
+    loss += weights != nullptr ? w * value : value;
+    const float scale = w * inv;
+    for (int k = 0; k < classes; ++k) row[k] *= scale;
   }
   return loss;
 }

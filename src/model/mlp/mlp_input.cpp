@@ -21,7 +21,7 @@ void PrefetchRowEntries(const Dataset& data, uint32_t r) {
 }  // namespace
 
 void GatherDense(const Dataset& data, std::span<const uint32_t> rows, const float* input_scale,
-                 int inputs, float* x, const float* targets, int* labels) {
+                 int inputs, float* x) {
   for (std::size_t i = 0; i < std::min(kRowsAhead, rows.size()); ++i) {
     PrefetchRowEntries(data, rows[i]);
   }
@@ -34,8 +34,14 @@ void GatherDense(const Dataset& data, std::span<const uint32_t> rows, const floa
       const uint32_t j = row.index[e];
       if (j < static_cast<uint32_t>(inputs)) dense[j] = row.value[e] * input_scale[j];
     }
-    if (labels != nullptr) labels[i] = static_cast<int>(targets[rows[i]]);
   }
+}
+
+void GatherLabels(std::span<const uint32_t> rows, const float* targets, const float* row_weights,
+                  int* labels, float* weights) {
+  for (std::size_t i = 0; i < rows.size(); ++i) labels[i] = static_cast<int>(targets[rows[i]]);
+  if (row_weights == nullptr) return;
+  for (std::size_t i = 0; i < rows.size(); ++i) weights[i] = row_weights[rows[i]];
 }
 
 }  // namespace parsgd

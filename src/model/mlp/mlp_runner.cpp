@@ -30,6 +30,7 @@ struct alignas(kCacheLine) MlpWorker {
   std::unique_ptr<MlpEngine> engine;
   std::vector<float> x;
   std::vector<int> labels;
+  std::vector<float> weights;  // the minibatch's row weights, where the rows have weights
   AlignedArray<float> grad;
   std::vector<uint32_t> order_scratch;
   std::span<const uint32_t> shard;
@@ -47,13 +48,21 @@ class MlpWorkers {
       w.engine = MakeMlpEngine(config.mlp_backend, sizes, batch, 1);
       w.x.resize(static_cast<std::size_t>(batch) * inputs_);
       w.labels.resize(batch);
+      w.weights.resize(batch);
       w.grad = AlignedArray<float>(size);
     }
   }
 
   void Gather(const MlpContext& c, std::span<const uint32_t> rows, MlpWorker& w) {
-    GatherDense(*c.data, rows, c.params.input_scale, inputs_, w.x.data(), c.targets,
-                w.labels.data());
+    GatherDense(*c.data, rows, c.params.input_scale, inputs_, w.x.data());
+    GatherLabels(rows, c.targets, c.weights, w.labels.data(), w.weights.data());
+  }
+
+  // Worker w's minibatch's loss and gradient on `params`, into w.grad; returns the summed loss.
+  static double LossAndGradient(const MlpContext& c, MlpWorker& w, const float* params, int n) {
+    return w.engine->LossAndGradient(params, w.x.data(), w.labels.data(),
+                                     c.weights != nullptr ? w.weights.data() : nullptr, n,
+                                     w.grad.data());
   }
 
   // The workers' losses and samples, summed in worker order.
@@ -120,8 +129,7 @@ class MlpAsyncLocal : MlpWorkers {
         snapshot[i] = LoadRelaxed(c.params.arrays.weights[i]);
       compute_on = snapshot;
     }
-    loss += w.engine->LossAndGradient(compute_on, w.x.data(), w.labels.data(),
-                                      static_cast<int>(batch.size()), w.grad.data());
+    loss += LossAndGradient(c, w, compute_on, static_cast<int>(batch.size()));
     if (alone || kHoldsAll) {
       ApplyGradient<Rule, PlainWrite>(c.params, c.params.arrays, w.grad.data(), 0, c.params.size,
                                       rc);
@@ -173,8 +181,7 @@ class MlpSyncLocal : MlpWorkers {
     d.loss = 0;
     if (part.empty()) return;
     Gather(c, part, d);
-    d.loss = d.engine->LossAndGradient(c.params.arrays.weights, d.x.data(), d.labels.data(),
-                                       static_cast<int>(part.size()), d.grad.data());
+    d.loss = LossAndGradient(c, d, c.params.arrays.weights, static_cast<int>(part.size()));
   }
 
   // `size`: the step's samples over every rank, so that the ranks' sums add up to the mean.
@@ -243,8 +250,7 @@ class MlpReplicaLocal : MlpWorkers {
       Gather(c, batch, w);
       const RuleContext rc =
           RuleAt(c, static_cast<double>(b) * c.workers, static_cast<double>(++steps));
-      w.loss += w.engine->LossAndGradient(p.weights, w.x.data(), w.labels.data(),
-                                          static_cast<int>(batch.size()), w.grad.data());
+      w.loss += LossAndGradient(c, w, p.weights, static_cast<int>(batch.size()));
       ApplyGradient<Rule, PlainWrite>(c.params, p, w.grad.data(), 0, c.params.size, rc);
       w.done += batch.size();
     }

@@ -71,15 +71,16 @@ class OneDnnEngine final : public MlpEngine {
       buffer = AlignedArray<float>(static_cast<std::size_t>(max_batch) * widest);
   }
 
-  double LossAndGradient(const float* params, const float* x, const int* labels, int n,
-                         float* grad) override {
+  double LossAndGradient(const float* params, const float* x, const int* labels,
+                         const float* weights, int n, float* grad) override {
     omp_set_num_threads(threads_);
     ShareFloatMode(threads_);
     std::vector<LayerPlan>& plan = PlanFor(n);
     Forward(plan, params, x);
     const int classes = layers_.back().outputs;
     float* dz = grad_buffers_[0].data();
-    const double loss = SoftmaxOutputGradient(activations_.back().data(), labels, n, classes, dz);
+    const double loss =
+        SoftmaxOutputGradient(activations_.back().data(), labels, weights, n, classes, dz);
     for (int l = static_cast<int>(layers_.size()) - 1; l >= 0; --l) {
       const MlpLayer& layer = layers_[l];
       LayerPlan& p = plan[l];

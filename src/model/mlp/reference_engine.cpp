@@ -18,15 +18,15 @@ class ReferenceEngine final : public MlpEngine {
     for (int s : sizes) activations_.emplace_back(static_cast<std::size_t>(max_batch) * s);
   }
 
-  double LossAndGradient(const float* params, const float* x, const int* labels, int n,
-                         float* grad) override {
+  double LossAndGradient(const float* params, const float* x, const int* labels,
+                         const float* weights, int n, float* grad) override {
     Forward(params, x, n);
     const auto& layers = layers_;
     const int classes = classes_;
-    // dZ of the output layer: (softmax - onehot) / n, and the loss.
+    // dZ of the output layer: w_i (softmax - onehot) / n, and the loss.
     std::vector<float> dz(static_cast<std::size_t>(n) * classes);
     const double loss =
-        SoftmaxOutputGradient(activations_.back().data(), labels, n, classes, dz.data());
+        SoftmaxOutputGradient(activations_.back().data(), labels, weights, n, classes, dz.data());
     for (int l = static_cast<int>(layers.size()) - 1; l >= 0; --l) {
       const MlpLayer& layer = layers[l];
       const float* in = activations_[l].data();

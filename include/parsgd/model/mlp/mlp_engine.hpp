@@ -17,11 +17,12 @@ class MlpEngine {
  public:
   virtual ~MlpEngine() = default;
 
-  // x: n rows of sizes.front() floats (row-major); labels: n class ids < sizes.back(); params: the
-  // flat parameters (read only); grad: as many floats, set to the gradient of the mean loss over
-  // the n rows. Returns the sum of the n rows' losses. 1 <= n <= max_batch.
-  virtual double LossAndGradient(const float* params, const float* x, const int* labels, int n,
-                                 float* grad) = 0;
+  // x: n rows of sizes.front() floats (row-major); labels: n class ids < sizes.back(); weights: n
+  // row weights, each scaling its row's loss (null: every row 1); params: the flat parameters
+  // (read only); grad: as many floats, set to the gradient of the mean weighted loss over the n
+  // rows (sum w_i loss_i / n). Returns the sum of the n rows' weighted losses. 1 <= n <= max_batch.
+  virtual double LossAndGradient(const float* params, const float* x, const int* labels,
+                                 const float* weights, int n, float* grad) = 0;
 
   // scores: n x sizes.back() logits (row-major) of the n rows of x. 1 <= n <= max_batch.
   virtual void Scores(const float* params, const float* x, int n, float* scores) = 0;

@@ -10,8 +10,13 @@
 namespace parsgd {
 
 // For each of `rows`, its features below `inputs`, times input_scale, into x[i * inputs ...]
-// (zeros elsewhere). labels[i] = targets[rows[i]] when labels is not null.
+// (zeros elsewhere).
 void GatherDense(const Dataset& data, std::span<const uint32_t> rows, const float* input_scale,
-                 int inputs, float* x, const float* targets = nullptr, int* labels = nullptr);
+                 int inputs, float* x);
+
+// For each of `rows`, its class id (targets[rows[i]]) into labels[i], and where the rows have
+// weights (row_weights not null) its weight into weights[i].
+void GatherLabels(std::span<const uint32_t> rows, const float* targets, const float* row_weights,
+                  int* labels, float* weights);
 
 }  // namespace parsgd

@@ -8,7 +8,8 @@
 // (backward) at the next tick. Every stage is busy M ticks of the M + K - 1 of a pass, so with
 // stages of equal cost a share (K - 1) / (M + K - 1) of the stages' time is idle: the bubble; the
 // runner measures it (EpochTotals::busy_seconds, stage_seconds). Bytes exchanged a minibatch: the
-// activations and their gradients at every stage boundary, 2 m n_b x 4 each, and the labels.
+// activations and their gradients at every stage boundary, 2 m n_b x 4 each, and the labels (and
+// the weights of weighted rows).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -44,6 +45,7 @@ class PipelineRunner final : public MlpRunner {
         batch_(batch),
         grad_(ParamCount(layers_)),
         labels_(batch),
+        weights_(batch),
         losses_(micro_),
         busy_(stages_) {
     for (int s : sizes) activations_.emplace_back(static_cast<std::size_t>(batch) * s);
@@ -100,7 +102,7 @@ class PipelineRunner final : public MlpRunner {
     totals.stage_seconds += stages_ * Since(start);
     totals.busy_seconds += stages_ * Since(start);  // the update keeps every stage busy
     for (double& b : busy_) totals.busy_seconds += std::exchange(b, 0.0);
-    totals.exchanged_bytes += ExchangedBytes(m);
+    totals.exchanged_bytes += ExchangedBytes(m, c.weights != nullptr);
     double loss = 0;
     for (int j = 0; j < micro; ++j) loss += losses_[j];  // micro-batch order
     return loss;
@@ -112,7 +114,9 @@ class PipelineRunner final : public MlpRunner {
     const int rows = r1 - r0, last = static_cast<int>(layers_.size()) - 1;
     if (k == 0) {
       GatherDense(*c.data, batch.subspan(r0, rows), c.params.input_scale, sizes_[0],
-                  At(activations_[0], r0, sizes_[0]), c.targets, labels_.data() + r0);
+                  At(activations_[0], r0, sizes_[0]));
+      GatherLabels(batch.subspan(r0, rows), c.targets, c.weights, labels_.data() + r0,
+                   weights_.data() + r0);
     }
     for (int l = first_[k]; l < first_[k + 1]; ++l) {
       const MlpLayer& layer = layers_[l];
@@ -122,6 +126,7 @@ class PipelineRunner final : public MlpRunner {
     if (k + 1 == stages_) {
       const int classes = sizes_.back();
       losses_[j] = SoftmaxOutputGradient(At(activations_.back(), r0, classes), labels_.data() + r0,
+                                         c.weights != nullptr ? weights_.data() + r0 : nullptr,
                                          rows, classes, At(dz_.back(), r0, classes), m);
     }
   }
@@ -147,8 +152,9 @@ class PipelineRunner final : public MlpRunner {
     return buffer.data() + static_cast<std::size_t>(row) * width;
   }
 
-  uint64_t ExchangedBytes(int m) const {
-    uint64_t floats = stages_ > 1 ? m : 0;  // the labels, from stage 0 to the last
+  uint64_t ExchangedBytes(int m, bool weighted) const {
+    // The labels (and weights), from stage 0 to the last.
+    uint64_t floats = stages_ > 1 ? (weighted ? 2ull : 1ull) * m : 0;
     for (int k = 1; k < stages_; ++k) floats += 2ull * m * sizes_[first_[k]];
     return floats * sizeof(float);
   }
@@ -162,6 +168,7 @@ class PipelineRunner final : public MlpRunner {
   int batch_;
   AlignedArray<float> grad_;
   std::vector<int> labels_;
+  std::vector<float> weights_;                    // where the rows have weights
   std::vector<double> losses_;                    // per micro-batch
   std::vector<double> busy_;                      // per stage, this minibatch's busy seconds
   std::vector<AlignedArray<float>> activations_;  // [l]: layer l's input

@@ -41,6 +41,7 @@ struct alignas(kCacheLine) Subnet {
   std::unique_ptr<MlpEngine> engine;
   std::vector<float> x;
   std::vector<int> labels;
+  std::vector<float> weights;        // where the rows have weights
   std::vector<std::vector<int>> at;  // [l]: layer l's units (l = 0: the inputs) in the subnetwork
   std::vector<uint32_t> order_scratch;
   std::span<const uint32_t> shard;
@@ -71,6 +72,7 @@ class SubnetRunner final : public MlpRunner {
       s.engine = MakeMlpEngine(config.mlp_backend, s.sizes, batch, 1);
       s.x.resize(static_cast<std::size_t>(batch) * sizes.front());
       s.labels.resize(batch);
+      s.weights.resize(batch);
       s.at.assign(sizes.size(), {});
     }
   }
@@ -173,9 +175,10 @@ class SubnetRunner final : public MlpRunner {
       const double samples = static_cast<double>(b) * workers;
       const RuleContext rc =
           MakeRuleContext(c.optimizer, StepAt(c, samples), (c.epoch * rows + samples) / batch_ + 1);
-      GatherDense(*c.data, batch, c.params.input_scale, sizes_.front(), s.x.data(), c.targets,
-                  s.labels.data());
+      GatherDense(*c.data, batch, c.params.input_scale, sizes_.front(), s.x.data());
+      GatherLabels(batch, c.targets, c.weights, s.labels.data(), s.weights.data());
       s.loss += s.engine->LossAndGradient(p.weights, s.x.data(), s.labels.data(),
+                                          c.weights != nullptr ? s.weights.data() : nullptr,
                                           static_cast<int>(batch.size()), s.grad.data());
       ApplyGradient<Rule, PlainWrite>(model, p, s.grad.data(), 0, s.grad.size(), rc);
       s.done += batch.size();

@@ -38,6 +38,7 @@ class VerticalRunner final : public MlpRunner {
         batch_(batch),
         grad_(ParamCount(layers_)),
         labels_(batch),
+        weights_(batch),
         losses_(workers) {
     for (int s : sizes) activations_.emplace_back(static_cast<std::size_t>(batch) * s);
     for (std::size_t l = 1; l < sizes.size(); ++l)
@@ -66,8 +67,9 @@ class VerticalRunner final : public MlpRunner {
     ex.RunWorkers(workers_, [&](int w) {
       const int r0 = Lo(m, w), r1 = Lo(m, w + 1);
       GatherDense(*c.data, batch.subspan(r0, r1 - r0), c.params.input_scale, sizes_[0],
-                  activations_[0].data() + static_cast<std::size_t>(r0) * sizes_[0], c.targets,
-                  labels_.data() + r0);
+                  activations_[0].data() + static_cast<std::size_t>(r0) * sizes_[0]);
+      GatherLabels(batch.subspan(r0, r1 - r0), c.targets, c.weights, labels_.data() + r0,
+                   weights_.data() + r0);
     });
     for (int l = 0; l < layers; ++l) {
       const MlpLayer& layer = layers_[l];
@@ -80,10 +82,11 @@ class VerticalRunner final : public MlpRunner {
     ex.RunWorkers(workers_, [&](int w) {
       const int r0 = Lo(m, w), r1 = Lo(m, w + 1);
       const std::size_t at = static_cast<std::size_t>(r0) * classes;
-      losses_[w] = r1 > r0
-                       ? SoftmaxOutputGradient(activations_.back().data() + at, labels_.data() + r0,
-                                               r1 - r0, classes, dz_.back().data() + at, m)
-                       : 0.0;
+      losses_[w] =
+          r1 > r0 ? SoftmaxOutputGradient(activations_.back().data() + at, labels_.data() + r0,
+                                          c.weights != nullptr ? weights_.data() + r0 : nullptr,
+                                          r1 - r0, classes, dz_.back().data() + at, m)
+                  : 0.0;
     });
     for (int l = layers - 1; l >= 0; --l) {
       const MlpLayer& layer = layers_[l];
@@ -150,6 +153,7 @@ class VerticalRunner final : public MlpRunner {
   std::vector<AlignedArray<float>> parts_;        // per worker: its part of an input gradient
   AlignedArray<float> grad_;
   std::vector<int> labels_;
+  std::vector<float> weights_;  // where the rows have weights
   std::vector<double> losses_;
   std::vector<uint32_t> order_scratch_;
 };
