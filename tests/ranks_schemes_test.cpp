@@ -5,6 +5,7 @@
 // state, and rank 0's snapshot continues every rank exactly.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <span>
 #include <string>
@@ -149,6 +150,60 @@ TEST(RanksSync, SeveralWorkersUnevenSharesRepeatAndResume) {
     EXPECT_LT(runs[0].reports.back().objective, runs[0].reports.front().objective);
     ExpectRepeatAndResume(3, c, *whole, runs);
   }
+}
+
+// Averaged SGD across ranks: each rank averages its own iterates and the ranks average their
+// means at every epoch's end. Under --ranks-scheme sync (every rank on the same iterates) that is
+// the sync scheme's averaged model of as many workers (to rounding: a rank's clock counts its own
+// samples, half the process's, so the shares are rounded apart); under the ranks' average, with
+// uneven shares and several workers a rank, every rank reports the same mean, which is not the
+// iterate, and repeats and resumes exactly.
+TEST(RanksAsgd, TheRanksAverageTheirMeans) {
+  const Dataset sparse = testing::MakeProblem(1000, 200, 8, 2, 0.05, 3);
+  TrainConfig c = Linear();
+  c.order = OrderKind::kSequential;
+  c.batch = 2;
+  c.asgd = kAsgdAuto;
+  TrainConfig in_process = c;
+  in_process.scheme = SchemeKind::kSync;
+  in_process.threads = 2;
+  const RankRun expected = TrainAlone(in_process, sparse, c.epochs);
+  TrainConfig ranked = c;
+  ranked.ranks_scheme = RanksScheme::kSync;
+  const std::vector<RankRun> runs = TrainRanks(2, ranked, sparse, c.epochs);
+  ExpectRanksAlike(runs, sparse.rows());
+  for (std::size_t e = 0; e < expected.kept.size(); ++e) {
+    ASSERT_EQ(runs[0].kept[e].size(), expected.kept[e].size());
+    for (std::size_t i = 0; i < expected.kept[e].size(); ++i) {
+      EXPECT_NEAR(runs[0].kept[e][i], expected.kept[e][i],
+                  1e-6 + 1e-5 * std::abs(expected.kept[e][i]))
+          << "epoch " << e + 1 << ", weight " << i;
+    }
+  }
+
+  const Dataset uneven = testing::MakeProblem(1001, 200, 8, 2, 0.05, 6);
+  TrainConfig averaged = Linear();
+  averaged.threads = 2;
+  averaged.scheme = SchemeKind::kHogwild;
+  averaged.asgd = 1;
+  averaged.ranks_period = 50;
+  averaged.deterministic = false;
+  const std::vector<RankRun> mean_runs = TrainRanks(3, averaged, uneven, averaged.epochs);
+  ExpectRanksAlike(mean_runs, uneven.rows());
+  TrainConfig sequential = averaged;
+  sequential.threads = 1;
+  sequential.scheme = SchemeKind::kSequential;
+  const std::vector<RankRun> exact = TrainRanks(3, sequential, uneven, sequential.epochs);
+  ExpectRanksAlike(exact, uneven.rows());
+  ExpectRepeatAndResume(3, sequential, uneven, exact);
+  TrainConfig plain = sequential;
+  plain.asgd = kAsgdOff;
+  const std::vector<RankRun> iterates = TrainRanks(3, plain, uneven, plain.epochs);
+  EXPECT_FALSE(SameBits(iterates[0].kept.back(), exact[0].kept.back()));
+  // The mean of the last two epochs' iterates: below the first epoch's, near the last's.
+  EXPECT_LT(exact[0].reports.back().objective, iterates[0].reports.front().objective);
+  EXPECT_NEAR(exact[0].reports.back().objective, iterates[0].reports.back().objective,
+              0.05 * iterates[0].reports.back().objective);
 }
 
 // The MLP across ranks under every kind of scheme inside a rank: the ranks end each epoch alike,

@@ -125,12 +125,6 @@ void ValidateRanks(const TrainConfig& c) {
   }
 }
 
-// --asgd: each rank would average its own iterates, and the ranks' means are not combined yet.
-void ValidateAveraging(const TrainConfig& c, int ranks) {
-  if (Averages(c) && ranks > 1) {
-    throw SettingError("`asgd` across ranks is not written yet: average inside one process");
-  }
-}
 // The MLP's model partitions (pipeline, vertical, subnet) and their own settings.
 void ValidatePartitions(const TrainConfig& c) {
   auto fail = [](const std::string& what) { throw SettingError(what); };
@@ -223,7 +217,6 @@ void ValidateConfig(const TrainConfig& c, int ranks, const GivenSetting& given) 
                      NameOf<OuterKind>(kOuterKinds, c.outer.kind), c.outer.learning_rate));
   }
   if (c.schedule == ScheduleKind::kOptimal) ValidateOptimalSchedule(c, ranks);
-  ValidateAveraging(c, ranks);
   if (c.schedule == ScheduleKind::kGeometric && c.decay > 1) {
     fail(fmt::format("`decay` for the geometric schedule is a factor per epoch in (0, 1], got {}",
                      c.decay));

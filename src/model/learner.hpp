@@ -66,6 +66,10 @@ class Learner {
   }
   // After the ranks replaced the contents of RankArrays(state) by their combination.
   virtual void RanksCombined(bool /*state*/) {}
+  // Arrays every rank replaces by the ranks' mean at each epoch's end, whatever the ranks' scheme
+  // (--asgd: the averaged model, each rank's the mean of its own iterates; the ranks' mean of
+  // those is the mean of their mean model's iterates, both being means).
+  virtual std::vector<std::span<float>> RankMeans() { return {}; }
   virtual const LinearModel* linear() const { return nullptr; }
   virtual const MlpModel* mlp() const { return nullptr; }
 };

@@ -510,6 +510,10 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
     if (s.combiner && !stopped) s.combiner->Combine(*s.learner, ranks, part + 1 == parts);
     comm_seconds += Seconds(combine_start);
   }
+  // Arrays the ranks average at every epoch's end (--asgd's means), whatever their scheme.
+  if (shared && !stopped) {
+    for (const std::span<float> mean : s.learner->RankMeans()) ranks.MeanAll(mean);
+  }
   if (shared) {
     std::vector<double> loss = {totals.loss_sum};
     ranks.SumAll(loss);

@@ -83,7 +83,7 @@ class SyncRunner final : public Runner<Params> {
           MakeRuleContext(c.optimizer, StepAt(c.step, c.epoch, static_cast<double>(done_), rows_),
                           static_cast<double>(c.epoch * steps_ + s + 1));
       rc.penalty = PenaltyClock(c, static_cast<double>(done_), double(steps_)) + rc.eta;
-      rc.samples = c.epoch * rows_ + done_;  // --asgd's clock
+      rc.samples = c.epoch * c.data->rows() + mine_done_;  // --asgd's clock: this rank's samples
       const uint64_t mine = split.Offset(s, workers);
       uint64_t size = mine;
       if (c.ranks == nullptr) {
@@ -99,6 +99,7 @@ class SyncRunner final : public Runner<Params> {
       local_.AddLoss(totals.loss_sum, split, s);
       totals.updates += mine;
       done_ += size;
+      mine_done_ += mine;
     }
     if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
     return totals;
@@ -120,6 +121,7 @@ class SyncRunner final : public Runner<Params> {
       rows_ = c.ranks->Sum(rows_);
     }
     done_ = 0;
+    mine_done_ = 0;
   }
 
   // Step s across ranks: phase A, then the step's samples, stop flags and failures of every rank
@@ -155,6 +157,7 @@ class SyncRunner final : public Runner<Params> {
   uint64_t steps_ = 0;
   uint64_t rows_ = 0;  // the epoch's rows, of every rank
   uint64_t done_ = 0;  // samples of every rank this epoch
+  uint64_t mine_done_ = 0;  // this rank's samples this epoch
   std::exception_ptr error_;
 };
 

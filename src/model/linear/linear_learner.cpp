@@ -42,8 +42,11 @@ class LinearLearner final : public Learner {
                                 part.index, part.count,
                                 part.ranks, targets_.weights.empty() ? nullptr : targets_.weights.data()};
     const EpochTotals totals = runner_->Run(context);
-    // --asgd: every mean brought up to the epoch's end, where the run reads the averaged model.
-    if (averaged_) AverageUpTo((epoch + 1) * train_.rows());
+    // --asgd: every mean brought up to the part's end (the samples it took: each runner's clock
+    // counts them), where the run reads the averaged model or the ranks combine the iterates.
+    if (part.index == 0) epoch_done_ = 0;
+    epoch_done_ += totals.updates;
+    if (averaged_) AverageUpTo(epoch * train_.rows() + epoch_done_);
     return totals;
   }
 
@@ -64,6 +67,10 @@ class LinearLearner final : public Learner {
   }
 
   void RanksCombined(bool state) override { runner_->TakeParams(Params(), state); }
+  std::vector<std::span<float>> RankMeans() override {
+    if (!averaged_) return {};
+    return {averaged_->weights()};
+  }
 
   void Save(TrainingState& s) const override {
     s.Put("weights", setup_.model.weights());
@@ -130,6 +137,7 @@ class LinearLearner final : public Learner {
   AlignedArray<uint64_t> since_;
   LazyAverage average_{};
   uint64_t clock_ = 0;
+  uint64_t epoch_done_ = 0;  // the samples of the epoch's parts so far
 };
 
 }  // namespace
