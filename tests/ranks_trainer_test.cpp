@@ -77,6 +77,39 @@ TEST(Ranks, AveragingEverySampleIsTheAverageSchemeOfAsManyWorkers) {
   }
 }
 
+// The same with --asgd: the ranks' means, each over its own iterates and averaged at every
+// epoch's end, are the average scheme's replicas' means: to rounding, as a rank's clock counts its
+// own samples and a replica's its progress times the workers.
+TEST(Ranks, AveragedSgdEverySampleIsTheAverageSchemesOfAsManyWorkers) {
+  const Dataset whole = testing::MakeProblem(1000, 200, 8, 2, 0.05, 3);
+  TrainConfig base = RanksConfig();
+  base.schedule = ScheduleKind::kConstant;
+  base.order = OrderKind::kSequential;
+  base.asgd = 1;
+  TrainConfig in_process = base;
+  in_process.scheme = SchemeKind::kAverage;
+  in_process.threads = 2;
+  in_process.batch = 1;
+  in_process.period = 1;
+  auto executor = MakeTbbExecutor(2);
+  Trainer one(in_process, whole, nullptr, *executor);
+  while (one.epochs_done() < base.epochs) one.RunEpoch();
+  TrainConfig ranked = base;
+  ranked.ranks_period = 1;
+  const std::vector<RankRun> runs = TrainRanks(2, ranked, whole, base.epochs);
+  const std::span<const float> expected = one.model().weights();
+  double gap = 0, moved = 0;
+  for (const RankRun& run : runs) {
+    const std::span<const float> got = run.kept.back().weights();
+    ASSERT_EQ(got.size(), expected.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      gap = std::max(gap, static_cast<double>(std::abs(got[i] - expected[i])));
+      moved = std::max(moved, static_cast<double>(std::abs(expected[i])));
+    }
+  }
+  EXPECT_LT(gap, 1e-3 * moved);
+}
+
 // Every rank ends each epoch with the same model, the reports are those of the whole data, the
 // same run gives the same bits, and rank 0's snapshot after epoch 1 continues every rank exactly
 // (the optimiser state too: the ranks average it at each epoch's end).

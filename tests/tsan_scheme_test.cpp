@@ -211,6 +211,9 @@ TEST_P(AsgdScheme, TrainsWithConcurrentThreads) {
   config.threads = 3;
   config.epochs = 4;
   config.batch = GetParam() == SchemeKind::kSync ? 24 : 0;
+  if (GetParam() == SchemeKind::kAverage || GetParam() == SchemeKind::kGossip) {
+    config.period = 5;  // many combining steps, each after a catch-up
+  }
   config.asgd = 1;
   auto executor = MakeThreadExecutor(3);
   Trainer trainer(config, data, nullptr, *executor);
@@ -222,7 +225,8 @@ TEST_P(AsgdScheme, TrainsWithConcurrentThreads) {
 
 INSTANTIATE_TEST_SUITE_P(Tsan, AsgdScheme,
                          ::testing::Values(SchemeKind::kHogwild, SchemeKind::kAtomic,
-                                           SchemeKind::kStriped, SchemeKind::kSync),
+                                           SchemeKind::kStriped, SchemeKind::kSync,
+                                           SchemeKind::kAverage, SchemeKind::kGossip),
                          testing::ParamName());
 
 // The MLP's dense schemes: shared parameters (hogwild: snapshots by relaxed loads, block updates by

@@ -260,7 +260,8 @@ std::vector<Setting> MakeTable() {
                         {{"off", kAsgdOff}, {"on", kAsgdAuto}}),
                    {.runs = kLinearModels | kSgdSolver | kCpuBackend,
                     .schemes = {SchemeKind::kSequential, SchemeKind::kHogwild, SchemeKind::kLocked,
-                                SchemeKind::kStriped, SchemeKind::kAtomic, SchemeKind::kSync},
+                                SchemeKind::kStriped, SchemeKind::kAtomic, SchemeKind::kSync,
+                                SchemeKind::kAverage, SchemeKind::kGossip},
                     .inert = NoAveraging},
                    {.identity = "asgd", .when = Averages, .text = true}));
   Setting class_weight =

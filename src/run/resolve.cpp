@@ -173,8 +173,7 @@ SchemeChoice AutoScheme(const TrainConfig& config, const Dataset& train, int thr
                         Executor& executor) {
   const bool asks = NeedsRoundTrip(config, threads);
   const bool per_sample = config.batch <= 1;  // minibatches: sync or sequential, by the distance
-  // --asgd: the replicas are not chosen (ChooseScheme), so their work is not asked.
-  const double work = asks && per_sample && !Averages(config) ? ReplicaWork(train, threads) : -1;
+  const double work = asks && per_sample ? ReplicaWork(train, threads) : -1;
   const bool measure = asks && work < kReplicaWork;
   const double trip = measure ? MeasureRoundTripNs(executor) : -1;
   const bool near = trip >= 0 && trip <= kNearRoundTripNs;

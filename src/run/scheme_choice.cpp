@@ -67,8 +67,7 @@ SchemeChoice ChooseScheme(const TrainConfig& c, int threads, double round_trip_n
             fmt::format("--batch {}: minibatch steps on one worker; {}", c.batch, why)};
   }
   if (c.deterministic) return {SchemeKind::kSequential, "--deterministic, per-sample updates"};
-  // --asgd averages the iterates of the schemes that step on one model (not the replicas').
-  if (replica_work >= kReplicaWork && !Averages(c)) {
+  if (replica_work >= kReplicaWork) {
     return {SchemeKind::kAverage,
             fmt::format("per-sample replicas, {:.0f} nonzeros a feature a period", replica_work),
             1};

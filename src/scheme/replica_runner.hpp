@@ -114,6 +114,7 @@ class ReplicaRunner final : public Base {
                              [&](int w) { combine_.Combine(replicas_, local_, w, workers); });
     }
     combine_.Finish(replicas_, trainer);
+    if constexpr (requires { local_.FinishRun(c); }) local_.FinishRun(c);
     // This part's losses and samples: the local's totals count from the epoch's start.
     const EpochTotals all = local_.Totals();
     const EpochTotals part{all.loss_sum - reported_.loss_sum, all.updates - reported_.updates};

@@ -5,6 +5,14 @@
 // step per minibatch of summed gradients. A replica changes only at the features its samples
 // touched (and the bias): ForChanged lists those, each feature once, dealt to the workers by
 // FeatureOwners.
+//
+// --asgd: the averaged model is the mean over time of the replicas' mean model, which is the mean
+// of the replicas' means over time (both are means). Each replica keeps its own lazy means
+// (parsgd/model/linear/average.hpp) on its own clock (its progress times the workers, as the
+// asynchronous schemes'); a combining step rewrites the coordinates that changed in any replica,
+// so before it every replica brings those features' means up to its clock; at the end of a run of
+// periods every replica brings all of them up, and the trainer's means become the replicas' mean,
+// which every replica's goes on from at the next epoch (a mean of means stays the mean over time).
 #include <algorithm>
 #include <optional>
 #include <vector>
@@ -12,6 +20,7 @@
 #include "gradient_sum.hpp"
 #include "linear_runner.hpp"
 #include "parsgd/data/row_prefetch.hpp"
+#include "parsgd/model/linear/average.hpp"
 #include "scheme/replica_runner.hpp"
 
 namespace parsgd {
@@ -55,6 +64,19 @@ class LinearReplicaLocal {
     r.shard = c.order->Indices(c.epoch, w, r.order_scratch);
     r.loss = 0;
     r.done = 0;
+    r.at = 0;
+    if (const LazyAverage* run = c.params.average; run != nullptr) {
+      // The epoch starts from the trainer's means (what a checkpoint holds; across ranks, the
+      // ranks' mean) and clocks, the replicas' the same since the last epoch's end.
+      const uint64_t size = (features_ + 1) * outputs_;
+      if (r.mean.empty()) {
+        r.mean = AlignedArray<float>(size);
+        r.since = AlignedArray<uint64_t>(features_ + 1);
+        r.average = {r.mean.data(), r.since.data(), run->start};
+      }
+      std::copy_n(run->mean, size, r.mean.data());
+      std::copy_n(run->since, features_ + 1, r.since.data());
+    }
   }
 
   uint64_t Minibatches(int w, int batch) const {
@@ -65,6 +87,9 @@ class LinearReplicaLocal {
   // model (then no worker needs to mark what it touched), from the mean nonzeros per row (with the
   // bias as one more feature).
   void BeginPeriod(const Context& c, uint64_t m_begin, uint64_t m_end) {
+    run_average_ = c.params.average;
+    rows_ = c.data->rows();
+    epoch_ = c.epoch;
     uint64_t samples = 0;
     for (const Worker& r : workers_) {
       const uint64_t n = r.shard.size();
@@ -89,8 +114,14 @@ class LinearReplicaLocal {
     const bool mark = !whole_;  // whether the combining step needs to know what changed
     const uint64_t begin = std::min<uint64_t>(m_begin * c.batch, r.shard.size());
     const uint64_t end = std::min<uint64_t>(m_end * c.batch, r.shard.size());
-    const LinearParams p{replica, c.params.features, c.params.outputs, c.params.rates,
-                         c.params.bias, c.params.l1_rates};
+    r.weights = replica.weights;
+    const LinearParams p{replica,
+                         c.params.features,
+                         c.params.outputs,
+                         c.params.rates,
+                         c.params.bias,
+                         c.params.l1_rates,
+                         run_average_ != nullptr ? &r.average : nullptr};
     const double rows = static_cast<double>(c.data->rows());
     const std::atomic<bool>& stop = c.executor->stop_flag();  // checked per block or minibatch
     // A replica's steps an epoch: its shard's samples (about rows / workers), or minibatches.
@@ -101,6 +132,7 @@ class LinearReplicaLocal {
                                        c.batch == 1 ? c.epoch * rows + samples + 1
                                                     : double(steps + 1));
       rc.penalty = PenaltyClock(c, samples, steps_an_epoch);  // --l1: the steps before i
+      rc.samples = Clock(i, w);                               // --asgd's
       return rc;
     };
     if (c.batch == 1) {
@@ -117,6 +149,7 @@ class LinearReplicaLocal {
           clock += rc.eta;
           rc.penalty = clock;
         }
+        rc.samples = Clock(i, w);
         PrefetchAhead(*c.data, c.targets, r.shard, i);
         if constexpr (Head::kOutputs != 1) {
           if (i + 1 < end) {
@@ -154,6 +187,7 @@ class LinearReplicaLocal {
       }
     }
     r.done += end - begin;
+    r.at = end;
     replica_steps = steps;
   }
 
@@ -161,12 +195,44 @@ class LinearReplicaLocal {
   // touched more than 1/kTouchedShare of it.
   void EndPeriod() {
     ++round_;
-    if (whole_) return;
-    uint64_t touched = 0;
-    for (const Worker& r : workers_) {
-      for (const std::vector<uint32_t>& owned : r.touched) touched += owned.size();
+    if (!whole_) {
+      uint64_t touched = 0;
+      for (const Worker& r : workers_) {
+        for (const std::vector<uint32_t>& owned : r.touched) touched += owned.size();
+      }
+      whole_ = touched * kTouchedShare >= features_;
     }
-    whole_ = touched * kTouchedShare >= features_;
+    if (run_average_ != nullptr) CatchUpChanged();
+  }
+
+  // --asgd, after the run's last combining step (scheme/replica_runner.hpp): every replica's means
+  // brought up to its clock, then the trainer's set to their mean, and its clock to the samples
+  // every replica took (the learner's, which then has nothing to catch up).
+  void FinishRun(const Context& c) {
+    if (run_average_ == nullptr) return;
+    const int workers = static_cast<int>(workers_.size());
+    uint64_t done = 0;
+    for (const Worker& r : workers_) done += r.done;
+    const uint64_t now = epoch_ * rows_ + done;
+    AverageClock clock;
+    if (!ClockAt(*run_average_, now, clock)) return;  // averaging has not started
+    c.executor->RunWorkers(workers, [&](int w) {
+      Worker& r = workers_[w];
+      CatchUpAll(r.average, r.weights, features_, outputs_, Clock(r.at, w));
+    });
+    const uint64_t size = (features_ + 1) * outputs_;
+    const float inverse = 1.f / static_cast<float>(workers);
+    c.executor->RunWorkers(workers, [&](int w) {
+      for (uint64_t i = SplitAt(size, w, workers); i < SplitAt(size, w + 1, workers); ++i) {
+        float sum = 0;
+        for (const Worker& r : workers_) sum += r.mean[i];  // replica order
+        run_average_->mean[i] = sum * inverse;
+      }
+      for (uint64_t j = SplitAt(features_ + 1, w, workers);
+           j < SplitAt(features_ + 1, w + 1, workers); ++j) {
+        run_average_->since[j] = now;
+      }
+    });
   }
 
   // The touched features worker w owns, each once over all replicas (worker 0 also the bias), as
@@ -214,8 +280,44 @@ class LinearReplicaLocal {
     std::vector<float> z;
     double loss = 0;
     uint64_t done = 0;
+    uint64_t at = 0;  // the shard's samples trained this epoch, the next one's index
     bool ready = false;
+    // --asgd: the replica's weights (as the runner passes them) and its lazy means.
+    float* weights = nullptr;
+    AlignedArray<float> mean;
+    AlignedArray<uint64_t> since;
+    LazyAverage average{};
   };
+
+  // --asgd's clock of worker w's i-th sample of the epoch: its progress times the workers, never
+  // past the epoch's end (where the next epoch's clocks start).
+  uint64_t Clock(uint64_t i, int w) const {
+    return epoch_ * rows_ + std::min<uint64_t>(i * workers_.size() + w, rows_);
+  }
+
+  // Before a combining step: every replica's means of the features it will rewrite (those some
+  // replica touched this period, and the biases; every feature when it covers the whole model)
+  // brought up to the replica's clock.
+  void CatchUpChanged() {
+    AverageClock clock;
+    for (std::size_t q = 0; q < workers_.size(); ++q) {
+      Worker& replica = workers_[q];
+      const uint64_t now = Clock(replica.at, static_cast<int>(q));
+      if (!ClockAt(replica.average, now, clock)) continue;  // not started
+      if (whole_) {
+        CatchUpAll(replica.average, replica.weights, features_, outputs_, now);
+        continue;
+      }
+      for (const Worker& r : workers_) {
+        for (const std::vector<uint32_t>& owned : r.touched) {
+          for (uint32_t j : owned) {
+            CatchUp<StoreWrite>(replica.average, replica.weights, j, outputs_, clock);
+          }
+        }
+      }
+      CatchUp<StoreWrite>(replica.average, replica.weights, features_, outputs_, clock);
+    }
+  }
 
   void MarkTouched(Worker& r, uint32_t j) const {
     if (!r.seen[j]) {
@@ -232,6 +334,9 @@ class LinearReplicaLocal {
   FeatureOwners owners_;
   uint32_t round_ = 0;
   bool whole_ = false;  // this period's combining step covers the whole model
+  const LazyAverage* run_average_ = nullptr;  // --asgd: the trainer's averaged model
+  uint64_t rows_ = 0;
+  uint64_t epoch_ = 0;
   std::vector<Worker> workers_;
 };
 static_assert(ReplicaLocal<LinearReplicaLocal<BinaryHead<ScoreLoss>, MomentumRule>>);
