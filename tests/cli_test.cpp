@@ -58,6 +58,29 @@ TEST_F(Cli, TrainPrintsOneAlignedLinePerEpochAndTheTestAccuracy) {
   EXPECT_TRUE(Contains(r.output, "scheme hogwild")) << r.output;
 }
 
+// --workers W with --deterministic: the same model and metrics bytes on 1, 2 and 4 threads.
+TEST_F(Cli, TheSameWorkersWriteTheSameBytesOnAnyThreadCount) {
+  std::string model_bytes, metrics_bytes;
+  for (int threads : {1, 2, 4}) {
+    const std::string t = std::to_string(threads);
+    const auto r = RunCli("train --train " + train_ + " --test " + test_ +
+                          " --scheme average --workers 4 --deterministic --epochs 3 --threads " +
+                          t + " --save " + dir_.File("w" + t + ".bin") + " --metrics " +
+                          dir_.File("w" + t + ".jsonl"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_TRUE(Contains(r.output, "4 workers on " + t + " thread")) << r.output;
+    const std::string model = testing::ReadFile(dir_.File("w" + t + ".bin"));
+    const std::string metrics = testing::ReadFile(dir_.File("w" + t + ".jsonl"));
+    if (threads == 1) {
+      model_bytes = model;
+      metrics_bytes = metrics;
+      continue;
+    }
+    EXPECT_TRUE(model == model_bytes) << t << " threads";
+    EXPECT_EQ(metrics, metrics_bytes) << t << " threads";
+  }
+}
+
 // --scheme auto, the default: the setup line says what it chose and why, the metrics record the
 // scheme that ran and that it was chosen, the model file the scheme that ran.
 TEST_F(Cli, DefaultSchemeIsChosenPrintedAndRecorded) {

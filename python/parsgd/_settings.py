@@ -24,6 +24,7 @@ LINEAR_NAMES = {
     "epochs": "max_iter",
     "seed": "random_state",
     "threads": "n_jobs",
+    "workers": "n_workers",
     "schedule": "learning_rate",
     "learning-rate": "eta0",
     "batch": "batch_size",

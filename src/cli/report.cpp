@@ -74,17 +74,19 @@ std::string EpochLine(const EpochReport& r, int epochs, double elapsed, bool has
 
 std::string EpochJson(const EpochReport& r, const TrainConfig& given, const TrainConfig& resolved,
                       const ResolvedSettings& s, double elapsed) {
-  // --deterministic promises the same bytes run to run: wall-clock values are written as null.
+  // --deterministic promises the same bytes run to run, and with --workers on any thread count:
+  // wall-clock values and the thread count are written as null.
   auto clock = [&](double seconds) {
     return given.deterministic ? std::string("null") : JsonNumber(seconds);
   };
+  const std::string threads = given.deterministic ? "null" : std::to_string(s.threads);
   // The run's settings as the settings table records them (SettingRecord::metrics), resolved.
   return fmt::format(
       R"({{"epoch":{},{}"scheme_auto":{},"device":"{}","threads":{},"workers":{},"updates":{},)"
       R"("train_seconds":{},"eval_seconds":{},)"
       R"("elapsed_seconds":{},"samples_per_second":{},"learning_rate":{},"objective":{},)"
       R"("progressive_loss":{},"train_accuracy":{},"test_loss":{},"test_accuracy":{}{}{}{}{}{}{}}})",
-      r.epoch, MetricsFields(resolved), given.scheme == SchemeKind::kAuto, s.device, s.threads,
+      r.epoch, MetricsFields(resolved), given.scheme == SchemeKind::kAuto, s.device, threads,
       s.workers, r.updates, clock(r.train_seconds), clock(r.eval_seconds), clock(elapsed),
       clock(r.samples_per_second()), JsonNumber(r.learning_rate), JsonNumber(r.objective),
       JsonNumber(r.progressive_loss),

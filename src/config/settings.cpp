@@ -120,6 +120,7 @@ bool LossWidth(const TrainConfig& c) { return HasLossEpsilon(c.model); }
 bool MulticlassOff(const TrainConfig& c) { return c.multiclass == Multiclass::kOff; }
 bool HeldOut(const TrainConfig& c) { return c.validation_fraction > 0; }
 bool NoAveraging(const TrainConfig& c) { return !Averages(c); }
+bool GivesWorkers(const TrainConfig& c) { return c.workers > 0; }
 
 std::vector<Setting> MakeTable() {
   const std::vector<SettingWord> automatic = {{"auto", 0}};
@@ -173,6 +174,17 @@ std::vector<Setting> MakeTable() {
                        "and atomic, 1 for sync; elsewhere every core this process may use)",
                        [](auto& c) -> auto& { return c.threads; }, 1, 4096, automatic),
                    always));
+  t.push_back(With(Int(
+                       "workers",
+                       "the deterministic schemes' workers (sync, average, gossip, elastic, "
+                       "pipeline, vertical, subnet), run on --threads threads: the same result "
+                       "on any thread count (auto: one a thread)",
+                       [](auto& c) -> auto& { return c.workers; }, 1, 1 << 16, automatic),
+                   {.runs = kAllModels | kAllSolvers | kCpuBackend,
+                    .schemes = {SchemeKind::kSync, SchemeKind::kAverage, SchemeKind::kGossip,
+                                SchemeKind::kElastic, SchemeKind::kPipeline, SchemeKind::kVertical,
+                                SchemeKind::kSubnet}},
+                   {.identity = "workers", .when = GivesWorkers, .text = true}));
   t.push_back(With(Int("epochs",
                        "passes over the training data (auto: enough for about 10^6 updates, 10 "
                        "to 1000; dual-cd: 1000, a cap for --tol)",
@@ -388,11 +400,13 @@ std::vector<Setting> MakeTable() {
                        [](auto& c) -> auto& { return c.ranks_period; }, 1, 1 << 30,
                        {{"auto", -1}, {"epoch", 0}}),
                    ranks));
-  t.push_back(With(Switch("deterministic",
-                          "require bit-identical results run to run (schemes " +
-                              SchemeNames([](const SchemeInfo& r) { return r.deterministic; }) +
-                              "); the metrics then leave out wall-clock times",
-                          [](auto& c) -> auto& { return c.deterministic; }),
+  t.push_back(With(Switch(
+                       "deterministic",
+                       "require bit-identical results run to run (schemes " +
+                           SchemeNames([](const SchemeInfo& r) { return r.deterministic; }) +
+                           "); the metrics then leave out wall-clock times and the thread "
+                           "count (with --workers, the same bytes on any thread count)",
+                       [](auto& c) -> auto& { return c.deterministic; }),
                    always));
   Setting seed = Entry("seed", SettingType::kCount, "seed of every random choice (sample order)");
   seed.get = [](const TrainConfig& c) { return SettingValue(c.seed); };

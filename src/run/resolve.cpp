@@ -275,6 +275,7 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
   config.batch = r.batch;
   r.workers = config.backend == Backend::kOffload ? OffloadWorkers(config, out.device, r.threads)
               : config.scheme == SchemeKind::kSequential ? 1
+              : config.workers > 0                       ? config.workers
                                                          : r.threads;
   r.shards = r.workers;
   if (IsModelPartition(config.scheme)) ResolvePartition(config, r);

@@ -91,3 +91,16 @@ def test_the_optimal_schedule_is_scikit_learns():
     assert clf.history_[-1]["learning_rate"] == pytest.approx(1 / (0.01 * (t0 + 500)), rel=1e-6)
     with pytest.raises(ValueError, match="normalize"):
         parsgd.SGDClassifier(learning_rate="optimal").fit(X, y)
+
+
+def test_n_workers_gives_the_same_model_on_any_n_jobs():
+    # --workers: the deterministic schemes' workers, apart from the threads that run them.
+    X, y = make_problem(400, 8, 3, seed=84)
+    fits = [parsgd.SGDClassifier(scheme="average", n_workers=4, n_jobs=n, max_iter=3,
+                                 random_state=2).fit(X, y) for n in (1, 2)]
+    np.testing.assert_array_equal(fits[0].coef_, fits[1].coef_)
+    assert fits[0].settings_["workers"] == 4
+    mlp = [parsgd.MLPClassifier(hidden_layer_sizes=(8,), scheme="sync", n_workers=4, n_jobs=n,
+                                max_iter=2, random_state=2).fit(X, y) for n in (1, 2)]
+    for a, b in zip(mlp[0].coefs_, mlp[1].coefs_):
+        np.testing.assert_array_equal(a, b)

@@ -108,6 +108,9 @@ struct TrainConfig {
   SchemeKind scheme = SchemeKind::kAuto;  // resolved by the trainer (run/scheme_choice.hpp)
   OrderKind order = OrderKind::kGlobal;
   int threads = 0;           // 0: every core this process may use
+  // The deterministic schemes' logical workers (sync, the replicas, the MLP's partitions), run on
+  // `threads` threads: the result depends on them, not on the threads. 0: as many as the threads.
+  int workers = 0;
   int epochs = 0;            // 0: enough for about 10^6 updates, at least 10, at most 1000;
                              // the coordinate-descent solvers: 1000, a cap (tol stops them)
   double tol = -1;           // stopping rule; -1: the solver's default; 0: none (see
