@@ -102,9 +102,10 @@ TEST_F(CompareAnalysis, GivenTargetAndSpeedupsOverTheOneThreadRun) {
   EXPECT_EQ(two.throughput_speedup, 2.0);
   EXPECT_EQ(two.time_speedup, 2.0);
   EXPECT_EQ(one.throughput_speedup, 1.0);  // its own baseline
-  // sync has no 2-thread configuration; its 1-thread configuration is its own baseline.
-  EXPECT_EQ(a.configs[2].throughput_speedup, 1.0);
-  EXPECT_EQ(a.configs[2].time_speedup, 1.0);
+  // sync has no configuration on more threads: no speedup to show (not a 1x).
+  EXPECT_FALSE(a.configs[2].baseline.has_value());
+  EXPECT_FALSE(a.configs[2].throughput_speedup.has_value());
+  EXPECT_FALSE(a.configs[2].time_speedup.has_value());
 }
 
 TEST_F(CompareAnalysis, PairsDifferingInOneFlagAreTested) {
@@ -226,11 +227,15 @@ TEST_F(CompareAnalysis, PlotDataHasOneBlockPerConfigurationAndScriptsNameThem) {
     if (f.name == "objective.dat") {
       EXPECT_NE(f.contents.find("# config 3: scheme=sync threads=1\n"), std::string::npos);
       EXPECT_NE(f.contents.find("\n2 4 0.375 0.125 0.25 0.5 3\n"), std::string::npos) << f.contents;
+      // The band is the lowest and highest run (0.125, 0.375), not mean -+ std (0.073, 0.427).
+      EXPECT_NE(f.contents.find("\n2 4 0.25 0.176776695 0.125 0.375 2\n"), std::string::npos)
+          << f.contents;
     }
     if (f.name == "objective_epoch.gp") {
       EXPECT_NE(f.contents.find("index 2 using 1:3"), std::string::npos);
       EXPECT_NE(f.contents.find("set logscale y"), std::string::npos);
       EXPECT_NE(f.contents.find("set output 'objective_epoch.svg'"), std::string::npos);
+      EXPECT_NE(f.contents.find("set xtics 1\n"), std::string::npos);  // whole epochs
     }
     if (f.name == "speedup.dat") {
       EXPECT_NE(f.contents.find("# scheme=hogwild\n"), std::string::npos) << f.contents;
@@ -291,8 +296,10 @@ TEST_F(CompareAnalysis, ObjectivePlotsLabelTheirLogAxis) {
   const std::vector<Configuration> one = {configs_[0]};
   const Plots within = MakePlots(one, Analyze(one, narrow, varying_, {}), varying_);
   ASSERT_NE(PlotText(within, "objective_epoch.gp").find("set autoscale yfix"), std::string::npos);
-  // The fixture's runs: bands from 0.073 to 1, more than a decade.
-  const Plots across = MakePlots(configs_, Analyze(configs_, runs_, varying_, {}), varying_);
+  // Runs ending at 0.05, 0.5 and 0.9: the band from the lowest run to 1, more than a decade.
+  std::vector<RunRecord> spread;
+  for (int r = 0; r < 3; ++r) spread.push_back(MakeRun(0, r, r == 0 ? 0.05 : 0.4 * r + 0.1, 1.0));
+  const Plots across = MakePlots(one, Analyze(one, spread, varying_, {}), varying_);
 
   const auto labels = DrawnTicLabels(within);
   if (!labels) GTEST_SKIP() << "gnuplot is not installed";

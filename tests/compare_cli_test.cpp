@@ -280,14 +280,37 @@ TEST_F(Compare, SolversAreAnAxisOfOneProblem) {
   EXPECT_EQ(runs[2], 3);
 }
 
+// A configuration whose every run failed takes no part in a test: the report says so, not that
+// no two configurations differ in one flag; and a grid with no thread axis shows no speedup.
+TEST_F(Compare, FailedConfigurationsAreNamedWhereNothingIsTested) {
+  const std::string out = dir_.File("out");
+  const auto r =
+      RunCli("compare" + data_ + " --out " + out +
+             " --model squared --normalize none --schedule constant "
+             "--learning-rate 0.1,1e9 --threads 1 --epochs 2 --repeats 1 --gnuplot none");
+  EXPECT_EQ(r.status, 0) << r.output;
+  const std::string report = ReadFile(out + "/report.md");
+  EXPECT_TRUE(Contains(report, "Nothing to test: 1 of the 2 configurations have no finished run"))
+      << report;
+  EXPECT_FALSE(Contains(report, "1×")) << report;  // no 1-thread run is its own speedup
+  // Which to use: the one configuration that finished, the lowest objective and the fastest to
+  // the target (its own best + 1%).
+  EXPECT_TRUE(Contains(report, "## Which configuration to use")) << report;
+  EXPECT_TRUE(Contains(report, "- **Lowest final objective**: #1 learning-rate=0.1 (")) << report;
+  EXPECT_TRUE(Contains(report, "- **Fastest to the target**: #1 learning-rate=0.1 (")) << report;
+}
+
 TEST_F(Compare, ExistingFolderIsRefusedUnlessEmpty) {
   const std::string out = dir_.File("out");
   fs::create_directory(out);
   const std::string kept = dir_.Write("out/mine.txt", "the user's file");
   const auto r = RunCli("compare" + data_ + " --out " + out + " --epochs 1 --repeats 1");
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(Contains(r.output, "exists and is not an empty folder")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "is a folder that is not empty")) << r.output;
   EXPECT_EQ(ReadFile(kept), "the user's file");
+  const auto device = RunCli("compare" + data_ + " --out /dev/full --epochs 1 --repeats 1");
+  EXPECT_EQ(device.status, 1);
+  EXPECT_TRUE(Contains(device.output, "/dev/full: exists and is not a folder")) << device.output;
   fs::remove(kept);
   const auto ok =
       RunCli("compare" + data_ + " --out " + out + " --epochs 1 --repeats 1 --gnuplot none");
@@ -306,14 +329,15 @@ class ComparePlots : public Compare {
     EXPECT_EQ(r.status, 0) << r.output;
     return ReadFile(dir_.File("out/report.md"));
   }
-  // A stand-in gnuplot: records its working folder's files and argument, exits with `status`,
-  // and on success writes the two images the script names.
+  // A stand-in gnuplot: records its working folder's files and argument, warns on stderr (as
+  // gnuplot does of a missing font), exits with `status`, and on success writes the two images
+  // the script names.
   std::string FakeGnuplot(int status) {
-    const std::string path =
-        dir_.Write("fake-gnuplot",
-                   "#!/bin/sh\necho \"$1 $(ls objective.dat)\" >> " + dir_.File("calls.log") +
-                       "\n" + (status == 0 ? ": > \"${1%.gp}.png\"; : > \"${1%.gp}.svg\"\n" : "") +
-                       "exit " + std::to_string(status) + "\n");
+    const std::string path = dir_.Write(
+        "fake-gnuplot", "#!/bin/sh\necho \"$1 $(ls objective.dat)\" >> " + dir_.File("calls.log") +
+                            "\necho 'warning: no font' >&2\n" +
+                            (status == 0 ? ": > \"${1%.gp}.png\"; : > \"${1%.gp}.svg\"\n" : "") +
+                            "exit " + std::to_string(status) + "\n");
     fs::permissions(path, fs::perms::owner_all);
     return path;
   }
@@ -339,7 +363,7 @@ TEST_F(ComparePlots, GnuplotRunsEachScriptInTheOutputFolder) {
             "speedup.gp objective.dat\n");
   EXPECT_TRUE(Contains(report, "![objective_epoch](objective_epoch.svg)")) << report;
   EXPECT_TRUE(Contains(report, "![speedup](speedup.svg)")) << report;
-  EXPECT_FALSE(fs::exists(dir_.File("out/gnuplot.log")));  // nothing said: no log
+  EXPECT_FALSE(fs::exists(dir_.File("out/gnuplot.log")));  // drawn: its warnings are not kept
 }
 
 TEST_F(ComparePlots, AFailingGnuplotIsReportedAndTheDataKept) {
@@ -348,6 +372,7 @@ TEST_F(ComparePlots, AFailingGnuplotIsReportedAndTheDataKept) {
   EXPECT_TRUE(Contains(report, "objective_epoch.gp exited with status 3")) << report;
   EXPECT_TRUE(Contains(report, "gnuplot objective_epoch.gp")) << report;
   EXPECT_TRUE(fs::exists(dir_.File("out/objective.dat")));
+  EXPECT_TRUE(Contains(ReadFile(dir_.File("out/gnuplot.log")), "warning: no font"));
 }
 
 TEST_F(ComparePlots, RealGnuplotDrawsPngAndSvg) {

@@ -137,6 +137,19 @@ void Speedups(const std::vector<Configuration>& configs, std::vector<ConfigResul
       break;
     }
   }
+  // A 1-thread configuration is its own baseline (1x) only beside a configuration on more threads;
+  // alone (a grid with no thread axis) it has no speedup to show.
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    if (results[i].baseline != i) continue;
+    const bool used = std::any_of(results.begin(), results.end(), [&](const ConfigResult& r) {
+      return &r != &results[i] && r.baseline == i;
+    });
+    if (!used) {
+      results[i].baseline.reset();
+      results[i].throughput_speedup.reset();
+      results[i].time_speedup.reset();
+    }
+  }
 }
 
 std::vector<Comparison> Compare(const std::vector<Configuration>& configs,

@@ -105,8 +105,11 @@ DrawResult DrawPlots(const std::string& program, const std::string& folder,
       break;
     }
   }
+  // The log is kept where it explains a failure; a drawn plot's warnings (fonts, terminals) are
+  // not the report's business.
   std::error_code ec;
-  if (std::filesystem::exists(log, ec) && std::filesystem::file_size(log, ec) == 0) {
+  if (result.state == DrawResult::State::kDrawn ||
+      (std::filesystem::exists(log, ec) && std::filesystem::file_size(log, ec) == 0)) {
     std::filesystem::remove(log, ec);
   }
   return result;

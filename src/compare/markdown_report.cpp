@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "csv_writer.hpp"
 #include "text_format.hpp"
@@ -160,6 +161,71 @@ std::string Verdict(const std::optional<WelchResult>& w, double a, double b, dou
   return fmt::format("{} ({}) {}", delta, p, w->p < alpha ? "**yes**" : "no");
 }
 
+// How sure a lead is: the best configuration against the runner-up, by Welch's test.
+std::string Sureness(const Summary& best, const Summary& next, double alpha) {
+  const auto w = WelchTest(best, next);
+  if (!w) return "not tested: fewer than two finished runs on a side";
+  const std::string p = w->p < 1e-4 ? "p < 0.0001" : fmt::format("p = {:.2g}", w->p);
+  return w->p < alpha ? p + ": the lead exceeds the spread over the repeats"
+                      : p + ": not shown with these repeats (the two may be as good)";
+}
+
+// One question's answer among `members` (configurations with a value): the best by `value`
+// (lower is better) and how far and how surely it leads the runner-up.
+std::string Best(const ReportInput& in, const char* question, std::vector<std::size_t> members,
+                 const std::function<const Summary&(const ConfigResult&)>& value,
+                 const char* unit) {
+  const auto& results = in.analysis->configs;
+  std::sort(members.begin(), members.end(), [&](std::size_t a, std::size_t b) {
+    return value(results[a]).mean < value(results[b]).mean;
+  });
+  const Summary& best = value(results[members[0]]);
+  std::string out =
+      fmt::format("- **{}**: #{} {} ({}{})", question, members[0] + 1,
+                  (*in.configs)[members[0]].label, MeanStd(best.mean, best.std, 4), unit);
+  if (members.size() < 2) return out + "\n";
+  const Summary& next = value(results[members[1]]);
+  return out + fmt::format("; the runner-up, #{} {}, {}{} ({})\n", members[1] + 1,
+                           (*in.configs)[members[1]].label, MeanStd(next.mean, next.std, 4), unit,
+                           Sureness(best, next, in.alpha));
+}
+
+// Which configuration to use, per problem: the lowest final objective, and the fastest to the
+// target (among those whose every finished run reached it, with times).
+std::string Recommendation(const ReportInput& in) {
+  const auto& configs = *in.configs;
+  const auto& results = in.analysis->configs;
+  std::string out = "\n## Which configuration to use\n\n";
+  bool any = false;
+  for (const ProblemTarget& t : in.analysis->targets) {
+    std::vector<std::size_t> finished, timed;
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      if (configs[i].problem != t.problem || results[i].objective.n == 0) continue;
+      finished.push_back(i);
+      const int done = results[i].runs - results[i].failed;
+      if (results[i].reached == done && results[i].seconds_to_target.n == done) timed.push_back(i);
+    }
+    if (finished.empty()) continue;
+    any = true;
+    if (in.analysis->targets.size() > 1) out += fmt::format("{}:\n\n", t.problem);
+    out += Best(
+        in, "Lowest final objective", finished,
+        [](const ConfigResult& r) -> const Summary& { return r.objective; }, "");
+    if (timed.empty()) {
+      out += fmt::format(
+          "- **Fastest to the target** ({}): none to name: no configuration reached it in every "
+          "finished run with its times recorded\n",
+          Short(t.target, 6));
+    } else {
+      out += Best(
+          in, "Fastest to the target", timed,
+          [](const ConfigResult& r) -> const Summary& { return r.seconds_to_target; }, " s");
+    }
+  }
+  if (!any) return out + "No configuration finished a run: none to recommend.\n";
+  return out + "\nThese are this machine's answers for this data; the times hold on it only.\n";
+}
+
 std::string Significance(const ReportInput& in) {
   const auto& configs = *in.configs;
   const auto& results = in.analysis->configs;
@@ -177,6 +243,17 @@ std::string Significance(const ReportInput& in) {
       "difference still say yes (no correction for multiple comparisons).\n",
       in.alpha, 100 * in.alpha);
   if (in.analysis->comparisons.empty()) {
+    // Configurations with no finished run take no part in a test: say so where they are why.
+    const auto none = std::count_if(results.begin(), results.end(), [](const ConfigResult& r) {
+      return r.runs > 0 && r.objective.n == 0;
+    });
+    if (none > 0) {
+      return out + fmt::format(
+                       "\nNothing to test: {} of the {} configurations have no finished run "
+                       "(their errors are in the results above), and no two of the others "
+                       "differ in one flag only.\n",
+                       none, results.size());
+    }
     return out + "\nNo two configurations differ in one flag only: nothing to test.\n";
   }
   std::string flag;
@@ -292,8 +369,8 @@ std::string Configurations(const ReportInput& in) {
 }  // namespace
 
 std::string MarkdownReport(const ReportInput& in) {
-  return Header(in) + Definitions(in) + ResultsTable(in) + Significance(in) + Failures(in) +
-         PlotsSection(in) + Configurations(in);
+  return Header(in) + Definitions(in) + ResultsTable(in) + Recommendation(in) + Significance(in) +
+         Failures(in) + PlotsSection(in) + Configurations(in);
 }
 
 }  // namespace parsgd::compare

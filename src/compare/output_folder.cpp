@@ -19,8 +19,13 @@ StagedFolder::StagedFolder(std::string path) : path_(std::move(path)) {
   while (path_.size() > 1 && path_.back() == '/') path_.pop_back();
   if (path_.empty()) throw Error("empty output folder name");
   std::error_code ec;
-  if (fs::exists(path_, ec) && !(fs::is_directory(path_, ec) && fs::is_empty(path_, ec))) {
-    throw Error(path_ + ": exists and is not an empty folder (choose another --out, or remove it)");
+  if (fs::exists(path_, ec)) {
+    if (!fs::is_directory(path_, ec)) {
+      throw Error(path_ + ": exists and is not a folder (choose another --out)");
+    }
+    if (!fs::is_empty(path_, ec)) {
+      throw Error(path_ + ": is a folder that is not empty (choose another --out, or remove it)");
+    }
   }
   staging_ = path_ + ".tmp.XXXXXX";
   if (::mkdtemp(staging_.data()) == nullptr) {

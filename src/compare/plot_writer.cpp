@@ -54,8 +54,8 @@ std::string ObjectiveData(const std::vector<Configuration>& configs, const Analy
       "# The mean curve of each configuration over its finished repeats; one block per "
       "configuration\n"
       "# (gnuplot: index 0, 1, ...). seconds: mean training seconds to the end of the epoch "
-      "(NaN\n# without times: --deterministic). band: mean -+ sample std, the low end kept above "
-      "1% of\n# the mean for the log scale.\n";
+      "(NaN\n# without times: --deterministic). band: the lowest and highest run's objective "
+      "(on a log\n# axis a band of the mean -+ std would reach below the best run).\n";
   for (std::size_t i : members) {
     const ConfigResult& r = analysis.configs[i];
     if (r.curve.empty()) continue;
@@ -64,12 +64,10 @@ std::string ObjectiveData(const std::vector<Configuration>& configs, const Analy
     out += fmt::format("# config {}: {}\n# epoch seconds objective std band_low band_high runs\n",
                        i + 1, configs[i].label);
     for (const CurvePoint& p : r.curve) {
-      const double m = p.objective.mean;
-      const double s = std::isnan(p.objective.std) ? 0 : p.objective.std;
-      const double low = std::max(m - s, 0.01 * m);
       out += fmt::format("{} {} {} {} {} {} {}\n", p.epoch,
-                         p.seconds.n > 0 ? Num(p.seconds.mean) : "NaN", Num(m),
-                         Num(p.objective.std), Num(low), Num(m + s), p.objective.n);
+                         p.seconds.n > 0 ? Num(p.seconds.mean) : "NaN", Num(p.objective.mean),
+                         Num(p.objective.std), Num(p.objective.min), Num(p.objective.max),
+                         p.objective.n);
     }
   }
   return out;
@@ -77,7 +75,7 @@ std::string ObjectiveData(const std::vector<Configuration>& configs, const Analy
 
 // One problem's objective plot. `name` is the problem's file name suffix ("" when the comparison
 // has one problem, else "-K"), `title` its label, `target` its target objective (NaN: none).
-std::string ObjectivePlot(const std::vector<Configuration>& configs,
+std::string ObjectivePlot(const std::vector<Configuration>& configs, const Analysis& analysis,
                           const std::vector<std::size_t>& blocks, const std::string& name,
                           const std::string& title, double target, bool by_seconds) {
   const std::string x = by_seconds ? "2" : "1";
@@ -117,12 +115,20 @@ std::string ObjectivePlot(const std::vector<Configuration>& configs,
       "set grid\n"
       "set key outside right top\n"
       "set style fill transparent solid 0.15 noborder\n";
-  body +=
-      "set title " +
-      Quoted((title.empty() ? "" : title + ": ") + "objective (mean over repeats, band: +- std)") +
-      "\n";
-  body +=
-      by_seconds ? "set xlabel 'training seconds (mean over repeats)'\n" : "set xlabel 'epoch'\n";
+  body += "set title " +
+          Quoted((title.empty() ? "" : title + ": ") +
+                 "objective (mean over repeats, band: lowest to highest run)") +
+          "\n";
+  if (by_seconds) {
+    body += "set xlabel 'training seconds (mean over repeats)'\n";
+  } else {
+    // Epochs are whole: tics at a whole step, about ten of them at most.
+    int last = 1;
+    for (const std::size_t i : blocks)
+      last = std::max(last, analysis.configs[i].curve.back().epoch);
+    body += fmt::format("set xlabel 'epoch'\nset xtics {}\nset mxtics 1\nset xrange [1:{}]\n",
+                        std::max(1, (last + 9) / 10), std::max(2, last));
+  }
   body += "set ylabel 'objective'\n";
   if (!std::isnan(target)) {
     body += fmt::format(
@@ -142,8 +148,8 @@ std::string ObjectivePlot(const std::vector<Configuration>& configs,
   }
   const std::string stem = (by_seconds ? "objective_seconds" : "objective_epoch") + name;
   const std::string comment = fmt::format(
-      "# Objective vs {} for each configuration{}: the mean over finished repeats, with a band of\n"
-      "# +- one sample standard deviation. Data: {} (columns: 1 epoch, 2 seconds,\n"
+      "# Objective vs {} for each configuration{}: the mean over finished repeats, with a band\n"
+      "# from the lowest run to the highest. Data: {} (columns: 1 epoch, 2 seconds,\n"
       "# 3 objective, 4 std, 5 band low, 6 band high, 7 runs).\n",
       by_seconds ? "training seconds" : "epoch", title.empty() ? "" : " of " + title, data);
   return Script(stem, comment, body, plot);
@@ -312,7 +318,7 @@ Plots MakePlots(const std::vector<Configuration>& configs, const Analysis& analy
         {"objective" + name + ".dat", ObjectiveData(configs, analysis, members, blocks)});
     const std::string epoch_script = "objective_epoch" + name + ".gp";
     plots.files.push_back(
-        {epoch_script, ObjectivePlot(configs, blocks, name, title, target, false)});
+        {epoch_script, ObjectivePlot(configs, analysis, blocks, name, title, target, false)});
     plots.scripts.push_back(epoch_script);
     const bool timed = std::any_of(blocks.begin(), blocks.end(), [&](std::size_t i) {
       return analysis.configs[i].curve.front().seconds.n > 0;
@@ -320,7 +326,7 @@ Plots MakePlots(const std::vector<Configuration>& configs, const Analysis& analy
     if (timed) {
       const std::string seconds_script = "objective_seconds" + name + ".gp";
       plots.files.push_back(
-          {seconds_script, ObjectivePlot(configs, blocks, name, title, target, true)});
+          {seconds_script, ObjectivePlot(configs, analysis, blocks, name, title, target, true)});
       plots.scripts.push_back(seconds_script);
     } else {
       untimed = true;

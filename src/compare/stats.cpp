@@ -1,5 +1,6 @@
 #include "stats.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -45,9 +46,14 @@ double BetaContinuedFraction(double a, double b, double x) {
 Summary Summarize(std::span<const double> values) {
   Summary s;
   s.n = static_cast<int>(values.size());
-  if (s.n == 0) return {0, kNaN, kNaN, kNaN};
+  if (s.n == 0) return {0, kNaN, kNaN, kNaN, kNaN, kNaN};
   double sum = 0;
-  for (double v : values) sum += v;
+  s.min = s.max = values[0];
+  for (double v : values) {
+    sum += v;
+    s.min = std::min(s.min, v);
+    s.max = std::max(s.max, v);
+  }
   s.mean = sum / s.n;
   if (s.n < 2) {
     s.std = s.sem = kNaN;

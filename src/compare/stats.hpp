@@ -15,6 +15,8 @@ struct Summary {
   double mean = 0;
   double std = 0;
   double sem = 0;
+  double min = 0;  // the smallest and largest value (NaN when n == 0)
+  double max = 0;
 };
 Summary Summarize(std::span<const double> values);
 
