@@ -8,7 +8,8 @@
 # 4 (solvers: SGD, primal cd and dual-cd on a tall and a wide set; the sharing scheme of cd),
 # 3 (averaging period and --average-state), 3mlp (the same on the MLP), 3gossip (centralised vs
 # decentralised averaging, elastic averaging, plain vs outer momentum, on the sparse set and the
-# MLP), 5 (the MLP's model partitions against data parallelism, on two widths), or all (1 2 3, the
+# MLP), 5 (the MLP's model partitions against data parallelism, on two widths), 6 (--workers: the
+# same result on any thread count, and what more workers than threads cost), or all (1 2 3, the
 # default). Environment: PARSGD (the program, default build/parsgd), DATA (generated data
 # sets, default out/experiments/data), OUT (results, default out/experiments). Each experiment
 # writes OUT/NAME/ (report.md, summary.csv, runs.jsonl, plots); one that is there already is
@@ -30,9 +31,9 @@ while (($#)); do
   case "$1" in
     --smoke) smoke=1 ;;
     --repeats) repeats=$2; shift ;;
-    1|1sorted|2|3|3mlp|3gossip|4|5) experiments+=("$1") ;;
+    1|1sorted|2|3|3mlp|3gossip|4|5|6) experiments+=("$1") ;;
     all) experiments+=(1 2 3 4) ;;
-    *) echo "usage: $0 [--smoke] [--repeats N] [1|1sorted|2|3|3mlp|3gossip|4|5|all]..." >&2; exit 2 ;;
+    *) echo "usage: $0 [--smoke] [--repeats N] [1|1sorted|2|3|3mlp|3gossip|4|5|6|all]..." >&2; exit 2 ;;
   esac
   shift
 done
@@ -234,6 +235,11 @@ for e in "${experiments[@]}"; do
         --hidden $( ((smoke)) && echo "64,64" || echo "1024,1024" ) $(fmnist_args)
       /usr/bin/python3 $here/partitions.py "$OUT/5-partitions-mlp:$( ((smoke)) && echo 32 || echo 256,128 )" \
         "$OUT/5-partitions-wide:$( ((smoke)) && echo 64,64 || echo 1024,1024 )"
+      ;;
+    6)  # --workers: the same result on any thread count; the cost of more workers than threads.
+      sparse_sets
+      compare 6-workers-sparse --experiment $here/workers.json --epochs "$period_epochs" \
+        --train "$DATA/rcv1.train.bin" --test "$DATA/rcv1.test.bin"
       ;;
   esac
 done
