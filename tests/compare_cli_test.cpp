@@ -300,6 +300,26 @@ TEST_F(Compare, FailedConfigurationsAreNamedWhereNothingIsTested) {
   EXPECT_TRUE(Contains(report, "- **Fastest to the target**: #1 learning-rate=0.1 (")) << report;
 }
 
+// Ctrl-C (SIGINT) ends the grid, not the command's output: the runs finished before it are kept,
+// the report says it is of those only, and the status is 130.
+TEST_F(Compare, AnInterruptKeepsTheFinishedRunsAndSaysSo) {
+  const std::string out = dir_.File("out"), err = dir_.File("err.txt");
+  const auto r = testing::RunShell(
+      std::string(PARSGD_CLI_PATH) + " compare" + data_ + " --out " + out +
+      " --scheme hogwild,sync --epochs 30 --repeats 200 --gnuplot none 2> " + err +
+      " > /dev/null & pid=$!; until grep -q 'run 3 of' " + err +
+      " 2>/dev/null || ! kill -0 $pid 2>/dev/null; do sleep 0.02; done; kill -INT $pid; "
+      "wait $pid");
+  EXPECT_EQ(r.status, 130) << ReadFile(err);
+  const std::string report = ReadFile(out + "/report.md");
+  EXPECT_TRUE(Contains(report, "**Interrupted** (a signal ended the grid): ")) << report;
+  EXPECT_TRUE(Contains(report, " of its 400 runs finished before it")) << report;
+  EXPECT_FALSE(ReadFile(out + "/runs.jsonl").empty());
+  EXPECT_TRUE(Contains(ReadFile(err), "interrupted: this run is left out")) << ReadFile(err);
+  // Nothing left beside the folder (no staging folder).
+  ExpectNothingWritten({"err.txt", "out"});
+}
+
 TEST_F(Compare, ExistingFolderIsRefusedUnlessEmpty) {
   const std::string out = dir_.File("out");
   fs::create_directory(out);

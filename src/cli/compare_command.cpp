@@ -91,7 +91,13 @@ int Compare(std::span<const std::string> args) {
   PrintStart(plan, a.repeats, a.out);
 
   AtomicFileWriter jsonl(folder.File("runs.jsonl"));
-  const RunOutcome outcome = RunAll(plan, a.repeats, a.mpirun, jsonl);
+  RunOutcome outcome;
+  {
+    // A signal ends the grid, not the command: the finished runs are reported (RunAll).
+    std::atomic<bool> before_the_first_run{false};
+    InterruptGuard guard(before_the_first_run);
+    outcome = RunAll(plan, a.repeats, a.mpirun, jsonl, guard);
+  }
   jsonl.Commit();
 
   std::vector<compare::Configuration> configs;
@@ -128,6 +134,8 @@ int Compare(std::span<const std::string> args) {
   report.commands = commands;
   report.data = outcome.data;
   report.repeats = a.repeats;
+  report.planned_runs = outcome.planned;
+  report.interrupted = outcome.signal != 0;
   report.seed = a.run.config.seed;
   report.alpha = a.alpha;
   report.cores = AvailableCores();
@@ -137,6 +145,12 @@ int Compare(std::span<const std::string> args) {
   folder.Commit();
 
   PrintEnd(plan, analysis, drawn, a.out);
+  if (outcome.signal != 0) {
+    std::fprintf(stderr,
+                 "parsgd compare: interrupted after %zu of %d runs; the report in %s is of those\n",
+                 outcome.runs.size(), outcome.planned, a.out.c_str());
+    return 128 + outcome.signal;
+  }
   const bool any_finished = std::any_of(outcome.runs.begin(), outcome.runs.end(),
                                         [](const compare::RunRecord& r) { return r.finished(); });
   if (!any_finished) {

@@ -1,10 +1,13 @@
 #include "compare_runs.hpp"
 
 #include <fmt/format.h>
+#include <sys/wait.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -149,8 +152,12 @@ std::string FailureOf(const std::string& output, int status) {
 
 class Runner {
  public:
-  Runner(int total, const std::string& mpirun, AtomicFileWriter& jsonl)
-      : total_(total), mpirun_(mpirun), jsonl_(jsonl) {}
+  Runner(int total, const std::string& mpirun, AtomicFileWriter& jsonl, InterruptGuard& guard)
+      : total_(total), mpirun_(mpirun), jsonl_(jsonl), guard_(guard) {}
+
+  // The signal that ended the grid (the run it came in is not recorded), or 0.
+  int signal() const { return launcher_signal_ != 0 ? launcher_signal_ : guard_.signal(); }
+  bool interrupted() const { return signal() != 0; }
 
   compare::RunRecord Run(const PlannedConfig& pc, std::size_t index, int repeat, int repeats,
                          const Loaded& data) {
@@ -168,6 +175,10 @@ class Runner {
       rec.error = data.error;
     } else {
       Train(pc, data, prefix, rec);
+    }
+    if (interrupted()) {
+      std::fprintf(stderr, "    interrupted: this run is left out\n");
+      return rec;
     }
     if (!rec.finished()) {
       jsonl_.Write(fmt::format(R"({}"seed":{},"epochs_done":{},"error":{}}})", prefix, rec.seed,
@@ -202,6 +213,7 @@ class Runner {
     std::string lines;  // written after the run: a failing write is not the run's failure
     try {
       auto executor = MakeRunExecutor(config);
+      guard_.Watch(executor->stop_flag());
       Trainer trainer(config, *data.train, data.test ? &*data.test : nullptr, *executor, nullptr,
                       data.validation ? &*data.validation : nullptr);
       const ResolvedSettings& s = trainer.settings();
@@ -218,7 +230,8 @@ class Runner {
     } catch (const std::exception& e) {
       rec.error = ErrorText(e);
     }
-    jsonl_.Write(lines);
+    guard_.Watch(idle_);  // the executor goes; the next run's takes its place
+    if (!interrupted()) jsonl_.Write(lines);
   }
 
   // One run across ranks: `parsgd train` under the launcher, its metrics read back.
@@ -231,6 +244,13 @@ class Runner {
                                 ShellQuote(output) + " 2>&1";
     std::fflush(stderr);
     const int status = std::system(command.c_str());
+    // system() ignores SIGINT in this process while the launcher runs; the launcher (a shell)
+    // ends with 128 + the signal that ended it.
+    if (status != -1 && WIFEXITED(status) &&
+        (WEXITSTATUS(status) == 128 + SIGINT || WEXITSTATUS(status) == 128 + SIGTERM)) {
+      launcher_signal_ = WEXITSTATUS(status) - 128;
+      return;
+    }
     try {
       if (status != 0) throw Error(FailureOf(ReadText(output), status));
       const std::string lines = ReadText(metrics);
@@ -250,6 +270,9 @@ class Runner {
   std::string program_ = ThisProgram();
   std::optional<ScratchFolder> scratch_;
   AtomicFileWriter& jsonl_;
+  InterruptGuard& guard_;
+  std::atomic<bool> idle_{false};  // what a signal raises between runs
+  int launcher_signal_ = 0;        // the signal that ended a launcher (mpirun) run
   Clock::time_point start_ = Clock::now();
 };
 
@@ -275,8 +298,8 @@ void CheckDataFiles(const Plan& plan) {
   }
 }
 
-RunOutcome RunAll(const Plan& plan, int repeats, const std::string& mpirun,
-                  AtomicFileWriter& jsonl) {
+RunOutcome RunAll(const Plan& plan, int repeats, const std::string& mpirun, AtomicFileWriter& jsonl,
+                  InterruptGuard& guard) {
   std::vector<std::string> keys;  // the data groups, in order of first appearance
   int possible = 0;
   for (const PlannedConfig& pc : plan.configs) {
@@ -286,7 +309,8 @@ RunOutcome RunAll(const Plan& plan, int repeats, const std::string& mpirun,
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
   }
   RunOutcome out;
-  Runner runner(possible * repeats, mpirun, jsonl);
+  out.planned = possible * repeats;
+  Runner runner(possible * repeats, mpirun, jsonl, guard);
   const Loaded none;  // the data of a run across ranks: its ranks read their own shares
   for (const std::string& key : keys) {
     std::optional<Loaded> data;  // loaded when the group starts, freed when it ends
@@ -294,8 +318,17 @@ RunOutcome RunAll(const Plan& plan, int repeats, const std::string& mpirun,
       for (std::size_t i = 0; i < plan.configs.size(); ++i) {
         const PlannedConfig& pc = plan.configs[i];
         if (!pc.config.impossible.empty() || DataKey(pc.args) != key) continue;
+        if (runner.interrupted()) {
+          out.signal = runner.signal();
+          return out;
+        }
         if (!data && pc.ranks == 1) data = LoadGroup(pc.args, out.data);
-        out.runs.push_back(runner.Run(pc, i, r, repeats, data ? *data : none));
+        compare::RunRecord rec = runner.Run(pc, i, r, repeats, data ? *data : none);
+        if (runner.interrupted()) {
+          out.signal = runner.signal();
+          return out;
+        }
+        out.runs.push_back(std::move(rec));
       }
     }
   }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compare_grid.hpp"
+#include "interrupt.hpp"
 #include "parsgd/util/atomic_file.hpp"
 #include "run_record.hpp"
 
@@ -19,6 +20,8 @@ void CheckDataFiles(const Plan& plan);
 struct RunOutcome {
   std::vector<compare::RunRecord> runs;
   std::vector<std::string> data;  // "PATH: rows x features (nonzeros)" per data set loaded
+  int planned = 0;                // the runs of the grid
+  int signal = 0;                 // the signal that ended the grid early (`runs`: those finished)
 };
 
 // Runs `repeats` repeats of every possible configuration: each run is `train` with the
@@ -30,6 +33,10 @@ struct RunOutcome {
 // line with its error. A configuration of more than one rank runs as `MPIRUN -np N parsgd train`
 // (`mpirun`: the launcher's command), its epochs read back from the run's --metrics; every rank
 // reads its own share of the data.
-RunOutcome RunAll(const Plan& plan, int repeats, const std::string& mpirun, AtomicFileWriter& jsonl);
+// SIGINT or SIGTERM (`guard`) stops the run in progress and ends the grid: that run is left out
+// (neither recorded nor written), the ones before it kept, and the outcome says it was
+// interrupted.
+RunOutcome RunAll(const Plan& plan, int repeats, const std::string& mpirun, AtomicFileWriter& jsonl,
+                  InterruptGuard& guard);
 
 }  // namespace parsgd::cli

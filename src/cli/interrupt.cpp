@@ -84,4 +84,9 @@ InterruptGuard::~InterruptGuard() {
 
 int InterruptGuard::signal() const { return g_signal.load(); }
 
+void InterruptGuard::Watch(std::atomic<bool>& stop) {
+  g_stop.store(&stop);
+  if (g_signal.load() != 0) stop.store(true, std::memory_order_relaxed);
+}
+
 }  // namespace parsgd::cli

@@ -25,6 +25,9 @@ class InterruptGuard {
 
   // The first signal received (SIGINT or SIGTERM), or 0.
   int signal() const;
+  // The flag the first signal raises from now on (compare: each run's executor's, one after
+  // another); raised at once where the signal already came.
+  void Watch(std::atomic<bool>& stop);
 
  private:
   struct sigaction old_int_ {}, old_term_ {};

@@ -31,6 +31,13 @@ std::string Header(const ReportInput& in) {
       configs.size(), in.repeats, in.runs->size(), in.cores, failed);
   if (impossible > 0) out += fmt::format(", {} configurations impossible (not run)", impossible);
   out += ".\n\n";
+  if (in.interrupted) {
+    out += fmt::format(
+        "**Interrupted** (a signal ended the grid): {} of its {} runs finished before it, and "
+        "every table and plot below is of those only; the run in progress and the rest did not "
+        "run.\n\n",
+        in.runs->size(), in.planned_runs);
+  }
   for (const std::string& d : in.data) out += "- data: " + d + "\n";
   out += "- varying: ";
   if (in.varying.empty()) out += "nothing (one configuration)";

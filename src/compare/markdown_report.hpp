@@ -22,6 +22,8 @@ struct ReportInput {
   std::vector<std::string> commands;  // per configuration: the equivalent `parsgd train`
   std::vector<std::string> data;      // one line per data set: path, rows x features
   int repeats = 1;
+  int planned_runs = 0;      // the grid's runs
+  bool interrupted = false;  // a signal ended the grid: `runs` are those that finished
   uint64_t seed = 1;
   double alpha = 0.05;
   int cores = 1;
