@@ -301,23 +301,40 @@ TEST_F(Compare, FailedConfigurationsAreNamedWhereNothingIsTested) {
 }
 
 // Ctrl-C (SIGINT) ends the grid, not the command's output: the runs finished before it are kept,
-// the report says it is of those only, and the status is 130.
-TEST_F(Compare, AnInterruptKeepsTheFinishedRunsAndSaysSo) {
+// the report says it is of those only, and the status is 130. The same command again takes them
+// up and runs the rest: the same results as a run in one go; another grid is refused there.
+TEST_F(Compare, AnInterruptKeepsTheFinishedRunsAndTheSameCommandRunsTheRest) {
   const std::string out = dir_.File("out"), err = dir_.File("err.txt");
+  const std::string grid = data_ +
+                           " --scheme sequential,sync --deterministic --epochs 20 "
+                           "--repeats 40 --gnuplot none";
   const auto r = testing::RunShell(
-      std::string(PARSGD_CLI_PATH) + " compare" + data_ + " --out " + out +
-      " --scheme hogwild,sync --epochs 30 --repeats 200 --gnuplot none 2> " + err +
+      std::string(PARSGD_CLI_PATH) + " compare" + grid + " --out " + out + " 2> " + err +
       " > /dev/null & pid=$!; until grep -q 'run 3 of' " + err +
       " 2>/dev/null || ! kill -0 $pid 2>/dev/null; do sleep 0.02; done; kill -INT $pid; "
       "wait $pid");
   EXPECT_EQ(r.status, 130) << ReadFile(err);
   const std::string report = ReadFile(out + "/report.md");
   EXPECT_TRUE(Contains(report, "**Interrupted** (a signal ended the grid): ")) << report;
-  EXPECT_TRUE(Contains(report, " of its 400 runs finished before it")) << report;
-  EXPECT_FALSE(ReadFile(out + "/runs.jsonl").empty());
+  EXPECT_TRUE(Contains(report, " of its 80 runs finished before it")) << report;
   EXPECT_TRUE(Contains(ReadFile(err), "interrupted: this run is left out")) << ReadFile(err);
-  // Nothing left beside the folder (no staging folder).
-  ExpectNothingWritten({"err.txt", "out"});
+  ExpectNothingWritten({"err.txt", "out"});  // no staging folder left
+
+  const auto other = RunCli("compare" + data_ + " --epochs 3 --repeats 1 --out " + out);
+  EXPECT_EQ(other.status, 1);
+  EXPECT_TRUE(Contains(other.output, "holds an interrupted comparison of another grid"))
+      << other.output;
+
+  const auto rest = RunCli("compare" + grid + " --out " + out);
+  ASSERT_EQ(rest.status, 0) << rest.output;
+  EXPECT_TRUE(Contains(rest.output, "taking up the ")) << rest.output;
+  EXPECT_FALSE(fs::exists(out + "/interrupted.txt"));
+  EXPECT_FALSE(Contains(ReadFile(out + "/report.md"), "Interrupted"));
+  const auto straight = RunCli("compare" + grid + " --out " + dir_.File("straight"));
+  ASSERT_EQ(straight.status, 0) << straight.output;
+  EXPECT_EQ(ReadFile(out + "/summary.csv"), ReadFile(dir_.File("straight/summary.csv")));
+  EXPECT_EQ(Lines(ReadFile(out + "/runs.jsonl")).size(),
+            Lines(ReadFile(dir_.File("straight/runs.jsonl"))).size());
 }
 
 TEST_F(Compare, ExistingFolderIsRefusedUnlessEmpty) {

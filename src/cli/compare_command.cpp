@@ -4,7 +4,13 @@
 // (gnuplot data and scripts, and their images when gnuplot is there).
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
 
 #include "commands.hpp"
 #include "compare_grid.hpp"
@@ -14,6 +20,7 @@
 #include "output_folder.hpp"
 #include "parsgd/exec/executor.hpp"
 #include "parsgd/util/atomic_file.hpp"
+#include "parsgd/util/error.hpp"
 #include "plot_writer.hpp"
 #include "text_format.hpp"
 
@@ -68,6 +75,45 @@ void PrintEnd(const Plan& plan, const compare::Analysis& analysis, const compare
   std::printf("wrote %s/report.md, summary.csv, runs.csv, runs.jsonl; %s\n", out.c_str(), plots);
 }
 
+// What a comparison's runs are: the configurations' commands, the repeats and the base seed. An
+// interrupted comparison writes it (kInterrupted), so that the same grid rerun into the same
+// folder takes up the runs it finished.
+constexpr const char* kInterrupted = "interrupted.txt";
+
+std::string GridIdentity(const Plan& plan, int repeats, uint64_t seed) {
+  std::string out = fmt::format("parsgd compare, {} repeats from seed {}:\n", repeats, seed);
+  for (std::size_t i = 0; i < plan.configs.size(); ++i) {
+    const PlannedConfig& pc = plan.configs[i];
+    out +=
+        fmt::format("{}. {}\n", i + 1,
+                    pc.config.impossible.empty() ? pc.command : "impossible: " + pc.config.label);
+  }
+  return out;
+}
+
+std::string Contents(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The finished runs of an interrupted comparison of the same grid in folder `out`; nullopt where
+// it holds none (a folder that is not empty is then refused by StagedFolder). Throws where it
+// holds an interrupted comparison of another grid.
+std::optional<std::vector<compare::KeptRun>> Resumable(const std::string& out,
+                                                       const std::string& identity) {
+  std::error_code ec;
+  const std::string marker = out + "/" + kInterrupted;
+  if (!std::filesystem::exists(marker, ec)) return std::nullopt;
+  if (Contents(marker) != identity) {
+    throw Error(out + ": holds an interrupted comparison of another grid (" + kInterrupted +
+                "; choose another --out, or remove it)");
+  }
+  return compare::ReadRuns(Contents(out + "/runs.jsonl"));
+}
+
 std::string CommandLine(std::span<const std::string> args) {
   std::string out = "parsgd compare";
   for (const std::string& a : args) out += " " + ShellQuote(a);
@@ -86,9 +132,17 @@ int Compare(std::span<const std::string> args) {
   }
   // Everything is checked before the first run: the grid, the output folder, the data files.
   const Plan plan = BuildPlan(parser, a);
-  compare::StagedFolder folder(a.out);
+  const std::string identity = GridIdentity(plan, a.repeats, a.run.config.seed);
+  const auto kept = Resumable(a.out, identity);
+  compare::StagedFolder folder(a.out, /*replace=*/kept.has_value());
   CheckDataFiles(plan);
   PrintStart(plan, a.repeats, a.out);
+  if (kept) {
+    std::fprintf(stderr,
+                 "parsgd compare: taking up the %zu finished runs of the interrupted "
+                 "comparison in %s\n",
+                 kept->size(), a.out.c_str());
+  }
 
   AtomicFileWriter jsonl(folder.File("runs.jsonl"));
   RunOutcome outcome;
@@ -96,7 +150,8 @@ int Compare(std::span<const std::string> args) {
     // A signal ends the grid, not the command: the finished runs are reported (RunAll).
     std::atomic<bool> before_the_first_run{false};
     InterruptGuard guard(before_the_first_run);
-    outcome = RunAll(plan, a.repeats, a.mpirun, jsonl, guard);
+    outcome = RunAll(plan, a.repeats, a.mpirun, jsonl, guard,
+                     kept.value_or(std::vector<compare::KeptRun>{}));
   }
   jsonl.Commit();
 
@@ -142,12 +197,14 @@ int Compare(std::span<const std::string> args) {
   report.plots = &plots;
   report.drawn = drawn;
   folder.Write("report.md", compare::MarkdownReport(report));
+  if (outcome.signal != 0) folder.Write(kInterrupted, identity);
   folder.Commit();
 
   PrintEnd(plan, analysis, drawn, a.out);
   if (outcome.signal != 0) {
     std::fprintf(stderr,
-                 "parsgd compare: interrupted after %zu of %d runs; the report in %s is of those\n",
+                 "parsgd compare: interrupted after %zu of %d runs; the report in %s is of those "
+                 "(the same command again runs the rest)\n",
                  outcome.runs.size(), outcome.planned, a.out.c_str());
     return 128 + outcome.signal;
   }

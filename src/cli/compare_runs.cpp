@@ -299,7 +299,7 @@ void CheckDataFiles(const Plan& plan) {
 }
 
 RunOutcome RunAll(const Plan& plan, int repeats, const std::string& mpirun, AtomicFileWriter& jsonl,
-                  InterruptGuard& guard) {
+                  InterruptGuard& guard, const std::vector<compare::KeptRun>& kept) {
   std::vector<std::string> keys;  // the data groups, in order of first appearance
   int possible = 0;
   for (const PlannedConfig& pc : plan.configs) {
@@ -310,14 +310,23 @@ RunOutcome RunAll(const Plan& plan, int repeats, const std::string& mpirun, Atom
   }
   RunOutcome out;
   out.planned = possible * repeats;
-  Runner runner(possible * repeats, mpirun, jsonl, guard);
+  auto is_kept = [&](std::size_t config, int repeat) {
+    return std::any_of(kept.begin(), kept.end(), [&](const compare::KeptRun& k) {
+      return k.record.config == config && k.record.repeat == repeat;
+    });
+  };
+  for (const compare::KeptRun& k : kept) {
+    out.runs.push_back(k.record);
+    jsonl.Write(k.lines);
+  }
+  Runner runner(out.planned - static_cast<int>(kept.size()), mpirun, jsonl, guard);
   const Loaded none;  // the data of a run across ranks: its ranks read their own shares
   for (const std::string& key : keys) {
     std::optional<Loaded> data;  // loaded when the group starts, freed when it ends
     for (int r = 0; r < repeats; ++r) {
       for (std::size_t i = 0; i < plan.configs.size(); ++i) {
         const PlannedConfig& pc = plan.configs[i];
-        if (!pc.config.impossible.empty() || DataKey(pc.args) != key) continue;
+        if (!pc.config.impossible.empty() || DataKey(pc.args) != key || is_kept(i, r)) continue;
         if (runner.interrupted()) {
           out.signal = runner.signal();
           return out;

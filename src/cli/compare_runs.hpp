@@ -8,6 +8,7 @@
 
 #include "compare_grid.hpp"
 #include "interrupt.hpp"
+#include "metrics_reader.hpp"
 #include "parsgd/util/atomic_file.hpp"
 #include "run_record.hpp"
 
@@ -35,8 +36,9 @@ struct RunOutcome {
 // reads its own share of the data.
 // SIGINT or SIGTERM (`guard`) stops the run in progress and ends the grid: that run is left out
 // (neither recorded nor written), the ones before it kept, and the outcome says it was
-// interrupted.
+// interrupted. `kept`: runs of an interrupted comparison of the same grid, which are not run
+// again: they come first in the outcome and in `jsonl`.
 RunOutcome RunAll(const Plan& plan, int repeats, const std::string& mpirun, AtomicFileWriter& jsonl,
-                  InterruptGuard& guard);
+                  InterruptGuard& guard, const std::vector<compare::KeptRun>& kept = {});
 
 }  // namespace parsgd::cli

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -36,6 +37,43 @@ std::vector<EpochRecord> ReadEpochRecords(const std::string& jsonl) {
       out.push_back(e);
     } catch (const nlohmann::json::exception& e) {
       throw Error(fmt::format("metrics line {}: {}", number, e.what()));
+    }
+  }
+  return out;
+}
+
+std::vector<KeptRun> ReadRuns(const std::string& jsonl) {
+  std::vector<KeptRun> out;
+  std::istringstream in(jsonl);
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.empty()) continue;
+    try {
+      const nlohmann::json j = nlohmann::json::parse(line);
+      const auto config = j.at("config").get<std::size_t>();
+      const int repeat = j.at("repeat").get<int>();
+      if (config < 1 || repeat < 1) throw Error("config and repeat count from 1");
+      auto run = std::find_if(out.begin(), out.end(), [&](const KeptRun& k) {
+        return k.record.config == config - 1 && k.record.repeat == repeat - 1;
+      });
+      if (run == out.end()) {
+        out.push_back({});
+        run = out.end() - 1;
+        run->record.config = config - 1;
+        run->record.repeat = repeat - 1;
+      }
+      run->lines += line + "\n";
+      if (const auto e = j.find("error"); e != j.end()) {
+        run->record.seed = j.at("seed").get<uint64_t>();
+        run->record.error = e->get<std::string>();
+        continue;
+      }
+      run->record.seed = j.at("seed").get<uint64_t>();
+      run->record.epochs.push_back(ReadEpochRecords(line).front());
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(fmt::format("runs.jsonl line {}: {}", number, e.what()));
+    } catch (const Error& e) {
+      throw Error(fmt::format("runs.jsonl line {}: {}", number, e.what()));
     }
   }
   return out;

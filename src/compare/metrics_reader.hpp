@@ -15,4 +15,14 @@ namespace parsgd::compare {
 // "train_seconds" may be null or absent).
 std::vector<EpochRecord> ReadEpochRecords(const std::string& jsonl);
 
+// A run read back from a comparison's runs.jsonl, with its lines as they were written.
+struct KeptRun {
+  RunRecord record;
+  std::string lines;
+};
+// The runs of a comparison's runs.jsonl (each line carries the run's 1-based "config" and
+// "repeat"; an epoch line the metrics' fields, a failed run's last line its "seed" and "error"),
+// in the order they first appear. Throws parsgd::Error naming a line that is not such an object.
+std::vector<KeptRun> ReadRuns(const std::string& jsonl);
+
 }  // namespace parsgd::compare

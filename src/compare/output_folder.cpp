@@ -15,7 +15,8 @@ namespace parsgd::compare {
 
 namespace fs = std::filesystem;
 
-StagedFolder::StagedFolder(std::string path) : path_(std::move(path)) {
+StagedFolder::StagedFolder(std::string path, bool replace)
+    : path_(std::move(path)), replace_(replace) {
   while (path_.size() > 1 && path_.back() == '/') path_.pop_back();
   if (path_.empty()) throw Error("empty output folder name");
   std::error_code ec;
@@ -23,7 +24,7 @@ StagedFolder::StagedFolder(std::string path) : path_(std::move(path)) {
     if (!fs::is_directory(path_, ec)) {
       throw Error(path_ + ": exists and is not a folder (choose another --out)");
     }
-    if (!fs::is_empty(path_, ec)) {
+    if (!replace_ && !fs::is_empty(path_, ec)) {
       throw Error(path_ + ": is a folder that is not empty (choose another --out, or remove it)");
     }
   }
@@ -54,10 +55,21 @@ void StagedFolder::Write(std::string_view name, std::string_view contents) const
 }
 
 void StagedFolder::Commit() {
+  std::string old;
+  std::error_code ec;
+  if (replace_ && fs::exists(path_, ec)) {  // moved aside, so that PATH is always one whole folder
+    old = path_ + ".old.XXXXXX";
+    if (::mkdtemp(old.data()) == nullptr || std::rename(path_.c_str(), old.c_str()) != 0) {
+      throw Error(path_ + ": cannot move the folder there aside: " + std::strerror(errno));
+    }
+  }
   if (std::rename(staging_.c_str(), path_.c_str()) != 0) {
-    throw Error(path_ + ": cannot rename the finished folder into place: " + std::strerror(errno));
+    const std::string why = std::strerror(errno);
+    if (!old.empty()) std::rename(old.c_str(), path_.c_str());  // put back
+    throw Error(path_ + ": cannot rename the finished folder into place: " + why);
   }
   committed_ = true;
+  if (!old.empty()) fs::remove_all(old, ec);
 }
 
 }  // namespace parsgd::compare
