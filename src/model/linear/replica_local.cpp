@@ -218,7 +218,10 @@ class LinearReplicaLocal {
     if (!ClockAt(*run_average_, now, clock)) return;  // averaging has not started
     c.executor->RunWorkers(workers, [&](int w) {
       Worker& r = workers_[w];
-      CatchUpAll(r.average, r.weights, features_, outputs_, Clock(r.at, w));
+      // A replica that has not trained in this process (a resumed run stopped before its first
+      // period) holds the trainer's means as they were.
+      if (r.weights != nullptr)
+        CatchUpAll(r.average, r.weights, features_, outputs_, Clock(r.at, w));
     });
     const uint64_t size = (features_ + 1) * outputs_;
     const float inverse = 1.f / static_cast<float>(workers);
