@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <sstream>
 
@@ -211,8 +212,9 @@ class Runner {
     TrainConfig config = pc.args.config;
     config.seed = rec.seed;
     std::string lines;  // written after the run: a failing write is not the run's failure
+    std::unique_ptr<Executor> executor;  // outlives the watch on its stop flag
     try {
-      auto executor = MakeRunExecutor(config);
+      executor = MakeRunExecutor(config);
       guard_.Watch(executor->stop_flag());
       Trainer trainer(config, *data.train, data.test ? &*data.test : nullptr, *executor, nullptr,
                       data.validation ? &*data.validation : nullptr);
@@ -230,7 +232,7 @@ class Runner {
     } catch (const std::exception& e) {
       rec.error = ErrorText(e);
     }
-    guard_.Watch(idle_);  // the executor goes; the next run's takes its place
+    guard_.WatchOwn();  // before the executor goes
     if (!interrupted()) jsonl_.Write(lines);
   }
 
@@ -271,8 +273,7 @@ class Runner {
   std::optional<ScratchFolder> scratch_;
   AtomicFileWriter& jsonl_;
   InterruptGuard& guard_;
-  std::atomic<bool> idle_{false};  // what a signal raises between runs
-  int launcher_signal_ = 0;        // the signal that ended a launcher (mpirun) run
+  int launcher_signal_ = 0;  // the signal that ended a launcher (mpirun) run
   Clock::time_point start_ = Clock::now();
 };
 

@@ -64,7 +64,7 @@ void EndCleanlyOnSignals() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
-InterruptGuard::InterruptGuard(std::atomic<bool>& stop) {
+InterruptGuard::InterruptGuard(std::atomic<bool>& stop) : own_(stop) {
   g_signal.store(0);
   g_first_ns.store(0);
   g_stop.store(&stop);

@@ -26,10 +26,13 @@ class InterruptGuard {
   // The first signal received (SIGINT or SIGTERM), or 0.
   int signal() const;
   // The flag the first signal raises from now on (compare: each run's executor's, one after
-  // another); raised at once where the signal already came.
+  // another; it must outlive the watch); raised at once where the signal already came.
   void Watch(std::atomic<bool>& stop);
+  // Back to the flag given at construction.
+  void WatchOwn() { Watch(own_); }
 
  private:
+  std::atomic<bool>& own_;
   struct sigaction old_int_ {}, old_term_ {};
 };
 
