@@ -20,7 +20,7 @@ double SoftmaxOutputGradient(const float* logits, const int* labels, const float
     const double value = SoftmaxLoss::ValueAndGradient(
         logits + static_cast<std::size_t>(i) * classes, classes, labels[i], row);
     const float w = weights != nullptr ? weights[i] : 1.f;
-    loss += weights != nullptr ? w * value : value;
+    loss += w * value;
     const float scale = w * inv;
     for (int k = 0; k < classes; ++k) row[k] *= scale;
   }
