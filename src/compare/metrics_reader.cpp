@@ -18,6 +18,17 @@ std::optional<double> Optional(const nlohmann::json& object, const char* key) {
   return it->get<double>();
 }
 
+// An epoch line's fields.
+EpochRecord EpochOf(const nlohmann::json& j) {
+  EpochRecord e;
+  e.epoch = j.at("epoch").get<int>();
+  e.objective = j.at("objective").get<double>();
+  e.updates = j.at("updates").get<uint64_t>();
+  e.test_accuracy = Optional(j, "test_accuracy");
+  e.train_seconds = Optional(j, "train_seconds");
+  return e;
+}
+
 }  // namespace
 
 std::vector<EpochRecord> ReadEpochRecords(const std::string& jsonl) {
@@ -27,14 +38,7 @@ std::vector<EpochRecord> ReadEpochRecords(const std::string& jsonl) {
   for (int number = 1; std::getline(in, line); ++number) {
     if (line.empty()) continue;
     try {
-      const nlohmann::json j = nlohmann::json::parse(line);
-      EpochRecord e;
-      e.epoch = j.at("epoch").get<int>();
-      e.objective = j.at("objective").get<double>();
-      e.updates = j.at("updates").get<uint64_t>();
-      e.test_accuracy = Optional(j, "test_accuracy");
-      e.train_seconds = Optional(j, "train_seconds");
-      out.push_back(e);
+      out.push_back(EpochOf(nlohmann::json::parse(line)));
     } catch (const nlohmann::json::exception& e) {
       throw Error(fmt::format("metrics line {}: {}", number, e.what()));
     }
@@ -63,13 +67,12 @@ std::vector<KeptRun> ReadRuns(const std::string& jsonl) {
         run->record.repeat = repeat - 1;
       }
       run->lines += line + "\n";
-      if (const auto e = j.find("error"); e != j.end()) {
-        run->record.seed = j.at("seed").get<uint64_t>();
-        run->record.error = e->get<std::string>();
-        continue;
-      }
       run->record.seed = j.at("seed").get<uint64_t>();
-      run->record.epochs.push_back(ReadEpochRecords(line).front());
+      if (const auto e = j.find("error"); e != j.end()) {
+        run->record.error = e->get<std::string>();
+      } else {
+        run->record.epochs.push_back(EpochOf(j));
+      }
     } catch (const nlohmann::json::exception& e) {
       throw Error(fmt::format("runs.jsonl line {}: {}", number, e.what()));
     } catch (const Error& e) {
