@@ -50,13 +50,10 @@ struct MappedRows {
         indices(data.indices().data(), data.nnz()),
         values(data.values().data(), data.nnz()),
         target_values(targets.values.data(), data.rows()),
-        row_weights(WeightsOf(targets), targets.weights.empty() ? 0 : data.rows()),
+        row_weights(targets.row_weights(), targets.weights.empty() ? 0 : data.rows()),
         view{data.offsets().data(), data.indices().data(), data.values().data(),
              targets.values.data(), data.rows(),           data.nnz(),
-             WeightsOf(targets)} {}
-  static const float* WeightsOf(const Targets& t) {
-    return t.weights.empty() ? nullptr : t.weights.data();
-  }
+             targets.row_weights()} {}
   DeviceArray<const uint64_t> offsets;
   DeviceArray<const uint32_t> indices;
   DeviceArray<const float> values;

@@ -24,6 +24,8 @@ struct Targets {
   // One per row: its weight in the loss (the data's row weight, Dataset::weights, times its
   // class's, WeighClasses); empty: every row weighs 1.
   AlignedArray<float> weights;
+  // `weights` as the runners take them: null where every row weighs 1.
+  const float* row_weights() const { return weights.empty() ? nullptr : weights.data(); }
   int classes = 2;     // 2 for binary models, K for softmax and the MLP
   ClassLabels labels;  // the label of each class as the data wrote it, ascending
   // Real values to regress (the labels as they are; `classes` and `labels` are the binary

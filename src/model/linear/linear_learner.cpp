@@ -18,9 +18,8 @@ class LinearLearner final : public Learner {
       : config_(config), train_(train), targets_(targets), setup_(std::move(setup)) {
     state_ = OptimizerState(config.optimizer.kind, setup_.model.weights().size(),
                             !setup_.l1_rates.empty());
-    runner_ =
-        MakeLinearRunner(config, {train.features(), r.outputs, r.workers, train.rows(),
-                                  targets.weights.empty() ? nullptr : targets.weights.data()});
+    runner_ = MakeLinearRunner(
+        config, {train.features(), r.outputs, r.workers, train.rows(), targets.row_weights()});
     workers_ = r.workers;
     batch_ = r.batch;
     if (r.asgd_start >= 0) {  // --asgd: the averaged model beside the iterate
@@ -40,7 +39,7 @@ class LinearLearner final : public Learner {
                                 epoch,      workers_,
                                 batch_,     &executor,
                                 part.index, part.count,
-                                part.ranks, targets_.weights.empty() ? nullptr : targets_.weights.data()};
+                                part.ranks, targets_.row_weights()};
     const EpochTotals totals = runner_->Run(context);
     // --asgd: every mean brought up to the part's end (the samples it took: each runner's clock
     // counts them), where the run reads the averaged model or the ranks combine the iterates.

@@ -34,14 +34,13 @@ class MlpLearner final : public Learner {
 
   EpochTotals RunEpoch(uint64_t epoch, const SampleOrder& order, const StepSize& step,
                        Executor& executor, EpochPart part) override {
-    const MlpContext context{
-        &train_,    targets_.values.data(),
-        Params(),   &order,
-        step,       config_.optimizer,
-        epoch,      workers_,
-        batch_,     &executor,
-        part.index, part.count,
-        part.ranks, targets_.weights.empty() ? nullptr : targets_.weights.data()};
+    const MlpContext context{&train_,    targets_.values.data(),
+                             Params(),   &order,
+                             step,       config_.optimizer,
+                             epoch,      workers_,
+                             batch_,     &executor,
+                             part.index, part.count,
+                             part.ranks, targets_.row_weights()};
     return runner_->Run(context);
   }
 
