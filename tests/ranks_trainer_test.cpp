@@ -47,24 +47,34 @@ TrainConfig RanksConfig() {
 // the same rates and L2 (from every share's statistics), the same mean of two floats. The
 // constant schedule: the in-process workers recompute their step every 64 samples, the ranks at
 // every part.
-TEST(Ranks, AveragingEverySampleIsTheAverageSchemeOfAsManyWorkers) {
-  const Dataset whole = testing::MakeProblem(1000, 200, 8, 2, 0.05, 3);
+// The average scheme of 2 workers averaging after every sample (`in_process`), and 2 ranks of one
+// worker doing the same (`ranked`), on the constant schedule, with --asgd `asgd`.
+struct EverySample {
+  TrainConfig in_process, ranked;
+};
+EverySample AveragingEverySample(double asgd) {
   TrainConfig base = RanksConfig();
   base.schedule = ScheduleKind::kConstant;
   base.order = OrderKind::kSequential;
-  TrainConfig in_process = base;
-  in_process.scheme = SchemeKind::kAverage;
-  in_process.threads = 2;
-  in_process.batch = 1;
-  in_process.period = 1;
-  auto executor = MakeTbbExecutor(2);
-  Trainer one(in_process, whole, nullptr, *executor);
-  std::vector<EpochReport> expected;
-  while (one.epochs_done() < base.epochs) expected.push_back(one.RunEpoch());
+  base.asgd = asgd;
+  EverySample out{base, base};
+  out.in_process.scheme = SchemeKind::kAverage;
+  out.in_process.threads = 2;
+  out.in_process.batch = 1;
+  out.in_process.period = 1;
+  out.ranked.ranks_period = 1;
+  return out;
+}
 
-  TrainConfig ranked = base;
-  ranked.ranks_period = 1;
-  const std::vector<RankRun> runs = TrainRanks(2, ranked, whole, base.epochs);
+TEST(Ranks, AveragingEverySampleIsTheAverageSchemeOfAsManyWorkers) {
+  const Dataset whole = testing::MakeProblem(1000, 200, 8, 2, 0.05, 3);
+  const EverySample c = AveragingEverySample(kAsgdOff);
+  auto executor = MakeTbbExecutor(2);
+  Trainer one(c.in_process, whole, nullptr, *executor);
+  std::vector<EpochReport> expected;
+  while (one.epochs_done() < c.in_process.epochs) expected.push_back(one.RunEpoch());
+
+  const std::vector<RankRun> runs = TrainRanks(2, c.ranked, whole, c.ranked.epochs);
   for (const RankRun& run : runs) {
     ASSERT_EQ(run.reports.size(), expected.size());
     EXPECT_TRUE(SameBits(run.kept.back(), one.model()));
@@ -82,21 +92,11 @@ TEST(Ranks, AveragingEverySampleIsTheAverageSchemeOfAsManyWorkers) {
 // own samples and a replica's its progress times the workers.
 TEST(Ranks, AveragedSgdEverySampleIsTheAverageSchemesOfAsManyWorkers) {
   const Dataset whole = testing::MakeProblem(1000, 200, 8, 2, 0.05, 3);
-  TrainConfig base = RanksConfig();
-  base.schedule = ScheduleKind::kConstant;
-  base.order = OrderKind::kSequential;
-  base.asgd = 1;
-  TrainConfig in_process = base;
-  in_process.scheme = SchemeKind::kAverage;
-  in_process.threads = 2;
-  in_process.batch = 1;
-  in_process.period = 1;
+  const EverySample c = AveragingEverySample(1);
   auto executor = MakeTbbExecutor(2);
-  Trainer one(in_process, whole, nullptr, *executor);
-  while (one.epochs_done() < base.epochs) one.RunEpoch();
-  TrainConfig ranked = base;
-  ranked.ranks_period = 1;
-  const std::vector<RankRun> runs = TrainRanks(2, ranked, whole, base.epochs);
+  Trainer one(c.in_process, whole, nullptr, *executor);
+  while (one.epochs_done() < c.in_process.epochs) one.RunEpoch();
+  const std::vector<RankRun> runs = TrainRanks(2, c.ranked, whole, c.ranked.epochs);
   const std::span<const float> expected = one.model().weights();
   double gap = 0, moved = 0;
   for (const RankRun& run : runs) {
