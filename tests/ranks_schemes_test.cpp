@@ -9,6 +9,7 @@
 #include <cstring>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "parsgd/comm/communicator.hpp"
@@ -329,6 +330,47 @@ TEST(RanksOuter, IsTheAverageSchemesOuterStepOnAsManyWorkers) {
   }
 }
 
+// The touched and the sum rules on the ranks' average of 2 ranks of one worker, combining after
+// every sample, are the in-process rules on 2 workers (the ranks' mean of two in double rounds as
+// the replicas' in float), the touched rule also under the outer rule's momentum.
+TEST(RanksAverageRule, IsTheInProcessRuleOnAsManyWorkers) {
+  const Dataset whole = testing::MakeProblem(1000, 2000, 6, 2, 0.05, 4);
+  for (auto [rule, outer] : {std::pair{AverageRule::kTouched, OuterKind::kSgd},
+                             std::pair{AverageRule::kTouched, OuterKind::kMomentum},
+                             std::pair{AverageRule::kSum, OuterKind::kSgd}}) {
+    SCOPED_TRACE(NameOf<AverageRule>(kAverageRules, rule));
+    SCOPED_TRACE(NameOf<OuterKind>(kOuterKinds, outer));
+    TrainConfig c = Linear();
+    c.schedule = ScheduleKind::kConstant;
+    c.order = OrderKind::kSequential;
+    c.average_rule = rule;
+    c.outer.kind = outer;
+    c.outer.momentum = 0.4;
+    TrainConfig in_process = c;
+    in_process.scheme = SchemeKind::kAverage;
+    in_process.threads = 2;
+    in_process.batch = 1;
+    in_process.period = 1;
+    const RankRun expected = TrainAlone(in_process, whole, c.epochs);
+    TrainConfig ranked = c;
+    ranked.scheme = SchemeKind::kSequential;
+    ranked.ranks_period = 1;
+    const std::vector<RankRun> runs = TrainRanks(2, ranked, whole, c.epochs);
+    ExpectRanksAlike(runs, whole.rows());
+    for (std::size_t e = 0; e < expected.kept.size(); ++e) {
+      EXPECT_TRUE(SameBits(runs[0].kept[e], expected.kept[e])) << "epoch " << e + 1;
+    }
+    // Not the plain mean's model.
+    in_process.average_rule = AverageRule::kMean;
+    EXPECT_FALSE(SameBits(TrainAlone(in_process, whole, 1).kept[0], expected.kept[0]));
+    // Replicas inside each rank too: both levels take the rule; alike, repeated, resumed.
+    ranked.scheme = SchemeKind::kAverage;
+    ranked.threads = 2;
+    ranked.ranks_period = 50;
+    ExpectRepeatAndResume(2, ranked, whole, TrainRanks(2, ranked, whole, c.epochs));
+  }
+}
+
 // What cannot work across ranks is refused on every rank with one message.
 TEST(RanksSchemes, RefusalsNameTheSettings) {
   const Dataset whole = testing::MakeProblem(60, 20, 4, 2, 0.05, 2);
@@ -360,6 +402,9 @@ TEST(RanksSchemes, RefusalsNameTheSettings) {
   gossip.ranks_scheme = RanksScheme::kGossip;
   gossip.outer.kind = OuterKind::kNesterov;
   expect_all(errors_of(2, gossip), "needs ranks-scheme average");
+  gossip.outer = OuterConfig{};
+  gossip.average_rule = AverageRule::kTouched;
+  expect_all(errors_of(2, gossip), "average-rule touched across ranks");
   TrainConfig cd = Linear();
   cd.solver = Solver::kCd;
   cd.bias = Bias::kOff;

@@ -269,6 +269,128 @@ TEST(Average, OneAveragePerEpochIsTheMeanOfTheShardsSgdRuns) {
   }
 }
 
+// The touched rule (--average-rule touched) in the same set-up: a feature only one shard moved
+// keeps that shard's value whole (the plain mean halves it), one both moved takes their mean, the
+// plain mean's bits. On the sparse set most features are one shard's.
+TEST(TouchedRule, OneAveragePerEpochKeepsWhatOnlyOneShardMoved) {
+  const Dataset sets[] = {testing::MakeProblem(600, 30, 6, 2, 0.05, 67),
+                          testing::MakeProblem(200, 20000, 3, 2, 0.05, 68)};
+  int alone = 0, both = 0;  // features only one shard moved, and both
+  for (const Dataset& data : sets) {
+    TrainConfig touched = PlainConfig(SchemeKind::kAverage, 2);
+    touched.period = 0;
+    touched.epochs = 1;
+    touched.average_rule = AverageRule::kTouched;
+    auto two = MakeTbbExecutor(2), one = MakeTbbExecutor(1);
+    const LinearModel model = testing::TrainModel(touched, data, *two);
+    const SampleOrder order(OrderKind::kSequential, data.rows(), 2, 1);
+    TrainConfig sequential = PlainConfig(SchemeKind::kSequential, 1);
+    sequential.epochs = 1;
+    const LinearModel a = testing::TrainModel(sequential, Rows(data, 0, order.ShardBegin(1)), *one);
+    const LinearModel b =
+        testing::TrainModel(sequential, Rows(data, order.ShardBegin(1), data.rows()), *one);
+    ASSERT_EQ(model.weights().size(), a.weights().size());
+    for (std::size_t j = 0; j < a.weights().size(); ++j) {
+      const float x = a.weights()[j], y = b.weights()[j];
+      const float expected = x != 0 && y != 0 ? (x + y) * 0.5f : x != 0 ? x : y;
+      EXPECT_EQ(model.weights()[j], expected) << j;
+      alone += (x != 0) != (y != 0);
+      both += x != 0 && y != 0;
+    }
+  }
+  EXPECT_GT(alone, 200);  // the sparse set's
+  EXPECT_GT(both, 30);    // every feature of the dense set, and the biases
+}
+
+// The sum rule (--average-rule sum) from the zero model with one combination per epoch: the sum of
+// the shards' SGD runs; over two epochs, the outer sgd step at rate 2 (its definition) bit for bit.
+TEST(SumRule, AddsTheReplicasChanges) {
+  const Dataset data = testing::MakeProblem(600, 300, 6, 2, 0.05, 71);
+  TrainConfig sum = PlainConfig(SchemeKind::kAverage, 2);
+  sum.period = 0;
+  sum.epochs = 1;
+  sum.average_rule = AverageRule::kSum;
+  auto two = MakeTbbExecutor(2), one = MakeTbbExecutor(1);
+  const LinearModel model = testing::TrainModel(sum, data, *two);
+  const SampleOrder order(OrderKind::kSequential, data.rows(), 2, 1);
+  TrainConfig sequential = PlainConfig(SchemeKind::kSequential, 1);
+  sequential.epochs = 1;
+  const LinearModel a = testing::TrainModel(sequential, Rows(data, 0, order.ShardBegin(1)), *one);
+  const LinearModel b =
+      testing::TrainModel(sequential, Rows(data, order.ShardBegin(1), data.rows()), *one);
+  ASSERT_EQ(model.weights().size(), a.weights().size());
+  for (std::size_t j = 0; j < a.weights().size(); ++j) {
+    EXPECT_EQ(model.weights()[j], a.weights()[j] + b.weights()[j]) << j;
+  }
+  sum.epochs = 2;
+  sum.period = 3;
+  TrainConfig outer = sum;
+  outer.average_rule = AverageRule::kMean;
+  outer.outer.learning_rate = 2;
+  const LinearModel x = testing::TrainModel(sum, data, *two),
+                    y = testing::TrainModel(outer, data, *two);
+  EXPECT_TRUE(std::equal(x.weights().begin(), x.weights().end(), y.weights().begin()));
+}
+
+// With a combination after every sample, over two epochs, the touched rule compares each replica
+// with the last combination's model (not with the start): the rule written out in double.
+TEST(TouchedRule, PeriodOneOnTwoWorkersIsTheMeanOverTheMovedReplicasComputedByHand) {
+  const Dataset data = testing::MakeProblem(301, 400, 4, 2, 0.05, 62);
+  TrainConfig config = PlainConfig(SchemeKind::kAverage, 2);
+  config.period = 1;
+  config.epochs = 2;
+  config.average_rule = AverageRule::kTouched;
+  auto executor = MakeTbbExecutor(2);
+  const LinearModel model = testing::TrainModel(config, data, *executor);
+  std::vector<double> anchor(data.features() + 1, 0.0);
+  const auto w = ReferenceReplicas(data, 2, config.learning_rate, [&](auto& r) {
+    for (std::size_t j = 0; j < anchor.size(); ++j) {
+      double sum = 0;
+      int moved = 0;
+      for (const auto& replica : r) {
+        if (replica[j] != anchor[j]) {
+          sum += replica[j];
+          ++moved;
+        }
+      }
+      if (moved > 0) anchor[j] = sum / moved;
+      for (auto& replica : r) replica[j] = anchor[j];
+    }
+  });
+  ASSERT_EQ(model.weights().size(), anchor.size());
+  double largest = 0;
+  for (std::size_t j = 0; j < anchor.size(); ++j) {
+    largest = std::max(largest, std::abs(anchor[j]));
+    EXPECT_NEAR(model.weights()[j], anchor[j], 1e-4 * (1 + std::abs(anchor[j]))) << j;
+  }
+  EXPECT_GT(largest, 0.1);
+  // The plain mean gives another model on these rows.
+  config.average_rule = AverageRule::kMean;
+  const LinearModel mean = testing::TrainModel(config, data, *executor);
+  double difference = 0;
+  for (std::size_t j = 0; j < anchor.size(); ++j) {
+    difference = std::max(difference, std::abs(mean.weights()[j] - anchor[j]));
+  }
+  EXPECT_GT(difference, 1e-2);
+}
+
+TEST(Replicas, TheTouchedMeanIsOverTheReplicasThatMoved) {
+  Replicas replicas(3, 4);
+  const float anchor[4] = {1.f, 2.f, 3.f, 4.f};
+  float start[4] = {1.f, 2.f, 3.f, 4.f};
+  for (int r = 0; r < 3; ++r) replicas.MakeFrom(r, {start, nullptr, nullptr});
+  replicas.data(1, Replicas::kWeights)[0] = 7.f;  // one replica moved coordinate 0
+  replicas.data(0, Replicas::kWeights)[1] = 5.f;  // two moved coordinate 1
+  replicas.data(2, Replicas::kWeights)[1] = 6.f;
+  for (int r = 0; r < 3; ++r) replicas.data(r, Replicas::kWeights)[2] = 9.f;  // all moved 2
+  float out[4];
+  replicas.TouchedMeanInto(Replicas::kWeights, 0, 4, anchor, out);
+  EXPECT_EQ(out[0], 7.f);
+  EXPECT_EQ(out[1], 5.5f);
+  EXPECT_EQ(out[2], 9.f);
+  EXPECT_EQ(out[3], 4.f);  // none moved
+}
+
 // The mean of equal floats can differ from them by rounding ((3 v) / 3 != v for some v); the
 // combining steps leave a coordinate that is equal in every replica as it is, so that covering
 // more coordinates than changed (the whole model) changes nothing.
@@ -382,6 +504,30 @@ TEST(OuterStepSettings, NeedTheAverageScheme) {
   config.scheme = SchemeKind::kAverage;
   config.outer.momentum = 1;
   EXPECT_THROW(Trainer(config, data, nullptr, *executor), Error);
+}
+
+// The touched rule chooses the members of an average: refused where there is none; the plain mean,
+// the default, is never refused.
+TEST(TouchedRule, NeedsTheAverageScheme) {
+  const Dataset data = testing::MakeProblem(100, 10, 3, 2, 0, 66);
+  auto executor = MakeTbbExecutor(2);
+  for (SchemeKind scheme :
+       {SchemeKind::kGossip, SchemeKind::kElastic, SchemeKind::kSync, SchemeKind::kHogwild}) {
+    TrainConfig config;
+    config.scheme = scheme;
+    config.threads = 2;
+    config.average_rule = AverageRule::kTouched;
+    try {
+      Trainer trainer(config, data, nullptr, *executor);
+      ADD_FAILURE() << testing::Name(scheme) << " took the touched rule";
+    } catch (const Error& e) {
+      EXPECT_TRUE(testing::Contains(e.what(), "average-rule")) << e.what();
+    }
+    config.average_rule = AverageRule::kMean;  // given, as on a command line
+    EXPECT_NO_THROW(ValidateConfig(config, 1, [](const Setting& s) {
+      return s.key == "average-rule";
+    })) << testing::Name(scheme);
+  }
 }
 
 }  // namespace

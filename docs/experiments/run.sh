@@ -9,8 +9,9 @@
 # 3 (averaging period and --average-state), 3mlp (the same on the MLP), 3gossip (centralised vs
 # decentralised averaging, elastic averaging, plain vs outer momentum, on the sparse set and the
 # MLP), 5 (the MLP's model partitions against data parallelism, on two widths), 6 (--workers: the
-# same result on any thread count, and what more workers than threads cost), or all (1 2 3, the
-# default). Environment: PARSGD (the program, default build/parsgd), DATA (generated data
+# same result on any thread count, and what more workers than threads cost), 7 (the averaging rule:
+# the plain mean against the mean over the replicas that moved each coordinate, on the sparse set,
+# the sorted set and the MLP), or all (1 2 3, the default). Environment: PARSGD (the program, default build/parsgd), DATA (generated data
 # sets, default out/experiments/data), OUT (results, default out/experiments). Each experiment
 # writes OUT/NAME/ (report.md, summary.csv, runs.jsonl, plots); one that is there already is
 # skipped.
@@ -31,9 +32,9 @@ while (($#)); do
   case "$1" in
     --smoke) smoke=1 ;;
     --repeats) repeats=$2; shift ;;
-    1|1sorted|2|3|3mlp|3gossip|4|5|6) experiments+=("$1") ;;
+    1|1sorted|2|3|3mlp|3gossip|4|5|6|7) experiments+=("$1") ;;
     all) experiments+=(1 2 3 4) ;;
-    *) echo "usage: $0 [--smoke] [--repeats N] [1|1sorted|2|3|3mlp|3gossip|4|5|6|all]..." >&2; exit 2 ;;
+    *) echo "usage: $0 [--smoke] [--repeats N] [1|1sorted|2|3|3mlp|3gossip|4|5|6|7|all]..." >&2; exit 2 ;;
   esac
   shift
 done
@@ -240,6 +241,20 @@ for e in "${experiments[@]}"; do
       sparse_sets
       compare 6-workers-sparse --experiment $here/workers.json --epochs "$period_epochs" \
         --train "$DATA/rcv1.train.bin" --test "$DATA/rcv1.test.bin"
+      ;;
+    7)  # The averaging rule (--average-rule mean, touched) against one worker: replicas in one
+        # process and 2 ranks (mpirun; MPIRUN for its flags), per-sample steps, 3 epochs.
+      sparse_sets
+      # shellcheck disable=SC2046
+      set -- $(fmnist_args)
+      sorted_sets
+      compare 7-rule-sparse --experiment $here/rule.json --epochs 3 --mpirun "${MPIRUN:-mpirun}" \
+        --train "$DATA/rcv1.train.bin" --test "$DATA/rcv1.test.bin"
+      compare 7-rule-sorted --experiment $here/rule.json --epochs 3 --order local \
+        --mpirun "${MPIRUN:-mpirun}" --train "$DATA/rcv1.sorted.bin" --test "$DATA/rcv1.test.bin"
+      # shellcheck disable=SC2046
+      compare 7-rule-mlp --experiment $here/rule_mlp.json --epochs 3 \
+        $( ((smoke)) && echo "--hidden 32" ) $(fmnist_args)
       ;;
   esac
 done

@@ -66,12 +66,15 @@ std::string RanksLine(const TrainConfig& c, const ResolvedSettings& s) {
   }
   const bool outer = !c.outer.plain();
   return fmt::format(
-      "across {} ranks, each training its share of the rows: {} of the models{}{}{}", s.ranks,
+      "across {} ranks, each training its share of the rows: {} of the models{}{}{}{}", s.ranks,
       NameOf<RanksScheme>(kRanksSchemes, c.ranks_scheme),
       s.ranks_period > 0 ? fmt::format(" every {} updates of each rank ({} times an epoch)",
                                        s.ranks_period, s.rank_parts)
                          : std::string(" once an epoch"),
       c.average_state ? ", optimiser state too" : "",
+      c.average_rule == AverageRule::kTouched ? ", each coordinate over the ranks that moved it"
+      : c.average_rule == AverageRule::kSum   ? ", the sum of the ranks' changes"
+                                              : "",
       outer ? fmt::format(", outer {} rate {}{}", NameOf<OuterKind>(kOuterKinds, c.outer.kind),
                           c.outer.learning_rate,
                           c.outer.kind == OuterKind::kSgd

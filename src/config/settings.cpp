@@ -113,6 +113,7 @@ bool BiasOff(const TrainConfig& c) { return c.bias == Bias::kOff; }
 bool Pipeline(const TrainConfig& c) { return c.scheme == SchemeKind::kPipeline; }
 bool Subnet(const TrainConfig& c) { return c.scheme == SchemeKind::kSubnet; }
 bool OuterStep(const TrainConfig& c) { return !c.outer.plain(); }
+bool RuleNotMean(const TrainConfig& c) { return c.average_rule != AverageRule::kMean; }
 bool Elastic(const TrainConfig& c) { return c.scheme == SchemeKind::kElastic; }
 bool ClassWeighted(const TrainConfig& c) { return c.class_weight != "none"; }
 bool L1Penalty(const TrainConfig& c) { return c.l1 > 0; }
@@ -373,6 +374,16 @@ std::vector<Setting> MakeTable() {
                    {.runs = kSgdOnly, .schemes = {SchemeKind::kElastic}},
                    {.identity = "elastic_alpha", .when = Elastic, .text = true}));
   const Applies averaged{.runs = kSgdOnly, .schemes = {SchemeKind::kAverage}, .across_ranks = true};
+  t.push_back(With(Choice<AverageRule>(
+                       "average-rule",
+                       "average: the members each coordinate's mean is taken over "
+                       "(replicas, and ranks under --ranks-scheme average)",
+                       kAverageRules, [](auto& c) -> auto& { return c.average_rule; }),
+                   {.runs = kSgdOnly,
+                    .schemes = {SchemeKind::kAverage},
+                    .across_ranks = true,
+                    .inert = [](const TrainConfig& c) { return !RuleNotMean(c); }},
+                   {.identity = "average_rule", .when = RuleNotMean, .text = true}));
   t.push_back(With(Choice<OuterKind>("outer-optimizer",
                                      "average: the rule applied at each average to d = model "
                                      "before the period - replicas' mean",

@@ -117,6 +117,12 @@ void ValidateRanks(const TrainConfig& c) {
           "minibatch; the period is for average and gossip");
     }
   }
+  if (c.average_rule != AverageRule::kMean && c.ranks_scheme != RanksScheme::kAverage) {
+    throw SettingError(fmt::format(
+        "`average-rule` {} across ranks chooses the members of the ranks' average: it needs "
+        "`ranks-scheme` average",
+        NameOf<AverageRule>(kAverageRules, c.average_rule)));
+  }
   if (!c.outer.plain() && c.ranks_scheme != RanksScheme::kAverage) {
     throw SettingError(fmt::format(
         "`outer-optimizer` {} across ranks acts on the ranks' average: it needs `ranks-scheme` "

@@ -32,7 +32,7 @@ class RanksCombiner {
   RanksCombiner(const TrainConfig& config, uint64_t size)
       : scheme_(config.ranks_scheme),
         average_state_(config.average_state),
-        average_(config.average_state, config.outer, size, "ranks.") {}
+        average_(config.average_state, config.outer, config.average_rule, size, "ranks.") {}
 
   // Before an epoch's first part: the anchor of the outer rule (the ranks' common model).
   void StartEpoch(Learner& learner);

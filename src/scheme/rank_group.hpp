@@ -43,6 +43,25 @@ class RankGroup {
     std::memcpy(out + begin, arrays_[a].data() + begin, (end - begin) * sizeof(float));
     comm_.MeanAll(std::span<float>(out + begin, end - begin));
   }
+  // The touched rule's mean (Replicas::TouchedMeanInto) over the ranks: each coordinate's mean
+  // over the ranks whose value differs from anchor[i] (the same on every rank), in double;
+  // anchor[i] where none does.
+  void TouchedMeanInto(Array a, uint64_t begin, uint64_t end, const float* anchor, float* out) {
+    const uint64_t n = end - begin;
+    const float* mine = arrays_[a].data();
+    std::vector<double> sums(2 * n, 0.0);  // the moved values' sums, then the counts
+    for (uint64_t k = 0; k < n; ++k) {
+      if (mine[begin + k] != anchor[begin + k]) {
+        sums[k] = mine[begin + k];
+        sums[n + k] = 1;
+      }
+    }
+    comm_.SumAll(std::span<double>(sums));
+    for (uint64_t k = 0; k < n; ++k) {
+      out[begin + k] =
+          sums[n + k] == 0 ? anchor[begin + k] : static_cast<float>(sums[k] / sums[n + k]);
+    }
+  }
   // This rank's coordinates [begin, end) of array `a` set to values[begin, end) (every rank
   // passes the same values).
   void Assign(Array a, uint64_t begin, uint64_t end, const float* values) {

@@ -158,7 +158,7 @@ decltype(auto) WithReplicaCombine(const TrainConfig& config, uint64_t size, Fn&&
   if (config.scheme == SchemeKind::kElastic) {
     return fn(ElasticCombine(static_cast<float>(config.elastic_alpha), size));  // resolved
   }
-  return fn(AverageCombine(config.average_state, config.outer, size));
+  return fn(AverageCombine(config.average_state, config.outer, config.average_rule, size));
 }
 
 // A replica runner for `config` (a replica scheme) over the model's local trainer.

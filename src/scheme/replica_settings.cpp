@@ -37,6 +37,11 @@ void ResolveElasticAlpha(TrainConfig& config, ResolvedSettings& r) {
 std::string DescribeReplicas(const TrainConfig& c, const ResolvedSettings& s, bool outer) {
   std::string out = s.period > 0 ? fmt::format(" (period {})", s.period) : " (period epoch)";
   if (c.average_state) out += s.scheme == SchemeKind::kGossip ? " (state mixed)" : " (state averaged)";
+  if (s.scheme == SchemeKind::kAverage && c.average_rule != AverageRule::kMean) {
+    out += c.average_rule == AverageRule::kTouched
+               ? " (each coordinate over the replicas that moved it)"
+               : " (the sum of the replicas' changes)";
+  }
   if (s.scheme == SchemeKind::kElastic) out += fmt::format(" (alpha {:.4g})", s.elastic_alpha);
   if (outer && !c.outer.plain()) {
     out += fmt::format(

@@ -120,6 +120,57 @@ class Replicas {
     });
   }
 
+  // The touched rule's mean (--average-rule touched, scheme/average.hpp) of coordinates [begin,
+  // end) of array `a` into out[begin, end): each coordinate's mean over the replicas whose value
+  // differs from anchor[i], summed in replica order; anchor[i] where none does. `out` may be
+  // `anchor`.
+  void TouchedMeanInto(Array a, uint64_t begin, uint64_t end, const float* anchor,
+                       float* out) const {
+    if (end - begin <= kShortRange) {  // one feature's outputs (the sparse combining steps)
+      for (uint64_t i = begin; i < end; ++i) {
+        const float base = anchor[i];
+        float sum = 0.f, moved = 0.f;
+        for (const Replica& r : replicas_) {
+          const float x = r.arrays[a][i];
+          if (x != base) {
+            sum += x;
+            moved += 1.f;
+          }
+        }
+        out[i] = moved == 0.f ? base : sum / moved;
+      }
+      return;
+    }
+    constexpr uint64_t kBlock = 256;
+    for (uint64_t b = begin; b < end; b += kBlock) {
+      const uint64_t n = std::min(kBlock, end - b);
+      const float* base = anchor + b;
+      float sum[kBlock], moved[kBlock];
+      uint32_t any[kBlock];  // all ones where some replica moved the coordinate
+      for (uint64_t i = 0; i < n; ++i) {
+        sum[i] = moved[i] = 0.f;
+        any[i] = 0;
+      }
+      // By bit masks, as ForMeanBlocks (g++ vectorises no ?: on floats): a replica that did not
+      // move a coordinate adds +0 to its sum and its count.
+      constexpr uint32_t kOne = std::bit_cast<uint32_t>(1.f);
+      for (const Replica& r : replicas_) {
+        const float* x = r.arrays[a].data() + b;
+        for (uint64_t i = 0; i < n; ++i) {
+          const uint32_t differs = 0u - static_cast<uint32_t>(x[i] != base[i]);
+          sum[i] += std::bit_cast<float>(std::bit_cast<uint32_t>(x[i]) & differs);
+          moved[i] += std::bit_cast<float>(kOne & differs);
+          any[i] |= differs;
+        }
+      }
+      for (uint64_t i = 0; i < n; ++i) {
+        const float mean = sum[i] / (moved[i] + std::bit_cast<float>(kOne & ~any[i]));
+        out[b + i] = std::bit_cast<float>((std::bit_cast<uint32_t>(base[i]) & ~any[i]) |
+                                          (std::bit_cast<uint32_t>(mean) & any[i]));
+      }
+    }
+  }
+
   // Coordinates [begin, end) of array `a` of every replica set to values[begin, end).
   void Assign(Array a, uint64_t begin, uint64_t end, const float* values) {
     for (auto& replica : replicas_) {

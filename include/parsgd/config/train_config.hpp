@@ -86,6 +86,20 @@ struct OuterConfig {
   bool plain() const { return kind == OuterKind::kSgd && learning_rate == 1; }
 };
 
+// The average scheme's mean (in one process over the replicas, across ranks over the ranks): which
+// members a coordinate's new value is the mean of.
+enum class AverageRule { kMean, kTouched, kSum };
+
+inline constexpr Named<AverageRule> kAverageRules[] = {
+    {AverageRule::kMean, "mean", "every coordinate the mean over all the members"},
+    {AverageRule::kTouched, "touched",
+     "each coordinate the mean over the members that moved it since the last combination (a "
+     "feature one member saw keeps that member's step whole); one no member moved keeps its value"},
+    {AverageRule::kSum, "sum",
+     "the last combination's model plus every member's change since (the sum of the deltas: "
+     "each sample's step counts whole, as in one worker's run)"},
+};
+
 // Across ranks (the processes of one run under mpirun, comm/communicator.hpp): how the ranks'
 // models meet. Inside each rank the run's --scheme trains on the rank's share of the rows.
 enum class RanksScheme { kAverage, kGossip, kSync };
@@ -147,6 +161,7 @@ struct TrainConfig {
                     // epoch; -1: automatic (10, or a tenth of a shard for --batch 1)
   bool average_state = false;  // average, gossip: combine the optimiser state too
   OuterConfig outer;           // average: the outer optimiser
+  AverageRule average_rule = AverageRule::kMean;  // average: the members a coordinate's mean is of
   double elastic_alpha = -1;   // elastic: the elastic force; -1: automatic (0.9 / workers)
   RanksScheme ranks_scheme = RanksScheme::kAverage;  // across ranks
   int ranks_period = -1;       // across ranks: each rank's updates between two combinations; 0:
