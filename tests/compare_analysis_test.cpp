@@ -76,6 +76,53 @@ TEST_F(CompareAnalysis, MeansAndSpreadsOverFinishedRuns) {
   EXPECT_DOUBLE_EQ(s.objective.std, 0.125 * std::sqrt(2.0));
 }
 
+// f*: the reference solver's where it ran (certified with a gap), lowered to a run that went below
+// it; the runs' lowest where none ran; none when asked for none.
+TEST_F(CompareAnalysis, TheOptimumComesFromTheSolverOrTheRuns) {
+  Reference dual;
+  dual.problem = "all runs";
+  dual.solver = "dual-cd";
+  dual.objective = 0.1;
+  dual.gap = 1e-12;
+  Analysis a = Analyze(configs_, runs_, varying_, {.references = {dual}});
+  EXPECT_EQ(a.targets[0].optimum, 0.1);
+  EXPECT_EQ(a.targets[0].source, OptimumSource::kCertified);
+  EXPECT_FALSE(a.targets[0].runs_below_solver);
+  // Relative suboptimality (f - 0.1) / 0.1 of hogwild's final objectives 0.5, 0.25, 0.375.
+  const ConfigResult& h = a.configs[0];
+  EXPECT_EQ(h.suboptimality.n, 3);
+  EXPECT_DOUBLE_EQ(h.suboptimality.mean, (4.0 + 1.5 + 2.75) / 3);
+  ASSERT_EQ(h.levels.size(), 3u);
+  EXPECT_EQ(h.levels[0].level, 1e-2);
+  EXPECT_EQ(h.levels[0].reached, 0);  // none came within 0.001 of 0.1
+  // Without a certificate, a solver above a run gives way to the run.
+  Reference cd = dual;
+  cd.solver = "cd";
+  cd.gap.reset();
+  cd.objective = 0.2;
+  a = Analyze(configs_, runs_, varying_, {.references = {cd}});
+  EXPECT_EQ(a.targets[0].optimum, 0.125);
+  EXPECT_EQ(a.targets[0].source, OptimumSource::kSolver);
+  EXPECT_TRUE(a.targets[0].runs_below_solver);
+  // sync's finished runs ended at 0.125 and 0.375: one within 1e-2 (indeed 0) of f*, at epoch 2.
+  const ConfigResult& s = a.configs[2];
+  EXPECT_EQ(s.levels[0].reached, 1);
+  EXPECT_EQ(s.levels[0].epochs.mean, 2.0);
+  EXPECT_EQ(s.levels[0].seconds.mean, 4.0);
+  EXPECT_EQ(s.levels[2].reached, 1);
+  // No solver: the runs' lowest epoch.
+  Reference none;
+  none.problem = "all runs";
+  none.why_none = "no solver certifies model mlp";
+  a = Analyze(configs_, runs_, varying_, {.references = {none}});
+  EXPECT_EQ(a.targets[0].optimum, 0.125);
+  EXPECT_EQ(a.targets[0].source, OptimumSource::kRuns);
+  a = Analyze(configs_, runs_, varying_, {.optimum = false});
+  EXPECT_TRUE(std::isnan(a.targets[0].optimum));
+  EXPECT_EQ(a.configs[0].suboptimality.n, 0);
+  EXPECT_TRUE(a.configs[0].levels.empty());
+}
+
 TEST_F(CompareAnalysis, DefaultTargetIsTheBestFinalObjectivePlusOnePercent) {
   const Analysis a = Analyze(configs_, runs_, varying_, {});
   ASSERT_EQ(a.targets.size(), 1u);
@@ -178,9 +225,11 @@ std::string PlotText(const Plots& plots, const std::string& name) {
 TEST_F(CompareAnalysis, EachProblemGetsItsOwnObjectivePlots) {
   configs_[2].problem = "train=b.bin";  // sync on another data set; the best finished run: 0.125
   const Plots plots = MakePlots(configs_, Analyze(configs_, runs_, varying_, {}), varying_);
-  ASSERT_EQ(plots.scripts, (std::vector<std::string>{
-                               "objective_epoch-1.gp", "objective_seconds-1.gp",
-                               "objective_epoch-2.gp", "objective_seconds-2.gp", "speedup.gp"}));
+  ASSERT_EQ(plots.scripts,
+            (std::vector<std::string>{
+                "objective_epoch-1.gp", "objective_seconds-1.gp", "suboptimality_epoch-1.gp",
+                "suboptimality_seconds-1.gp", "objective_epoch-2.gp", "objective_seconds-2.gp",
+                "suboptimality_epoch-2.gp", "suboptimality_seconds-2.gp", "speedup.gp"}));
   const std::string first = PlotText(plots, "objective-1.dat"),
                     second = PlotText(plots, "objective-2.dat");
   EXPECT_NE(first.find("# config 1:"), std::string::npos) << first;
@@ -221,14 +270,19 @@ TEST_F(CompareAnalysis, SummaryCsvHasOneRowPerConfigurationWithItsStatus) {
 TEST_F(CompareAnalysis, PlotDataHasOneBlockPerConfigurationAndScriptsNameThem) {
   const Analysis a = Analyze(configs_, runs_, varying_, {});
   const Plots plots = MakePlots(configs_, a, varying_);
-  ASSERT_EQ(plots.scripts,
-            (std::vector<std::string>{"objective_epoch.gp", "objective_seconds.gp", "speedup.gp"}));
+  ASSERT_EQ(plots.scripts, (std::vector<std::string>{"objective_epoch.gp", "objective_seconds.gp",
+                                                     "suboptimality_epoch.gp",
+                                                     "suboptimality_seconds.gp", "speedup.gp"}));
   for (const PlotFile& f : plots.files) {
     if (f.name == "objective.dat") {
       EXPECT_NE(f.contents.find("# config 3: scheme=sync threads=1\n"), std::string::npos);
-      EXPECT_NE(f.contents.find("\n2 4 0.375 0.125 0.25 0.5 3\n"), std::string::npos) << f.contents;
+      // f* = 0.125, the lowest objective of any run: suboptimality 0 is NaN on the log axis.
+      EXPECT_NE(f.contents.find("\n2 4 0.375 0.125 0.25 0.5 3 0.25 0.125 0.375\n"),
+                std::string::npos)
+          << f.contents;
       // The band is the lowest and highest run (0.125, 0.375), not mean -+ std (0.073, 0.427).
-      EXPECT_NE(f.contents.find("\n2 4 0.25 0.176776695 0.125 0.375 2\n"), std::string::npos)
+      EXPECT_NE(f.contents.find("\n2 4 0.25 0.176776695 0.125 0.375 2 0.125 NaN 0.25\n"),
+                std::string::npos)
           << f.contents;
     }
     if (f.name == "objective_epoch.gp") {

@@ -2,6 +2,7 @@
 // folder, its refusals, failed runs, determinism, and the plots with and without gnuplot.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -59,10 +60,10 @@ TEST_F(Compare, SmallGridWritesEveryFile) {
                         " --order random,global --scheme hogwild,sync --threads 1,2 --epochs 3 "
                         "--repeats 2 --gnuplot none");
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_EQ(Names(out),
-            (std::vector<std::string>{"objective.dat", "objective_epoch.gp", "objective_seconds.gp",
-                                      "report.md", "runs.csv", "runs.jsonl", "speedup.dat",
-                                      "speedup.gp", "summary.csv"}));
+  EXPECT_EQ(Names(out), (std::vector<std::string>{
+                            "objective.dat", "objective_epoch.gp", "objective_seconds.gp",
+                            "report.md", "runs.csv", "runs.jsonl", "speedup.dat", "speedup.gp",
+                            "suboptimality_epoch.gp", "suboptimality_seconds.gp", "summary.csv"}));
   // The progress: one line per run on stderr, with its place, configuration and an ETA.
   EXPECT_TRUE(Contains(r.output,
                        "[run 1 of 16] config 1: scheme=hogwild order=random threads=1, "
@@ -337,6 +338,78 @@ TEST_F(Compare, AnInterruptKeepsTheFinishedRunsAndTheSameCommandRunsTheRest) {
             Lines(ReadFile(dir_.File("straight/runs.jsonl"))).size());
 }
 
+// The value of column `name` in row `row` (1-based) of a CSV without quoted commas.
+std::string CsvCell(const std::string& csv, std::size_t row, const std::string& name) {
+  auto split = [](const std::string& line) {
+    std::vector<std::string> cells;
+    std::stringstream in(line);
+    for (std::string cell; std::getline(in, cell, ',');) cells.push_back(cell);
+    return cells;
+  };
+  const auto lines = Lines(csv);
+  const auto header = split(lines.at(0));
+  const auto at = std::find(header.begin(), header.end(), name);
+  if (at == header.end()) return "no column " + name;
+  const auto cells = split(lines.at(row));
+  const auto k = static_cast<std::size_t>(at - header.begin());
+  return k < cells.size() ? cells[k] : "";
+}
+
+// Distance to the optimum: with --bias off the reference is dual-cd's, certified by its duality
+// gap, and every epoch of every run lies above it; the MLP has no solver, so f* is the runs'
+// lowest, labelled as such; --optimum none leaves it out.
+TEST_F(Compare, TheOptimumIsCertifiedWhereADualSolverApplies) {
+  const std::string out = dir_.File("out");
+  const auto r = RunCli("compare" + data_ + " --out " + out +
+                        " --bias off --scheme hogwild,sync --threads 2 --epochs 4 --repeats 2 "
+                        "--gnuplot none");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string report = ReadFile(out + "/report.md");
+  EXPECT_TRUE(Contains(report, "## Distance to the optimum")) << report;
+  EXPECT_TRUE(Contains(report, "(dual-cd, ")) << report;
+  EXPECT_TRUE(Contains(report, ": certified, the optimum is within the gap")) << report;
+  EXPECT_TRUE(Contains(r.output, "[optimum] ")) << r.output;
+  const std::string summary = ReadFile(out + "/summary.csv");
+  EXPECT_EQ(CsvCell(summary, 1, "optimum_source"), "certified") << summary;
+  const double optimum = std::stod(CsvCell(summary, 1, "optimum"));
+  int epochs = 0;
+  for (const std::string& line : Lines(ReadFile(out + "/runs.jsonl"))) {
+    const auto at = line.find("\"objective\":");
+    ASSERT_NE(at, std::string::npos) << line;
+    EXPECT_GE(std::stod(line.substr(at + 12)), optimum - 1e-9) << line;
+    ++epochs;
+  }
+  EXPECT_EQ(epochs, 2 * 2 * 4);
+  // The suboptimality plots, on the log axis, with the levels.
+  const std::string gp = ReadFile(out + "/suboptimality_epoch.gp");
+  EXPECT_TRUE(Contains(gp, "set ylabel 'suboptimality f - f*'")) << gp;
+  EXPECT_TRUE(Contains(gp, "using 1:9:10 with filledcurves")) << gp;
+  const double relative = std::stod(CsvCell(summary, 1, "suboptimality_mean"));
+  EXPECT_GT(relative, 0);
+  EXPECT_LT(relative, 0.5);
+
+  const std::string mlp = dir_.File("mlp");
+  const auto m = RunCli("compare" + data_ + " --out " + mlp +
+                        " --model mlp --hidden 8 --scheme sync --threads 1,2 --epochs 2 "
+                        "--repeats 1 --gnuplot none");
+  ASSERT_EQ(m.status, 0) << m.output;
+  const std::string mlp_report = ReadFile(mlp + "/report.md");
+  EXPECT_TRUE(Contains(mlp_report,
+                       "the lowest objective of any epoch of the runs, **not "
+                       "certified**"))
+      << mlp_report;
+  EXPECT_TRUE(Contains(mlp_report, "No solver ran: no solver certifies `model` mlp")) << mlp_report;
+  EXPECT_EQ(CsvCell(ReadFile(mlp + "/summary.csv"), 1, "optimum_source"), "runs");
+
+  const std::string none = dir_.File("none");
+  const auto n = RunCli("compare" + data_ + " --out " + none +
+                        " --scheme hogwild --epochs 2 --repeats 1 --optimum none --gnuplot none");
+  ASSERT_EQ(n.status, 0) << n.output;
+  EXPECT_FALSE(Contains(ReadFile(none + "/report.md"), "Distance to the optimum"));
+  EXPECT_FALSE(fs::exists(none + "/suboptimality_epoch.gp"));
+  EXPECT_FALSE(Contains(n.output, "[optimum]"));
+}
+
 TEST_F(Compare, ExistingFolderIsRefusedUnlessEmpty) {
   const std::string out = dir_.File("out");
   fs::create_directory(out);
@@ -385,6 +458,7 @@ TEST_F(ComparePlots, WithoutGnuplotTheReportSaysHowToDraw) {
   EXPECT_TRUE(Contains(report, "gnuplot was not found")) << report;
   EXPECT_TRUE(Contains(report,
                        "gnuplot objective_epoch.gp\ngnuplot objective_seconds.gp\n"
+                       "gnuplot suboptimality_epoch.gp\ngnuplot suboptimality_seconds.gp\n"
                        "gnuplot speedup.gp\n"))
       << report;
   for (const char* file : {"objective.dat", "objective_epoch.gp", "speedup.dat", "speedup.gp"}) {
@@ -397,6 +471,7 @@ TEST_F(ComparePlots, GnuplotRunsEachScriptInTheOutputFolder) {
   const std::string report = RunWith(FakeGnuplot(0));
   EXPECT_EQ(ReadFile(dir_.File("calls.log")),
             "objective_epoch.gp objective.dat\nobjective_seconds.gp objective.dat\n"
+            "suboptimality_epoch.gp objective.dat\nsuboptimality_seconds.gp objective.dat\n"
             "speedup.gp objective.dat\n");
   EXPECT_TRUE(Contains(report, "![objective_epoch](objective_epoch.svg)")) << report;
   EXPECT_TRUE(Contains(report, "![speedup](speedup.svg)")) << report;

@@ -150,8 +150,9 @@ int Compare(std::span<const std::string> args) {
     // A signal ends the grid, not the command: the finished runs are reported (RunAll).
     std::atomic<bool> before_the_first_run{false};
     InterruptGuard guard(before_the_first_run);
-    outcome = RunAll(plan, a.repeats, a.mpirun, jsonl, guard,
-                     kept.value_or(std::vector<compare::KeptRun>{}));
+    outcome =
+        RunAll(plan, a.repeats, a.mpirun, jsonl, guard,
+               kept.value_or(std::vector<compare::KeptRun>{}), a.optimum == OptimumMode::kAuto);
   }
   jsonl.Commit();
 
@@ -164,6 +165,8 @@ int Compare(std::span<const std::string> args) {
   compare::AnalysisOptions options;
   if (a.target >= 0) options.target = a.target;
   options.alpha = a.alpha;
+  options.optimum = a.optimum != OptimumMode::kNone;
+  options.references = outcome.references;
   const compare::Analysis analysis = compare::Analyze(configs, outcome.runs, plan.varying, options);
   folder.Write("summary.csv", compare::SummaryCsv(configs, analysis, plan.varying));
   folder.Write("runs.csv", compare::RunsCsv(configs, outcome.runs, analysis));

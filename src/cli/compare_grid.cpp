@@ -16,9 +16,13 @@ using compare::Block;
 using compare::Point;
 
 // The flags that change what the objective means: configurations that share them share a target.
-constexpr const char* kProblemFlags[] = {"train",  "format",       "features", "zero-based",
-                                         "header", "label-column", "model",    "l2",
-                                         "bias"};
+constexpr const char* kProblemFlags[] = {
+    "train",        "format",       "features",     "zero-based",
+    "header",       "delimiter",    "label-column", "weight-column",
+    "missing",      "categorical",  "hash-bits",    "ngrams",
+    "char-ngrams",  "interactions", "model",        "hidden",
+    "l2",           "l1",           "loss-epsilon", "multiclass",
+    "class-weight", "bias",         "normalize",    "validation-fraction"};
 
 bool Contains(const Block& block, const std::string& flag) {
   return std::any_of(block.begin(), block.end(), [&](const Axis& a) { return a.flag == flag; });
@@ -187,6 +191,9 @@ void DeclareCompareOptions(OptionParser& p, CompareArgs& a) {
            0, 1e300, -1.0);
   p.Double("alpha", &a.alpha, "threshold of the two-sided Welch t-test between configurations", 0,
            0.5, {}, true);
+  p.Choice<OptimumMode>("optimum", &a.optimum, kOptimumModes,
+                        "f*, for the suboptimality f - f* of every epoch (log plots, epochs and "
+                        "seconds to 1e-2, 1e-3, 1e-4 of |f*|)");
   p.String("experiment", &a.experiment, "FILE",
            "JSON experiment file: flags as keys, values or lists, and \"grid\": [blocks]");
   p.String("gnuplot", &a.gnuplot, "PROGRAM",

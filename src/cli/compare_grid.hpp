@@ -12,6 +12,17 @@
 
 namespace parsgd::cli {
 
+// Where a comparison's f* (its distance to the optimum) comes from.
+enum class OptimumMode { kAuto, kRuns, kNone };
+
+inline constexpr Named<OptimumMode> kOptimumModes[] = {
+    {OptimumMode::kAuto, "auto",
+     "per problem a reference solver run: dual-cd to a duality gap of 1e-10 where it applies "
+     "(certified), else primal cd to its stopping rule, else the runs' lowest objective"},
+    {OptimumMode::kRuns, "runs", "the lowest objective of any epoch of the runs"},
+    {OptimumMode::kNone, "none", "no distance to the optimum"},
+};
+
 struct CompareArgs {
   RunArgs run;  // train's flags, each taking a list
   int ranks = 1;  // processes of a run (an axis too); above 1 launched with `mpirun`
@@ -21,6 +32,7 @@ struct CompareArgs {
   int repeats = 3;
   double target = -1;  // < 0: the best final objective of all runs + 1%
   double alpha = 0.05;
+  OptimumMode optimum = OptimumMode::kAuto;
 };
 
 void DeclareCompareOptions(OptionParser& p, CompareArgs& a);

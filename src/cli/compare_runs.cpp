@@ -18,6 +18,7 @@
 #include <optional>
 #include <sstream>
 
+#include "compare_optimum.hpp"
 #include "metrics_reader.hpp"
 #include "parsgd/data/load.hpp"
 #include "parsgd/run/run_loop.hpp"
@@ -277,6 +278,42 @@ class Runner {
   Clock::time_point start_ = Clock::now();
 };
 
+// The reference optimum of every problem of data group `key` (its configurations' first of each
+// problem), on the group's data (loaded here where its runs ran across ranks).
+void SolveGroupOptima(const Plan& plan, const std::string& key, std::optional<Loaded>& data,
+                      InterruptGuard& guard, std::vector<compare::Reference>& references) {
+  for (const PlannedConfig& pc : plan.configs) {
+    if (!pc.config.impossible.empty() || DataKey(pc.args) != key) continue;
+    const std::string& problem = pc.config.problem;
+    if (std::any_of(references.begin(), references.end(),
+                    [&](const compare::Reference& r) { return r.problem == problem; })) {
+      continue;
+    }
+    std::vector<std::string> notes;  // the runs' loading noted the data already
+    if (!data) data = LoadGroup(pc.args, notes);
+    compare::Reference ref;
+    if (!data->error.empty()) {
+      ref.problem = problem;
+      ref.why_none = data->error;
+    } else {
+      std::fprintf(stderr, "[optimum] %s: solving for the reference f*\n",
+                   problem.empty() ? "the problem" : problem.c_str());
+      std::fflush(stderr);
+      ref = SolveOptimum(problem, pc.args.config, *data->train, guard);
+    }
+    if (guard.signal() != 0) return;  // the grid ends: this problem has no reference
+    if (ref.solver.empty()) {
+      std::fprintf(stderr, "    no solver: %s (f* is the runs' lowest objective)\n",
+                   ref.why_none.c_str());
+    } else {
+      std::fprintf(stderr, "    %s, %d epochs in %.2fs: f* = %.10g%s\n", ref.solver.c_str(),
+                   ref.epochs, ref.seconds, ref.objective,
+                   ref.gap ? fmt::format(", duality gap {:.2g}", *ref.gap).c_str() : "");
+    }
+    references.push_back(std::move(ref));
+  }
+}
+
 }  // namespace
 
 void CheckDataFiles(const Plan& plan) {
@@ -300,7 +337,7 @@ void CheckDataFiles(const Plan& plan) {
 }
 
 RunOutcome RunAll(const Plan& plan, int repeats, const std::string& mpirun, AtomicFileWriter& jsonl,
-                  InterruptGuard& guard, const std::vector<compare::KeptRun>& kept) {
+                  InterruptGuard& guard, const std::vector<compare::KeptRun>& kept, bool optimum) {
   std::vector<std::string> keys;  // the data groups, in order of first appearance
   int possible = 0;
   for (const PlannedConfig& pc : plan.configs) {
@@ -339,6 +376,13 @@ RunOutcome RunAll(const Plan& plan, int repeats, const std::string& mpirun, Atom
           return out;
         }
         out.runs.push_back(std::move(rec));
+      }
+    }
+    if (optimum) {
+      SolveGroupOptima(plan, key, data, guard, out.references);
+      if (guard.signal() != 0) {
+        out.signal = guard.signal();
+        return out;
       }
     }
   }

@@ -23,6 +23,7 @@ struct RunOutcome {
   std::vector<std::string> data;  // "PATH: rows x features (nonzeros)" per data set loaded
   int planned = 0;                // the runs of the grid
   int signal = 0;                 // the signal that ended the grid early (`runs`: those finished)
+  std::vector<compare::Reference> references;  // with `optimum`: one per problem, in plan order
 };
 
 // Runs `repeats` repeats of every possible configuration: each run is `train` with the
@@ -37,8 +38,11 @@ struct RunOutcome {
 // SIGINT or SIGTERM (`guard`) stops the run in progress and ends the grid: that run is left out
 // (neither recorded nor written), the ones before it kept, and the outcome says it was
 // interrupted. `kept`: runs of an interrupted comparison of the same grid, which are not run
-// again: they come first in the outcome and in `jsonl`.
+// again: they come first in the outcome and in `jsonl`. With `optimum`, after a data group's runs
+// each of its problems gets its reference solver run (SolveOptimum), on one thread; an
+// interrupted grid has none for the groups it did not finish.
 RunOutcome RunAll(const Plan& plan, int repeats, const std::string& mpirun, AtomicFileWriter& jsonl,
-                  InterruptGuard& guard, const std::vector<compare::KeptRun>& kept = {});
+                  InterruptGuard& guard, const std::vector<compare::KeptRun>& kept = {},
+                  bool optimum = false);
 
 }  // namespace parsgd::cli

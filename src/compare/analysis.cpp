@@ -35,6 +35,35 @@ std::vector<double> Objectives(const RunRecord& r) {
   return o;
 }
 
+// Per problem, f*: the reference solver's objective, lowered to the runs' lowest epoch where a run
+// went below it; the runs' lowest where no solver ran. No finished run: no f*.
+void Optima(const std::vector<Configuration>& configs, const std::vector<RunRecord>& runs,
+            const std::vector<Reference>& references, std::vector<ProblemTarget>& targets) {
+  for (ProblemTarget& t : targets) {
+    double lowest = kNaN;
+    for (const RunRecord& r : runs) {
+      if (!r.finished() || configs[r.config].problem != t.problem) continue;
+      for (const EpochRecord& e : r.epochs) {
+        if (std::isnan(lowest) || e.objective < lowest) lowest = e.objective;
+      }
+    }
+    t.optimum = kNaN;
+    t.source = OptimumSource::kNone;
+    for (const Reference& ref : references) {
+      if (ref.problem == t.problem) t.reference = ref;
+    }
+    if (std::isnan(lowest)) continue;
+    if (t.reference && !t.reference->solver.empty()) {
+      t.runs_below_solver = lowest < t.reference->objective;
+      t.optimum = std::min(t.reference->objective, lowest);
+      t.source = t.reference->gap ? OptimumSource::kCertified : OptimumSource::kSolver;
+    } else {
+      t.optimum = lowest;
+      t.source = OptimumSource::kRuns;
+    }
+  }
+}
+
 // Per problem, the best final objective of its finished runs and the target derived from it.
 std::vector<ProblemTarget> Targets(const std::vector<Configuration>& configs,
                                    const std::vector<RunRecord>& runs,
@@ -44,7 +73,11 @@ std::vector<ProblemTarget> Targets(const std::vector<Configuration>& configs,
     for (ProblemTarget& t : targets) {
       if (t.problem == problem) return t;
     }
-    targets.push_back({problem, kNaN, kNaN, options.target.has_value()});
+    ProblemTarget t;
+    t.problem = problem;
+    t.target = t.best = kNaN;
+    t.given = options.target.has_value();
+    targets.push_back(std::move(t));
     return targets.back();
   };
   for (const Configuration& c : configs) find(c.problem);
@@ -57,10 +90,39 @@ std::vector<ProblemTarget> Targets(const std::vector<Configuration>& configs,
   for (ProblemTarget& t : targets) {
     t.target = options.target ? *options.target : t.best + 0.01 * std::fabs(t.best);
   }
+  if (options.optimum) Optima(configs, runs, options.references, targets);
   return targets;
 }
 
-ConfigResult SummarizeConfig(std::size_t index, const std::vector<RunRecord>& runs, double target) {
+// The configuration's distance to f*: its final relative suboptimality, and the epochs and seconds
+// to each level.
+void Suboptimality(const std::vector<const RunRecord*>& finished, double optimum, ConfigResult& c) {
+  if (std::isnan(optimum) || finished.empty()) return;
+  std::vector<double> final_gap;
+  for (const RunRecord* r : finished) {
+    final_gap.push_back(RelativeSuboptimality(r->epochs.back().objective, optimum));
+  }
+  c.suboptimality = Summarize(final_gap);
+  for (double level : kSuboptimalityLevels) {
+    ConfigResult::Level l;
+    l.level = level;
+    const double bound = optimum + level * std::max(std::fabs(optimum), 1e-300);
+    std::vector<double> epochs, seconds;
+    for (const RunRecord* r : finished) {
+      const auto reached = EpochsToTarget(Objectives(*r), bound);
+      if (!reached) continue;
+      ++l.reached;
+      epochs.push_back(*reached);
+      if (auto s = SecondsToEpoch(EpochSeconds(*r), *reached)) seconds.push_back(*s);
+    }
+    l.epochs = Summarize(epochs);
+    l.seconds = Summarize(seconds);
+    c.levels.push_back(l);
+  }
+}
+
+ConfigResult SummarizeConfig(std::size_t index, const std::vector<RunRecord>& runs, double target,
+                             double optimum) {
   ConfigResult c;
   c.target = target;
   for (const RunRecord& r : runs) {
@@ -108,6 +170,7 @@ ConfigResult SummarizeConfig(std::size_t index, const std::vector<RunRecord>& ru
     }
     c.curve.push_back({static_cast<int>(e + 1), Summarize(o), Summarize(s)});
   }
+  Suboptimality(finished, optimum, c);
   return c;
 }
 
@@ -191,16 +254,36 @@ std::vector<Comparison> Compare(const std::vector<Configuration>& configs,
 
 }  // namespace
 
+const char* OptimumSourceName(OptimumSource source) {
+  switch (source) {
+    case OptimumSource::kCertified:
+      return "certified";
+    case OptimumSource::kSolver:
+      return "solver";
+    case OptimumSource::kRuns:
+      return "runs";
+    case OptimumSource::kNone:
+      break;
+  }
+  return "none";
+}
+
+double RelativeSuboptimality(double objective, double optimum) {
+  return (objective - optimum) / std::max(std::fabs(optimum), 1e-300);
+}
+
 Analysis Analyze(const std::vector<Configuration>& configs, const std::vector<RunRecord>& runs,
                  const std::vector<std::string>& varying, const AnalysisOptions& options) {
   Analysis a;
   a.targets = Targets(configs, runs, options);
   for (std::size_t i = 0; i < configs.size(); ++i) {
-    double target = kNaN;
+    double target = kNaN, optimum = kNaN;
     for (const ProblemTarget& t : a.targets) {
-      if (t.problem == configs[i].problem) target = t.target;
+      if (t.problem != configs[i].problem) continue;
+      target = t.target;
+      optimum = t.optimum;
     }
-    a.configs.push_back(SummarizeConfig(i, runs, target));
+    a.configs.push_back(SummarizeConfig(i, runs, target, optimum));
   }
   Speedups(configs, a.configs);
   a.comparisons = Compare(configs, a.configs, varying);

@@ -4,6 +4,7 @@
 // Only finished runs enter the statistics; failed runs are counted.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,11 +14,19 @@
 
 namespace parsgd::compare {
 
+// The relative suboptimalities (f - f*) / |f*| whose epochs and seconds a configuration is timed
+// to.
+inline constexpr double kSuboptimalityLevels[] = {1e-2, 1e-3, 1e-4};
+
 struct AnalysisOptions {
   // The target objective of every problem; nullopt: per problem, the best final objective of its
   // finished runs plus 1% of its magnitude.
-  std::optional<double> target;
+  std::optional<double> target = {};
   double alpha = 0.05;  // significance threshold of the two-sided Welch test
+  // Distance to the optimum: per problem, f* from its reference solver run (where `references`
+  // holds one that ran) or from the runs (the lowest objective of any epoch). false: none.
+  bool optimum = true;
+  std::vector<Reference> references = {};
 };
 
 // One point of a configuration's mean curve: the epoch, the objective over its finished runs,
@@ -45,6 +54,16 @@ struct ConfigResult {
   // Baseline's mean seconds to target over this one's, when every finished run of both reached it.
   std::optional<double> time_speedup;
   std::vector<CurvePoint> curve;  // epochs completed by every finished run
+  // The final objective's relative suboptimality (f - f*) / |f*|; n == 0 without f*.
+  Summary suboptimality;
+  // Per kSuboptimalityLevels: the finished runs whose objective came within it of f*, their
+  // epochs and (timed runs) seconds to it, by the first-epoch rule.
+  struct Level {
+    double level = 0;
+    int reached = 0;
+    Summary epochs, seconds;
+  };
+  std::vector<Level> levels;  // empty without f*
 };
 
 // Two configurations that differ only in `flag`. Each test is nullopt when a side has fewer than
@@ -57,12 +76,32 @@ struct Comparison {
   std::optional<WelchResult> objective = {}, test_accuracy = {}, seconds_to_target = {};
 };
 
+// Where a problem's f* comes from.
+enum class OptimumSource {
+  kNone,       // no f* (--optimum none, or no run finished)
+  kCertified,  // dual-cd's run: the optimum lies within its duality gap below f*
+  kSolver,     // primal cd's run to its stopping rule: no certificate
+  kRuns,       // the lowest objective of any epoch of the runs: no solver applies
+};
+
 struct ProblemTarget {
   std::string problem;
   double target = 0;
   double best = 0;     // best final objective (NaN when no run finished)
   bool given = false;  // from --target
+  // f*: the reference solver's objective, or the runs' lowest where that is lower (a solver
+  // without a certificate can stop above a run); NaN when none.
+  double optimum = std::numeric_limits<double>::quiet_NaN();
+  OptimumSource source = OptimumSource::kNone;
+  std::optional<Reference> reference;  // the solver run (or why none ran)
+  bool runs_below_solver = false;      // a run's epoch went below the solver's objective
 };
+
+// "certified", "solver", "runs" or "none".
+const char* OptimumSourceName(OptimumSource source);
+
+// (f - f*) / |f*| (|f*| at least 1e-300).
+double RelativeSuboptimality(double objective, double optimum);
 
 struct Analysis {
   std::vector<ConfigResult> configs;  // parallel to the configurations

@@ -33,13 +33,35 @@ std::string SummaryCsv(const std::vector<Configuration>& configs, const Analysis
                        const std::vector<std::string>& varying) {
   std::vector<std::string> header = {"config", "label"};
   header.insert(header.end(), varying.begin(), varying.end());
-  for (const char* name :
-       {"status", "runs", "failed", "objective_mean", "objective_std", "test_accuracy_mean",
-        "test_accuracy_std", "target", "reached", "epochs_to_target_mean", "epochs_to_target_std",
-        "seconds_to_target_mean", "seconds_to_target_std", "samples_per_second_mean",
-        "samples_per_second_std", "throughput_speedup", "time_to_target_speedup", "error"}) {
+  for (const char* name : {"status",
+                           "runs",
+                           "failed",
+                           "objective_mean",
+                           "objective_std",
+                           "test_accuracy_mean",
+                           "test_accuracy_std",
+                           "target",
+                           "reached",
+                           "epochs_to_target_mean",
+                           "epochs_to_target_std",
+                           "seconds_to_target_mean",
+                           "seconds_to_target_std",
+                           "samples_per_second_mean",
+                           "samples_per_second_std",
+                           "throughput_speedup",
+                           "time_to_target_speedup",
+                           "optimum",
+                           "optimum_source",
+                           "suboptimality_mean",
+                           "suboptimality_std"}) {
     header.push_back(name);
   }
+  for (const char* what : {"reached", "epochs_to", "seconds_to"}) {
+    for (double level : kSuboptimalityLevels) {
+      header.push_back(fmt::format("{}_{:.0e}", what, level));
+    }
+  }
+  header.push_back("error");
   std::string out = Row(header);
   for (std::size_t i = 0; i < configs.size(); ++i) {
     const Configuration& c = configs[i];
@@ -61,6 +83,26 @@ std::string SummaryCsv(const std::vector<Configuration>& configs, const Analysis
     Append(row, r.samples_per_second);
     row.push_back(Exact(r.throughput_speedup));
     row.push_back(Exact(r.time_speedup));
+    const ProblemTarget* problem = nullptr;
+    for (const ProblemTarget& t : analysis.targets) {
+      if (t.problem == c.problem) problem = &t;
+    }
+    const bool optimum = problem != nullptr && problem->source != OptimumSource::kNone;
+    row.push_back(optimum ? Exact(problem->optimum) : "");
+    row.push_back(optimum ? OptimumSourceName(problem->source) : "");
+    Append(row, r.suboptimality);
+    for (int what = 0; what < 3; ++what) {
+      for (std::size_t k = 0; k < std::size(kSuboptimalityLevels); ++k) {
+        if (r.levels.empty()) {
+          row.push_back("");
+          continue;
+        }
+        const ConfigResult::Level& l = r.levels[k];
+        row.push_back(what == 0   ? std::to_string(l.reached)
+                      : what == 1 ? (l.epochs.n > 0 ? Exact(l.epochs.mean) : "")
+                                  : (l.seconds.n > 0 ? Exact(l.seconds.mean) : ""));
+      }
+    }
     row.push_back(c.impossible.empty() ? r.error : c.impossible);
     out += Row(row);
   }

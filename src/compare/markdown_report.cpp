@@ -158,6 +158,86 @@ std::string ResultsTable(const ReportInput& in) {
   return out;
 }
 
+// Where a problem's f* comes from, in words.
+std::string OptimumSourceText(const ProblemTarget& t) {
+  const auto& ref = t.reference;
+  const std::string lowered =
+      t.runs_below_solver ? "; a run went below the solver's objective, so f* is that run's" : "";
+  switch (t.source) {
+    case OptimumSource::kCertified:
+      return fmt::format(
+          "{}, {} epochs on one thread, to a duality gap of {:.2g}: certified, the optimum "
+          "is within the gap below its objective{}",
+          ref->solver, ref->epochs, std::fabs(*ref->gap), lowered);
+    case OptimumSource::kSolver:
+      return fmt::format(
+          "{}, {} epochs on one thread, to its stopping rule (a relative decrease below 1e-12 "
+          "per epoch): no certificate{}",
+          ref->solver, ref->epochs, lowered);
+    case OptimumSource::kRuns:
+      return fmt::format(
+          "the lowest objective of any epoch of the runs, **not certified**: a configuration's "
+          "suboptimality is its distance to the best run, whose own is 0. No solver ran: {}",
+          ref && !ref->why_none.empty() ? ref->why_none : "`--optimum runs`");
+    case OptimumSource::kNone:
+      break;
+  }
+  return "none";
+}
+
+std::string Scientific(const Summary& s) {
+  if (s.n == 0) return "–";
+  if (s.n == 1) return fmt::format("{:.2e}", s.mean);
+  return fmt::format("{:.2e} ± {:.1e}", s.mean, s.std);
+}
+
+// Suboptimality: per problem its f*, and per configuration the final relative suboptimality and
+// the epochs and seconds to each level.
+std::string Optimum(const ReportInput& in) {
+  const auto& configs = *in.configs;
+  const auto& results = in.analysis->configs;
+  std::string out;
+  for (const ProblemTarget& t : in.analysis->targets) {
+    if (t.source == OptimumSource::kNone) continue;
+    if (out.empty()) {
+      out =
+          "\n## Distance to the optimum\n\nThe **suboptimality** of an epoch is f - f*, its "
+          "objective's distance to the problem's optimum f*; relative, (f - f*) / |f*|. Epochs "
+          "and seconds to a level: the first epoch whose relative suboptimality is at or below "
+          "it (the first-epoch rule, as for the target), over the repeats that reached it.\n";
+    }
+    out += fmt::format(
+        "\n{}f* = {} ({}).\n\n",
+        in.analysis->targets.size() > 1 ? fmt::format("**{}**: ", t.problem) : std::string(),
+        Exact(t.optimum), OptimumSourceText(t));
+    out += "| # | configuration | final suboptimality (relative) |";
+    for (double level : kSuboptimalityLevels) out += fmt::format(" epochs to {:.0e} |", level);
+    for (double level : kSuboptimalityLevels) out += fmt::format(" seconds to {:.0e} |", level);
+    out += "\n|---|---|---|";
+    for (std::size_t k = 0; k < 2 * std::size(kSuboptimalityLevels); ++k) out += "---|";
+    out += "\n";
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      const ConfigResult& r = results[i];
+      if (configs[i].problem != t.problem || r.levels.empty()) continue;
+      const int finished = r.runs - r.failed;
+      out += fmt::format("| {} | {} | {} |", i + 1, MdCell(configs[i].label),
+                         Scientific(r.suboptimality));
+      for (const auto& l : r.levels) {
+        out += l.reached == 0
+                   ? fmt::format(" not reached (0/{}) |", finished)
+                   : fmt::format(" {} ({}/{}) |", MeanStd(l.epochs.mean, l.epochs.std, 3),
+                                 l.reached, finished);
+      }
+      for (const auto& l : r.levels) {
+        out += l.seconds.n == 0 ? " – |"
+                                : fmt::format(" {} |", MeanStd(l.seconds.mean, l.seconds.std, 3));
+      }
+      out += "\n";
+    }
+  }
+  return out;
+}
+
 // "Δ -0.0012 (p = 0.003) **yes**": A's mean minus B's (times `scale`, followed by `unit`), the
 // p-value, and whether it is below alpha.
 std::string Verdict(const std::optional<WelchResult>& w, double a, double b, double alpha,
@@ -376,8 +456,8 @@ std::string Configurations(const ReportInput& in) {
 }  // namespace
 
 std::string MarkdownReport(const ReportInput& in) {
-  return Header(in) + Definitions(in) + ResultsTable(in) + Recommendation(in) + Significance(in) +
-         Failures(in) + PlotsSection(in) + Configurations(in);
+  return Header(in) + Definitions(in) + ResultsTable(in) + Optimum(in) + Recommendation(in) +
+         Significance(in) + Failures(in) + PlotsSection(in) + Configurations(in);
 }
 
 }  // namespace parsgd::compare

@@ -48,7 +48,7 @@ std::string Script(const std::string& stem, const std::string& comment, const st
 // problems): one block per configuration in `members` with a curve, in configuration order;
 // their indices into `blocks`.
 std::string ObjectiveData(const std::vector<Configuration>& configs, const Analysis& analysis,
-                          const std::vector<std::size_t>& members,
+                          const std::vector<std::size_t>& members, double optimum,
                           std::vector<std::size_t>& blocks) {
   std::string out =
       "# The mean curve of each configuration over its finished repeats; one block per "
@@ -56,29 +56,43 @@ std::string ObjectiveData(const std::vector<Configuration>& configs, const Analy
       "# (gnuplot: index 0, 1, ...). seconds: mean training seconds to the end of the epoch "
       "(NaN\n# without times: --deterministic). band: the lowest and highest run's objective "
       "(on a log\n# axis a band of the mean -+ std would reach below the best run).\n";
+  out += std::isnan(optimum)
+             ? "# suboptimality: none (no f*).\n"
+             : fmt::format(
+                   "# suboptimality: the objective's distance f - f* to f* = {} (mean, band low "
+                   "and high;\n# NaN where it is 0: a log axis has no 0).\n",
+                   Num(optimum));
+  auto gap = [&](double v) { return v - optimum > 0 ? Num(v - optimum) : std::string("NaN"); };
   for (std::size_t i : members) {
     const ConfigResult& r = analysis.configs[i];
     if (r.curve.empty()) continue;
     if (!blocks.empty()) out += "\n\n";
     blocks.push_back(i);
-    out += fmt::format("# config {}: {}\n# epoch seconds objective std band_low band_high runs\n",
-                       i + 1, configs[i].label);
+    out += fmt::format(
+        "# config {}: {}\n# epoch seconds objective std band_low band_high runs "
+        "suboptimality suboptimality_low suboptimality_high\n",
+        i + 1, configs[i].label);
     for (const CurvePoint& p : r.curve) {
-      out += fmt::format("{} {} {} {} {} {} {}\n", p.epoch,
-                         p.seconds.n > 0 ? Num(p.seconds.mean) : "NaN", Num(p.objective.mean),
-                         Num(p.objective.std), Num(p.objective.min), Num(p.objective.max),
-                         p.objective.n);
+      out += fmt::format(
+          "{} {} {} {} {} {} {} {} {} {}\n", p.epoch, p.seconds.n > 0 ? Num(p.seconds.mean) : "NaN",
+          Num(p.objective.mean), Num(p.objective.std), Num(p.objective.min), Num(p.objective.max),
+          p.objective.n, gap(p.objective.mean), gap(p.objective.min), gap(p.objective.max));
     }
   }
   return out;
 }
 
-// One problem's objective plot. `name` is the problem's file name suffix ("" when the comparison
-// has one problem, else "-K"), `title` its label, `target` its target objective (NaN: none).
+// One problem's objective plot, or with `optimum` (not NaN) its suboptimality plot: f - f* on the
+// log axis, with lines at the relative levels. `name` is the problem's file name suffix ("" when
+// the comparison has one problem, else "-K"), `title` its label, `target` its target objective
+// (NaN: none).
 std::string ObjectivePlot(const std::vector<Configuration>& configs, const Analysis& analysis,
                           const std::vector<std::size_t>& blocks, const std::string& name,
-                          const std::string& title, double target, bool by_seconds) {
+                          const std::string& title, double target, bool by_seconds,
+                          double optimum = NAN) {
+  const bool gap = !std::isnan(optimum);
   const std::string x = by_seconds ? "2" : "1";
+  const std::string mean = gap ? "8" : "3", low = gap ? "9" : "5", high = gap ? "10" : "6";
   const std::string data = "objective" + name + ".dat";
   std::string body =
       "set datafile missing 'NaN'\n"
@@ -90,8 +104,8 @@ std::string ObjectivePlot(const std::vector<Configuration>& configs, const Analy
       "# three decades at 1, 2 and 5 times each power of ten.\n"
       "set autoscale yfix\n"
       "stats '" +
-      data +
-      "' using 5:6 nooutput\n"
+      data + "' using " + low + ":" + high +
+      " nooutput\n"
       "lo = STATS_min_x; hi = STATS_max_y\n"
       "if (lo > 0 && hi < 10 * lo) {\n"
       "  raw = (hi - lo) / 5; p = 10.0 ** floor(log10(raw))\n"
@@ -115,10 +129,14 @@ std::string ObjectivePlot(const std::vector<Configuration>& configs, const Analy
       "set grid\n"
       "set key outside right top\n"
       "set style fill transparent solid 0.15 noborder\n";
-  body += "set title " +
-          Quoted((title.empty() ? "" : title + ": ") +
-                 "objective (mean over repeats, band: lowest to highest run)") +
-          "\n";
+  body +=
+      "set title " +
+      Quoted((title.empty() ? "" : title + ": ") +
+             (gap ? fmt::format("suboptimality f - f*, f* = {:.10g} (mean over repeats, band: "
+                                "lowest to highest run)",
+                                optimum)
+                  : std::string("objective (mean over repeats, band: lowest to highest run)"))) +
+      "\n";
   if (by_seconds) {
     body += "set xlabel 'training seconds (mean over repeats)'\n";
   } else {
@@ -129,8 +147,18 @@ std::string ObjectivePlot(const std::vector<Configuration>& configs, const Analy
     body += fmt::format("set xlabel 'epoch'\nset xtics {}\nset mxtics 1\nset xrange [1:{}]\n",
                         std::max(1, (last + 9) / 10), std::max(2, last));
   }
-  body += "set ylabel 'objective'\n";
-  if (!std::isnan(target)) {
+  body += gap ? "set ylabel 'suboptimality f - f*'\n" : "set ylabel 'objective'\n";
+  if (gap) {
+    for (double level : kSuboptimalityLevels) {
+      const double at = level * std::max(std::fabs(optimum), 1e-300);
+      body += fmt::format(
+          "if ({0} >= lo && {0} <= hi) {{\n"
+          "  set arrow from graph 0, first {0} to graph 1, first {0} nohead dashtype 3 lc 'gray'\n"
+          "  set label '{1:.0e} |f*|' at graph 0.01, first {0} offset 0, 0.6 tc 'gray'\n"
+          "}}\n",
+          Num(at), level);
+    }
+  } else if (!std::isnan(target)) {
     body += fmt::format(
         "set arrow from graph 0, first {0} to graph 1, first {0} nohead dashtype 2 lc 'gray'\n"
         "set label 'target' at graph 0.01, first {0} offset 0, 0.6 tc 'gray'\n",
@@ -141,17 +169,19 @@ std::string ObjectivePlot(const std::vector<Configuration>& configs, const Analy
     const std::size_t i = blocks[k];
     const std::string file = k == 0 ? Quoted(data) : "''";
     plot += fmt::format(
-        "  {} index {} using {}:5:6 with filledcurves lt {} notitle, \\\n"
-        "  '' index {} using {}:3 with linespoints lt {} pt 7 ps 0.5 title {}{}\n",
-        file, k, x, k + 1, k, x, k + 1, Quoted(configs[i].label),
+        "  {} index {} using {}:{}:{} with filledcurves lt {} notitle, \\\n"
+        "  '' index {} using {}:{} with linespoints lt {} pt 7 ps 0.5 title {}{}\n",
+        file, k, x, low, high, k + 1, k, x, mean, k + 1, Quoted(configs[i].label),
         k + 1 < blocks.size() ? ", \\" : "");
   }
-  const std::string stem = (by_seconds ? "objective_seconds" : "objective_epoch") + name;
+  const std::string stem = std::string(gap ? "suboptimality" : "objective") +
+                           (by_seconds ? "_seconds" : "_epoch") + name;
   const std::string comment = fmt::format(
-      "# Objective vs {} for each configuration{}: the mean over finished repeats, with a band\n"
+      "# {} vs {} for each configuration{}: the mean over finished repeats, with a band\n"
       "# from the lowest run to the highest. Data: {} (columns: 1 epoch, 2 seconds,\n"
-      "# 3 objective, 4 std, 5 band low, 6 band high, 7 runs).\n",
-      by_seconds ? "training seconds" : "epoch", title.empty() ? "" : " of " + title, data);
+      "# 3 objective, 4 std, 5 band low, 6 band high, 7 runs, 8-10 suboptimality, low, high).\n",
+      gap ? "Suboptimality f - f*" : "Objective", by_seconds ? "training seconds" : "epoch",
+      title.empty() ? "" : " of " + title, data);
   return Script(stem, comment, body, plot);
 }
 
@@ -310,26 +340,29 @@ Plots MakePlots(const std::vector<Configuration>& configs, const Analysis& analy
     }
     const std::string name = problems.size() == 1 ? "" : fmt::format("-{}", k + 1);
     const std::string title = problems.size() == 1 ? "" : problems[k];
-    double target = NAN;
+    double target = NAN, optimum = NAN;
     for (const ProblemTarget& t : analysis.targets) {
-      if (t.problem == problems[k]) target = t.target;
+      if (t.problem != problems[k]) continue;
+      target = t.target;
+      optimum = t.optimum;
     }
     plots.files.push_back(
-        {"objective" + name + ".dat", ObjectiveData(configs, analysis, members, blocks)});
-    const std::string epoch_script = "objective_epoch" + name + ".gp";
-    plots.files.push_back(
-        {epoch_script, ObjectivePlot(configs, analysis, blocks, name, title, target, false)});
-    plots.scripts.push_back(epoch_script);
+        {"objective" + name + ".dat", ObjectiveData(configs, analysis, members, optimum, blocks)});
     const bool timed = std::any_of(blocks.begin(), blocks.end(), [&](std::size_t i) {
       return analysis.configs[i].curve.front().seconds.n > 0;
     });
-    if (timed) {
-      const std::string seconds_script = "objective_seconds" + name + ".gp";
-      plots.files.push_back(
-          {seconds_script, ObjectivePlot(configs, analysis, blocks, name, title, target, true)});
-      plots.scripts.push_back(seconds_script);
-    } else {
-      untimed = true;
+    untimed = untimed || !timed;
+    // The objective, then (with f*) the suboptimality; each against epochs, and seconds if timed.
+    for (const bool gap : {false, true}) {
+      if (gap && std::isnan(optimum)) continue;
+      for (const bool by_seconds : {false, true}) {
+        if (by_seconds && !timed) continue;
+        const std::string script = std::string(gap ? "suboptimality" : "objective") +
+                                   (by_seconds ? "_seconds" : "_epoch") + name + ".gp";
+        plots.files.push_back({script, ObjectivePlot(configs, analysis, blocks, name, title, target,
+                                                     by_seconds, gap ? optimum : NAN)});
+        plots.scripts.push_back(script);
+      }
     }
   }
   if (untimed) {

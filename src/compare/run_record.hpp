@@ -41,4 +41,16 @@ struct RunRecord {
   bool finished() const { return error.empty(); }
 };
 
+// A problem's reference optimum (compare --optimum): a solver run on the problem's data and
+// objective, to its certificate (dual-cd's duality gap) or to its stopping rule (primal cd).
+struct Reference {
+  std::string problem;
+  std::string solver;         // "dual-cd" or "cd"; empty: none ran (why_none says why)
+  double objective = 0;       // its final objective
+  std::optional<double> gap;  // dual-cd: its final primal minus dual objective
+  int epochs = 0;
+  double seconds = 0;
+  std::string why_none;
+};
+
 }  // namespace parsgd::compare
