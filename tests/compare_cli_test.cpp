@@ -410,6 +410,21 @@ TEST_F(Compare, TheOptimumIsCertifiedWhereADualSolverApplies) {
   EXPECT_FALSE(Contains(n.output, "[optimum]"));
 }
 
+// Over two data sets (two problems), the report gives each method's performance profile.
+TEST_F(Compare, TwoProblemsGetPerformanceProfiles) {
+  const std::string other = dir_.Write("other.svm", ReadFile(test_) + ReadFile(test_));
+  const std::string out = dir_.File("out");
+  const auto r = RunCli("compare --train " + train_ + " --train " + other + " --out " + out +
+                        " --scheme hogwild,sync --threads 2 --epochs 3 --repeats 1 --gnuplot none");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string report = ReadFile(out + "/report.md");
+  EXPECT_TRUE(Contains(report, "## Performance profiles\n\nOver the 2 problems")) << report;
+  EXPECT_TRUE(Contains(report, "| scheme=hogwild | ")) << report;
+  EXPECT_TRUE(Contains(report, "### By epochs")) << report;
+  EXPECT_TRUE(fs::exists(out + "/profile_seconds.gp"));
+  EXPECT_TRUE(fs::exists(out + "/profile_epochs.dat"));
+}
+
 TEST_F(Compare, ExistingFolderIsRefusedUnlessEmpty) {
   const std::string out = dir_.File("out");
   fs::create_directory(out);

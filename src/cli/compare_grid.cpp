@@ -143,11 +143,14 @@ PlannedConfig PlanConfig(const OptionParser& parser, const Point& point,
   pc.config.point = point;
   pc.config.display = Display(point, points);
   pc.config.label = compare::Label(pc.config.display, varying);
-  std::vector<std::string> problem;
-  for (const char* flag : kProblemFlags) {
-    if (std::find(varying.begin(), varying.end(), flag) != varying.end()) problem.push_back(flag);
+  std::vector<std::string> problem, method;
+  for (const std::string& flag : varying) {
+    const bool defines = std::any_of(std::begin(kProblemFlags), std::end(kProblemFlags),
+                                     [&](const char* f) { return flag == f; });
+    (defines ? problem : method).push_back(flag);
   }
   pc.config.problem = compare::Label(pc.config.display, problem);
+  pc.config.method = compare::Label(pc.config.display, method);
   // The point's flags applied to train's declarations, as one `train` command line would be.
   OptionParser scratch("train", "");
   DeclareDataOptions(scratch, pc.args, false);

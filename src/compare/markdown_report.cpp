@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "csv_writer.hpp"
+#include "profile.hpp"
 #include "text_format.hpp"
 
 namespace parsgd::compare {
@@ -238,6 +239,40 @@ std::string Optimum(const ReportInput& in) {
   return out;
 }
 
+// Dolan-More profiles over the comparison's problems: per method the share of problems it solved
+// fastest, within 2x and 4x of the fastest, and at all; and its cost ratio on each problem.
+std::string Profiles(const ReportInput& in) {
+  const std::vector<Profile> profiles = PerformanceProfiles(*in.configs, *in.analysis);
+  if (profiles.empty()) return "";
+  std::string out = fmt::format(
+      "\n## Performance profiles\n\nOver the {} problems (Dolan and Moré 2002): a method (a "
+      "configuration's flags other than the problem's) solves a problem when every finished run "
+      "came within a relative suboptimality of {:g} of its f*; its cost is the mean seconds (or "
+      "epochs) to that, and its ratio the cost over the best method's on the problem. "
+      "rho(tau) is the share of problems solved within tau times the best.\n",
+      profiles[0].problems.size(), profiles[0].level);
+  for (const Profile& p : profiles) {
+    const char* cost = p.cost == Profile::Cost::kSeconds ? "seconds" : "epochs";
+    out +=
+        fmt::format("\n### By {}\n\n| method | rho(1): fastest | rho(2) | rho(4) | solved |", cost);
+    for (const std::string& problem : p.problems)
+      out.append(" ").append(MdCell(problem)).append(" |");
+    out += "\n|---|---|---|---|---|";
+    for (std::size_t k = 0; k < p.problems.size(); ++k) out += "---|";
+    out += "\n";
+    for (const Profile::Method& m : p.methods) {
+      out += fmt::format("| {} | {:.0f}% | {:.0f}% | {:.0f}% | {:.0f}% |", MdCell(m.label),
+                         100 * m.Share(1), 100 * m.Share(2), 100 * m.Share(4), 100 * m.Solved());
+      for (double r : m.ratios) {
+        out += r < kUnsolved ? fmt::format(" {:.3g}x |", r) : std::string(" not solved |");
+      }
+      out += "\n";
+    }
+    out += fmt::format("\nThe profile's plot: `profile_{}.gp`.\n", cost);
+  }
+  return out;
+}
+
 // "Δ -0.0012 (p = 0.003) **yes**": A's mean minus B's (times `scale`, followed by `unit`), the
 // p-value, and whether it is below alpha.
 std::string Verdict(const std::optional<WelchResult>& w, double a, double b, double alpha,
@@ -456,8 +491,9 @@ std::string Configurations(const ReportInput& in) {
 }  // namespace
 
 std::string MarkdownReport(const ReportInput& in) {
-  return Header(in) + Definitions(in) + ResultsTable(in) + Optimum(in) + Recommendation(in) +
-         Significance(in) + Failures(in) + PlotsSection(in) + Configurations(in);
+  return Header(in) + Definitions(in) + ResultsTable(in) + Optimum(in) + Profiles(in) +
+         Recommendation(in) + Significance(in) + Failures(in) + PlotsSection(in) +
+         Configurations(in);
 }
 
 }  // namespace parsgd::compare

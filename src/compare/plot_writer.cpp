@@ -132,8 +132,7 @@ std::string ObjectivePlot(const std::vector<Configuration>& configs, const Analy
   body +=
       "set title " +
       Quoted((title.empty() ? "" : title + ": ") +
-             (gap ? fmt::format("suboptimality f - f*, f* = {:.10g} (mean over repeats, band: "
-                                "lowest to highest run)",
+             (gap ? fmt::format("suboptimality f - f*, f* = {:.10g} (band: lowest to highest run)",
                                 optimum)
                   : std::string("objective (mean over repeats, band: lowest to highest run)"))) +
       "\n";
@@ -153,8 +152,9 @@ std::string ObjectivePlot(const std::vector<Configuration>& configs, const Analy
       const double at = level * std::max(std::fabs(optimum), 1e-300);
       body += fmt::format(
           "if ({0} >= lo && {0} <= hi) {{\n"
-          "  set arrow from graph 0, first {0} to graph 1, first {0} nohead dashtype 3 lc 'gray'\n"
-          "  set label '{1:.0e} |f*|' at graph 0.01, first {0} offset 0, 0.6 tc 'gray'\n"
+          "  set arrow from graph 0, first {0} to graph 1, first {0} nohead dashtype 2 lw 1.5 "
+          "lc 'dark-gray'\n"
+          "  set label '{1:.0e} |f*|' at graph 0.01, first {0} offset 0, 0.6 tc 'dark-gray'\n"
           "}}\n",
           Num(at), level);
     }
@@ -314,6 +314,62 @@ std::string SpeedupPlot(const std::vector<std::string>& titles, const std::vecto
                 settings, plot + "\n");
 }
 
+const char* CostName(Profile::Cost cost) {
+  return cost == Profile::Cost::kSeconds ? "seconds" : "epochs";
+}
+
+// A profile's steps, one block per method: rho at tau = 1, at each of its finite ratios, and
+// flat to past the largest ratio of any method.
+std::string ProfileData(const Profile& p) {
+  double largest = 1;
+  for (const Profile::Method& m : p.methods) {
+    for (double r : m.ratios) {
+      if (r < kUnsolved) largest = std::max(largest, r);
+    }
+  }
+  std::string out = fmt::format(
+      "# Performance profile by {} to a relative suboptimality of {:g}, over {} problems: one\n"
+      "# block per method (gnuplot: index 0, 1, ...); columns: tau, the share of problems the\n"
+      "# method solved within tau times the best method's {}.\n",
+      CostName(p.cost), p.level, p.problems.size(), CostName(p.cost));
+  for (std::size_t k = 0; k < p.methods.size(); ++k) {
+    const Profile::Method& m = p.methods[k];
+    out += fmt::format("{}# {}\n# tau share\n", k == 0 ? "" : "\n\n", m.label);
+    std::vector<double> taus = {1};
+    for (double r : m.ratios) {
+      if (r < kUnsolved && r > 1) taus.push_back(r);
+    }
+    std::sort(taus.begin(), taus.end());
+    taus.erase(std::unique(taus.begin(), taus.end()), taus.end());
+    taus.push_back(largest * 2);
+    for (double tau : taus) out += fmt::format("{} {}\n", Num(tau), Num(m.Share(tau)));
+  }
+  return out;
+}
+
+std::string ProfilePlot(const Profile& p, const std::string& stem, const std::string& data) {
+  const std::string settings = fmt::format(
+      "set grid\n"
+      "set key right bottom\n"
+      "set logscale x 2\n"
+      "set yrange [0:1.05]\n"
+      "set xlabel 'tau (times the best method''s {0} on each problem, log scale)'\n"
+      "set ylabel 'share of problems solved within tau'\n"
+      "set title 'performance profile: {0} to a relative suboptimality of {1:g} ({2} problems)'\n",
+      CostName(p.cost), p.level, p.problems.size());
+  std::string plot = "plot \\\n";
+  for (std::size_t k = 0; k < p.methods.size(); ++k) {
+    plot += fmt::format("  {} index {} using 1:2 with steps lt {} lw 2 title {}{}\n",
+                        k == 0 ? Quoted(data) : "''", k, k + 1, Quoted(p.methods[k].label),
+                        k + 1 < p.methods.size() ? ", \\" : "");
+  }
+  return Script(stem,
+                fmt::format("# Dolan-More performance profile by {}. Data: {} (columns: 1 tau, 2 "
+                            "share of problems).\n",
+                            CostName(p.cost), data),
+                settings, plot);
+}
+
 }  // namespace
 
 Plots MakePlots(const std::vector<Configuration>& configs, const Analysis& analysis,
@@ -368,6 +424,12 @@ Plots MakePlots(const std::vector<Configuration>& configs, const Analysis& analy
   if (untimed) {
     plots.notes.push_back(
         "no objective-vs-seconds plot: the runs carry no times (--deterministic)");
+  }
+  for (const Profile& p : PerformanceProfiles(configs, analysis)) {
+    const std::string stem = std::string("profile_") + CostName(p.cost);
+    plots.files.push_back({stem + ".dat", ProfileData(p)});
+    plots.files.push_back({stem + ".gp", ProfilePlot(p, stem, stem + ".dat")});
+    plots.scripts.push_back(stem + ".gp");
   }
   std::vector<std::string> titles;
   std::vector<bool> has_time;

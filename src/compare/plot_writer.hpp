@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis.hpp"
+#include "profile.hpp"
 
 namespace parsgd::compare {
 

@@ -17,6 +17,7 @@ struct Configuration {
   Point display;           // the point as shown (data files by name); empty: the point itself
   std::string label;       // its shown values of the flags that vary ("scheme=hogwild threads=2")
   std::string problem;     // configurations with the same problem minimise the same objective
+  std::string method;      // its label without the problem's flags: the same method across problems
   std::string impossible;  // non-empty: why it cannot run (found before any run; it is not run)
 };
 
