@@ -124,6 +124,41 @@ TEST_F(Cli, MetricsHaveOneJsonObjectPerEpochWithEveryField) {
   }
 }
 
+// train --suboptimality: f* from dual-cd (certified) before the epochs, each epoch's relative
+// distance to it in the last column and the metrics, never below 0 beyond the gap; refused where no
+// solver applies, before any data is read.
+TEST_F(Cli, SuboptimalityIsMeasuredAgainstACertifiedOptimum) {
+  const std::string metrics = dir_.File("m.jsonl");
+  const auto r = RunCli("train --train " + train_ +
+                        " --bias off --epochs 6 --suboptimality "
+                        "--metrics " +
+                        metrics);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, ": dual-cd, ")) << r.output;
+  EXPECT_TRUE(Contains(r.output, ": certified\n")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "rel-subopt")) << r.output;
+  const auto lines = Lines(testing::ReadFile(metrics));
+  ASSERT_EQ(lines.size(), 6u);
+  double first = 0, last = 0;
+  for (const std::string& line : lines) {
+    const auto at = line.find("\"suboptimality\":");
+    ASSERT_NE(at, std::string::npos) << line;
+    last = std::stod(line.substr(at + 16));
+    if (first == 0) first = last;
+    EXPECT_GT(last, -1e-9) << line;
+  }
+  EXPECT_LT(last, first);  // SGD approaches the optimum
+  const auto cd = RunCli("train --train " + train_ + " --epochs 2 --suboptimality --quiet");
+  EXPECT_EQ(cd.status, 0) << cd.output;
+  const auto mlp =
+      RunCli("train --train " + dir_.File("missing.svm") + " --model mlp --suboptimality");
+  EXPECT_EQ(mlp.status, 2);
+  EXPECT_TRUE(Contains(mlp.output,
+                       "--suboptimality: no reference solver: no solver certifies "
+                       "`model` mlp"))
+      << mlp.output;
+}
+
 TEST_F(Cli, SavedModelPredictsAndEvaluatesAsTrainingReported) {
   const std::string model = dir_.File("model.bin");
   const auto r = RunCli("train --train " + train_ + " --test " + test_ +

@@ -55,24 +55,28 @@ std::string WhyNot(const TrainConfig& run, Solver solver) {
 
 }  // namespace
 
-compare::Reference SolveOptimum(const std::string& problem, const TrainConfig& run,
-                                const Dataset& train, InterruptGuard& guard) {
-  compare::Reference out;
-  out.problem = problem;
+std::string WhyNoOptimum(const TrainConfig& run) {
   if (run.validation_fraction > 0) {
-    out.why_none =
-        "rows are held out (--validation-fraction), other rows in each repeat: no one objective";
-    return out;
+    return "rows are held out (--validation-fraction), other rows in each repeat: no one "
+           "objective";
   }
   const ModelKind m = run.model;
   if (m != ModelKind::kLogistic && m != ModelKind::kHinge && m != ModelKind::kSquaredHinge &&
       m != ModelKind::kSquared) {
-    out.why_none = fmt::format(
+    return fmt::format(
         "no solver certifies `model` {}: dual-cd solves logistic, hinge and squared-hinge, cd "
         "logistic, squared-hinge and squared",
         NameOf<ModelKind>(kModelKinds, m));
-    return out;
   }
+  return "";
+}
+
+compare::Reference SolveOptimum(const std::string& problem, const TrainConfig& run,
+                                const Dataset& train, InterruptGuard& guard) {
+  compare::Reference out;
+  out.problem = problem;
+  out.why_none = WhyNoOptimum(run);
+  if (!out.why_none.empty()) return out;
   std::string why;
   for (Solver solver : {Solver::kDualCd, Solver::kCd}) {
     const std::string not_here = WhyNot(run, solver);

@@ -13,6 +13,10 @@
 
 namespace parsgd::cli {
 
+// Why no reference solver can take the objective of `run` (its model, its held-out rows); empty
+// when one may (data-dependent refusals come from SolveOptimum).
+std::string WhyNoOptimum(const TrainConfig& run);
+
 // The reference run for the objective of `run` (a configuration's settings) on `train`. Never
 // throws for a solver that cannot take the problem: the result then names no solver and says why.
 // A signal (`guard`) stops the solver: the result then names none ("interrupted").

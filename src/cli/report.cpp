@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "parsgd/config/settings.hpp"
 
 namespace parsgd::cli {
@@ -10,6 +13,11 @@ namespace {
 std::string JsonNumber(double v) { return fmt::format("{}", v); }
 
 std::string JsonOptional(const std::optional<double>& v) { return v ? JsonNumber(*v) : "null"; }
+
+// (f - f*) / |f*|.
+double RelativeSuboptimality(double objective, double optimum) {
+  return (objective - optimum) / std::max(std::fabs(optimum), 1e-300);
+}
 
 // A regression's fit on the rows of `set` as fields: ,"SET_rmse":..,"SET_mae":..,"SET_r2":..
 std::string FitJson(const char* set, const std::optional<RegressionScores>& fit) {
@@ -27,18 +35,20 @@ std::string HumanCount(double value) {
   return fmt::format("{:.3g}", value);
 }
 
-std::string EpochHeader(bool has_test, bool dual, bool has_validation, bool regression) {
+std::string EpochHeader(bool has_test, bool dual, bool has_validation, bool regression,
+                        bool suboptimality) {
   // A regression shows the root mean squared residual where a classifier shows its accuracy.
   const char* measure = regression ? "rmse" : "acc";
   return fmt::format(
-      "{:>7}  {:>10}  {:>10}  {:>9}{}  {:>9}  {:>9}  {:>8}", "epoch", "objective", "train-loss",
-      fmt::format("train-{}", measure),
-      (has_test ? fmt::format("  {:>9}  {:>8}", "test-loss", fmt::format("test-{}", measure))
-                : "") +
-          (has_validation
-               ? fmt::format("  {:>9}  {:>8} ", "val-loss", fmt::format("val-{}", measure))
-               : ""),
-      "samples/s", dual ? "rel-gap" : "lr", "elapsed");
+             "{:>7}  {:>10}  {:>10}  {:>9}{}  {:>9}  {:>9}  {:>8}", "epoch", "objective",
+             "train-loss", fmt::format("train-{}", measure),
+             (has_test ? fmt::format("  {:>9}  {:>8}", "test-loss", fmt::format("test-{}", measure))
+                       : "") +
+                 (has_validation
+                      ? fmt::format("  {:>9}  {:>8} ", "val-loss", fmt::format("val-{}", measure))
+                      : ""),
+             "samples/s", dual ? "rel-gap" : "lr", "elapsed") +
+         (suboptimality ? fmt::format("  {:>10}", "rel-subopt") : "");
 }
 
 namespace {
@@ -53,7 +63,7 @@ std::string Measure(std::optional<double> accuracy, const std::optional<Regressi
 }  // namespace
 
 std::string EpochLine(const EpochReport& r, int epochs, double elapsed, bool has_test,
-                      bool has_validation) {
+                      bool has_validation, std::optional<double> optimum) {
   std::string test;
   if (has_test) {
     test = fmt::format("  {:>9.5f}  {}", r.test_loss.value_or(0),
@@ -69,11 +79,12 @@ std::string EpochLine(const EpochReport& r, int epochs, double elapsed, bool has
                      fmt::format("{:>{}}/{}", r.epoch, fmt::formatted_size("{}", epochs), epochs),
                      r.objective, r.progressive_loss, Measure(r.train_accuracy, r.train_fit, 9),
                      test, HumanCount(r.samples_per_second()),
-                     r.relative_gap().value_or(r.learning_rate), elapsed);
+                     r.relative_gap().value_or(r.learning_rate), elapsed) +
+         (optimum ? fmt::format("  {:>10.3e}", RelativeSuboptimality(r.objective, *optimum)) : "");
 }
 
 std::string EpochJson(const EpochReport& r, const TrainConfig& given, const TrainConfig& resolved,
-                      const ResolvedSettings& s, double elapsed) {
+                      const ResolvedSettings& s, double elapsed, std::optional<double> optimum) {
   // --deterministic promises the same bytes run to run, and with --workers on any thread count:
   // wall-clock values and the thread count are written as null.
   auto clock = [&](double seconds) {
@@ -106,6 +117,9 @@ std::string EpochJson(const EpochReport& r, const TrainConfig& given, const Trai
                                     : ""),
       (r.dual_objective ? fmt::format(R"(,"dual_objective":{})", JsonNumber(*r.dual_objective))
                         : "") +
+          (optimum ? fmt::format(R"(,"suboptimality":{})",
+                                 JsonNumber(RelativeSuboptimality(r.objective, *optimum)))
+                   : "") +
           // Early stopping: the held-out rows' measures and the best epoch so far.
           (r.validation_loss
                ? fmt::format(R"(,"validation_loss":{},"validation_accuracy":{}{},"best_epoch":{})",

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "commands.hpp"
+#include "compare_optimum.hpp"
 #include "distinct_paths.hpp"
 #include "interrupt.hpp"
 #include "options.hpp"
@@ -47,6 +48,7 @@ struct TrainArgs {
   std::string metrics, save, checkpoint, resume, init;
   int checkpoint_every = 1;
   bool quiet = false;
+  bool suboptimality = false;
 };
 
 void Declare(OptionParser& p, TrainArgs& a) {
@@ -65,6 +67,30 @@ void Declare(OptionParser& p, TrainArgs& a) {
            "start from a saved model's weights (parsgd train --save), optimiser state zero: "
            "fine-tuning, other data or settings");
   p.Switch("quiet", &a.quiet, "print only the final result");
+  p.Switch("suboptimality", &a.suboptimality,
+           "solve the problem first with a reference solver (dual-cd where it applies, its "
+           "duality gap certifying f*; else cd), then give each epoch's relative suboptimality "
+           "(f - f*) / |f*| (column rel-subopt, metrics \"suboptimality\"); one process");
+}
+
+// train --suboptimality: f* from the reference solver (compare_optimum.hpp), said in one line.
+// Throws UsageError where no solver applies to the problem, parsgd::Error where the solver was
+// interrupted.
+std::optional<double> Optimum(const TrainConfig& config, const Dataset& train,
+                              InterruptGuard& interrupts, bool quiet) {
+  const compare::Reference ref = SolveOptimum("", config, train, interrupts);
+  if (ref.solver.empty()) {
+    if (interrupts.signal() != 0) throw Error("interrupted while solving for f*");
+    throw UsageError("--suboptimality: no reference solver for this problem: " + ref.why_none);
+  }
+  if (!quiet) {
+    std::printf("  f* = %.10g: %s, %d epochs on one thread (%.3g s)%s\n", ref.objective,
+                ref.solver.c_str(), ref.epochs, ref.seconds,
+                ref.gap
+                    ? fmt::format(", duality gap {:.2g}: certified", std::fabs(*ref.gap)).c_str()
+                    : ", to its stopping rule: no certificate");
+  }
+  return ref.objective;
 }
 
 // Where an interrupt writes the state when no --checkpoint was given.
@@ -304,7 +330,15 @@ int TrainRun(std::span<const std::string> args, Communicator& ranks) {
     if (lead) std::printf("%s", parser.Help().c_str());
     return 0;
   }
+  if (a.suboptimality && ranks.size() > 1) {
+    throw UsageError(
+        "--suboptimality solves the problem on one process's data: run it without mpirun");
+  }
   const CheckedRun checked = Check(parser, a, ranks);
+  if (a.suboptimality) {
+    const std::string why = WhyNoOptimum(checked.config->config());
+    if (!why.empty()) throw UsageError("--suboptimality: no reference solver: " + why);
+  }
   Outputs outputs;
   Open(a, ranks, outputs);
   auto executor = MakeRunExecutor(checked.config->config());
@@ -327,10 +361,6 @@ int TrainRun(std::span<const std::string> args, Communicator& ranks) {
   if (!quiet) {
     std::fputs((SetupLines(parser, trainer, data.train, rows, nonzeros) + start_lines).c_str(),
                stdout);
-    std::printf("%s\n",
-                EpochHeader(data.test.has_value(), trainer.config().solver == Solver::kDualCd,
-                            trainer.early_stopping(), data.train.label_kind() == LabelKind::kValues)
-                    .c_str());
   }
   if (outputs.metrics && checked.checkpoint) {
     outputs.metrics->Write(EarlierEpochs(a.metrics, trainer.epochs_done()));
@@ -342,15 +372,26 @@ int TrainRun(std::span<const std::string> args, Communicator& ranks) {
   if (trainer.config().backend == Backend::kOffload)
     loop.snapshots = RunLoopOptions::Snapshots::kAtCheckpoints;
   InterruptGuard interrupts(executor->stop_flag());
+  const std::optional<double> optimum =
+      a.suboptimality ? Optimum(checked.config->config(), data.train, interrupts, quiet)
+                      : std::nullopt;
+  if (!quiet) {
+    std::printf("%s\n",
+                EpochHeader(data.test.has_value(), trainer.config().solver == Solver::kDualCd,
+                            trainer.early_stopping(), data.train.label_kind() == LabelKind::kValues,
+                            optimum.has_value())
+                    .c_str());
+  }
   const RunLoopResult result = RunEpochs(trainer, loop, [&](const EpochReport& r, double elapsed) {
     if (!quiet) {
       std::printf("%s\n", EpochLine(r, s.epochs, elapsed, data.test.has_value(),
-                                    trainer.early_stopping())
-                             .c_str());
+                                    trainer.early_stopping(), optimum)
+                              .c_str());
       std::fflush(stdout);
     }
     if (outputs.metrics) {
-      outputs.metrics->Write(EpochJson(r, checked.given, trainer.config(), s, elapsed) + "\n");
+      outputs.metrics->Write(EpochJson(r, checked.given, trainer.config(), s, elapsed, optimum) +
+                             "\n");
       outputs.metrics->Flush();
     }
   });
