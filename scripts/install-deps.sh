@@ -7,6 +7,7 @@ packages=(
   cmake ninja-build g++ pkg-config     # toolchain
   libtbb-dev libfmt-dev zlib1g-dev     # the library
   nlohmann-json3-dev gnuplot-nox       # parsgd compare: experiment files (JSON), plots
+  chromium                             # the test that opens compare's report.html in a browser
   libdnnl-dev ocl-icd-opencl-dev opencl-c-headers  # oneDNN (its CMake config needs OpenCL)
   libgtest-dev libbenchmark-dev        # tests and benchmarks
   gcc-offload-nvptx libgomp-plugin-nvptx1  # --backend offload: GPU code (host fallback without a GPU)

@@ -60,10 +60,11 @@ TEST_F(Compare, SmallGridWritesEveryFile) {
                         " --order random,global --scheme hogwild,sync --threads 1,2 --epochs 3 "
                         "--repeats 2 --gnuplot none");
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_EQ(Names(out), (std::vector<std::string>{
-                            "objective.dat", "objective_epoch.gp", "objective_seconds.gp",
-                            "report.md", "runs.csv", "runs.jsonl", "speedup.dat", "speedup.gp",
-                            "suboptimality_epoch.gp", "suboptimality_seconds.gp", "summary.csv"}));
+  EXPECT_EQ(Names(out),
+            (std::vector<std::string>{"objective.dat", "objective_epoch.gp", "objective_seconds.gp",
+                                      "report.html", "report.md", "runs.csv", "runs.jsonl",
+                                      "speedup.dat", "speedup.gp", "suboptimality_epoch.gp",
+                                      "suboptimality_seconds.gp", "summary.csv"}));
   // The progress: one line per run on stderr, with its place, configuration and an ETA.
   EXPECT_TRUE(Contains(r.output,
                        "[run 1 of 16] config 1: scheme=hogwild order=random threads=1, "
@@ -142,13 +143,15 @@ TEST_F(Compare, DeterministicComparisonRepeatsByteForByte) {
   }
   EXPECT_EQ(files[0], files[1]);
   ASSERT_FALSE(files[0].empty());
-  const std::string report = files[0][2];
+  const std::string report = files[0][3];
   ASSERT_EQ(report.rfind("report.md\n", 0), 0u);
+  EXPECT_TRUE(Contains(files[0][2], "date: not written (<code>--deterministic</code>"))
+      << files[0][2];
   // 2 optimisers x (sync + average x 2 periods x 2) = 10 configurations, no times.
   EXPECT_TRUE(Contains(report, "10 configurations x 2 repeats: 20 runs")) << report;
   EXPECT_TRUE(Contains(report, "record no wall-clock times")) << report;
   EXPECT_TRUE(Contains(report, "no objective-vs-seconds plot")) << report;
-  EXPECT_TRUE(Contains(files[0][4], "\"train_seconds\":null"));  // runs.jsonl
+  EXPECT_TRUE(Contains(files[0][5], "\"train_seconds\":null"));  // runs.jsonl
 }
 
 TEST_F(Compare, FailingRunsAreReportedAndTheOthersGoOn) {

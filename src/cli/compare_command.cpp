@@ -7,15 +7,18 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
 
+#include "build_info.hpp"
 #include "commands.hpp"
 #include "compare_grid.hpp"
 #include "compare_runs.hpp"
 #include "csv_writer.hpp"
+#include "html_report.hpp"
 #include "markdown_report.hpp"
 #include "output_folder.hpp"
 #include "parsgd/exec/executor.hpp"
@@ -34,7 +37,8 @@ constexpr const char* kSummary =
     "one run after another, each a full `train` run with --seed SEED+r-1. The output folder gets "
     "report.md (mean and sample standard deviation over repeats, time to target, samples/s, "
     "speedup over 1 thread, Welch's t-test between configurations), summary.csv, runs.csv, "
-    "runs.jsonl and plots (gnuplot).\n\n"
+    "runs.jsonl, plots (gnuplot) and report.html (the report as one self-contained page, "
+    "its plots inline).\n\n"
     "example: parsgd compare --train data.svm --out cmp --order random,global,local "
     "--scheme hogwild,sync --threads 1,2 --epochs 10 --repeats 5";
 
@@ -72,7 +76,8 @@ void PrintEnd(const Plan& plan, const compare::Analysis& analysis, const compare
   const char* plots = d.state == compare::DrawResult::State::kDrawn
                           ? "plots drawn"
                           : "plots as data and gnuplot scripts (not drawn: see the report)";
-  std::printf("wrote %s/report.md, summary.csv, runs.csv, runs.jsonl; %s\n", out.c_str(), plots);
+  std::printf("wrote %s/report.md, report.html, summary.csv, runs.csv, runs.jsonl; %s\n",
+              out.c_str(), plots);
 }
 
 // What a comparison's runs are: the configurations' commands, the repeats and the base seed. An
@@ -112,6 +117,16 @@ std::optional<std::vector<compare::KeptRun>> Resumable(const std::string& out,
                 "; choose another --out, or remove it)");
   }
   return compare::ReadRuns(Contents(out + "/runs.jsonl"));
+}
+
+// The date and time now, in UTC ("YYYY-MM-DD HH:MM UTC").
+std::string UtcNow() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M UTC", &utc);
+  return text;
 }
 
 std::string CommandLine(std::span<const std::string> args) {
@@ -199,7 +214,12 @@ int Compare(std::span<const std::string> args) {
   report.cores = AvailableCores();
   report.plots = &plots;
   report.drawn = drawn;
-  folder.Write("report.md", compare::MarkdownReport(report));
+  report.cpu = CpuModel();
+  report.program = ProgramVersion();
+  if (!a.run.config.deterministic) report.date = UtcNow();
+  const std::string markdown = compare::MarkdownReport(report);
+  folder.Write("report.md", markdown);
+  folder.Write("report.html", compare::HtmlReport(report, markdown));
   if (outcome.signal != 0) folder.Write(kInterrupted, identity);
   folder.Commit();
 

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "build_info.hpp"
 #include "commands.hpp"
 #include "interrupt.hpp"
 #include "options.hpp"
@@ -55,7 +56,7 @@ int main(int argc, char** argv) {
   const bool help = name == "help";
   const std::string_view command = help ? std::string_view(argv[2]) : name;
   if (name == "--version") {
-    std::printf("parsgd 0.1.0\n");
+    std::printf("%s\n", parsgd::cli::ProgramVersion().c_str());
     return 0;
   }
   const std::vector<std::string> args =

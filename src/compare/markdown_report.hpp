@@ -27,6 +27,9 @@ struct ReportInput {
   uint64_t seed = 1;
   double alpha = 0.05;
   int cores = 1;
+  // The machine, for report.html: the CPU's model name, the program and its version, the date
+  // (empty under --deterministic, where the folder repeats byte for byte).
+  std::string cpu, program, date;
   const Plots* plots = nullptr;
   DrawResult drawn;
 };
