@@ -428,6 +428,61 @@ TEST_F(Compare, TwoProblemsGetPerformanceProfiles) {
   EXPECT_TRUE(fs::exists(out + "/profile_epochs.dat"));
 }
 
+// --jobs 2: two one-thread runs at once give the runs one at a time give (the same runs.jsonl and
+// summary under --deterministic, in the same order), and the report says they shared the machine;
+// an interrupt keeps the finished runs and the same command runs the rest. Refused for a grid
+// asking about threads and where no two runs fit.
+TEST_F(Compare, JobsRunSeveralAtOnceWithTheResultsOfOneAtATime) {
+  const std::string grid = data_ +
+                           " --scheme sequential,sync,average --threads 1 --workers 2 --epochs 3 "
+                           "--repeats 3 --deterministic --gnuplot none";
+  const auto one = RunCli("compare" + grid + " --out " + dir_.File("one"));
+  ASSERT_EQ(one.status, 0) << one.output;
+  const auto two = RunCli("compare" + grid + " --jobs 2 --out " + dir_.File("two"));
+  ASSERT_EQ(two.status, 0) << two.output;
+  EXPECT_EQ(ReadFile(dir_.File("one/runs.jsonl")), ReadFile(dir_.File("two/runs.jsonl")));
+  EXPECT_EQ(ReadFile(dir_.File("one/summary.csv")), ReadFile(dir_.File("two/summary.csv")));
+  const std::string report = ReadFile(dir_.File("two/report.md"));
+  EXPECT_TRUE(Contains(report, "executed up to 2 at a time (`--jobs 2`")) << report;
+  EXPECT_TRUE(Contains(report, "**Judged by epochs**")) << report;
+
+  // Timed runs at once: no time reported.
+  const auto timed = RunCli("compare" + data_ +
+                            " --scheme hogwild,sync --threads 1 --epochs 2 --repeats 2 --jobs 2 "
+                            "--gnuplot none --out " +
+                            dir_.File("timed"));
+  ASSERT_EQ(timed.status, 0) << timed.output;
+  const std::string summary = ReadFile(dir_.File("timed/summary.csv"));
+  EXPECT_EQ(CsvCell(summary, 1, "samples_per_second_mean"), "") << summary;
+  EXPECT_NE(CsvCell(summary, 1, "objective_mean"), "") << summary;
+
+  const std::string out = dir_.File("cut"), err = dir_.File("err.txt");
+  const std::string many = data_ +
+                           " --scheme sequential,sync --threads 1 --deterministic --epochs 20 "
+                           "--repeats 40 --jobs 2 --gnuplot none";
+  const auto cut = testing::RunShell(
+      std::string(PARSGD_CLI_PATH) + " compare" + many + " --out " + out + " 2> " + err +
+      " > /dev/null & pid=$!; until grep -q 'run 5 of' " + err +
+      " 2>/dev/null || ! kill -0 $pid 2>/dev/null; do sleep 0.02; done; kill -INT $pid; "
+      "wait $pid");
+  EXPECT_EQ(cut.status, 130) << ReadFile(err);
+  EXPECT_TRUE(Contains(ReadFile(out + "/report.md"), "**Interrupted**"));
+  const auto rest = RunCli("compare" + many + " --out " + out);
+  ASSERT_EQ(rest.status, 0) << rest.output;
+  const auto straight = RunCli("compare" + many + " --out " + dir_.File("straight"));
+  ASSERT_EQ(straight.status, 0) << straight.output;
+  EXPECT_EQ(ReadFile(out + "/summary.csv"), ReadFile(dir_.File("straight/summary.csv")));
+
+  const auto threads =
+      RunCli("compare" + data_ + " --threads 1,2 --jobs 2 --out " + dir_.File("x"));
+  EXPECT_EQ(threads.status, 2);
+  EXPECT_TRUE(Contains(threads.output, "--jobs 2: this grid varies --threads")) << threads.output;
+  const auto all = RunCli("compare" + data_ + " --scheme hogwild,sync --jobs 2 --out " +
+                          dir_.File("x"));  // --threads auto: every core
+  EXPECT_EQ(all.status, 2);
+  EXPECT_TRUE(Contains(all.output, "so no two runs fit at once")) << all.output;
+}
+
 TEST_F(Compare, ExistingFolderIsRefusedUnlessEmpty) {
   const std::string out = dir_.File("out");
   fs::create_directory(out);

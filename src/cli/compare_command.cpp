@@ -85,8 +85,10 @@ void PrintEnd(const Plan& plan, const compare::Analysis& analysis, const compare
 // folder takes up the runs it finished.
 constexpr const char* kInterrupted = "interrupted.txt";
 
-std::string GridIdentity(const Plan& plan, int repeats, uint64_t seed) {
-  std::string out = fmt::format("parsgd compare, {} repeats from seed {}:\n", repeats, seed);
+std::string GridIdentity(const Plan& plan, int repeats, uint64_t seed, int jobs) {
+  // (runs that shared the machine recorded no times: they are not taken up by runs alone)
+  std::string out = fmt::format("parsgd compare, {} repeats from seed {}{}:\n", repeats, seed,
+                                jobs > 1 ? fmt::format(", {} at a time", jobs) : "");
   for (std::size_t i = 0; i < plan.configs.size(); ++i) {
     const PlannedConfig& pc = plan.configs[i];
     out +=
@@ -147,7 +149,7 @@ int Compare(std::span<const std::string> args) {
   }
   // Everything is checked before the first run: the grid, the output folder, the data files.
   const Plan plan = BuildPlan(parser, a);
-  const std::string identity = GridIdentity(plan, a.repeats, a.run.config.seed);
+  const std::string identity = GridIdentity(plan, a.repeats, a.run.config.seed, a.jobs);
   const auto kept = Resumable(a.out, identity);
   compare::StagedFolder folder(a.out, /*replace=*/kept.has_value());
   CheckDataFiles(plan);
@@ -165,9 +167,9 @@ int Compare(std::span<const std::string> args) {
     // A signal ends the grid, not the command: the finished runs are reported (RunAll).
     std::atomic<bool> before_the_first_run{false};
     InterruptGuard guard(before_the_first_run);
-    outcome =
-        RunAll(plan, a.repeats, a.mpirun, jsonl, guard,
-               kept.value_or(std::vector<compare::KeptRun>{}), a.optimum == OptimumMode::kAuto);
+    outcome = RunAll(plan, a.repeats, a.mpirun, jsonl, guard,
+                     kept.value_or(std::vector<compare::KeptRun>{}),
+                     a.optimum == OptimumMode::kAuto, a.jobs);
   }
   jsonl.Commit();
 
@@ -212,6 +214,7 @@ int Compare(std::span<const std::string> args) {
   report.seed = a.run.config.seed;
   report.alpha = a.alpha;
   report.cores = AvailableCores();
+  report.jobs = a.jobs;
   report.plots = &plots;
   report.drawn = drawn;
   report.cpu = CpuModel();

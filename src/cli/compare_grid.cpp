@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "experiment_file.hpp"
+#include "parsgd/exec/executor.hpp"
 
 namespace parsgd::cli {
 namespace {
@@ -179,6 +180,30 @@ PlannedConfig PlanConfig(const OptionParser& parser, const Point& point,
   return pc;
 }
 
+// --jobs N above 1 is for grids judged by epochs: refused where the grid asks a question of time
+// (it varies --threads: the speedups) and where no two runs fit at once (every configuration on
+// every core, or across ranks): it would change nothing there.
+void CheckJobs(const Plan& plan, int jobs) {
+  if (std::find(plan.varying.begin(), plan.varying.end(), "threads") != plan.varying.end()) {
+    throw UsageError(fmt::format(
+        "--jobs {}: this grid varies --threads, a question of time (samples/s, speedups): its "
+        "runs must run alone; give --jobs 1",
+        jobs));
+  }
+  const int cores = AvailableCores();
+  const bool fit =
+      std::any_of(plan.configs.begin(), plan.configs.end(), [&](const PlannedConfig& c) {
+        const int threads = c.args.config.threads;
+        return c.config.impossible.empty() && c.ranks == 1 && threads > 0 && threads < cores;
+      });
+  if (!fit) {
+    throw UsageError(fmt::format(
+        "--jobs {}: every configuration takes all {} cores (--threads auto or more, or several "
+        "ranks), so no two runs fit at once; give --threads below {}",
+        jobs, cores, cores));
+  }
+}
+
 }  // namespace
 
 void DeclareCompareOptions(OptionParser& p, CompareArgs& a) {
@@ -194,6 +219,11 @@ void DeclareCompareOptions(OptionParser& p, CompareArgs& a) {
            0, 1e300, -1.0);
   p.Double("alpha", &a.alpha, "threshold of the two-sided Welch t-test between configurations", 0,
            0.5, {}, true);
+  p.Int("jobs", &a.jobs,
+        "runs at once, as long as their --threads fit in the cores, for grids judged by epochs "
+        "(objective, accuracy): their times are not reported (not of a run alone); not with a "
+        "--threads axis",
+        1, 1024);
   p.Choice<OptimumMode>("optimum", &a.optimum, kOptimumModes,
                         "f*, for the suboptimality f - f* of every epoch (log plots, epochs and "
                         "seconds to 1e-2, 1e-3, 1e-4 of |f*|)");
@@ -239,6 +269,7 @@ Plan BuildPlan(OptionParser& parser, CompareArgs& args) {
     throw UsageError("every configuration is impossible; the first: " + plan.configs[0].config.label +
                 ": " + plan.configs[0].config.impossible);
   }
+  if (args.jobs > 1) CheckJobs(plan, args.jobs);
   return plan;
 }
 

@@ -33,6 +33,7 @@ struct CompareArgs {
   double target = -1;  // < 0: the best final objective of all runs + 1%
   double alpha = 0.05;
   OptimumMode optimum = OptimumMode::kAuto;
+  int jobs = 1;  // runs at once (compare_runs.hpp)
 };
 
 void DeclareCompareOptions(OptionParser& p, CompareArgs& a);

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -15,8 +16,10 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include "compare_optimum.hpp"
 #include "metrics_reader.hpp"
@@ -161,8 +164,18 @@ class Runner {
   int signal() const { return launcher_signal_ != 0 ? launcher_signal_ : guard_.signal(); }
   bool interrupted() const { return signal() != 0; }
 
+  // Runs share the machine from now on (--jobs): each run's lines go to the buffer its caller
+  // gives, its epochs carry no times, and a signal reaches the runs through RaiseStops.
+  void Share() { shared_ = true; }
+  // Every running run's stop flag raised (the scheduler, once a signal came).
+  void RaiseStops() {
+    std::lock_guard lock(mutex_);
+    for (std::atomic<bool>* stop : stops_) stop->store(true, std::memory_order_relaxed);
+  }
+
+  // One run. `buffer`: where its runs.jsonl lines go (shared runs), else straight to runs.jsonl.
   compare::RunRecord Run(const PlannedConfig& pc, std::size_t index, int repeat, int repeats,
-                         const Loaded& data) {
+                         const Loaded& data, std::string* buffer = nullptr) {
     compare::RunRecord rec;
     rec.config = index;
     rec.repeat = repeat;
@@ -172,26 +185,31 @@ class Runner {
                                            JsonString(pc.config.label), repeat + 1);
     const auto start = Clock::now();
     if (pc.ranks > 1) {
-      Launch(pc, prefix, rec);
+      Launch(pc, prefix, rec, buffer);
     } else if (!data.error.empty()) {
       rec.error = data.error;
     } else {
-      Train(pc, data, prefix, rec);
+      Train(pc, data, prefix, rec, buffer);
     }
+    std::lock_guard lock(mutex_);
+    // (a shared run names itself: the lines of the runs at once interleave)
+    const std::string which =
+        shared_ ? fmt::format(" (config {}, repeat {})", index + 1, repeat + 1) : "";
     if (interrupted()) {
-      std::fprintf(stderr, "    interrupted: this run is left out\n");
+      std::fprintf(stderr, "    interrupted: this run is left out%s\n", which.c_str());
       return rec;
     }
     if (!rec.finished()) {
-      jsonl_.Write(fmt::format(R"({}"seed":{},"epochs_done":{},"error":{}}})", prefix, rec.seed,
-                               rec.epochs.size(), JsonString(rec.error)) +
-                   "\n");
-      std::fprintf(stderr, "    failed: %s\n", rec.error.c_str());
+      Emit(fmt::format(R"({}"seed":{},"epochs_done":{},"error":{}}})", prefix, rec.seed,
+                       rec.epochs.size(), JsonString(rec.error)) +
+               "\n",
+           buffer);
+      std::fprintf(stderr, "    failed%s: %s\n", which.c_str(), rec.error.c_str());
     } else {
-      std::fprintf(stderr, "    done in %.2fs: objective %.6g\n", Since(start),
+      std::fprintf(stderr, "    done in %.2fs%s: objective %.6g\n", Since(start), which.c_str(),
                    rec.epochs.back().objective);
     }
-    jsonl_.Flush();
+    if (buffer == nullptr) jsonl_.Flush();
     ++done_;
     return rec;
   }
@@ -199,46 +217,82 @@ class Runner {
  private:
   void Progress(const PlannedConfig& pc, std::size_t index, int repeat, int repeats,
                 uint64_t seed) {
+    std::lock_guard lock(mutex_);
     const double elapsed = Since(start_);
     const std::string eta = done_ == 0 ? "unknown" : Duration(elapsed / done_ * (total_ - done_));
     std::fprintf(stderr, "[run %d of %d] config %zu: %s, repeat %d/%d (seed %llu); ETA %s\n",
-                 done_ + 1, total_, index + 1, pc.config.label.c_str(), repeat + 1, repeats,
+                 ++started_, total_, index + 1, pc.config.label.c_str(), repeat + 1, repeats,
                  static_cast<unsigned long long>(seed), eta.c_str());
     std::fflush(stderr);
   }
 
+  // A run's runs.jsonl lines: to its buffer, or straight to the file.
+  void Emit(const std::string& lines, std::string* buffer) {
+    if (buffer != nullptr) {
+      *buffer += lines;
+    } else {
+      jsonl_.Write(lines);
+    }
+  }
+
+  // The signal's way to a run's executor: the guard's watch (one run at a time), or the list
+  // RaiseStops walks (shared runs).
+  void Watch(std::atomic<bool>& stop) {
+    if (!shared_) {
+      guard_.Watch(stop);
+      return;
+    }
+    std::lock_guard lock(mutex_);
+    stops_.push_back(&stop);
+    if (guard_.signal() != 0) stop.store(true, std::memory_order_relaxed);
+  }
+  void Unwatch(std::atomic<bool>& stop) {
+    if (!shared_) {
+      guard_.WatchOwn();
+      return;
+    }
+    std::lock_guard lock(mutex_);
+    std::erase(stops_, &stop);
+  }
+
   // One `train` run: the same trainer, epochs and metrics as `parsgd train --metrics`.
   void Train(const PlannedConfig& pc, const Loaded& data, const std::string& prefix,
-             compare::RunRecord& rec) {
+             compare::RunRecord& rec, std::string* buffer) {
     TrainConfig config = pc.args.config;
     config.seed = rec.seed;
     std::string lines;  // written after the run: a failing write is not the run's failure
     std::unique_ptr<Executor> executor;  // outlives the watch on its stop flag
     try {
       executor = MakeRunExecutor(config);
-      guard_.Watch(executor->stop_flag());
+      Watch(executor->stop_flag());
       Trainer trainer(config, *data.train, data.test ? &*data.test : nullptr, *executor, nullptr,
                       data.validation ? &*data.validation : nullptr);
       const ResolvedSettings& s = trainer.settings();
       RunLoopOptions loop;
       loop.snapshots = RunLoopOptions::Snapshots::kNone;  // nothing resumes a compare run
       RunEpochs(trainer, loop, [&](const EpochReport& r, double elapsed) {
-        // Under --deterministic the metrics carry no times; neither do the statistics.
-        rec.epochs.push_back(
-            {r.epoch, r.objective, r.test_accuracy,
-             config.deterministic ? std::nullopt : std::optional<double>(r.train_seconds),
-             r.updates});
+        // Under --deterministic the metrics carry no times; neither do the statistics, nor
+        // those of runs that shared the machine (--jobs: not the time of a run alone).
+        rec.epochs.push_back({r.epoch, r.objective, r.test_accuracy,
+                              config.deterministic || shared_
+                                  ? std::nullopt
+                                  : std::optional<double>(r.train_seconds),
+                              r.updates});
         lines.append(prefix).append(EpochJson(r, config, trainer.config(), s, elapsed), 1).append("\n");
       });
     } catch (const std::exception& e) {
       rec.error = ErrorText(e);
     }
-    guard_.WatchOwn();  // before the executor goes
-    if (!interrupted()) jsonl_.Write(lines);
+    if (executor) Unwatch(executor->stop_flag());  // before the executor goes
+    if (interrupted()) return;
+    std::lock_guard lock(mutex_);
+    Emit(lines, buffer);
   }
 
-  // One run across ranks: `parsgd train` under the launcher, its metrics read back.
-  void Launch(const PlannedConfig& pc, const std::string& prefix, compare::RunRecord& rec) {
+  // One run across ranks: `parsgd train` under the launcher, its metrics read back. Never shared:
+  // the grid's runs across ranks run alone.
+  void Launch(const PlannedConfig& pc, const std::string& prefix, compare::RunRecord& rec,
+              std::string* buffer) {
     if (!scratch_) scratch_.emplace();
     const std::string metrics = scratch_->File("metrics.jsonl"), output = scratch_->File("output");
     std::filesystem::remove(metrics);
@@ -260,7 +314,7 @@ class Runner {
       rec.epochs = compare::ReadEpochRecords(lines);
       std::istringstream in(lines);
       for (std::string line; std::getline(in, line);) {
-        if (!line.empty()) jsonl_.Write(prefix + line.substr(1) + "\n");
+        if (!line.empty()) Emit(prefix + line.substr(1) + "\n", buffer);
       }
     } catch (const std::exception& e) {
       rec.error = e.what();
@@ -268,7 +322,10 @@ class Runner {
   }
 
   int total_;
-  int done_ = 0;
+  int done_ = 0, started_ = 0;
+  bool shared_ = false;
+  std::mutex mutex_;  // the counts, stderr, runs.jsonl and stops_, between shared runs
+  std::vector<std::atomic<bool>*> stops_;  // shared runs' executors' stop flags
   std::string mpirun_;
   std::string program_ = ThisProgram();
   std::optional<ScratchFolder> scratch_;
@@ -336,8 +393,75 @@ void CheckDataFiles(const Plan& plan) {
   }
 }
 
+// The threads a configuration's run takes (auto: every core), at most `cores`.
+int ThreadsOf(const PlannedConfig& pc, int cores) {
+  const int threads = pc.args.config.threads;
+  return threads <= 0 ? cores : std::min(threads, cores);
+}
+
+struct Task {
+  std::size_t config = 0;
+  int repeat = 0;
+};
+
+// `tasks` run up to `jobs` at a time, as long as their threads fit in `cores` (a run across ranks,
+// or one on every core, runs alone); their records and runs.jsonl lines are kept in the tasks'
+// order, so that the output does not depend on which finished first. A signal stops the runs in
+// progress (left out, as the run in progress of a sequential grid).
+void RunShared(const Plan& plan, const std::vector<Task>& tasks, int repeats, const Loaded& data,
+               int jobs, int cores, Runner& runner, InterruptGuard& guard, AtomicFileWriter& jsonl,
+               std::vector<compare::RunRecord>& runs) {
+  struct Slot {
+    compare::RunRecord rec;
+    std::string lines;
+    bool kept = false;
+  };
+  std::vector<Slot> slots(tasks.size());
+  std::mutex mutex;
+  std::condition_variable finished;
+  int running = 0, used = 0;
+  std::vector<std::thread> threads;
+  auto wait = [&](std::unique_lock<std::mutex>& lock) {
+    finished.wait_for(lock, std::chrono::milliseconds(50));
+    if (guard.signal() != 0) runner.RaiseStops();
+  };
+  std::unique_lock lock(mutex);
+  for (std::size_t next = 0; next < tasks.size() && !runner.interrupted();) {
+    const PlannedConfig& pc = plan.configs[tasks[next].config];
+    const bool alone = pc.ranks > 1 || ThreadsOf(pc, cores) >= cores;
+    const int need = alone ? cores : ThreadsOf(pc, cores);
+    if (running > 0 && (running >= jobs || used + need > cores)) {
+      wait(lock);
+      continue;
+    }
+    ++running;
+    used += need;
+    threads.emplace_back([&, k = next, need] {
+      Slot& slot = slots[k];
+      slot.rec = runner.Run(plan.configs[tasks[k].config], tasks[k].config, tasks[k].repeat,
+                            repeats, data, &slot.lines);
+      std::lock_guard done(mutex);
+      slot.kept = !runner.interrupted();
+      --running;
+      used -= need;
+      finished.notify_all();
+    });
+    ++next;
+  }
+  while (running > 0) wait(lock);
+  lock.unlock();
+  for (std::thread& t : threads) t.join();
+  for (Slot& slot : slots) {
+    if (!slot.kept) continue;
+    jsonl.Write(slot.lines);
+    runs.push_back(std::move(slot.rec));
+  }
+  jsonl.Flush();
+}
+
 RunOutcome RunAll(const Plan& plan, int repeats, const std::string& mpirun, AtomicFileWriter& jsonl,
-                  InterruptGuard& guard, const std::vector<compare::KeptRun>& kept, bool optimum) {
+                  InterruptGuard& guard, const std::vector<compare::KeptRun>& kept, bool optimum,
+                  int jobs) {
   std::vector<std::string> keys;  // the data groups, in order of first appearance
   int possible = 0;
   for (const PlannedConfig& pc : plan.configs) {
@@ -355,13 +479,36 @@ RunOutcome RunAll(const Plan& plan, int repeats, const std::string& mpirun, Atom
   };
   for (const compare::KeptRun& k : kept) {
     out.runs.push_back(k.record);
+    // Runs that shared the machine carry no times (Runner::Share).
+    if (jobs > 1) {
+      for (compare::EpochRecord& e : out.runs.back().epochs) e.train_seconds.reset();
+    }
     jsonl.Write(k.lines);
   }
   Runner runner(out.planned - static_cast<int>(kept.size()), mpirun, jsonl, guard);
+  if (jobs > 1) runner.Share();
+  const int cores = AvailableCores();
   const Loaded none;  // the data of a run across ranks: its ranks read their own shares
   for (const std::string& key : keys) {
     std::optional<Loaded> data;  // loaded when the group starts, freed when it ends
-    for (int r = 0; r < repeats; ++r) {
+    if (jobs > 1) {
+      std::vector<Task> tasks;  // repeat by repeat, as one at a time
+      for (int r = 0; r < repeats; ++r) {
+        for (std::size_t i = 0; i < plan.configs.size(); ++i) {
+          const PlannedConfig& pc = plan.configs[i];
+          if (!pc.config.impossible.empty() || DataKey(pc.args) != key || is_kept(i, r)) continue;
+          tasks.push_back({i, r});
+          if (!data && pc.ranks == 1) data = LoadGroup(pc.args, out.data);
+        }
+      }
+      RunShared(plan, tasks, repeats, data ? *data : none, jobs, cores, runner, guard, jsonl,
+                out.runs);
+      if (runner.interrupted()) {
+        out.signal = runner.signal();
+        return out;
+      }
+    }
+    for (int r = 0; r < repeats && jobs == 1; ++r) {
       for (std::size_t i = 0; i < plan.configs.size(); ++i) {
         const PlannedConfig& pc = plan.configs[i];
         if (!pc.config.impossible.empty() || DataKey(pc.args) != key || is_kept(i, r)) continue;

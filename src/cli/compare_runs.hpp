@@ -1,6 +1,7 @@
-// parsgd compare: runs the grid, one run after another (never two at once: they would share the
-// cores and each other's memory bandwidth), with a progress line per run on stderr and every epoch
-// of every run in JSON Lines.
+// parsgd compare: runs the grid, one run after another (by default: runs at once would share the
+// cores and each other's memory bandwidth, and their times would not be a run's alone; --jobs runs
+// several at once for grids judged by epochs), with a progress line per run on stderr and every
+// epoch of every run in JSON Lines.
 #pragma once
 
 #include <string>
@@ -40,9 +41,12 @@ struct RunOutcome {
 // interrupted. `kept`: runs of an interrupted comparison of the same grid, which are not run
 // again: they come first in the outcome and in `jsonl`. With `optimum`, after a data group's runs
 // each of its problems gets its reference solver run (SolveOptimum), on one thread; an
-// interrupted grid has none for the groups it did not finish.
+// interrupted grid has none for the groups it did not finish. `jobs` above 1: up to that many
+// runs at once, as long as their threads fit in the cores (a run on every core, or across ranks,
+// runs alone); such runs record no times (they shared the machine), and the outcome is the same
+// as one at a time's, in the same order.
 RunOutcome RunAll(const Plan& plan, int repeats, const std::string& mpirun, AtomicFileWriter& jsonl,
                   InterruptGuard& guard, const std::vector<compare::KeptRun>& kept = {},
-                  bool optimum = false);
+                  bool optimum = false, int jobs = 1);
 
 }  // namespace parsgd::cli

@@ -27,9 +27,13 @@ std::string Header(const ReportInput& in) {
   for (const RunRecord& r : *in.runs) failed += !r.finished();
   std::string out = "# parsgd compare\n\n```\n" + in.command + "\n```\n\n";
   out += fmt::format(
-      "{} configurations x {} repeats: {} runs, executed one after another (never concurrently) "
-      "on a machine with {} usable cores; {} failed",
-      configs.size(), in.repeats, in.runs->size(), in.cores, failed);
+      "{} configurations x {} repeats: {} runs, executed {} on a machine with {} usable cores; {} "
+      "failed",
+      configs.size(), in.repeats, in.runs->size(),
+      in.jobs > 1 ? fmt::format("up to {} at a time (`--jobs {}`, their threads within the cores)",
+                                in.jobs, in.jobs)
+                  : std::string("one after another (never concurrently)"),
+      in.cores, failed);
   if (impossible > 0) out += fmt::format(", {} configurations impossible (not run)", impossible);
   out += ".\n\n";
   if (in.interrupted) {
@@ -100,7 +104,14 @@ std::string Definitions(const ReportInput& in) {
   for (const RunRecord& r : *in.runs) {
     for (const EpochRecord& e : r.epochs) untimed = untimed || !e.train_seconds;
   }
-  if (untimed) {
+  if (in.jobs > 1) {
+    out += fmt::format(
+        "- **Judged by epochs**: the runs shared the machine (`--jobs {}`), so their times are "
+        "not a run's alone and none is reported: seconds, samples/s, speedups and time to a "
+        "target or a level are shown as –; the objectives, accuracies and epochs are the runs' "
+        "own (as one at a time). For times, run the grid with `--jobs 1`.\n",
+        in.jobs);
+  } else if (untimed) {
     out +=
         "- Runs under `--deterministic` record no wall-clock times (their metrics must repeat "
         "byte for byte): their seconds, samples/s and speedups are shown as –.\n";

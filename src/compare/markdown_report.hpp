@@ -27,6 +27,7 @@ struct ReportInput {
   uint64_t seed = 1;
   double alpha = 0.05;
   int cores = 1;
+  int jobs = 1;  // runs at once (--jobs): above 1 the runs carry no times
   // The machine, for report.html: the CPU's model name, the program and its version, the date
   // (empty under --deterministic, where the folder repeats byte for byte).
   std::string cpu, program, date;
