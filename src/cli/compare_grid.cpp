@@ -144,11 +144,17 @@ PlannedConfig PlanConfig(const OptionParser& parser, const Point& point,
   pc.config.point = point;
   pc.config.display = Display(point, points);
   pc.config.label = compare::Label(pc.config.display, varying);
+  // The method: the flags that vary but for the problem's and the data evaluated on (a test
+  // set belongs to its problem, not to the method).
   std::vector<std::string> problem, method;
   for (const std::string& flag : varying) {
     const bool defines = std::any_of(std::begin(kProblemFlags), std::end(kProblemFlags),
                                      [&](const char* f) { return flag == f; });
-    (defines ? problem : method).push_back(flag);
+    if (defines) {
+      problem.push_back(flag);
+    } else if (flag != "test" && flag != "validation") {
+      method.push_back(flag);
+    }
   }
   pc.config.problem = compare::Label(pc.config.display, problem);
   pc.config.method = compare::Label(pc.config.display, method);

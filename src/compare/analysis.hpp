@@ -79,8 +79,10 @@ struct Comparison {
 // Where a problem's f* comes from.
 enum class OptimumSource {
   kNone,       // no f* (--optimum none, or no run finished)
-  kCertified,  // dual-cd's run: the optimum lies within its duality gap below f*
-  kSolver,     // primal cd's run to its stopping rule: no certificate
+  kCertified,  // dual-cd's run to a relative duality gap of at most 1e-6: the optimum lies within
+               // the gap below f*
+  kSolver,     // primal cd's run to its stopping rule, or dual-cd's with a wider gap: no
+               // certificate for the levels
   kRuns,       // the lowest objective of any epoch of the runs: no solver applies
 };
 

@@ -182,6 +182,12 @@ std::string OptimumSourceText(const ProblemTarget& t) {
           "is within the gap below its objective{}",
           ref->solver, ref->epochs, std::fabs(*ref->gap), lowered);
     case OptimumSource::kSolver:
+      if (ref->gap) {
+        return fmt::format(
+            "{}, {} epochs on one thread, ending at a duality gap of {:.2g}, too wide to certify "
+            "the levels (the optimum lies within it below the solver's objective){}",
+            ref->solver, ref->epochs, std::fabs(*ref->gap), lowered);
+      }
       return fmt::format(
           "{}, {} epochs on one thread, to its stopping rule (a relative decrease below 1e-12 "
           "per epoch): no certificate{}",
