@@ -1,13 +1,21 @@
 // The sparse kernels of one SGD step, in isolation: the dot product (scores) and the update, with
 // each write policy, on rows of 70 random ascending indices over 50,000 weights (L2-resident, as
-// for the RCV1-shaped set). One thread: these measure the instruction cost, not contention.
+// for the RCV1-shaped set); one thread for the instruction cost, and the Hogwild! update on shared
+// weights from 1 thread up to every core for the contention. And the average scheme's combining
+// step, the plain mean against the touched rule. Each checks its result against a reference
+// written from the definition before it is timed (a wrong kernel is an error, not a number).
+// Counters: nonzeros/s, and the bytes the kernel reads and writes per second (12 a nonzero for
+// the dot: index, value, weight; 16 for the update, the weight written back), cache-resident.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
+#include "bench_common.hpp"
 #include "parsgd/model/linear/linear_step.hpp"
 #include "parsgd/util/rng.hpp"
+#include "scheme/replicas.hpp"
 
 namespace parsgd {
 namespace {
@@ -40,13 +48,55 @@ const Rows& TheRows() {
   return rows;
 }
 
-void SetCounters(benchmark::State& state) {
-  state.counters["nnz/s"] = benchmark::Counter(static_cast<double>(state.iterations()) * kNnz,
-                                               benchmark::Counter::kIsRate);
+// nnz/s and bytes/s (`bytes` a nonzero), summed over a family's threads.
+void SetCounters(benchmark::State& state, double bytes = 12) {
+  const double nnz = static_cast<double>(state.iterations()) * kNnz;
+  state.counters["nnz/s"] = benchmark::Counter(nnz, benchmark::Counter::kIsRate);
+  state.counters["bytes/s"] =
+      benchmark::Counter(nnz * bytes, benchmark::Counter::kIsRate, benchmark::Counter::kIs1024);
+}
+
+// The dot product against the same sum in double over the first rows; false (and the benchmark
+// skipped with the error) where any differs by more than float rounding.
+bool CheckDot(benchmark::State& state, const std::vector<float>& w) {
+  const LinearParams p{{const_cast<float*>(w.data()), nullptr, nullptr}, kFeatures, 1, nullptr};
+  for (int r = 0; r < 64; ++r) {
+    const SparseRow x = TheRows().Row(r);
+    double expected = w[kFeatures];  // the bias
+    for (uint32_t e = 0; e < x.nnz; ++e) expected += double{x.value[e]} * w[x.index[e]];
+    float z[1];
+    LinearScores<1>(p, x, z);
+    if (std::fabs(z[0] - expected) > 1e-5 * (1 + std::fabs(expected))) {
+      state.SkipWithError("the dot product differs from the reference");
+      return false;
+    }
+  }
+  return true;
+}
+
+// One plain-SGD update without L2 (w_j -= eta d x_j, the bias by eta d) against that formula.
+template <class Write>
+bool CheckUpdate(benchmark::State& state) {
+  std::vector<float> w(kFeatures + 1, 0.01f);
+  const LinearParams p{{w.data(), nullptr, nullptr}, kFeatures, 1, nullptr};
+  const float d = 1e-3f, eta = 0.1f;
+  const RuleContext c = MakeRuleContext(OptimizerConfig{}, eta, 1);
+  const SparseRow x = TheRows().Row(0);
+  LinearUpdate<1, SgdRule, Write, Write>(p, x, &d, c);
+  for (uint32_t e = 0; e < x.nnz; ++e) {
+    const double expected = 0.01 - double{eta} * d * x.value[e];
+    if (std::fabs(w[x.index[e]] - expected) > 1e-7) {
+      state.SkipWithError("the update differs from w_j - eta d x_j");
+      return false;
+    }
+  }
+  return true;
 }
 
 void BM_SparseDot_Relaxed(benchmark::State& state) {
   std::vector<float> w(kFeatures + 1, 0.01f);
+  for (uint32_t j = 0; j <= kFeatures; ++j) w[j] = 0.01f * static_cast<float>(j % 7);
+  if (!CheckDot(state, w)) return;
   const LinearParams p{{w.data(), nullptr, nullptr}, kFeatures, 1, nullptr};
   float z[1];
   int r = 0;
@@ -83,6 +133,7 @@ BENCHMARK(BM_SparseDot_Plain);
 
 template <class Write>
 void Update(benchmark::State& state, bool regularised) {
+  if (!CheckUpdate<Write>(state)) return;
   std::vector<float> w(kFeatures + 1, 0.01f);
   std::vector<FeatureRate> reg(kFeatures, FeatureRate{1.f, 1e-3f});
   const LinearParams p{
@@ -95,7 +146,7 @@ void Update(benchmark::State& state, bool regularised) {
     r = (r + 1) % kRows;
   }
   benchmark::DoNotOptimize(w.data());
-  SetCounters(state);
+  SetCounters(state, 16);
 }
 void BM_SparseUpdate_Relaxed(benchmark::State& s) { Update<StoreWrite>(s, false); }
 void BM_SparseUpdate_RelaxedL2(benchmark::State& s) { Update<StoreWrite>(s, true); }
@@ -103,6 +154,106 @@ void BM_SparseUpdate_Cas(benchmark::State& s) { Update<CasWrite>(s, false); }
 BENCHMARK(BM_SparseUpdate_Relaxed);
 BENCHMARK(BM_SparseUpdate_RelaxedL2);
 BENCHMARK(BM_SparseUpdate_Cas);
+
+// The Hogwild! update from 1 thread up to every core, on one shared weight vector (relaxed atomic
+// stores, as the scheme's), each thread on its own rows: what two cores writing the same cache
+// lines cost. nnz/s and bytes/s are the threads' sum.
+std::vector<float>& SharedWeights() {
+  static std::vector<float> w(kFeatures + 1, 0.01f);
+  return w;
+}
+void BM_SparseUpdate_HogwildThreads(benchmark::State& state) {
+  if (state.thread_index() == 0 && !CheckUpdate<StoreWrite>(state)) return;
+  const LinearParams p{{SharedWeights().data(), nullptr, nullptr}, kFeatures, 1, nullptr};
+  const float d = 1e-3f;
+  const RuleContext c = MakeRuleContext(OptimizerConfig{}, 0.1f, 1);
+  int r = state.thread_index() * 997 % kRows;
+  for (auto _ : state) {
+    LinearUpdate<1, SgdRule, StoreWrite, StoreWrite>(p, TheRows().Row(r), &d, c);
+    r = (r + 1) % kRows;
+  }
+  SetCounters(state, 16);
+}
+BENCHMARK(BM_SparseUpdate_HogwildThreads)
+    ->ThreadRange(1, std::max(1, AvailableCores()))
+    ->UseRealTime();
+
+// The average scheme's combining step over the whole model (50,000 weights and the bias) for W
+// replicas (range(0)) that each moved a random quarter of the coordinates: the plain mean
+// (Replicas::Average) against the touched rule's mean (Replicas::TouchedMeanInto, then Assign),
+// checked against the definitions first. bytes/s: the replicas' weights read and written.
+struct CombineSetUp {
+  std::vector<float> anchor;
+  Replicas replicas;
+  CombineSetUp(int workers) : anchor(kFeatures + 1, 0.5f), replicas(workers, kFeatures + 1) {
+    Rng rng(7);
+    for (int w = 0; w < workers; ++w) {
+      replicas.MakeFrom(w, {anchor.data(), nullptr, nullptr});
+      for (uint32_t j = 0; j <= kFeatures; ++j) {
+        if (rng.Uniform(4) == 0) replicas.data(w, Replicas::kWeights)[j] = rng.UniformDouble();
+      }
+    }
+  }
+};
+
+bool CheckCombine(benchmark::State& state, int workers) {
+  CombineSetUp mean(workers), touched(workers);
+  std::vector<float> rule(kFeatures + 1);
+  touched.replicas.TouchedMeanInto(Replicas::kWeights, 0, kFeatures + 1, touched.anchor.data(),
+                                   rule.data());
+  for (uint32_t j = 0; j <= kFeatures; ++j) {
+    double sum = 0, moved_sum = 0;
+    int moved = 0;
+    for (int w = 0; w < workers; ++w) {
+      const float x = mean.replicas.data(w, Replicas::kWeights)[j];
+      sum += x;
+      if (x != mean.anchor[j]) {
+        moved_sum += x;
+        ++moved;
+      }
+    }
+    const double touched_mean = moved == 0 ? mean.anchor[j] : moved_sum / moved;
+    if (std::fabs(rule[j] - touched_mean) > 1e-6) {
+      state.SkipWithError("the touched mean differs from its definition");
+      return false;
+    }
+    mean.replicas.Average(Replicas::kWeights, j, j + 1);
+    if (std::fabs(mean.replicas.data(0, Replicas::kWeights)[j] - sum / workers) > 1e-6) {
+      state.SkipWithError("the mean differs from its definition");
+      return false;
+    }
+  }
+  return true;
+}
+
+void BM_Combine_Mean(benchmark::State& state) {
+  const int workers = static_cast<int>(state.range(0));
+  if (!CheckCombine(state, workers)) return;
+  CombineSetUp s(workers);
+  for (auto _ : state) {
+    s.replicas.Average(Replicas::kWeights, 0, kFeatures + 1);
+    benchmark::ClobberMemory();
+  }
+  state.counters["bytes/s"] = benchmark::Counter(
+      2.0 * workers * (kFeatures + 1) * sizeof(float) * static_cast<double>(state.iterations()),
+      benchmark::Counter::kIsRate, benchmark::Counter::kIs1024);
+}
+void BM_Combine_Touched(benchmark::State& state) {
+  const int workers = static_cast<int>(state.range(0));
+  if (!CheckCombine(state, workers)) return;
+  CombineSetUp s(workers);
+  for (auto _ : state) {
+    s.replicas.TouchedMeanInto(Replicas::kWeights, 0, kFeatures + 1, s.anchor.data(),
+                               s.anchor.data());
+    s.replicas.Assign(Replicas::kWeights, 0, kFeatures + 1, s.anchor.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["bytes/s"] = benchmark::Counter(
+      2.0 * workers * (kFeatures + 1) * sizeof(float) * static_cast<double>(state.iterations()),
+      benchmark::Counter::kIsRate, benchmark::Counter::kIs1024);
+}
+BENCHMARK(BM_Combine_Mean)->Arg(2)->Arg(8);
+BENCHMARK(BM_Combine_Touched)->Arg(2)->Arg(8);
 
 // A whole logistic step (dot, loss, update with L2) under Hogwild! and atomic writes, and with each
 // optimiser rule under Hogwild!.
@@ -148,4 +299,4 @@ BENCHMARK(BM_LogisticStep_Adam);
 }  // namespace
 }  // namespace parsgd
 
-BENCHMARK_MAIN();
+PARSGD_BENCHMARK_MAIN();

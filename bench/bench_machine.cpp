@@ -7,6 +7,8 @@
 #include <atomic>
 #include <thread>
 
+#include "bench_common.hpp"
+
 namespace {
 
 void BM_CoreToCoreRoundTrip(benchmark::State& state) {
@@ -29,4 +31,4 @@ BENCHMARK(BM_CoreToCoreRoundTrip)->UseRealTime();
 
 }  // namespace
 
-BENCHMARK_MAIN();
+PARSGD_BENCHMARK_MAIN();

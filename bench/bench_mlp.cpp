@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "bench_common.hpp"
 #include "parsgd/model/mlp/mlp_engine.hpp"
 #include "parsgd/model/mlp/mlp_model.hpp"
 #include "parsgd/util/rng.hpp"
@@ -68,14 +69,14 @@ void BM_Layer784x256_Reference(benchmark::State& s) { Step(s, MlpBackend::kRefer
 void BM_Gemm64x784x256_OneDnn(benchmark::State& s) { Forward(s, {784, 256}); }
 void BM_Gemm64x256x128_OneDnn(benchmark::State& s) { Forward(s, {256, 128}); }
 
-BENCHMARK(BM_MlpStep_OneDnn)->Arg(1)->Arg(2)->UseRealTime();
+BENCHMARK(BM_MlpStep_OneDnn)->Apply(parsgd::bench::ThreadFamily)->UseRealTime();
 BENCHMARK(BM_MlpStep_Reference)->Arg(1)->UseRealTime();
 BENCHMARK(BM_Layer784x256_OneDnn)->Arg(1)->UseRealTime();
 BENCHMARK(BM_Layer784x256_Reference)->Arg(1)->UseRealTime();
-BENCHMARK(BM_Gemm64x784x256_OneDnn)->Arg(1)->Arg(2)->UseRealTime();
-BENCHMARK(BM_Gemm64x256x128_OneDnn)->Arg(1)->Arg(2)->UseRealTime();
+BENCHMARK(BM_Gemm64x784x256_OneDnn)->Apply(parsgd::bench::ThreadFamily)->UseRealTime();
+BENCHMARK(BM_Gemm64x256x128_OneDnn)->Apply(parsgd::bench::ThreadFamily)->UseRealTime();
 
 }  // namespace
 }  // namespace parsgd
 
-BENCHMARK_MAIN();
+PARSGD_BENCHMARK_MAIN();

@@ -1,4 +1,5 @@
-// Loading speed: LIBSVM parsing, binary cache reading and generation, at 1 and 2 threads; the
+// Loading speed: LIBSVM parsing, binary cache reading and generation, from 1 thread up to every
+// core (each reader first checked: the rows and nonzeros it gives are those written); the
 // CSV reader against the LIBSVM reader on the same table.
 //
 // The data: GenerateSparse with 100,000 rows x 50,000 features x 70 nonzeros per row (RCV1's
@@ -19,6 +20,7 @@
 #include <fstream>
 #include <string>
 
+#include "bench_common.hpp"
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/csv.hpp"
 #include "parsgd/data/generator.hpp"
@@ -44,6 +46,7 @@ struct Files {
     if (::mkdtemp(pattern.data()) == nullptr) std::abort();
     folder = pattern;
     const parsgd::Dataset data = parsgd::GenerateSparse(BenchParams());
+    nnz = data.nnz();
     libsvm = (folder / "rcv1-like.svm").string();
     cache = (folder / "rcv1-like.bin").string();
     parsgd::WriteLibsvm(data, libsvm);
@@ -74,6 +77,7 @@ struct Files {
   ~Files() { fs::remove_all(folder); }
 
   fs::path folder;
+  uint64_t nnz = 0;  // the generated set's, which every reader of its files must give
   std::string libsvm;
   std::string cache;
   std::string table_csv;
@@ -83,6 +87,16 @@ struct Files {
 const Files& TheFiles() {
   static const Files files;
   return files;
+}
+
+// The check before the timed loop: what the reader gave is the set written (its rows and
+// nonzeros); else the benchmark is skipped with the error.
+bool Check(benchmark::State& state, const parsgd::Dataset& read, uint64_t rows, uint64_t nnz) {
+  if (read.rows() == rows && read.nnz() == nnz) return true;
+  state.SkipWithError(
+      fmt::format("read {} rows, {} nonzeros; written {}, {}", read.rows(), read.nnz(), rows, nnz)
+          .c_str());
+  return false;
 }
 
 void SetByteCounters(benchmark::State& state, uint64_t bytes_per_iteration, int threads) {
@@ -96,46 +110,79 @@ void BM_ParseLibsvm(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
   const std::string& path = TheFiles().libsvm;
   tbb::task_arena arena(threads);
+  bool ok = false;
+  arena.execute(
+      [&] { ok = Check(state, parsgd::ReadLibsvm(path), BenchParams().rows, TheFiles().nnz); });
+  if (!ok) return;
   for (auto _ : state) {
     arena.execute([&] { benchmark::DoNotOptimize(parsgd::ReadLibsvm(path).nnz()); });
   }
   SetByteCounters(state, fs::file_size(path), threads);
 }
-BENCHMARK(BM_ParseLibsvm)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ParseLibsvm)
+    ->Apply(parsgd::bench::ThreadFamily)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 // The table as CSV and as LIBSVM text: the two readers' bytes/s on the same rows.
 void BM_ParseTableCsv(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
   const std::string& path = TheFiles().table_csv;
   tbb::task_arena arena(threads);
+  bool ok = false;
+  arena.execute([&] {
+    ok = Check(state, parsgd::ReadCsv(path), Files::kTableRows,
+               uint64_t{Files::kTableRows} * Files::kColumns);
+  });
+  if (!ok) return;
   for (auto _ : state) {
     arena.execute([&] { benchmark::DoNotOptimize(parsgd::ReadCsv(path).nnz()); });
   }
   SetByteCounters(state, fs::file_size(path), threads);
 }
-BENCHMARK(BM_ParseTableCsv)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ParseTableCsv)
+    ->Apply(parsgd::bench::ThreadFamily)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 void BM_ParseTableLibsvm(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
   const std::string& path = TheFiles().table_svm;
   tbb::task_arena arena(threads);
+  bool ok = false;
+  arena.execute([&] {
+    ok = Check(state, parsgd::ReadLibsvm(path), Files::kTableRows,
+               uint64_t{Files::kTableRows} * Files::kColumns);
+  });
+  if (!ok) return;
   for (auto _ : state) {
     arena.execute([&] { benchmark::DoNotOptimize(parsgd::ReadLibsvm(path).nnz()); });
   }
   SetByteCounters(state, fs::file_size(path), threads);
 }
-BENCHMARK(BM_ParseTableLibsvm)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ParseTableLibsvm)
+    ->Apply(parsgd::bench::ThreadFamily)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 void BM_ReadBinaryCache(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
   const std::string& path = TheFiles().cache;
   tbb::task_arena arena(threads);
+  bool ok = false;
+  arena.execute([&] {
+    ok = Check(state, parsgd::ReadBinaryCache(path), BenchParams().rows, TheFiles().nnz);
+  });
+  if (!ok) return;
   for (auto _ : state) {
     arena.execute([&] { benchmark::DoNotOptimize(parsgd::ReadBinaryCache(path).nnz()); });
   }
   SetByteCounters(state, fs::file_size(path), threads);
 }
-BENCHMARK(BM_ReadBinaryCache)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReadBinaryCache)
+    ->Apply(parsgd::bench::ThreadFamily)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 void BM_GenerateSparse(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
@@ -147,8 +194,11 @@ void BM_GenerateSparse(benchmark::State& state) {
   state.counters["entries/s"] =
       benchmark::Counter(static_cast<double>(nnz), benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_GenerateSparse)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GenerateSparse)
+    ->Apply(parsgd::bench::ThreadFamily)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+PARSGD_BENCHMARK_MAIN();

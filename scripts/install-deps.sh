@@ -10,6 +10,7 @@ packages=(
   chromium                             # the test that opens compare's report.html in a browser
   libdnnl-dev ocl-icd-opencl-dev opencl-c-headers  # oneDNN (its CMake config needs OpenCL)
   libgtest-dev libbenchmark-dev        # tests and benchmarks
+  libbenchmark-tools                   # compare.py: A/B comparisons of the benchmarks' JSON output
   gcc-offload-nvptx libgomp-plugin-nvptx1  # --backend offload: GPU code (host fallback without a GPU)
   xz-utils                             # bench/gpu_check.sh packs oneDNN with xz
   clang-14 libclang-rt-14-dev libomp-14-dev  # fuzz targets: clang, libFuzzer + sanitizer runtimes
