@@ -11,7 +11,9 @@
 # MLP), 5 (the MLP's model partitions against data parallelism, on two widths), 6 (--workers: the
 # same result on any thread count, and what more workers than threads cost), 7 (the averaging rule:
 # the plain mean against the mean over the replicas that moved each coordinate, on the sparse set,
-# the sorted set and the MLP), or all (1 2 3, the default). Environment: PARSGD (the program, default build/parsgd), DATA (generated data
+# the sorted set and the MLP), 8 (a performance profile of the schemes and the solvers over five
+# problems: the RCV1-shaped set, breast_cancer, heart_scale, Fashion-MNIST's softmax and its MLP),
+# or all (1 2 3, the default). Environment: PARSGD (the program, default build/parsgd), DATA (generated data
 # sets, default out/experiments/data), OUT (results, default out/experiments). Each experiment
 # writes OUT/NAME/ (report.md, summary.csv, runs.jsonl, plots); one that is there already is
 # skipped.
@@ -32,9 +34,9 @@ while (($#)); do
   case "$1" in
     --smoke) smoke=1 ;;
     --repeats) repeats=$2; shift ;;
-    1|1sorted|2|3|3mlp|3gossip|4|5|6|7) experiments+=("$1") ;;
+    1|1sorted|2|3|3mlp|3gossip|4|5|6|7|8) experiments+=("$1") ;;
     all) experiments+=(1 2 3 4) ;;
-    *) echo "usage: $0 [--smoke] [--repeats N] [1|1sorted|2|3|3mlp|3gossip|4|5|6|7|all]..." >&2; exit 2 ;;
+    *) echo "usage: $0 [--smoke] [--repeats N] [1|1sorted|2|3|3mlp|3gossip|4|5|6|7|8|all]..." >&2; exit 2 ;;
   esac
   shift
 done
@@ -255,6 +257,40 @@ for e in "${experiments[@]}"; do
       # shellcheck disable=SC2046
       compare 7-rule-mlp --experiment $here/rule_mlp.json --epochs 3 \
         $( ((smoke)) && echo "--hidden 32" ) $(fmnist_args)
+      ;;
+    8)  # Performance profile: SGD under four schemes, primal cd and dual-cd (--bias off, where
+        # dual-cd's gap certifies f*), on five problems, 10 epochs each (the solvers stop earlier
+        # at their tolerance); the MLP's and the softmax's f* are their runs' lowest. The grid is
+        # written here: its data paths are under DATA.
+      sparse_sets
+      # shellcheck disable=SC2046
+      set -- $(fmnist_args)
+      [ -f "$DATA/small/heart_scale.train" ] || /usr/bin/python3 bench/peers/make_small_sets.py \
+        "$DATA/small" > /dev/null
+      cat > "$DATA/profile.json" <<JSON
+{
+  "threads": 2,
+  "grid": [
+    {"train": "$DATA/rcv1.train.bin", "test": "$DATA/rcv1.test.bin", "bias": "off",
+     "scheme": ["sequential", "hogwild", "sync", "average"]},
+    {"train": "$DATA/rcv1.train.bin", "test": "$DATA/rcv1.test.bin", "bias": "off",
+     "solver": ["cd", "dual-cd"]},
+    {"train": "$DATA/small/breast_cancer.train", "test": "$DATA/small/breast_cancer.test",
+     "bias": "off", "scheme": ["sequential", "hogwild", "sync", "average"]},
+    {"train": "$DATA/small/breast_cancer.train", "test": "$DATA/small/breast_cancer.test",
+     "bias": "off", "solver": ["cd", "dual-cd"]},
+    {"train": "$DATA/small/heart_scale.train", "test": "$DATA/small/heart_scale.test",
+     "bias": "off", "scheme": ["sequential", "hogwild", "sync", "average"]},
+    {"train": "$DATA/small/heart_scale.train", "test": "$DATA/small/heart_scale.test",
+     "bias": "off", "solver": ["cd", "dual-cd"]},
+    {"train": "$2", "test": "$4", "model": "softmax", "bias": "off",
+     "scheme": ["sequential", "hogwild", "sync", "average"]},
+    {"train": "$2", "test": "$4", "model": "mlp",
+     "scheme": ["sequential", "hogwild", "sync", "average"]}
+  ]
+}
+JSON
+      compare 8-profile --experiment "$DATA/profile.json" --epochs $( ((smoke)) && echo 2 || echo 10 )
       ;;
   esac
 done
