@@ -19,8 +19,8 @@ constexpr double kDualTolerance = 1e-10;
 constexpr double kPrimalTolerance = 1e-12;
 
 // What defines the objective of `run`, on a fresh config (every other setting at its default, so
-// that nothing the solver would ignore is set): the model and loss, the penalties, the bias, the
-// scaling and the weights.
+// that nothing the solver would ignore is set): the model and loss, the penalties, the bias and
+// the weights. (--normalize is SGD's step scaling, not the objective's.)
 TrainConfig ObjectiveOf(const TrainConfig& run, Solver solver) {
   TrainConfig c;
   c.model = run.model;
@@ -29,7 +29,6 @@ TrainConfig ObjectiveOf(const TrainConfig& run, Solver solver) {
   c.loss_epsilon = run.loss_epsilon;
   c.multiclass = run.multiclass;
   c.class_weight = run.class_weight;
-  c.normalize = run.normalize;
   c.bias = run.bias;
   c.seed = run.seed;
   c.solver = solver;
