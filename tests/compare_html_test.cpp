@@ -62,6 +62,13 @@ TEST(ReportHtml, ChartTicksAndLogAxes) {
   EXPECT_EQ(Count(svg.substr(svg.find("<polyline")), ","), 1u) << svg;  // one point drawn
   chart.series[0].y = {0, 0, 0};
   EXPECT_TRUE(Contains(compare::SvgChart(chart), "no point to draw"));
+  // A share (a performance profile) spans [0, 1] whatever its data.
+  compare::Chart share;
+  share.share_y = true;
+  share.series.push_back({"a", {1, 2}, {0.2, 0.6}, {}, {}});
+  const std::string steps = compare::SvgChart(share);
+  EXPECT_TRUE(Contains(steps, ">1</text>")) << steps;
+  EXPECT_TRUE(Contains(steps, ">0</text>")) << steps;
 }
 
 // The PNG's pixels as RGB (8-bit RGB or RGBA, not interlaced), or empty where it is not such a PNG.

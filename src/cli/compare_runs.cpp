@@ -353,8 +353,9 @@ void SolveGroupOptima(const Plan& plan, const std::string& key, std::optional<Lo
       ref.problem = problem;
       ref.why_none = data->error;
     } else {
+      // (a grid of one problem labels it "all runs")
       std::fprintf(stderr, "[optimum] %s: solving for the reference f*\n",
-                   problem.empty() ? "the problem" : problem.c_str());
+                   problem.empty() || problem == "all runs" ? "the problem" : problem.c_str());
       std::fflush(stderr);
       ref = SolveOptimum(problem, pc.args.config, *data->train, guard);
     }

@@ -189,6 +189,7 @@ std::string PlotsSection(const ReportInput& in) {
     c.y_label = "share of problems solved within tau";
     c.log_x = true;
     c.steps = true;
+    c.share_y = true;
     double largest = 1;
     for (const Profile::Method& m : p.methods) {
       for (double r : m.ratios) {

@@ -159,6 +159,10 @@ std::string SvgChart(const Chart& chart) {
   x.log = chart.log_x;
   y.log = chart.log_y;
   const bool any = Range(xs, x.log, x.lo, x.hi) && Range(ys, y.log, y.lo, y.hi);
+  if (chart.share_y && !y.log) {
+    y.lo = 0;
+    y.hi = 1;
+  }
   std::string out = fmt::format(
       "<svg class=\"chart\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\" "
       "xmlns=\"http://www.w3.org/2000/svg\">\n<title>{}</title>\n"

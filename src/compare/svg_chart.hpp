@@ -21,6 +21,7 @@ struct Chart {
   bool log_x = false;  // base 2 (performance profiles' tau)
   bool log_y = false;  // base 10; points <= 0 or NaN are left out
   bool steps = false;  // a step function: each y holds until the next x
+  bool share_y = false;  // y is a share: the axis spans [0, 1] whatever the data
   std::vector<ChartSeries> series;
   std::vector<std::pair<double, std::string>> y_lines;  // dashed horizontal lines, labelled
 };
