@@ -17,13 +17,31 @@ using compare::Block;
 using compare::Point;
 
 // The flags that change what the objective means: configurations that share them share a target.
-constexpr const char* kProblemFlags[] = {
-    "train",        "format",       "features",     "zero-based",
-    "header",       "delimiter",    "label-column", "weight-column",
-    "missing",      "categorical",  "hash-bits",    "ngrams",
-    "char-ngrams",  "interactions", "model",        "hidden",
-    "l2",           "l1",           "loss-epsilon", "multiclass",
-    "class-weight", "bias",         "normalize",    "validation-fraction"};
+// (Not --normalize: for the linear models it is SGD's step scaling, a method's choice on the same
+// objective.)
+constexpr const char* kProblemFlags[] = {"train",
+                                         "format",
+                                         "features",
+                                         "zero-based",
+                                         "header",
+                                         "delimiter",
+                                         "label-column",
+                                         "weight-column",
+                                         "missing",
+                                         "categorical",
+                                         "hash-bits",
+                                         "ngrams",
+                                         "char-ngrams",
+                                         "interactions",
+                                         "model",
+                                         "hidden",
+                                         "l2",
+                                         "l1",
+                                         "loss-epsilon",
+                                         "multiclass",
+                                         "class-weight",
+                                         "bias",
+                                         "validation-fraction"};
 
 bool Contains(const Block& block, const std::string& flag) {
   return std::any_of(block.begin(), block.end(), [&](const Axis& a) { return a.flag == flag; });
