@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis.hpp"
 #include "parsgd/config/settings.hpp"
 
 namespace parsgd::cli {
@@ -13,11 +14,6 @@ namespace {
 std::string JsonNumber(double v) { return fmt::format("{}", v); }
 
 std::string JsonOptional(const std::optional<double>& v) { return v ? JsonNumber(*v) : "null"; }
-
-// (f - f*) / |f*|.
-double RelativeSuboptimality(double objective, double optimum) {
-  return (objective - optimum) / std::max(std::fabs(optimum), 1e-300);
-}
 
 // A regression's fit on the rows of `set` as fields: ,"SET_rmse":..,"SET_mae":..,"SET_r2":..
 std::string FitJson(const char* set, const std::optional<RegressionScores>& fit) {
@@ -80,7 +76,9 @@ std::string EpochLine(const EpochReport& r, int epochs, double elapsed, bool has
                      r.objective, r.progressive_loss, Measure(r.train_accuracy, r.train_fit, 9),
                      test, HumanCount(r.samples_per_second()),
                      r.relative_gap().value_or(r.learning_rate), elapsed) +
-         (optimum ? fmt::format("  {:>10.3e}", RelativeSuboptimality(r.objective, *optimum)) : "");
+         (optimum
+              ? fmt::format("  {:>10.3e}", compare::RelativeSuboptimality(r.objective, *optimum))
+              : "");
 }
 
 std::string EpochJson(const EpochReport& r, const TrainConfig& given, const TrainConfig& resolved,
@@ -118,7 +116,7 @@ std::string EpochJson(const EpochReport& r, const TrainConfig& given, const Trai
       (r.dual_objective ? fmt::format(R"(,"dual_objective":{})", JsonNumber(*r.dual_objective))
                         : "") +
           (optimum ? fmt::format(R"(,"suboptimality":{})",
-                                 JsonNumber(RelativeSuboptimality(r.objective, *optimum)))
+                                 JsonNumber(compare::RelativeSuboptimality(r.objective, *optimum)))
                    : "") +
           // Early stopping: the held-out rows' measures and the best epoch so far.
           (r.validation_loss

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string_view>
 
+#include "analysis.hpp"
 #include "commands.hpp"
 #include "compare_optimum.hpp"
 #include "distinct_paths.hpp"
@@ -86,10 +87,9 @@ std::optional<double> Optimum(const TrainConfig& config, const Dataset& train,
     throw UsageError("--suboptimality: no reference solver for this problem: " + ref.why_none);
   }
   if (!quiet) {
-    // Certified as compare's (compare/analysis.hpp): a relative gap of at most 1e-6.
     const std::string how =
         !ref.gap ? ", to its stopping rule: no certificate"
-        : std::fabs(*ref.gap) <= 1e-6 * std::max(std::fabs(ref.objective), 1e-300)
+        : compare::Certifies(ref)
             ? fmt::format(", duality gap {:.2g}: certified", std::fabs(*ref.gap))
             : fmt::format(", duality gap {:.2g}: too wide to certify", std::fabs(*ref.gap));
     std::printf("  f* = %.10g: %s, %d epochs on one thread (%.3g s)%s\n", ref.objective,

@@ -56,13 +56,7 @@ void Optima(const std::vector<Configuration>& configs, const std::vector<RunReco
     if (t.reference && !t.reference->solver.empty()) {
       t.runs_below_solver = lowest < t.reference->objective;
       t.optimum = std::min(t.reference->objective, lowest);
-      // Certified where the gap is below a hundredth of the finest level (1e-4 of |f*|): the
-      // levels are then measured against the optimum itself.
-      const auto& gap = t.reference->gap;
-      t.source =
-          gap && std::fabs(*gap) <= 1e-6 * std::max(std::fabs(t.reference->objective), 1e-300)
-              ? OptimumSource::kCertified
-              : OptimumSource::kSolver;
+      t.source = Certifies(*t.reference) ? OptimumSource::kCertified : OptimumSource::kSolver;
     } else {
       t.optimum = lowest;
       t.source = OptimumSource::kRuns;
@@ -259,6 +253,11 @@ std::vector<Comparison> Compare(const std::vector<Configuration>& configs,
 }
 
 }  // namespace
+
+bool Certifies(const Reference& reference) {
+  return reference.gap &&
+         std::fabs(*reference.gap) <= 1e-6 * std::max(std::fabs(reference.objective), 1e-300);
+}
 
 const char* OptimumSourceName(OptimumSource source) {
   switch (source) {

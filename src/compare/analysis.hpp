@@ -99,6 +99,10 @@ struct ProblemTarget {
   bool runs_below_solver = false;      // a run's epoch went below the solver's objective
 };
 
+// Whether a reference run certifies its objective as f*: a duality gap of at most 1e-6 of it, a
+// hundredth of the finest level (the levels are then measured against the optimum itself).
+bool Certifies(const Reference& reference);
+
 // "certified", "solver", "runs" or "none".
 const char* OptimumSourceName(OptimumSource source);
 

@@ -10,32 +10,10 @@
 
 #include "profile.hpp"
 #include "svg_chart.hpp"
+#include "text_format.hpp"
 
 namespace parsgd::compare {
 namespace {
-
-std::string Escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 // **bold** and [text](href) in escaped text outside code spans.
 std::string Emphasis(const std::string& text) {
@@ -72,11 +50,11 @@ std::string Inline(const std::string& text) {
     const std::size_t open = text.find('`', at);
     const std::size_t close = open == std::string::npos ? open : text.find('`', open + 1);
     if (close == std::string::npos) {
-      out += Emphasis(Escape(text.substr(at)));
+      out += Emphasis(MarkupEscape(text.substr(at)));
       break;
     }
-    out += Emphasis(Escape(text.substr(at, open - at)));
-    out += "<code>" + Escape(text.substr(open + 1, close - open - 1)) + "</code>";
+    out += Emphasis(MarkupEscape(text.substr(at, open - at)));
+    out += "<code>" + MarkupEscape(text.substr(open + 1, close - open - 1)) + "</code>";
     at = close + 1;
   }
   return out;
@@ -152,7 +130,7 @@ std::string Figure(const Chart& chart) {
   std::string legend;
   for (std::size_t k = 0; k < chart.series.size(); ++k) {
     legend += fmt::format("<li><span class=\"swatch\" style=\"background:{}\"></span>{}</li>",
-                          ChartColour(k), Escape(chart.series[k].label));
+                          ChartColour(k), MarkupEscape(chart.series[k].label));
   }
   return "<figure>\n" + SvgChart(chart) + "<figcaption><ul class=\"legend\">" + legend +
          "</ul></figcaption>\n</figure>\n";
@@ -181,7 +159,7 @@ std::string PlotsSection(const ReportInput& in) {
     }
   }
   for (const Profile& p : PerformanceProfiles(configs, *in.analysis)) {
-    const char* cost = p.cost == Profile::Cost::kSeconds ? "seconds" : "epochs";
+    const char* cost = p.cost_name();
     Chart c;
     c.title =
         fmt::format("performance profile: {} to a relative suboptimality of {:g}", cost, p.level);
@@ -190,24 +168,12 @@ std::string PlotsSection(const ReportInput& in) {
     c.log_x = true;
     c.steps = true;
     c.share_y = true;
-    double largest = 1;
-    for (const Profile::Method& m : p.methods) {
-      for (double r : m.ratios) {
-        if (r < kUnsolved) largest = std::max(largest, r);
-      }
-    }
-    for (const Profile::Method& m : p.methods) {
+    for (std::size_t m = 0; m < p.methods.size(); ++m) {
       ChartSeries s;
-      s.label = m.label;
-      std::vector<double> taus = {1};
-      for (double r : m.ratios) {
-        if (r < kUnsolved && r > 1) taus.push_back(r);
-      }
-      std::sort(taus.begin(), taus.end());
-      taus.push_back(largest * 2);
-      for (double tau : taus) {
+      s.label = p.methods[m].label;
+      for (const auto& [tau, share] : p.Steps(m)) {
         s.x.push_back(tau);
-        s.y.push_back(m.Share(tau));
+        s.y.push_back(share);
       }
       c.series.push_back(std::move(s));
     }
@@ -281,7 +247,7 @@ std::string MarkdownToHtml(const std::string& markdown) {
         out += "</code></pre>\n";
         in_code = false;
       } else {
-        out += Escape(line) + "\n";
+        out += MarkupEscape(line) + "\n";
       }
       continue;
     }

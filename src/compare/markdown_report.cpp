@@ -269,7 +269,7 @@ std::string Profiles(const ReportInput& in) {
       "rho(tau) is the share of problems solved within tau times the best.\n",
       profiles[0].problems.size(), profiles[0].level);
   for (const Profile& p : profiles) {
-    const char* cost = p.cost == Profile::Cost::kSeconds ? "seconds" : "epochs";
+    const char* cost = p.cost_name();
     out +=
         fmt::format("\n### By {}\n\n| method | rho(1): fastest | rho(2) | rho(4) | solved |", cost);
     for (const std::string& problem : p.problems)

@@ -314,35 +314,17 @@ std::string SpeedupPlot(const std::vector<std::string>& titles, const std::vecto
                 settings, plot + "\n");
 }
 
-const char* CostName(Profile::Cost cost) {
-  return cost == Profile::Cost::kSeconds ? "seconds" : "epochs";
-}
-
-// A profile's steps, one block per method: rho at tau = 1, at each of its finite ratios, and
-// flat to past the largest ratio of any method.
+// A profile's steps (Profile::Steps), one block per method.
 std::string ProfileData(const Profile& p) {
-  double largest = 1;
-  for (const Profile::Method& m : p.methods) {
-    for (double r : m.ratios) {
-      if (r < kUnsolved) largest = std::max(largest, r);
-    }
-  }
   std::string out = fmt::format(
       "# Performance profile by {} to a relative suboptimality of {:g}, over {} problems: one\n"
       "# block per method (gnuplot: index 0, 1, ...); columns: tau, the share of problems the\n"
       "# method solved within tau times the best method's {}.\n",
-      CostName(p.cost), p.level, p.problems.size(), CostName(p.cost));
+      p.cost_name(), p.level, p.problems.size(), p.cost_name());
   for (std::size_t k = 0; k < p.methods.size(); ++k) {
     const Profile::Method& m = p.methods[k];
     out += fmt::format("{}# {}\n# tau share\n", k == 0 ? "" : "\n\n", m.label);
-    std::vector<double> taus = {1};
-    for (double r : m.ratios) {
-      if (r < kUnsolved && r > 1) taus.push_back(r);
-    }
-    std::sort(taus.begin(), taus.end());
-    taus.erase(std::unique(taus.begin(), taus.end()), taus.end());
-    taus.push_back(largest * 2);
-    for (double tau : taus) out += fmt::format("{} {}\n", Num(tau), Num(m.Share(tau)));
+    for (const auto& [tau, share] : p.Steps(k)) out += fmt::format("{} {}\n", Num(tau), Num(share));
   }
   return out;
 }
@@ -356,7 +338,7 @@ std::string ProfilePlot(const Profile& p, const std::string& stem, const std::st
       "set xlabel 'tau (times the best method''s {0} on each problem, log scale)'\n"
       "set ylabel 'share of problems solved within tau'\n"
       "set title 'performance profile: {0} to a relative suboptimality of {1:g} ({2} problems)'\n",
-      CostName(p.cost), p.level, p.problems.size());
+      p.cost_name(), p.level, p.problems.size());
   std::string plot = "plot \\\n";
   for (std::size_t k = 0; k < p.methods.size(); ++k) {
     plot += fmt::format("  {} index {} using 1:2 with steps lt {} lw 2 title {}{}\n",
@@ -366,7 +348,7 @@ std::string ProfilePlot(const Profile& p, const std::string& stem, const std::st
   return Script(stem,
                 fmt::format("# Dolan-More performance profile by {}. Data: {} (columns: 1 tau, 2 "
                             "share of problems).\n",
-                            CostName(p.cost), data),
+                            p.cost_name(), data),
                 settings, plot);
 }
 
@@ -426,7 +408,7 @@ Plots MakePlots(const std::vector<Configuration>& configs, const Analysis& analy
         "no objective-vs-seconds plot: the runs carry no times (--deterministic)");
   }
   for (const Profile& p : PerformanceProfiles(configs, analysis)) {
-    const std::string stem = std::string("profile_") + CostName(p.cost);
+    const std::string stem = std::string("profile_") + p.cost_name();
     plots.files.push_back({stem + ".dat", ProfileData(p)});
     plots.files.push_back({stem + ".gp", ProfilePlot(p, stem, stem + ".dat")});
     plots.scripts.push_back(stem + ".gp");

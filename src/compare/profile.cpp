@@ -14,6 +14,25 @@ double Profile::Method::Share(double tau) const {
   return static_cast<double>(within) / static_cast<double>(ratios.size());
 }
 
+std::vector<std::pair<double, double>> Profile::Steps(std::size_t m) const {
+  double largest = 1;
+  for (const Method& method : methods) {
+    for (double r : method.ratios) {
+      if (r < kUnsolved) largest = std::max(largest, r);
+    }
+  }
+  std::vector<double> taus = {1};
+  for (double r : methods[m].ratios) {
+    if (r < kUnsolved && r > 1) taus.push_back(r);
+  }
+  std::sort(taus.begin(), taus.end());
+  taus.erase(std::unique(taus.begin(), taus.end()), taus.end());
+  taus.push_back(largest * 2);
+  std::vector<std::pair<double, double>> steps;
+  for (double tau : taus) steps.push_back({tau, methods[m].Share(tau)});
+  return steps;
+}
+
 double Profile::Method::Solved() const { return Share(std::numeric_limits<double>::max()); }
 
 namespace {

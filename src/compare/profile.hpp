@@ -7,6 +7,7 @@
 
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis.hpp"
@@ -29,6 +30,12 @@ struct Profile {
     double Solved() const;
   };
   std::vector<Method> methods;
+
+  // "seconds" or "epochs".
+  const char* cost_name() const { return cost == Cost::kSeconds ? "seconds" : "epochs"; }
+  // Method m's profile as steps (tau, rho(tau)): at tau = 1, at each of its finite ratios, and at
+  // twice the largest finite ratio of any method, past which every method's profile is flat.
+  std::vector<std::pair<double, double>> Steps(std::size_t m) const;
 };
 
 inline constexpr double kUnsolved = std::numeric_limits<double>::infinity();

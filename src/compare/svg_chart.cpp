@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "text_format.hpp"
+
 namespace parsgd::compare {
 namespace {
 
@@ -14,29 +16,6 @@ constexpr double kLeft = 78, kRight = 16, kTop = 34, kBottom = 52;
 // Colours that stay apart for the colour-blind and on white (Okabe-Ito, then more).
 constexpr const char* kColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
                                     "#56B4E9", "#000000", "#F0E442", "#8C564B", "#7F7F7F"};
-
-std::string Escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string Tick(double v) { return fmt::format("{:g}", v); }
 
@@ -168,7 +147,8 @@ std::string SvgChart(const Chart& chart) {
       "xmlns=\"http://www.w3.org/2000/svg\">\n<title>{}</title>\n"
       "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n"
       "<text x=\"{}\" y=\"20\" text-anchor=\"middle\" font-size=\"15\">{}</text>\n",
-      kWidth, kHeight, Escape(chart.title), Escape(chart.title), kWidth / 2, Escape(chart.title));
+      kWidth, kHeight, MarkupEscape(chart.title), MarkupEscape(chart.title), kWidth / 2,
+      MarkupEscape(chart.title));
   if (!any) {
     return out + fmt::format(
                      "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"14\">no point "
@@ -201,8 +181,8 @@ std::string SvgChart(const Chart& chart) {
   out += fmt::format(
       "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n"
       "<text transform=\"translate(16 {}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n</g>\n",
-      (kLeft + kWidth - kRight) / 2, kHeight - 12, Escape(chart.x_label),
-      (kTop + kHeight - kBottom) / 2, Escape(chart.y_label));
+      (kLeft + kWidth - kRight) / 2, kHeight - 12, MarkupEscape(chart.x_label),
+      (kTop + kHeight - kBottom) / 2, MarkupEscape(chart.y_label));
   for (const auto& [v, label] : chart.y_lines) {
     if (!Drawable(v, y.log) || v < y.lo || v > y.hi) continue;
     const double py = y.At(v);
@@ -210,7 +190,7 @@ std::string SvgChart(const Chart& chart) {
         "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#666\" "
         "stroke-dasharray=\"6 4\"/><text x=\"{3}\" y=\"{4:.1f}\" font-size=\"12\" "
         "fill=\"#666\">{5}</text>\n",
-        kLeft, py, kWidth - kRight, kLeft + 4, py - 4, Escape(label));
+        kLeft, py, kWidth - kRight, kLeft + 4, py - 4, MarkupEscape(label));
   }
   // Bands first, then the lines over them.
   for (std::size_t k = 0; k < chart.series.size(); ++k) {
@@ -234,7 +214,7 @@ std::string SvgChart(const Chart& chart) {
     out += fmt::format(
         "<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"><title>{}</title>"
         "</polyline>\n",
-        points, ChartColour(k), Escape(chart.series[k].label));
+        points, ChartColour(k), MarkupEscape(chart.series[k].label));
   }
   return out + "</svg>\n";
 }

@@ -10,6 +10,29 @@ std::string Exact(double value) { return std::isnan(value) ? "" : fmt::format("{
 
 std::string Exact(const std::optional<double>& value) { return value ? Exact(*value) : ""; }
 
+std::string MarkupEscape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
 std::string CsvField(const std::string& text) {
   if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
   std::string out = "\"";

@@ -20,6 +20,9 @@ std::string MeanStd(double mean, double std, int digits = 4);
 std::string Short(double value, int digits = 4);
 std::string ShortCount(double value);
 
+// Text for HTML and SVG (element content and quoted attributes): & < > " as entities.
+std::string MarkupEscape(const std::string& text);
+
 // Markdown table cell: '|' escaped, line breaks as spaces.
 std::string MdCell(const std::string& text);
 
