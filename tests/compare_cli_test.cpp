@@ -30,6 +30,18 @@ std::vector<std::string> Names(const fs::path& folder) {
   return names;
 }
 
+// `parsgd compare ARGS --out OUT` in the background, its stderr to ERR, sent SIGINT once its
+// progress reaches run `run`; its exit status.
+int InterruptedCompare(const std::string& args, const std::string& out, const std::string& err,
+                       int run) {
+  return testing::RunShell(std::string(PARSGD_CLI_PATH) + " compare" + args + " --out " + out +
+                           " 2> " + err + " > /dev/null & pid=$!; until grep -q 'run " +
+                           std::to_string(run) + " of' " + err +
+                           " 2>/dev/null || ! kill -0 $pid 2>/dev/null; do sleep 0.02; done; "
+                           "kill -INT $pid; wait $pid")
+      .status;
+}
+
 class Compare : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -312,12 +324,7 @@ TEST_F(Compare, AnInterruptKeepsTheFinishedRunsAndTheSameCommandRunsTheRest) {
   const std::string grid = data_ +
                            " --scheme sequential,sync --deterministic --epochs 20 "
                            "--repeats 40 --gnuplot none";
-  const auto r = testing::RunShell(
-      std::string(PARSGD_CLI_PATH) + " compare" + grid + " --out " + out + " 2> " + err +
-      " > /dev/null & pid=$!; until grep -q 'run 3 of' " + err +
-      " 2>/dev/null || ! kill -0 $pid 2>/dev/null; do sleep 0.02; done; kill -INT $pid; "
-      "wait $pid");
-  EXPECT_EQ(r.status, 130) << ReadFile(err);
+  EXPECT_EQ(InterruptedCompare(grid, out, err, 3), 130) << ReadFile(err);
   const std::string report = ReadFile(out + "/report.md");
   EXPECT_TRUE(Contains(report, "**Interrupted** (a signal ended the grid): ")) << report;
   EXPECT_TRUE(Contains(report, " of its 80 runs finished before it")) << report;
@@ -460,12 +467,7 @@ TEST_F(Compare, JobsRunSeveralAtOnceWithTheResultsOfOneAtATime) {
   const std::string many = data_ +
                            " --scheme sequential,sync --threads 1 --deterministic --epochs 20 "
                            "--repeats 40 --jobs 2 --gnuplot none";
-  const auto cut = testing::RunShell(
-      std::string(PARSGD_CLI_PATH) + " compare" + many + " --out " + out + " 2> " + err +
-      " > /dev/null & pid=$!; until grep -q 'run 5 of' " + err +
-      " 2>/dev/null || ! kill -0 $pid 2>/dev/null; do sleep 0.02; done; kill -INT $pid; "
-      "wait $pid");
-  EXPECT_EQ(cut.status, 130) << ReadFile(err);
+  EXPECT_EQ(InterruptedCompare(many, out, err, 5), 130) << ReadFile(err);
   EXPECT_TRUE(Contains(ReadFile(out + "/report.md"), "**Interrupted**"));
   const auto rest = RunCli("compare" + many + " --out " + out);
   ASSERT_EQ(rest.status, 0) << rest.output;

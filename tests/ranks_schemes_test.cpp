@@ -299,6 +299,27 @@ TEST(RanksReplicas, InsideEveryRankEndAlikeRepeatAndResume) {
   }
 }
 
+// Under `c`'s averaging (its rule, its outer optimiser), 2 ranks of one worker combining after
+// every sample against the in-process average scheme's 2 workers combining after every sample:
+// every rank alike, and the same bits as the workers' at every epoch. Returns the workers' run.
+RankRun ExpectTheInProcessAverageOfAsManyWorkers(const TrainConfig& c, const Dataset& whole) {
+  TrainConfig in_process = c;
+  in_process.scheme = SchemeKind::kAverage;
+  in_process.threads = 2;
+  in_process.batch = 1;
+  in_process.period = 1;
+  RankRun expected = TrainAlone(in_process, whole, c.epochs);
+  TrainConfig ranked = c;
+  ranked.scheme = SchemeKind::kSequential;
+  ranked.ranks_period = 1;
+  const std::vector<RankRun> runs = TrainRanks(2, ranked, whole, c.epochs);
+  ExpectRanksAlike(runs, whole.rows());
+  for (std::size_t e = 0; e < expected.kept.size(); ++e) {
+    EXPECT_TRUE(SameBits(runs[0].kept[e], expected.kept[e])) << "epoch " << e + 1;
+  }
+  return expected;
+}
+
 // The outer optimiser on the ranks' average of 2 ranks of one worker, combining after every
 // sample, is the in-process average scheme's outer step on 2 workers combining after every sample.
 TEST(RanksOuter, IsTheAverageSchemesOuterStepOnAsManyWorkers) {
@@ -311,20 +332,9 @@ TEST(RanksOuter, IsTheAverageSchemesOuterStepOnAsManyWorkers) {
     c.outer.kind = outer;
     c.outer.learning_rate = outer == OuterKind::kSgd ? 0.5 : 0.7;
     c.outer.momentum = 0.4;
-    TrainConfig in_process = c;
-    in_process.scheme = SchemeKind::kAverage;
-    in_process.threads = 2;
-    in_process.batch = 1;
-    in_process.period = 1;
-    const RankRun expected = TrainAlone(in_process, whole, c.epochs);
+    ExpectTheInProcessAverageOfAsManyWorkers(c, whole);
     TrainConfig ranked = c;
     ranked.scheme = SchemeKind::kSequential;
-    ranked.ranks_period = 1;
-    const std::vector<RankRun> runs = TrainRanks(2, ranked, whole, c.epochs);
-    ExpectRanksAlike(runs, whole.rows());
-    for (std::size_t e = 0; e < expected.kept.size(); ++e) {
-      EXPECT_TRUE(SameBits(runs[0].kept[e], expected.kept[e])) << "epoch " << e + 1;
-    }
     ranked.ranks_period = 50;
     ExpectRepeatAndResume(2, ranked, whole, TrainRanks(2, ranked, whole, c.epochs));
   }
@@ -346,24 +356,17 @@ TEST(RanksAverageRule, IsTheInProcessRuleOnAsManyWorkers) {
     c.average_rule = rule;
     c.outer.kind = outer;
     c.outer.momentum = 0.4;
-    TrainConfig in_process = c;
-    in_process.scheme = SchemeKind::kAverage;
-    in_process.threads = 2;
-    in_process.batch = 1;
-    in_process.period = 1;
-    const RankRun expected = TrainAlone(in_process, whole, c.epochs);
-    TrainConfig ranked = c;
-    ranked.scheme = SchemeKind::kSequential;
-    ranked.ranks_period = 1;
-    const std::vector<RankRun> runs = TrainRanks(2, ranked, whole, c.epochs);
-    ExpectRanksAlike(runs, whole.rows());
-    for (std::size_t e = 0; e < expected.kept.size(); ++e) {
-      EXPECT_TRUE(SameBits(runs[0].kept[e], expected.kept[e])) << "epoch " << e + 1;
-    }
+    const RankRun expected = ExpectTheInProcessAverageOfAsManyWorkers(c, whole);
     // Not the plain mean's model.
-    in_process.average_rule = AverageRule::kMean;
-    EXPECT_FALSE(SameBits(TrainAlone(in_process, whole, 1).kept[0], expected.kept[0]));
+    TrainConfig mean = c;
+    mean.average_rule = AverageRule::kMean;
+    mean.scheme = SchemeKind::kAverage;
+    mean.threads = 2;
+    mean.batch = 1;
+    mean.period = 1;
+    EXPECT_FALSE(SameBits(TrainAlone(mean, whole, 1).kept[0], expected.kept[0]));
     // Replicas inside each rank too: both levels take the rule; alike, repeated, resumed.
+    TrainConfig ranked = c;
     ranked.scheme = SchemeKind::kAverage;
     ranked.threads = 2;
     ranked.ranks_period = 50;

@@ -239,6 +239,29 @@ Dataset Rows(const Dataset& data, uint64_t begin, uint64_t end) {
   return testing::MakeDataset(rows, labels, data.features());
 }
 
+// One epoch of per-sample SGD under the average scheme with `rule`, 2 workers and one combination
+// at the epoch's end (`model`), beside each worker's shard trained alone by sequential SGD for an
+// epoch (`first`, `second`: contiguous halves in the sequential order).
+struct OneAverage {
+  LinearModel model, first, second;
+};
+OneAverage OneAveragePerEpoch(const Dataset& data, AverageRule rule) {
+  TrainConfig average = PlainConfig(SchemeKind::kAverage, 2);
+  average.period = 0;
+  average.epochs = 1;
+  average.average_rule = rule;
+  auto two = MakeTbbExecutor(2), one = MakeTbbExecutor(1);
+  const SampleOrder order(OrderKind::kSequential, data.rows(), 2, 1);
+  TrainConfig sequential = PlainConfig(SchemeKind::kSequential, 1);
+  sequential.epochs = 1;
+  OneAverage out{
+      testing::TrainModel(average, data, *two),
+      testing::TrainModel(sequential, Rows(data, 0, order.ShardBegin(1)), *one),
+      testing::TrainModel(sequential, Rows(data, order.ShardBegin(1), data.rows()), *one)};
+  EXPECT_EQ(out.model.weights().size(), out.first.weights().size());
+  return out;
+}
+
 // With per-sample steps, one epoch and one average at its end, each replica is plain SGD on its
 // own shard (contiguous halves in the sequential order) and the model is the mean of the two,
 // (a + b) * 0.5 exactly. Two data sets: a dense one, whose combining step covers the whole model
@@ -248,17 +271,7 @@ TEST(Average, OneAveragePerEpochIsTheMeanOfTheShardsSgdRuns) {
   const Dataset sets[] = {testing::MakeProblem(600, 30, 6, 2, 0.05, 67),
                           testing::MakeProblem(200, 20000, 3, 2, 0.05, 68)};
   for (const Dataset& data : sets) {
-    TrainConfig average = PlainConfig(SchemeKind::kAverage, 2);
-    average.period = 0;
-    average.epochs = 1;
-    auto two = MakeTbbExecutor(2), one = MakeTbbExecutor(1);
-    const LinearModel model = testing::TrainModel(average, data, *two);
-    const SampleOrder order(OrderKind::kSequential, data.rows(), 2, 1);
-    TrainConfig sequential = PlainConfig(SchemeKind::kSequential, 1);
-    sequential.epochs = 1;
-    const LinearModel a = testing::TrainModel(sequential, Rows(data, 0, order.ShardBegin(1)), *one);
-    const LinearModel b =
-        testing::TrainModel(sequential, Rows(data, order.ShardBegin(1), data.rows()), *one);
+    const auto [model, a, b] = OneAveragePerEpoch(data, AverageRule::kMean);
     ASSERT_EQ(model.weights().size(), a.weights().size());
     int moved = 0;
     for (std::size_t j = 0; j < a.weights().size(); ++j) {
@@ -277,18 +290,7 @@ TEST(TouchedRule, OneAveragePerEpochKeepsWhatOnlyOneShardMoved) {
                           testing::MakeProblem(200, 20000, 3, 2, 0.05, 68)};
   int alone = 0, both = 0;  // features only one shard moved, and both
   for (const Dataset& data : sets) {
-    TrainConfig touched = PlainConfig(SchemeKind::kAverage, 2);
-    touched.period = 0;
-    touched.epochs = 1;
-    touched.average_rule = AverageRule::kTouched;
-    auto two = MakeTbbExecutor(2), one = MakeTbbExecutor(1);
-    const LinearModel model = testing::TrainModel(touched, data, *two);
-    const SampleOrder order(OrderKind::kSequential, data.rows(), 2, 1);
-    TrainConfig sequential = PlainConfig(SchemeKind::kSequential, 1);
-    sequential.epochs = 1;
-    const LinearModel a = testing::TrainModel(sequential, Rows(data, 0, order.ShardBegin(1)), *one);
-    const LinearModel b =
-        testing::TrainModel(sequential, Rows(data, order.ShardBegin(1), data.rows()), *one);
+    const auto [model, a, b] = OneAveragePerEpoch(data, AverageRule::kTouched);
     ASSERT_EQ(model.weights().size(), a.weights().size());
     for (std::size_t j = 0; j < a.weights().size(); ++j) {
       const float x = a.weights()[j], y = b.weights()[j];
@@ -306,24 +308,16 @@ TEST(TouchedRule, OneAveragePerEpochKeepsWhatOnlyOneShardMoved) {
 // the shards' SGD runs; over two epochs, the outer sgd step at rate 2 (its definition) bit for bit.
 TEST(SumRule, AddsTheReplicasChanges) {
   const Dataset data = testing::MakeProblem(600, 300, 6, 2, 0.05, 71);
-  TrainConfig sum = PlainConfig(SchemeKind::kAverage, 2);
-  sum.period = 0;
-  sum.epochs = 1;
-  sum.average_rule = AverageRule::kSum;
-  auto two = MakeTbbExecutor(2), one = MakeTbbExecutor(1);
-  const LinearModel model = testing::TrainModel(sum, data, *two);
-  const SampleOrder order(OrderKind::kSequential, data.rows(), 2, 1);
-  TrainConfig sequential = PlainConfig(SchemeKind::kSequential, 1);
-  sequential.epochs = 1;
-  const LinearModel a = testing::TrainModel(sequential, Rows(data, 0, order.ShardBegin(1)), *one);
-  const LinearModel b =
-      testing::TrainModel(sequential, Rows(data, order.ShardBegin(1), data.rows()), *one);
+  const auto [model, a, b] = OneAveragePerEpoch(data, AverageRule::kSum);
   ASSERT_EQ(model.weights().size(), a.weights().size());
   for (std::size_t j = 0; j < a.weights().size(); ++j) {
     EXPECT_EQ(model.weights()[j], a.weights()[j] + b.weights()[j]) << j;
   }
+  TrainConfig sum = PlainConfig(SchemeKind::kAverage, 2);
+  sum.average_rule = AverageRule::kSum;
   sum.epochs = 2;
   sum.period = 3;
+  auto two = MakeTbbExecutor(2);
   TrainConfig outer = sum;
   outer.average_rule = AverageRule::kMean;
   outer.outer.learning_rate = 2;
