@@ -84,7 +84,7 @@ TEST(OptionLists, SetAppliesOneValueThroughTheDeclaration) {
 
 TEST(OptionLists, EveryItemIsCheckedAndNamed) {
   EXPECT_EQ(ErrorOf({"--order", "random,bogus"}),
-            "--order: expected one of random, global, local, sequential, got 'bogus'");
+            "--order: expected one of random, global, local, sequential, block, auto, got 'bogus'");
   EXPECT_EQ(ErrorOf({"--threads", "1,,2"}), "--threads: empty item in the list '1,,2'");
   EXPECT_EQ(ErrorOf({"--threads", "1,2", "--threads", "2"}), "--threads: '2' given twice");
   EXPECT_EQ(ErrorOf({"--threads", "1,99"}), "--threads: must be between 1 and 64 (or 'auto'), got 99");

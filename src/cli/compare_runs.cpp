@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "compare_optimum.hpp"
+#include "data_memory.hpp"
 #include "metrics_reader.hpp"
 #include "parsgd/data/load.hpp"
 #include "parsgd/run/run_loop.hpp"
@@ -92,16 +93,19 @@ Loaded LoadGroup(const RunArgs& a, std::vector<std::string>& notes) {
   Loaded d;
   try {
     auto executor = MakeTbbExecutor(0);
-    d.train = LoadRunData(a.train, a, *executor);
+    // Held in memory where it fits (every run's order then reads it at memory speed); else read
+    // from its binary cache under a page budget.
+    const DataPlan plan = PlanDataMemory(a, 1, executor->threads());
+    d.train = LoadRunData(a.train, a, *executor, nullptr, nullptr, plan.budget);
     notes.push_back(fmt::format("{}: {} rows x {} features ({} nonzeros)", a.train, d.train->rows(),
                                 d.train->features(), d.train->nnz()));
     if (!a.test.empty()) {
-      d.test = LoadRunData(a.test, a, *executor, &*d.train);
+      d.test = LoadRunData(a.test, a, *executor, &*d.train, nullptr, plan.budget);
       notes.push_back(fmt::format("{} (test): {} rows x {} features", a.test, d.test->rows(),
                                   d.test->features()));
     }
     if (!a.validation.empty()) {
-      d.validation = LoadRunData(a.validation, a, *executor, &*d.train);
+      d.validation = LoadRunData(a.validation, a, *executor, &*d.train, nullptr, plan.budget);
       notes.push_back(fmt::format("{} (held out): {} rows x {} features", a.validation,
                                   d.validation->rows(), d.validation->features()));
     }

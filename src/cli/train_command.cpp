@@ -17,6 +17,7 @@
 #include "analysis.hpp"
 #include "commands.hpp"
 #include "compare_optimum.hpp"
+#include "data_memory.hpp"
 #include "distinct_paths.hpp"
 #include "interrupt.hpp"
 #include "options.hpp"
@@ -240,11 +241,18 @@ struct RunData {
 };
 
 // A regression (model/targets.hpp, RegressesLabels) reads the labels of every file as real values.
+// The data's memory is planned first (cli/data_memory.hpp): a run whose rows cannot fit is refused
+// before any is read.
 RunData Load(const RunArgs& run, ModelKind model, Executor& executor, Communicator& ranks) {
-  RunData out{LoadRunData(run.train, run, executor, nullptr, &ranks), std::nullopt, std::nullopt};
-  if (!run.test.empty()) out.test = LoadRunData(run.test, run, executor, &out.train, &ranks);
+  DataPlan plan;
+  ranks.AgreeOn([&] { plan = PlanDataMemory(run, ranks.size(), executor.threads()); });
+  RunData out{LoadRunData(run.train, run, executor, nullptr, &ranks, plan.budget), std::nullopt,
+              std::nullopt};
+  if (!run.test.empty()) {
+    out.test = LoadRunData(run.test, run, executor, &out.train, &ranks, plan.budget);
+  }
   if (!run.validation.empty()) {
-    out.validation = LoadRunData(run.validation, run, executor, &out.train, &ranks);
+    out.validation = LoadRunData(run.validation, run, executor, &out.train, &ranks, plan.budget);
   }
   if (RegressesLabels(model, out.train, ranks)) {
     ranks.AgreeOn([&] {

@@ -103,7 +103,7 @@ DataReading RunReading(const RunArgs& a, const Dataset& train) {
 }
 
 Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executor,
-                    const Dataset* train, Communicator* ranks) {
+                    const Dataset* train, Communicator* ranks, uint64_t page_budget) {
   if (a.label_column.size() > kMaxRecordedLabelColumn) {
     throw UsageError(fmt::format("--label-column: {} bytes; at most {} (a saved model records it)",
                                  a.label_column.size(), kMaxRecordedLabelColumn));
@@ -143,8 +143,9 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
   }
   Dataset data;
   executor.Execute([&] {
-    data = ranks != nullptr && ranks->size() > 1 ? ResidentCopy(LoadShard(path, options, *ranks))
-                                                 : ResidentCopy(LoadDataset(path, options));
+    Dataset read = ranks != nullptr && ranks->size() > 1 ? LoadShard(path, options, *ranks)
+                                                         : LoadDataset(path, options);
+    data = page_budget > 0 ? PagedView(read, page_budget) : ResidentCopy(read);
   });
   if (train == nullptr && a.hash_bits != 0 && FormatRead(path, a.format, data) == DataFormat::kCsv &&
       (data.csv_schema() == nullptr || !data.csv_schema()->HasCategorical())) {

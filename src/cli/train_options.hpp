@@ -63,13 +63,16 @@ void RefuseIgnoredDataOptions(const OptionParser& p, const RunArgs& a);
 std::unique_ptr<Executor> MakeRunExecutor(const TrainConfig& config);
 
 // Loads one data set as the run's flags say, copied into process memory (training reads rows in
-// random order), on the executor's threads. A test set is read with the index base decided for
-// `train` (see RunZeroBased). Throws the readers' errors, and parsgd::Error for training rows with
-// weights (VW importances other than 1), which training does not weigh yet (a test set's are
-// unused: its metrics are unweighted). Across ranks (`ranks` of more than
-// one), this rank's share (LoadShard, data/shard.hpp); collective.
+// random order; see page_budget below), on the executor's threads. A test set is read with the
+// index base decided for `train` (see RunZeroBased). Throws the readers' errors, and parsgd::Error
+// for training rows with weights (VW importances other than 1), which training does not weigh yet
+// (a test set's are unused: its metrics are unweighted). Across ranks (`ranks` of more than one),
+// this rank's share (LoadShard, data/shard.hpp); collective. With `page_budget` (a DataPlan's
+// budget, cli/data_memory.hpp), a binary cache is read from its file under that budget of its
+// pages (PagedView) instead of copied.
 Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executor,
-                    const Dataset* train = nullptr, Communicator* ranks = nullptr);
+                    const Dataset* train = nullptr, Communicator* ranks = nullptr,
+                    uint64_t page_budget = 0);
 
 // The index base of the run's LIBSVM text: the one the training data was read with where it
 // came from LIBSVM text (or a cache of it), else --zero-based. Test data and the saved model

@@ -136,6 +136,12 @@ std::string DerivedLine(const Trainer& trainer, const Dataset& train) {
                                                   Plural(cores, "core"))
                                     : ""));
   }
+  if (s.order == OrderKind::kBlock) {
+    items.push_back(
+        fmt::format("blocks of {} rows ({}){}", s.rows_per_block,
+                    SettingText(FindSetting("block-size"), FindSetting("block-size").get(c)),
+                    train.mapped() ? ", read from the file" : ", in memory"));
+  }
   if (c.solver != Solver::kSgd && s.l1 > 0) {
     // LIBLINEAR's L1-regularised problems (-s 5, -s 6) at C; elastic net has no LIBLINEAR C.
     items.push_back(s.l2 > 0 ? fmt::format("elastic net, l1 {:.4g}, l2 {:.4g}", s.l1, s.l2)
@@ -184,6 +190,7 @@ std::string SetupLines(const OptionParser& parser, const Trainer& trainer, const
   if (!s.scheme_reason.empty()) {
     out += Sentence(fmt::format("auto: scheme {}: {}", SchemeName(s.scheme), s.scheme_reason));
   }
+  if (!s.order_reason.empty()) out += Sentence("auto: order block: " + s.order_reason);
   return out;
 }
 

@@ -122,6 +122,37 @@ bool MulticlassOff(const TrainConfig& c) { return c.multiclass == Multiclass::kO
 bool HeldOut(const TrainConfig& c) { return c.validation_fraction > 0; }
 bool NoAveraging(const TrainConfig& c) { return !Averages(c); }
 bool GivesWorkers(const TrainConfig& c) { return c.workers > 0; }
+bool BlockOrder(const TrainConfig& c) { return c.order == OrderKind::kBlock; }
+
+// A size in bytes as people write it: digits with an optional binary unit (K or KiB, M or MiB,
+// G or GiB); "auto" for 0.
+uint64_t ParseByteSize(std::string_view text) {
+  if (text == "auto") return 0;
+  uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  std::string_view unit(end, text.data() + text.size() - end);
+  int shift = -1;
+  if (unit.empty()) shift = 0;
+  if (unit == "K" || unit == "KiB") shift = 10;
+  if (unit == "M" || unit == "MiB") shift = 20;
+  if (unit == "G" || unit == "GiB") shift = 30;
+  if (ec != std::errc() || end == text.data() || shift < 0 || n == 0 ||
+      n > (uint64_t{1} << 40) >> shift) {
+    throw SettingError(
+        fmt::format("`block-size`: expected auto or a size from 1 to 1024G (bytes, "
+                    "or with K, M or G), got '{}'",
+                    text));
+  }
+  return n << shift;
+}
+
+std::string ByteSizeText(uint64_t bytes) {
+  if (bytes == 0) return "auto";
+  for (const auto& [shift, unit] : {std::pair{30, "G"}, std::pair{20, "M"}, std::pair{10, "K"}}) {
+    if (bytes % (uint64_t{1} << shift) == 0) return fmt::format("{}{}", bytes >> shift, unit);
+  }
+  return std::to_string(bytes);
+}
 
 std::vector<Setting> MakeTable() {
   const std::vector<SettingWord> automatic = {{"auto", 0}};
@@ -170,6 +201,19 @@ std::vector<Setting> MakeTable() {
                                      kOrderKinds, [](auto& c) -> auto& { return c.order; }),
                    {.runs = kAllModels | kSgdSolver | kDualCdSolver | kAllBackends},
                    {.identity = "order", .text = true, .metrics = true}));
+  Setting block_size = Entry(
+      "block-size", SettingType::kText,
+      "the block order's blocks: bytes of consecutive rows (K, M, G: KiB, MiB, GiB; auto: 4M)");
+  block_size.get = [](const TrainConfig& c) { return SettingValue(ByteSizeText(c.block_size)); };
+  block_size.put = [](TrainConfig& c, const SettingValue& v) {
+    c.block_size = ParseByteSize(std::get<std::string>(v));
+  };
+  block_size.check_text = [](std::string_view text) { ParseByteSize(text); };
+  block_size.text_name = "auto|SIZE";
+  block_size.words = automatic;
+  t.push_back(With(std::move(block_size),
+                   {.runs = kAllModels | kSgdSolver | kDualCdSolver | kCpuBackend},
+                   {.identity = "block_size", .when = BlockOrder, .text = true}));
   t.push_back(With(Int("threads",
                        "worker threads (offload: device workers; auto: 65,536 on a GPU for hogwild "
                        "and atomic, 1 for sync; elsewhere every core this process may use)",
@@ -508,6 +552,7 @@ SettingValue ParseSetting(const Setting& s, std::string_view text) {
   for (const SettingWord& w : s.words) {
     if (text != w.word) continue;
     if (s.type == SettingType::kInt) return int64_t(w.value);
+    if (s.type == SettingType::kText) return std::string(text);  // its parser reads the word
     return w.value;
   }
   switch (s.type) {

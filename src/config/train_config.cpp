@@ -196,6 +196,18 @@ void ValidateConfig(const TrainConfig& c, int ranks, const GivenSetting& given) 
     fail("`validation-fraction` holds out training rows where held-out rows of their own are "
          "given (--validation FILE): give one of them");
   }
+  if (c.block_size != 0 && c.order != OrderKind::kBlock && c.order != OrderKind::kAuto) {
+    fail(
+        fmt::format("`block-size` would be ignored: it sizes the blocks of `order` block, and "
+                    "`order` is {}",
+                    NameOf<OrderKind>(kOrderKinds, c.order)));
+  }
+  if (c.order == OrderKind::kBlock && c.validation_fraction > 0) {
+    fail(
+        "`validation-fraction` copies the rows it keeps into memory; `order` block reads them "
+        "from their file: hold the validation rows out in a file of their own (--validation "
+        "FILE)");
+  }
   if (c.backend == Backend::kOffload && !IsLinear(c.model)) {
     fail(
         "`backend` offload trains the linear models (logistic, hinge, squared, softmax); the "

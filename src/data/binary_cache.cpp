@@ -5,7 +5,9 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -37,17 +39,17 @@ bool SameLayout(const Header& h, const Layout& layout) {
 // likely cause first: foreign, truncated header, version, damaged header, layout, truncated body.
 // The layout is canonical, so rows and nnz fix the file size: a header that declares absurd sizes
 // is refused here, before anything is allocated or read from them.
-Header ReadHeader(const MappedFile& file) {
-  const std::string& path = file.path();
-  if (file.size() < sizeof(kMagic) || std::memcmp(file.chars(), kMagic, sizeof(kMagic)) != 0) {
+// `bytes`: the file's first min(size, kHeaderSize) bytes.
+Header ReadHeader(const std::string& path, const char* bytes, uint64_t size) {
+  if (size < sizeof(kMagic) || std::memcmp(bytes, kMagic, sizeof(kMagic)) != 0) {
     Refuse(path, "not a parsgd binary cache (the first 8 bytes are not its magic)");
   }
-  if (file.size() < kHeaderSize) {
-    Refuse(path, fmt::format("truncated: {} bytes, shorter than the {}-byte header", file.size(),
-                             kHeaderSize));
+  if (size < kHeaderSize) {
+    Refuse(path,
+           fmt::format("truncated: {} bytes, shorter than the {}-byte header", size, kHeaderSize));
   }
   Header h;
-  std::memcpy(&h, file.chars(), sizeof(h));
+  std::memcpy(&h, bytes, sizeof(h));
   if (h.version != kVersion) {
     Refuse(path, fmt::format("unsupported binary cache version {}: this build reads version {}",
                              h.version, kVersion));
@@ -74,16 +76,20 @@ Header ReadHeader(const MappedFile& file) {
                              "and {} entries",
                              h.rows, h.nnz));
   }
-  if (file.size() < h.file_size) {
+  if (size < h.file_size) {
     Refuse(path, fmt::format("truncated: the header declares {} bytes ({} rows, {} entries), "
                              "the file has {}",
-                             h.file_size, h.rows, h.nnz, file.size()));
+                             h.file_size, h.rows, h.nnz, size));
   }
-  if (file.size() > h.file_size) {
+  if (size > h.file_size) {
     Refuse(path, fmt::format("corrupted: {} unexpected bytes after the {} the header declares",
-                             file.size() - h.file_size, h.file_size));
+                             size - h.file_size, h.file_size));
   }
   return h;
+}
+
+Header ReadHeader(const MappedFile& file) {
+  return ReadHeader(file.path(), file.chars(), file.size());
 }
 
 template <class T>
@@ -101,7 +107,8 @@ Dataset ReadBinaryCache(const std::string& path) {
                        *CanonicalLayout(h.rows, h.nnz),
                        h.rows,
                        h.features,
-                       h.nnz};
+                       h.nnz,
+                       file.get()};
   if (std::optional<std::string> problem = VerifyPayload(view, h.payload_checksum)) {
     Refuse(path, *problem);
   }
@@ -129,7 +136,8 @@ Dataset ReadBinaryCacheShard(const std::string& path, Communicator& comm) {
                        *CanonicalLayout(h.rows, h.nnz),
                        h.rows,
                        h.features,
-                       h.nnz};
+                       h.nnz,
+                       file.get()};
   // Each rank verifies a share of the blocks; the hashes are summed (each slot has one writer).
   const uint64_t blocks = BlockCount(h.file_size - kHeaderSize);
   const auto [first_block, last_block] = ShardRange(blocks, comm.rank(), comm.size());
@@ -161,6 +169,19 @@ Dataset ReadBinaryCacheShard(const std::string& path, Communicator& comm) {
   parts.mapping = file;
   parts.zero_based = static_cast<ZeroBased>(h.zero_based);
   return Dataset(std::move(parts));
+}
+
+CacheShape ReadBinaryCacheShape(const std::string& path) {
+  // Read, not mapped: a file larger than the address space this process may use has a header too.
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open: " + std::strerror(errno));
+  char bytes[kHeaderSize] = {};
+  in.read(bytes, sizeof(bytes));
+  std::error_code error;
+  const uint64_t size = std::filesystem::file_size(path, error);
+  if (error) throw Error(path + ": cannot stat: " + error.message());
+  const Header h = ReadHeader(path, bytes, size);
+  return {h.rows, h.nnz, h.features};
 }
 
 bool HasBinaryCacheMagic(const std::string& path) {

@@ -60,9 +60,10 @@ class Verifier {
       for (uint64_t j = std::max<uint64_t>(1, c * kOffsetChunk); j < end; ++j) {
         if (offsets_[j] < offsets_[j - 1]) {
           first_bad[c] = j;
-          return;
+          break;
         }
       }
+      Release(offsets_ + c * kOffsetChunk, (end - c * kOffsetChunk) * sizeof(uint64_t));
     });
     for (uint64_t j : first_bad) {
       if (j == kNone) continue;
@@ -94,10 +95,20 @@ class Verifier {
     if (offsets_valid && index_begin < index_end) *problem = CheckIndices(index_begin, index_end);
     if (!*problem && value_begin < value_end) *problem = CheckValues(value_begin, value_end);
     if (!*problem && label_begin < label_end) *problem = CheckLabels(label_begin, label_end);
+    Release(v_.file + from, to - from);
+    if (offsets_valid && index_begin < index_end) {  // the offsets the index check read
+      const uint64_t* first = std::upper_bound(offsets_, offsets_ + v_.rows + 1, index_begin) - 1;
+      const uint64_t* last = std::upper_bound(offsets_, offsets_ + v_.rows + 1, index_end - 1);
+      Release(first, static_cast<uint64_t>(last - first + 1) * sizeof(uint64_t));
+    }
     return hash;
   }
 
  private:
+  void Release(const void* at, uint64_t bytes) const {
+    if (v_.mapping != nullptr) v_.mapping->Release(at, bytes);
+  }
+
   template <class T>
   const T* Array(const Section& s) const {
     return reinterpret_cast<const T*>(v_.file + s.at);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cache_format.hpp"
+#include "parsgd/util/mapped_file.hpp"
 
 namespace parsgd::cache_internal {
 
@@ -19,6 +20,9 @@ struct CacheView {
   uint64_t rows;
   uint64_t features;
   uint64_t nnz;
+  // The mapping `file` lies in, if any: each part's pages are given back once verified, so that
+  // verifying a file holds a few blocks of it, not all of it.
+  const MappedFile* mapping = nullptr;
 };
 
 // The first problem with the payload, or nullopt if it is sound: "corrupted: ..." if the payload

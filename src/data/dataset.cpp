@@ -6,9 +6,11 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "parsgd/util/error.hpp"
+#include "parsgd/util/page_budget.hpp"
 
 namespace parsgd {
 
@@ -86,6 +88,43 @@ Dataset ResidentCopy(const Dataset& data) {
   parts.values = SharedArray<float>(Copy(data.values(), file));
   parts.labels = SharedArray<float>(Copy(data.labels(), file));
   parts.mapping = nullptr;
+  return Dataset(std::move(parts));
+}
+
+uint64_t ResidentBytes(const Dataset& data) {
+  return data.offsets().size() * sizeof(uint64_t) +
+         data.nnz() * (sizeof(uint32_t) + sizeof(float)) +
+         (data.labels().size() + data.weights().size()) * sizeof(float);
+}
+
+Dataset PagedView(const Dataset& data, uint64_t budget_bytes) {
+  if (!data.mapped()) return data;
+  // The mapping and its budget in one owner: the arrays keep both alive, the budget's watcher
+  // stops when the last of them goes.
+  struct Owner {
+    std::shared_ptr<const MappedFile> file;
+    std::unique_ptr<PageBudget> budget;
+  };
+  auto owner = std::make_shared<Owner>();
+  owner->file = data.mapping();
+  owner->budget = std::make_unique<PageBudget>(
+      std::vector<std::shared_ptr<const MappedFile>>{owner->file}, budget_bytes);
+  Dataset::Parts parts = data.parts();
+  parts.mapping = std::shared_ptr<const MappedFile>(owner, owner->file.get());
+  const char* const begin = owner->file->chars();
+  const char* const end = begin + owner->file->size();
+  auto keep = [&]<class T>(SharedArray<T>& a) {  // the arrays in the mapping (a rank's share has
+                                                 // offsets of its own)
+    const auto* at = reinterpret_cast<const char*>(a.data());
+    if (a.size() > 0 && at >= begin && at < end) {
+      a = SharedArray<T>(a.data(), a.size(), parts.mapping);
+    }
+  };
+  keep(parts.offsets);
+  keep(parts.indices);
+  keep(parts.values);
+  keep(parts.labels);
+  keep(parts.weights);
   return Dataset(std::move(parts));
 }
 

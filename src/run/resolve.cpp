@@ -236,9 +236,35 @@ SchemeChoice RankZeroScheme(const TrainConfig& given, const Dataset& train, cons
 
 // The settings each rank resolves alone (`rows`: every rank's together): the optimiser, the memory
 // checks, the scheme, the device, the minibatch, the workers, the period, decay and epochs.
+// --order auto, and the block order's rows a block. `largest_bytes`: the largest share's bytes over
+// the ranks (one decision for every rank); `mapped`: whether any rank's rows are read from their
+// file. The orders apply to the sample-visiting solvers; cd's order is never read (global).
+void ResolveOrder(TrainConfig& config, const Dataset& train, uint64_t largest_bytes, bool mapped,
+                  ResolvedSettings& r) {
+  if (config.solver == Solver::kCd) {
+    if (config.order == OrderKind::kAuto) config.order = OrderKind::kGlobal;
+  } else if (config.backend == Backend::kOffload) {
+    if (config.order == OrderKind::kBlock) {
+      throw SettingError(
+          "`order` block reads the rows from their file a few blocks at a time; `backend` "
+          "offload copies every row to the device: train on the cpu backend");
+    }
+    if (config.order == OrderKind::kAuto) config.order = OrderKind::kGlobal;
+  } else {
+    config.order =
+        ChooseOrder(config.order, largest_bytes, mapped, UsableMemoryBytes(), &r.order_reason);
+  }
+  r.order = config.order;
+  if (config.order == OrderKind::kBlock) {
+    r.rows_per_block = RowsPerBlock(config.block_size, train.rows(), ResidentBytes(train));
+    if (config.block_size == 0) config.block_size = kDefaultBlockBytes;
+  }
+}
+
 void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets& targets,
                   Executor& executor, uint64_t rows, int ranks,
-                  const std::optional<SchemeChoice>& rank0, Resolution& out) {
+                  const std::optional<SchemeChoice>& rank0, uint64_t largest_bytes, bool mapped,
+                  Resolution& out) {
   TrainConfig& config = out.config;
   ResolvedSettings& r = out.settings;
   config = given;
@@ -261,6 +287,7 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
     r.scheme_reason = std::move(choice.reason);
   }
   r.scheme = config.scheme;
+  ResolveOrder(config, train, largest_bytes, mapped, r);
   if (config.backend == Backend::kOffload) {
     out.device = ProbeDevice();
     if (config.require_gpu && out.device.ran_on_host) {
@@ -439,12 +466,17 @@ Resolution Resolve(const TrainConfig& given, const Dataset& train, const Targets
   // Collectives first, so that no rank waits in one for a rank that has thrown.
   const uint64_t rows = ranks ? comm.Sum(train.rows()) : train.rows();
   const uint64_t largest_share = ranks ? comm.Max(train.rows()) : train.rows();
+  const uint64_t bytes = ResidentBytes(train);
+  const uint64_t largest_bytes = ranks ? comm.Max(bytes) : bytes;
+  const bool mapped = ranks ? comm.Max(train.mapped() ? 1 : 0) != 0 : train.mapped();
   std::optional<SchemeChoice> rank0;
   if (ranks && given.scheme == SchemeKind::kAuto && given.ranks_scheme != RanksScheme::kSync) {
     rank0 = RankZeroScheme(given, train, targets, executor, comm);
   }
-  comm.AgreeOn(
-      [&] { ResolveLocal(given, train, targets, executor, rows, comm.size(), rank0, out); });
+  comm.AgreeOn([&] {
+    ResolveLocal(given, train, targets, executor, rows, comm.size(), rank0, largest_bytes, mapped,
+                 out);
+  });
   ResolvedSettings& r = out.settings;
   TrainConfig& config = out.config;
   r.ranks = comm.size();

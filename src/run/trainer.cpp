@@ -439,7 +439,7 @@ Trainer::Trainer(const CheckedConfig& checked, const Dataset& train_rows, const 
   const uint64_t seed =
       shared ? DeriveSeed(config.seed, {kOrderStream, static_cast<uint64_t>(ranks.rank())})
              : DeriveSeed(config.seed, {kOrderStream});
-  s.order.emplace(config.order, train.rows(), r.settings.shards, seed);
+  s.order.emplace(config.order, train.rows(), r.settings.shards, seed, r.settings.rows_per_block);
   s.step = StepSize(config.schedule, r.settings.eta0, r.settings.decay, r.settings.epochs);
   s.config = std::move(r.config);
   s.settings = std::move(r.settings);
@@ -510,6 +510,19 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
     if (s.combiner && !stopped) s.combiner->Combine(*s.learner, ranks, part + 1 == parts);
     comm_seconds += Seconds(combine_start);
   }
+  // Rows read from their file (the block order's) are read again each epoch: a file changed in
+  // place under the run has given this epoch other rows, or garbage.
+  ranks.AgreeOn([&] {
+    for (const Dataset* data : {&s.train, s.test, s.validation}) {
+      if (data == nullptr || !data->mapped()) continue;
+      if (const std::string changed = data->mapping()->Changed(); !changed.empty()) {
+        throw DataError(data->source(), 0, 0,
+                        fmt::format("changed while the run read it ({}): the rows of epoch {} "
+                                    "cannot be trusted; it must stay as it is for the whole run",
+                                    changed, epoch + 1));
+      }
+    }
+  });
   // Arrays the ranks average at every epoch's end (--asgd's means), whatever their scheme.
   if (shared && !stopped) {
     for (const std::span<float> mean : s.learner->RankMeans()) ranks.MeanAll(mean);

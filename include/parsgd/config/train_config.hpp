@@ -120,7 +120,10 @@ struct TrainConfig {
   ModelKind model = ModelKind::kLogistic;
   Solver solver = Solver::kSgd;
   SchemeKind scheme = SchemeKind::kAuto;  // resolved by the trainer (run/scheme_choice.hpp)
-  OrderKind order = OrderKind::kGlobal;
+  OrderKind order = OrderKind::kAuto;     // resolved by the trainer (OrderFor below)
+  // The block order's block: bytes of consecutive rows (as many rows as fit, at least one);
+  // 0: kDefaultBlockBytes.
+  uint64_t block_size = 0;
   int threads = 0;           // 0: every core this process may use
   // The deterministic schemes' logical workers (sync, the replicas, the MLP's partitions), run on
   // `threads` threads: the result depends on them, not on the threads. 0: as many as the threads.
@@ -229,6 +232,9 @@ struct ResolvedSettings {
   SchemeKind scheme = SchemeKind::kSequential;  // resolved: never kAuto
   std::string scheme_reason;  // why auto chose it; empty when the scheme was given
   OptimizerKind optimizer = OptimizerKind::kSgd;  // resolved: never kAuto
+  OrderKind order = OrderKind::kGlobal;           // resolved: never kAuto
+  std::string order_reason;                       // why auto chose the block order; empty otherwise
+  uint64_t rows_per_block = 0;                    // the block order's; 0 for the others
   int threads = 1;                                // threads of the executor
   int workers = 1;  // workers that update the model (1 for the sequential scheme)
   int epochs = 1;

@@ -76,4 +76,16 @@ Dataset ReadBinaryCacheShard(const std::string& path, Communicator& comm);
 // cannot be read).
 bool HasBinaryCacheMagic(const std::string& path);
 
+// What a binary cache's header says, read without the rest of the file (to plan memory before
+// reading): rows, stored entries and features.
+struct CacheShape {
+  uint64_t rows = 0;
+  uint64_t nnz = 0;
+  uint64_t features = 0;
+  // The bytes its rows take in memory (offsets, entries, labels): Dataset's ResidentBytes.
+  uint64_t bytes() const { return (rows + 1) * 8 + nnz * 8 + rows * 4; }
+};
+// Throws DataError as ReadBinaryCache does for a header it refuses (foreign, truncated, damaged).
+CacheShape ReadBinaryCacheShape(const std::string& path);
+
 }  // namespace parsgd

@@ -129,4 +129,13 @@ class Dataset {
 // it is (its arrays shared, not copied).
 Dataset ResidentCopy(const Dataset& data);
 
+// The bytes the rows of `data` take in memory: offsets, entries, labels and weights.
+uint64_t ResidentBytes(const Dataset& data);
+
+// `data` read from its memory-mapped file under a PageBudget (util/page_budget.hpp) of
+// `budget_bytes`, which lives as long as any array of the result: a binary cache larger than the
+// memory this process may use trains (the block order) holding at most about the budget of its
+// pages. A dataset that is not mapped is returned as it is.
+Dataset PagedView(const Dataset& data, uint64_t budget_bytes);
+
 }  // namespace parsgd

@@ -1,0 +1,105 @@
+#include "data_memory.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <vector>
+
+#include "parsgd/data/binary_cache.hpp"
+#include "parsgd/data/load.hpp"
+#include "parsgd/util/error.hpp"
+#include "parsgd/util/memory_limit.hpp"
+
+namespace parsgd::cli {
+namespace {
+
+constexpr double kMiB = double(uint64_t{1} << 20);
+constexpr double kTextShare = 0.3;  // the fewest bytes a byte of text takes in memory
+
+struct FileNeed {
+  std::string path;
+  bool cache = false;
+  uint64_t bytes = 0;  // in memory if held (this rank's share); 0: not known before reading
+};
+
+FileNeed Need(const std::string& path, DataFormat format, int ranks) {
+  FileNeed need{path};
+  if (path == "-") return need;
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) return need;  // the reader says why
+  const DataFormat read = format == DataFormat::kAuto ? DetectDataFormat(path) : format;
+  if (read == DataFormat::kBinary) {
+    need.cache = true;
+    need.bytes = ReadBinaryCacheShape(path).bytes() / static_cast<uint64_t>(ranks);
+  } else if (read != DataFormat::kIdx && !IsGzipFile(path)) {
+    need.bytes = static_cast<uint64_t>(static_cast<double>(std::filesystem::file_size(path)) *
+                                       kTextShare / ranks);
+  }
+  return need;
+}
+
+}  // namespace
+
+uint64_t PageBudgetBytes(int threads, uint64_t block_bytes) {
+  if (block_bytes == 0) block_bytes = kDefaultBlockBytes;
+  return (uint64_t{64} << 20) + 4 * static_cast<uint64_t>(std::max(threads, 1)) * block_bytes;
+}
+
+DataPlan PlanDataMemory(const RunArgs& run, int ranks, int threads) {
+  const TrainConfig& c = run.config;
+  std::vector<FileNeed> needs = {Need(run.train, run.format, ranks)};
+  for (const std::string* path : {&run.test, &run.validation}) {
+    if (!path->empty()) needs.push_back(Need(*path, run.format, ranks));
+  }
+  const uint64_t usable = UsableMemoryBytes();
+  const FileNeed& train = needs[0];
+  const bool takes_order = c.solver != Solver::kCd && c.backend == Backend::kCpu;
+  DataPlan plan;
+  plan.paged = train.cache && takes_order &&
+               ChooseOrder(c.order, train.bytes, true, usable, nullptr) == OrderKind::kBlock;
+  if (plan.paged) plan.budget = PageBudgetBytes(threads, c.block_size);
+  uint64_t held = plan.paged ? plan.budget : 0;
+  for (const FileNeed& need : needs) {
+    if (!(plan.paged && need.cache)) held += need.bytes;
+  }
+  if (plan.paged && c.validation_fraction > 0) {
+    throw Error(fmt::format(
+        "{}: --order {} reads its {:.0f} MiB of rows from the file a few blocks at a time, and "
+        "--validation-fraction would copy them into memory: hold the validation rows out in a "
+        "file of their own (--validation FILE)",
+        train.path, NameOf<OrderKind>(kOrderKinds, c.order), train.bytes / kMiB));
+  }
+  if (held <= usable) return plan;
+  // The file that holds the most: what to change.
+  const FileNeed& most =
+      *std::max_element(needs.begin(), needs.end(),
+                        [](const FileNeed& a, const FileNeed& b) { return a.bytes < b.bytes; });
+  std::string way;
+  if (!most.cache) {
+    way = fmt::format(
+        "convert it to a binary cache (parsgd convert {} CACHE) and train from "
+        "that with --order block, which reads a few blocks of it at a time",
+        most.path);
+  } else if (!takes_order) {
+    way = c.solver == Solver::kCd
+              ? "--solver cd copies every row into columns: use --solver sgd or dual-cd with "
+                "--order block, which reads a few blocks of the file at a time"
+              : "--backend offload copies every row to the device: use the cpu backend with "
+                "--order block, which reads a few blocks of the file at a time";
+  } else {
+    way = fmt::format(
+        "train with --order block (or auto), which reads the run's binary caches "
+        "a few blocks at a time (--order is {})",
+        NameOf<OrderKind>(kOrderKinds, c.order));
+  }
+  throw Error(fmt::format(
+      "{}: its rows need {}{:.0f} MiB in memory{}, and the run's data {:.0f} MiB, more than the "
+      "{:.0f} MiB this process may use (physical memory, its cgroup's limit, its address-space "
+      "limit): {}",
+      most.path, most.cache ? "" : "at least ", most.bytes / kMiB,
+      ranks > 1 ? fmt::format(" (this rank's share of {})", ranks) : "", held / kMiB, usable / kMiB,
+      way));
+}
+
+}  // namespace parsgd::cli

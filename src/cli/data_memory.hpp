@@ -1,0 +1,33 @@
+// The memory a run's data will take, planned from the files before any row is read: a run whose
+// rows cannot fit the memory this process may use is refused with the numbers and the way through
+// (a binary cache and the block order), and a run that takes the block order reads its binary
+// caches from their files under a page budget instead of copying them into memory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "parsgd/config/train_config.hpp"
+#include "train_options.hpp"
+
+namespace parsgd::cli {
+
+struct DataPlan {
+  // The run's binary caches are read from their files under a page budget of `budget` bytes
+  // (PagedView), not copied into memory: the training data takes the block order.
+  bool paged = false;
+  uint64_t budget = 0;
+};
+
+// The page budget of a run of `threads` threads with blocks of `block_bytes` (0: the default): a
+// few blocks a thread, and 64 MiB for the test rows' pass and the kernel's read-ahead.
+uint64_t PageBudgetBytes(int threads, uint64_t block_bytes);
+
+// Plans run's files (--train, --test, --validation) for `ranks` ranks of `threads` threads each.
+// A binary cache's rows are known from its header; a text file's are at least 0.3 bytes a byte of
+// text (an entry takes 8 bytes in memory, and its text "1:0.123456789 " at most about 25); a
+// compressed file or standard input is not counted. Throws parsgd::Error when the rows that would
+// be held in memory need more than UsableMemoryBytes().
+DataPlan PlanDataMemory(const RunArgs& run, int ranks, int threads);
+
+}  // namespace parsgd::cli
