@@ -13,7 +13,8 @@
 # the plain mean against the mean over the replicas that moved each coordinate, on the sparse set,
 # the sorted set and the MLP), 8 (a performance profile of the schemes and the solvers over five
 # problems: the RCV1-shaped set, breast_cancer, heart_scale, Fashion-MNIST's softmax and its MLP),
-# or all (1 2 3, the default). Environment: PARSGD (the program, default build/parsgd), DATA (generated data
+# 9 (the block order at block sizes from 64 KiB to 64 MiB against the global shuffle, on the
+# RCV1-shaped set as generated (i.i.d.) and sorted by class), or all (1 2 3, the default). Environment: PARSGD (the program, default build/parsgd), DATA (generated data
 # sets, default out/experiments/data), OUT (results, default out/experiments). Each experiment
 # writes OUT/NAME/ (report.md, summary.csv, runs.jsonl, plots); one that is there already is
 # skipped.
@@ -34,9 +35,9 @@ while (($#)); do
   case "$1" in
     --smoke) smoke=1 ;;
     --repeats) repeats=$2; shift ;;
-    1|1sorted|2|3|3mlp|3gossip|4|5|6|7|8) experiments+=("$1") ;;
+    1|1sorted|2|3|3mlp|3gossip|4|5|6|7|8|9) experiments+=("$1") ;;
     all) experiments+=(1 2 3 4) ;;
-    *) echo "usage: $0 [--smoke] [--repeats N] [1|1sorted|2|3|3mlp|3gossip|4|5|6|7|8|all]..." >&2; exit 2 ;;
+    *) echo "usage: $0 [--smoke] [--repeats N] [1|1sorted|2|3|3mlp|3gossip|4|5|6|7|8|9|all]..." >&2; exit 2 ;;
   esac
   shift
 done
@@ -291,6 +292,16 @@ for e in "${experiments[@]}"; do
 }
 JSON
       compare 8-profile --experiment "$DATA/profile.json" --epochs $( ((smoke)) && echo 2 || echo 10 )
+      ;;
+    9)  # The block order against the global shuffle: i.i.d. rows and rows sorted by class.
+      sparse_sets
+      # shellcheck disable=SC2046
+      set -- $(fmnist_args)
+      sorted_sets
+      compare 9-block-sparse --experiment $here/block.json --epochs "$period_epochs" \
+        --train "$DATA/rcv1.train.bin" --test "$DATA/rcv1.test.bin"
+      compare 9-block-sorted --experiment $here/block.json --epochs "$period_epochs" \
+        --train "$DATA/rcv1.sorted.bin" --test "$DATA/rcv1.test.bin"
       ;;
   esac
 done

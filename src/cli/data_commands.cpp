@@ -6,6 +6,7 @@
 #include "commands.hpp"
 #include "distinct_paths.hpp"
 #include "options.hpp"
+#include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/generator.hpp"
 #include "parsgd/data/load.hpp"
 #include "parsgd/exec/executor.hpp"
@@ -74,6 +75,20 @@ int Convert(std::span<const std::string> args) {
   }
   RefuseOverwrites({{"INPUT", input}}, {{"OUTPUT", output}});
   auto executor = MakeTbbExecutor(threads);
+  const DataFormat format = load.format != DataFormat::kAuto ? load.format
+                            : input == "-"                   ? DataFormat::kAuto
+                                                             : DetectDataFormat(input);
+  if (format == DataFormat::kLibsvm && output.ends_with(".bin")) {
+    // LIBSVM text to the cache streams: a few pieces of the text in memory, whatever its size.
+    executor->Execute([&] {
+      const CacheShape shape = ConvertLibsvmToCache(
+          input, {.max_features = load.max_features, .zero_based = load.zero_based}, output);
+      std::printf("%s", fmt::format("{}: {} rows x {} features, {} nonzeros\n", output, shape.rows,
+                                    shape.features, shape.nnz)
+                            .c_str());
+    });
+    return 0;
+  }
   executor->Execute([&] {
     const Dataset data = LoadDataset(input, load);
     SaveDataset(data, output);

@@ -93,12 +93,13 @@ DataPlan PlanDataMemory(const RunArgs& run, int ranks, int threads) {
         "a few blocks at a time (--order is {})",
         NameOf<OrderKind>(kOrderKinds, c.order));
   }
+  const std::string total =
+      held > most.bytes ? fmt::format(", the run's data {:.0f} MiB", held / kMiB) : "";
   throw Error(fmt::format(
-      "{}: its rows need {}{:.0f} MiB in memory{}, and the run's data {:.0f} MiB, more than the "
-      "{:.0f} MiB this process may use (physical memory, its cgroup's limit, its address-space "
-      "limit): {}",
+      "{}: its rows need {}{:.0f} MiB in memory{}{}, more than the {:.0f} MiB this process may "
+      "use (physical memory, its cgroup's limit, its address-space limit): {}",
       most.path, most.cache ? "" : "at least ", most.bytes / kMiB,
-      ranks > 1 ? fmt::format(" (this rank's share of {})", ranks) : "", held / kMiB, usable / kMiB,
+      ranks > 1 ? fmt::format(" (this rank's share of {})", ranks) : "", total, usable / kMiB,
       way));
 }
 

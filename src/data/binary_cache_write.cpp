@@ -52,25 +52,6 @@ uint64_t PayloadChecksum(const Sources& sources, uint64_t file_size) {
   return CombineBlockHashes(hashes);
 }
 
-Header MakeHeader(const Dataset& data, const Layout& layout, uint64_t payload_checksum) {
-  Header h{};  // reserved bytes zero
-  std::memcpy(h.magic, kMagic, sizeof(kMagic));
-  h.version = kVersion;
-  h.header_size = kHeaderSize;
-  h.rows = data.rows();
-  h.features = data.features();
-  h.nnz = data.nnz();
-  h.offsets_at = layout.offsets.at;
-  h.indices_at = layout.indices.at;
-  h.values_at = layout.values.at;
-  h.labels_at = layout.labels.at;
-  h.file_size = layout.file_size;
-  h.payload_checksum = payload_checksum;
-  h.zero_based = static_cast<uint64_t>(data.zero_based());
-  h.header_checksum = HeaderChecksum(h);
-  return h;
-}
-
 // Zero bytes up to `to` (less than one alignment unit).
 void PadTo(AtomicFileWriter& out, uint64_t& position, uint64_t to) {
   static constexpr std::byte kZeros[kAlignment] = {};
@@ -91,7 +72,9 @@ void WriteBinaryCache(const Dataset& data, const std::string& path) {
                            Source{layout->values, data.values().data()},
                            Source{layout->labels, data.labels().data()}};
   AtomicFileWriter out(path);  // fails early if the folder is not writable
-  const Header header = MakeHeader(data, *layout, PayloadChecksum(sources, layout->file_size));
+  const Header header =
+      MakeHeader(data.rows(), data.features(), data.nnz(), static_cast<uint64_t>(data.zero_based()),
+                 *layout, PayloadChecksum(sources, layout->file_size));
   out.Write(&header, sizeof(header));
   uint64_t position = sizeof(header);
   for (const Source& s : sources) {

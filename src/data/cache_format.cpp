@@ -40,4 +40,24 @@ uint64_t HeaderChecksum(const Header& header) {
   return Xxh64(bytes, kHeaderChecksummed, 0);
 }
 
+Header MakeHeader(uint64_t rows, uint64_t features, uint64_t nnz, uint64_t zero_based,
+                  const Layout& layout, uint64_t payload_checksum) {
+  Header h{};  // reserved bytes zero
+  std::memcpy(h.magic, kMagic, sizeof(kMagic));
+  h.version = kVersion;
+  h.header_size = kHeaderSize;
+  h.rows = rows;
+  h.features = features;
+  h.nnz = nnz;
+  h.offsets_at = layout.offsets.at;
+  h.indices_at = layout.indices.at;
+  h.values_at = layout.values.at;
+  h.labels_at = layout.labels.at;
+  h.file_size = layout.file_size;
+  h.payload_checksum = payload_checksum;
+  h.zero_based = zero_based;
+  h.header_checksum = HeaderChecksum(h);
+  return h;
+}
+
 }  // namespace parsgd::cache_internal

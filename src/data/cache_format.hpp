@@ -68,4 +68,9 @@ uint64_t CombineBlockHashes(const std::vector<uint64_t>& block_hashes);
 // header_checksum for `header` (its first 120 bytes).
 uint64_t HeaderChecksum(const Header& header);
 
+// The header of a cache of this shape and layout (reserved bytes zero, both checksums set).
+// `zero_based`: the Dataset's zero_based() as a number (0 kAuto, 1 kYes, 2 kNo).
+Header MakeHeader(uint64_t rows, uint64_t features, uint64_t nnz, uint64_t zero_based,
+                  const Layout& layout, uint64_t payload_checksum);
+
 }  // namespace parsgd::cache_internal

@@ -17,27 +17,11 @@
 namespace parsgd {
 namespace {
 
+using libsvm_internal::CheckMaxFeatures;
 using libsvm_internal::Chunk;
 using libsvm_internal::IndexRules;
 using libsvm_internal::kIndexLimit;
-
-constexpr const char* kZeroNote =
-    "indices are 1-based under zero-based no: read the file with zero-based yes or auto if its "
-    "indices start at 0";
-
-IndexRules RulesFor(const LibsvmOptions& options) {
-  IndexRules rules;
-  rules.zero_based = options.zero_based == ZeroBased::kYes;
-  rules.zero_allowed = options.zero_based != ZeroBased::kNo;
-  rules.max_features = options.max_features;
-  if (options.max_features != 0) {
-    rules.largest = options.max_features - (rules.zero_based ? 1 : 0);
-  } else {
-    rules.largest = kIndexLimit - (rules.zero_based ? 2 : 1);
-  }
-  rules.zero_note = options.zero_based_note.empty() ? kZeroNote : options.zero_based_note;
-  return rules;
-}
+using libsvm_internal::RulesFor;
 
 // The data set of the chunks of LIBSVM text parsed under `options`, over the ranks of `comm`: rank
 // r's chunks are its share of the file's lines, the shares in rank order (one rank: the whole
@@ -90,13 +74,6 @@ Dataset Finish(std::vector<Chunk> chunks, const std::string& name, const LibsvmO
   }
   return data_internal::Assemble(std::move(chunks), features, name, zero_based ? 0 : 1,
                                  zero_based ? ZeroBased::kYes : ZeroBased::kNo, /*empty_ok=*/!solo);
-}
-
-void CheckMaxFeatures(const std::string& name, const LibsvmOptions& options) {
-  if (options.max_features >= kIndexLimit) {
-    throw Error(name + ": the feature count given (--features) " +
-                std::to_string(options.max_features) + " is too large: expected at most 2^32 - 1");
-  }
 }
 
 // ParseLibsvm over the ranks of `comm` (see Finish); with `file`, the mapping `text` lies in (its

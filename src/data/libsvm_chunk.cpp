@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
+
+#include "parsgd/util/error.hpp"
 
 namespace parsgd::libsvm_internal {
 namespace {
@@ -174,6 +177,35 @@ void ParseChunk(std::string_view text, const IndexRules& rules, Chunk* chunk) {
     cx.line = chunk->lines;
     return ParseLine(cx, begin, end);
   });
+}
+
+namespace {
+
+constexpr const char* kZeroNote =
+    "indices are 1-based under zero-based no: read the file with zero-based yes or auto if its "
+    "indices start at 0";
+
+}  // namespace
+
+IndexRules RulesFor(const LibsvmOptions& options) {
+  IndexRules rules;
+  rules.zero_based = options.zero_based == ZeroBased::kYes;
+  rules.zero_allowed = options.zero_based != ZeroBased::kNo;
+  rules.max_features = options.max_features;
+  if (options.max_features != 0) {
+    rules.largest = options.max_features - (rules.zero_based ? 1 : 0);
+  } else {
+    rules.largest = kIndexLimit - (rules.zero_based ? 2 : 1);
+  }
+  rules.zero_note = options.zero_based_note.empty() ? kZeroNote : options.zero_based_note;
+  return rules;
+}
+
+void CheckMaxFeatures(const std::string& name, const LibsvmOptions& options) {
+  if (options.max_features >= kIndexLimit) {
+    throw Error(name + ": the feature count given (--features) " +
+                std::to_string(options.max_features) + " is too large: expected at most 2^32 - 1");
+  }
 }
 
 }  // namespace parsgd::libsvm_internal

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "parsgd/data/libsvm.hpp"
 #include "text_chunks.hpp"
 
 namespace parsgd::libsvm_internal {
@@ -24,6 +25,13 @@ struct IndexRules {
   bool zero_based = false;             // for messages: the indices are zero-based
   std::string zero_note;  // what the error for an index 0 says after "feature index 0: "
 };
+
+// The index rules of `options` (a one-based file's largest index is one more than a zero-based
+// file's).
+IndexRules RulesFor(const LibsvmOptions& options);
+
+// Throws parsgd::Error for a --features too large for 32-bit indices, naming `name`.
+void CheckMaxFeatures(const std::string& name, const LibsvmOptions& options);
 
 // Parses `text` (whole lines; the last may lack '\n') into `chunk`. Stops at the first malformed
 // line and records it in chunk->error.

@@ -40,6 +40,7 @@
 #include <string>
 
 #include "parsgd/data/dataset.hpp"
+#include "parsgd/data/libsvm.hpp"
 
 namespace parsgd {
 
@@ -87,5 +88,14 @@ struct CacheShape {
 };
 // Throws DataError as ReadBinaryCache does for a header it refuses (foreign, truncated, damaged).
 CacheShape ReadBinaryCacheShape(const std::string& path);
+
+// LIBSVM text (`input`: a file, gzip-compressed or not, or "-" for standard input) written to
+// `path` as a binary cache in one pass, holding a few pieces of the text at a time whatever its
+// size: the rows go to unnamed temporary files in the folder of `path` as they are parsed (disk
+// for the cache's size again, until it is written). The cache is the bytes WriteBinaryCache writes
+// for ReadLibsvm's Dataset of the text. Throws as the reader does (the first malformed line by its
+// number; a gzip stream cut short) and leaves nothing at `path` (nor any temporary file).
+CacheShape ConvertLibsvmToCache(const std::string& input, const LibsvmOptions& options,
+                                const std::string& path);
 
 }  // namespace parsgd

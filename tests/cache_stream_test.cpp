@@ -1,0 +1,144 @@
+// The streaming convert (ConvertLibsvmToCache): the cache it writes is, byte for byte, the one the
+// in-memory reader and WriteBinaryCache write, for every index base, chunking, compression and
+// standard input; a malformed line is named by its number and leaves no file, nor any temporary
+// one, and neither does a stream cut short or interrupted.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "data_test_util.hpp"
+#include "parsgd/data/binary_cache.hpp"
+#include "parsgd/data/generator.hpp"
+#include "parsgd/data/libsvm.hpp"
+#include "test_support.hpp"
+
+namespace parsgd {
+namespace {
+
+using testing::Contains;
+
+// The names in `folder`, sorted.
+std::vector<std::string> Names(const std::string& folder) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string InMemory(const std::string& text_path, const LibsvmOptions& options,
+                     const std::string& out) {
+  WriteBinaryCache(ReadLibsvm(text_path, options), out);
+  return testing::ReadFile(out);
+}
+
+TEST(ConvertLibsvmToCache, WritesTheInMemoryCacheByteForByte) {
+  testing::TempDir dir;
+  GeneratorParams g;
+  g.rows = 3000;
+  g.features = 700;
+  g.nnz_per_row = 25;
+  const std::string generated = dir.File("g.svm");
+  WriteLibsvm(GenerateSparse(g), generated);
+  // Zero-based (an index 0), comments, blank lines, an empty row, no final newline, +1 labels.
+  const std::string zero = dir.Write("zero.svm",
+                                     "# a comment\n+1 0:0.5 3:1e-3\n\n-1\n1 2:7 9:-2.25 # tail\n-1 "
+                                     "1:1");
+  const std::string one = dir.Write("one.svm", "1 1:0.5 4:2\r\n0 2:1\n1 3:-1 7:1.5\n");
+  for (const std::string& text : {generated, zero, one}) {
+    for (uint64_t chunk : {uint64_t{0}, uint64_t{64}, uint64_t{1000}}) {
+      for (uint64_t features : {uint64_t{0}, uint64_t{5000}}) {
+        LibsvmOptions options;
+        options.chunk_bytes = chunk;
+        options.max_features = features;
+        const std::string streamed = dir.File("s.bin");
+        const CacheShape shape = ConvertLibsvmToCache(text, options, streamed);
+        const std::string expected = InMemory(text, options, dir.File("m.bin"));
+        ASSERT_TRUE(testing::ReadFile(streamed) == expected)
+            << text << ", chunks of " << chunk << ", features " << features;
+        const Dataset read = ReadBinaryCache(streamed);
+        EXPECT_EQ(shape.rows, read.rows());
+        EXPECT_EQ(shape.nnz, read.nnz());
+        EXPECT_EQ(shape.features, read.features());
+      }
+    }
+  }
+  // Gzip-compressed, and standard input through the command.
+  const std::string text = testing::ReadFile(generated);
+  const std::string gz = dir.File("g.svm.gz");
+  gzFile f = gzopen(gz.c_str(), "wb");
+  gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(f);
+  const std::string expected = InMemory(generated, {}, dir.File("m.bin"));
+  ConvertLibsvmToCache(gz, {}, dir.File("gz.bin"));
+  EXPECT_TRUE(testing::ReadFile(dir.File("gz.bin")) == expected);
+  const auto piped = testing::RunShell("cat " + generated + " | " + PARSGD_CLI_PATH +
+                                       " convert - " + dir.File("in.bin") + " --format libsvm");
+  ASSERT_EQ(piped.status, 0) << piped.output;
+  EXPECT_TRUE(Contains(piped.output, "3000 rows x ")) << piped.output;
+  EXPECT_TRUE(testing::ReadFile(dir.File("in.bin")) == expected);
+}
+
+TEST(ConvertLibsvmToCache, AMalformedLineIsNamedAndLeavesNoFile) {
+  testing::TempDir dir;
+  std::string text;
+  for (int i = 0; i < 500; ++i) text += "1 1:0.5 2:1\n";
+  text += "1 3:0.5 2:1\n";  // line 501: indices not ascending
+  const std::string bad = dir.Write("bad.svm", text);
+  const auto before = Names(dir.path().string());
+  LibsvmOptions options;
+  options.chunk_bytes = 100;
+  std::string expected;
+  try {
+    ReadLibsvm(bad, options);
+  } catch (const DataError& e) {
+    expected = e.what();
+  }
+  ASSERT_TRUE(Contains(expected, ":501:")) << expected;
+  try {
+    ConvertLibsvmToCache(bad, options, dir.File("out.bin"));
+    ADD_FAILURE() << "no error";
+  } catch (const DataError& e) {
+    EXPECT_EQ(std::string(e.what()), expected);
+  }
+  EXPECT_EQ(Names(dir.path().string()), before);  // no cache, no temporary file
+  testing::ExpectError([&] { ConvertLibsvmToCache(dir.Write("e.svm", ""), {}, dir.File("o.bin")); },
+                       {"e.svm: empty file"});
+}
+
+// A gzip stream cut short, and a convert interrupted while it reads standard input: no cache and
+// no temporary file left, exit status non-zero.
+TEST(ConvertLibsvmToCache, AStreamCutShortOrInterruptedLeavesNoFile) {
+  testing::TempDir dir;
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += "1 1:0.5 2:1 7:0.25\n";
+  const std::string gz = dir.File("t.svm.gz");
+  gzFile f = gzopen(gz.c_str(), "wb");
+  gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(f);
+  std::filesystem::resize_file(gz, std::filesystem::file_size(gz) / 2);
+  const auto before = Names(dir.path().string());
+  testing::ExpectError([&] { ConvertLibsvmToCache(gz, {}, dir.File("cut.bin")); },
+                       {"t.svm.gz", "cut short"});
+  EXPECT_EQ(Names(dir.path().string()), before);
+  const std::string out = dir.File("stdin.bin");
+  // Standard input from a FIFO held open (the stream goes on) while the command is stopped.
+  const std::string fifo = dir.File("fifo");
+  const auto r = testing::RunShell(
+      "mkfifo " + fifo + "; " + PARSGD_CLI_PATH + " convert - " + out + " --format libsvm < " +
+      fifo + " & pid=$!; exec 3> " + fifo + "; cat " + dir.Write("part.svm", text) +
+      " >&3; sleep 1; kill -TERM $pid; wait $pid; status=$?; exec 3>&-; rm " + fifo +
+      "; exit $status");
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "interrupted; no output file written")) << r.output;
+  auto names = Names(dir.path().string());
+  EXPECT_EQ(std::count(names.begin(), names.end(), "stdin.bin"), 0);
+  for (const std::string& name : names) EXPECT_FALSE(name.starts_with(".")) << name;
+}
+
+}  // namespace
+}  // namespace parsgd
