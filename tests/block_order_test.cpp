@@ -210,6 +210,34 @@ TEST_F(BlockOrderCli, TrainsFromTheFileAndResumesExactly) {
       << ignored.output;
 }
 
+// Rows sorted by class under the block order: the setup line warns (experiment 9); the same rows
+// in no order do not.
+TEST_F(BlockOrderCli, RowsSortedByClassAreWarnedOf) {
+  const Dataset rows = ReadBinaryCache(cache_);
+  std::vector<uint64_t> order(rows.rows());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint64_t a, uint64_t b) { return rows.label(a) < rows.label(b); });
+  std::vector<testing::Entries> entries;
+  std::vector<float> labels;
+  for (uint64_t r : order) {
+    const SparseRow x = rows.row(r);
+    testing::Entries e;
+    for (uint32_t k = 0; k < x.nnz; ++k) e.push_back({x.index[k], x.value[k]});
+    entries.push_back(e);
+    labels.push_back(rows.label(r));
+  }
+  const std::string sorted = dir_.File("sorted.bin");
+  WriteBinaryCache(testing::MakeDataset(entries, labels, rows.features()), sorted);
+  const char* warning = "warning: the rows come in runs of one class (1 changes of label in 6000";
+  const auto warned = RunCli("train --train " + sorted + " --order block --epochs 1");
+  ASSERT_EQ(warned.status, 0) << warned.output;
+  EXPECT_TRUE(Contains(warned.output, warning)) << warned.output;
+  const auto quiet = RunCli("train --train " + cache_ + " --order block --epochs 1");
+  ASSERT_EQ(quiet.status, 0) << quiet.output;
+  EXPECT_FALSE(Contains(quiet.output, "warning:")) << quiet.output;
+}
+
 // A cache whose header declares 3 GiB of rows, as a sparse file (nothing of it is read), under an
 // address-space limit of 2 GiB: refused before reading, with its numbers and the way through.
 TEST_F(BlockOrderCli, ARunWhoseRowsCannotFitIsRefusedBeforeReadingWithTheWayThrough) {
@@ -250,17 +278,12 @@ TEST_F(BlockOrderCli, ARunWhoseRowsCannotFitIsRefusedBeforeReadingWithTheWayThro
   EXPECT_EQ(held.status, 1) << held.output;
   EXPECT_TRUE(Contains(held.output, "hold the validation rows out in a file of their own"))
       << held.output;
-  // Text: at least 0.3 bytes a byte (here 8 GiB of text).
-  const std::string text = dir_.File("big.svm");
-  {
-    std::ofstream out(text);
-    out << "1 1:1\n";
-  }
-  std::filesystem::resize_file(text, uint64_t{8} << 30);
-  const auto svm = RunShell(limited + "train --train " + text);
+  // A text training file with a test cache too large: the way through starts with a cache.
+  const std::string text = dir_.Write("small.svm", "1 1:1\n0 2:1\n");
+  const auto svm = RunShell(limited + "train --train " + text + " --test " + big);
   EXPECT_EQ(svm.status, 1) << svm.output;
   for (const char* part :
-       {"big.svm: its rows need at least 245", "parsgd convert", "--order block"}) {
+       {"big.bin: its rows need 3", "convert ", "small.svm to a binary cache", "--order block"}) {
     EXPECT_TRUE(Contains(svm.output, part)) << part << "\n" << svm.output;
   }
 }

@@ -15,7 +15,6 @@ namespace parsgd::cli {
 namespace {
 
 constexpr double kMiB = double(uint64_t{1} << 20);
-constexpr double kTextShare = 0.3;  // the fewest bytes a byte of text takes in memory
 
 struct FileNeed {
   std::string path;
@@ -32,10 +31,9 @@ FileNeed Need(const std::string& path, DataFormat format, int ranks) {
   if (read == DataFormat::kBinary) {
     need.cache = true;
     need.bytes = ReadBinaryCacheShape(path).bytes() / static_cast<uint64_t>(ranks);
-  } else if (read != DataFormat::kIdx && !IsGzipFile(path)) {
-    need.bytes = static_cast<uint64_t>(static_cast<double>(std::filesystem::file_size(path)) *
-                                       kTextShare / ranks);
   }
+  // Text: its rows are known only once read (a byte of text may be a stored entry's eighth or,
+  // zeros and comments, nothing), so it is not counted: no run that could fit is refused.
   return need;
 }
 
@@ -76,11 +74,11 @@ DataPlan PlanDataMemory(const RunArgs& run, int ranks, int threads) {
       *std::max_element(needs.begin(), needs.end(),
                         [](const FileNeed& a, const FileNeed& b) { return a.bytes < b.bytes; });
   std::string way;
-  if (!most.cache) {
+  if (!train.cache) {
     way = fmt::format(
-        "convert it to a binary cache (parsgd convert {} CACHE) and train from "
-        "that with --order block, which reads a few blocks of it at a time",
-        most.path);
+        "convert {} to a binary cache (parsgd convert {} CACHE) and train from that with --order "
+        "block, which reads the run's binary caches a few blocks at a time",
+        train.path, train.path);
   } else if (!takes_order) {
     way = c.solver == Solver::kCd
               ? "--solver cd copies every row into columns: use --solver sgd or dual-cd with "
@@ -96,9 +94,9 @@ DataPlan PlanDataMemory(const RunArgs& run, int ranks, int threads) {
   const std::string total =
       held > most.bytes ? fmt::format(", the run's data {:.0f} MiB", held / kMiB) : "";
   throw Error(fmt::format(
-      "{}: its rows need {}{:.0f} MiB in memory{}{}, more than the {:.0f} MiB this process may "
+      "{}: its rows need {:.0f} MiB in memory{}{}, more than the {:.0f} MiB this process may "
       "use (physical memory, its cgroup's limit, its address-space limit): {}",
-      most.path, most.cache ? "" : "at least ", most.bytes / kMiB,
+      most.path, most.bytes / kMiB,
       ranks > 1 ? fmt::format(" (this rank's share of {})", ranks) : "", total, usable / kMiB,
       way));
 }

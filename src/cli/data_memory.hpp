@@ -24,10 +24,9 @@ struct DataPlan {
 uint64_t PageBudgetBytes(int threads, uint64_t block_bytes);
 
 // Plans run's files (--train, --test, --validation) for `ranks` ranks of `threads` threads each.
-// A binary cache's rows are known from its header; a text file's are at least 0.3 bytes a byte of
-// text (an entry takes 8 bytes in memory, and its text "1:0.123456789 " at most about 25); a
-// compressed file or standard input is not counted. Throws parsgd::Error when the rows that would
-// be held in memory need more than UsableMemoryBytes().
+// A binary cache's rows are known from its header; a text file's only once read (not counted: no
+// run that could fit is refused). Throws parsgd::Error when the rows that would be held in memory
+// need more than UsableMemoryBytes(), naming the way through.
 DataPlan PlanDataMemory(const RunArgs& run, int ranks, int threads);
 
 }  // namespace parsgd::cli

@@ -234,8 +234,6 @@ SchemeChoice RankZeroScheme(const TrainConfig& given, const Dataset& train, cons
   return choice;
 }
 
-// The settings each rank resolves alone (`rows`: every rank's together): the optimiser, the memory
-// checks, the scheme, the device, the minibatch, the workers, the period, decay and epochs.
 // --order auto, and the block order's rows a block. `largest_bytes`: the largest share's bytes over
 // the ranks (one decision for every rank); `mapped`: whether any rank's rows are read from their
 // file. The orders apply to the sample-visiting solvers; cd's order is never read (global).
@@ -261,6 +259,9 @@ void ResolveOrder(TrainConfig& config, const Dataset& train, uint64_t largest_by
   }
 }
 
+// The settings each rank resolves alone (`rows`: every rank's together): the optimiser, the memory
+// checks, the scheme, the order, the device, the minibatch, the workers, the period, decay and
+// epochs.
 void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets& targets,
                   Executor& executor, uint64_t rows, int ranks,
                   const std::optional<SchemeChoice>& rank0, uint64_t largest_bytes, bool mapped,

@@ -3,7 +3,8 @@
 // only reads it.
 //
 // Order: the optimiser; the memory check of the model; the scheme (--scheme auto, which may also
-// choose the minibatch: run/scheme_choice.hpp); the offload device; the minibatch; the workers;
+// choose the minibatch: run/scheme_choice.hpp); the sample order (--order auto) and the block
+// order's rows a block; the offload device; the minibatch; the workers;
 // the memory check of the replicas; the period; decay and epochs; then the model's own: for the
 // linear models the per-feature rates, the L2 strength and the step size from the data
 // (model/linear/linear_settings.hpp), for the MLP from the optimiser.

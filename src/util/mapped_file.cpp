@@ -13,6 +13,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "parsgd/util/atomic_file.hpp"
 #include "parsgd/util/error.hpp"
 
 namespace parsgd {
@@ -34,8 +35,10 @@ FaultSlot g_slots[kFaultSlots];
 struct sigaction g_previous_bus {
 }, g_previous_segv{};
 
+// The message, the unfinished outputs' temporary files removed, exit status 1.
 void Say(const char* message, std::size_t length) {
   [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, message, length);
+  RemoveUnfinishedFiles();
   ::_exit(1);
 }
 

@@ -3,10 +3,11 @@
 //
 // A file cut short while mapped makes a read past its new end fault (SIGBUS): the process then
 // ends at once with "parsgd: error: PATH: the file was cut short while it was read" and exit
-// status 1, not a crash; a fault (SIGSEGV, SIGBUS) while a mapped file differs from the one
-// mapped (written in place: garbage read as rows) ends it the same way, naming the file. The
-// handlers are installed with the first mapping; any other fault goes to the handler there was
-// before. A file changed in place while mapped is also told by Changed().
+// status 1, not a crash (the unfinished outputs' temporary files removed); a fault (SIGSEGV,
+// SIGBUS) while a mapped file differs from the one mapped (written in place: garbage read as rows)
+// ends it the same way, naming the file. The handlers are installed with the first mapping; any
+// other fault goes to the handler there was before. A file changed in place while mapped is also
+// told by Changed().
 #pragma once
 
 #include <cstddef>
