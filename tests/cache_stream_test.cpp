@@ -13,6 +13,7 @@
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/generator.hpp"
 #include "parsgd/data/libsvm.hpp"
+#include "parsgd/data/load.hpp"
 #include "test_support.hpp"
 
 namespace parsgd {
@@ -81,6 +82,29 @@ TEST(ConvertLibsvmToCache, WritesTheInMemoryCacheByteForByte) {
   ASSERT_EQ(piped.status, 0) << piped.output;
   EXPECT_TRUE(Contains(piped.output, "3000 rows x ")) << piped.output;
   EXPECT_TRUE(testing::ReadFile(dir.File("in.bin")) == expected);
+}
+
+// A list of files is read as one: the rows in order, zero-based where any file has an index 0;
+// the same bytes as LoadDataset of the list, and through the command.
+TEST(ConvertLibsvmToCache, AListOfFilesIsOneCache) {
+  testing::TempDir dir;
+  const std::string a = dir.Write("a.svm", "1 1:0.5 3:2\n-1 2:1\n");
+  const std::string b = dir.Write("b.svm", "1 0:1 4:0.25\n");
+  const std::string list = a + "," + b;
+  const CacheShape shape = ConvertLibsvmToCache({a, b}, {}, dir.File("s.bin"));
+  EXPECT_EQ(shape.rows, 3u);
+  SaveDataset(LoadDataset(list, {}), dir.File("m.bin"));
+  EXPECT_TRUE(testing::ReadFile(dir.File("s.bin")) == testing::ReadFile(dir.File("m.bin")));
+  const auto r = testing::RunCli("convert " + list + " " + dir.File("c.bin"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(testing::ReadFile(dir.File("c.bin")) == testing::ReadFile(dir.File("m.bin")));
+  // An error names its file and its own line.
+  const std::string bad = dir.Write("bad.svm", "1 1:1\n1 x\n");
+  testing::ExpectError(
+      [&] {
+        ConvertLibsvmToCache({a, bad}, {}, dir.File("e.bin"));
+      },
+      {"bad.svm:2:"});
 }
 
 TEST(ConvertLibsvmToCache, AMalformedLineIsNamedAndLeavesNoFile) {

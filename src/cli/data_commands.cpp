@@ -1,7 +1,10 @@
 // parsgd gen / convert: make and transform data sets.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "distinct_paths.hpp"
@@ -75,14 +78,19 @@ int Convert(std::span<const std::string> args) {
   }
   RefuseOverwrites({{"INPUT", input}}, {{"OUTPUT", output}});
   auto executor = MakeTbbExecutor(threads);
-  const DataFormat format = load.format != DataFormat::kAuto ? load.format
-                            : input == "-"                   ? DataFormat::kAuto
-                                                             : DetectDataFormat(input);
-  if (format == DataFormat::kLibsvm && output.ends_with(".bin")) {
-    // LIBSVM text to the cache streams: a few pieces of the text in memory, whatever its size.
+  // LIBSVM text to the cache streams (a few pieces of text in memory, whatever its size): a file,
+  // a list of files, or standard input with --format libsvm. Other inputs are read whole.
+  std::vector<std::string> inputs = SeveralFiles(input);
+  if (inputs.empty()) inputs = {input};
+  const bool libsvm = std::all_of(inputs.begin(), inputs.end(), [&](const std::string& file) {
+    if (file == "-" && inputs.size() > 1) return false;  // refused in a list, by LoadDataset
+    if (load.format != DataFormat::kAuto) return load.format == DataFormat::kLibsvm;
+    return file != "-" && DetectDataFormat(file) == DataFormat::kLibsvm;
+  });
+  if (libsvm && output.ends_with(".bin")) {
     executor->Execute([&] {
       const CacheShape shape = ConvertLibsvmToCache(
-          input, {.max_features = load.max_features, .zero_based = load.zero_based}, output);
+          inputs, {.max_features = load.max_features, .zero_based = load.zero_based}, output);
       std::printf("%s", fmt::format("{}: {} rows x {} features, {} nonzeros\n", output, shape.rows,
                                     shape.features, shape.nnz)
                             .c_str());

@@ -102,8 +102,14 @@ class Spill {
 // The text's rows as they are parsed: counts, the index base's evidence, the spills.
 class Rows {
  public:
-  Rows(const std::string& folder, std::string name)
-      : name_(std::move(name)), ends_(folder), indices_(folder), values_(folder), labels_(folder) {}
+  explicit Rows(const std::string& folder)
+      : ends_(folder), indices_(folder), values_(folder), labels_(folder) {}
+
+  // The chunks that follow are `name`'s, from its first line.
+  void StartFile(std::string name) {
+    name_ = std::move(name);
+    line_ = 1;
+  }
 
   // A chunk in text order: its first error thrown by line, else its rows spilled; freed after.
   void Take(Chunk& chunk) {
@@ -206,19 +212,12 @@ class Pieces {
   bool first_ = true, end_ = false;
 };
 
-}  // namespace
-
-CacheShape ConvertLibsvmToCache(const std::string& input, const LibsvmOptions& options,
-                                const std::string& path) {
+// One file's text (`input`, kStdin for standard input) into `rows`.
+void StreamFile(const std::string& input, const libsvm_internal::IndexRules& rules,
+                std::size_t step, Rows& rows) {
   const std::string name = input == data_internal::kStdin ? "standard input" : input;
-  libsvm_internal::CheckMaxFeatures(name, options);
-  AtomicFileWriter out(path);  // an unwritable destination fails before any reading
-  std::filesystem::path folder = std::filesystem::path(path).parent_path();
-  if (folder.empty()) folder = ".";
   data_internal::ByteStream in(input);
-  Rows rows(folder.string(), name);
-  const libsvm_internal::IndexRules rules = libsvm_internal::RulesFor(options);
-  const std::size_t step = options.chunk_bytes != 0 ? options.chunk_bytes : std::size_t{2} << 20;
+  rows.StartFile(name);
   // Two batches in memory: one parsed while the next is read. A piece a thread, at most 16 (32 MiB
   // of text a batch, about 100 MiB in all with the parsed chunks: 16 threads parse faster than a
   // disk reads).
@@ -226,7 +225,8 @@ CacheShape ConvertLibsvmToCache(const std::string& input, const LibsvmOptions& o
       static_cast<std::size_t>(std::clamp(tbb::this_task_arena::max_concurrency(), 2, 16));
   Pieces pieces(in, step);
   std::vector<std::string> texts = pieces.Next(batch);
-  bool any = !texts.empty();
+  const bool any = !texts.empty();
+  const uint64_t rows_before = rows.rows();
   while (!texts.empty()) {
     std::vector<Chunk> chunks(texts.size());
     std::vector<std::string> next;
@@ -258,8 +258,32 @@ CacheShape ConvertLibsvmToCache(const std::string& input, const LibsvmOptions& o
                         " bytes: the file is cut short");
   }
   if (!any) throw DataError(name, 0, 0, "empty file: expected rows of 'label index:value ...'");
-  if (rows.rows() == 0)
+  if (rows.rows() == rows_before) {
     throw DataError(name, 0, 0, "no data rows: every line is blank or a comment");
+  }
+}
+
+}  // namespace
+
+CacheShape ConvertLibsvmToCache(const std::string& input, const LibsvmOptions& options,
+                                const std::string& path) {
+  return ConvertLibsvmToCache(std::vector<std::string>{input}, options, path);
+}
+
+CacheShape ConvertLibsvmToCache(const std::vector<std::string>& inputs,
+                                const LibsvmOptions& options, const std::string& path) {
+  if (inputs.empty()) throw Error(path + ": no input to convert");
+  const std::string name = inputs.size() == 1
+                               ? (inputs[0] == data_internal::kStdin ? "standard input" : inputs[0])
+                               : inputs[0] + ",...";
+  libsvm_internal::CheckMaxFeatures(name, options);
+  AtomicFileWriter out(path);  // an unwritable destination fails before any reading
+  std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  if (folder.empty()) folder = ".";
+  Rows rows(folder.string());
+  const libsvm_internal::IndexRules rules = libsvm_internal::RulesFor(options);
+  const std::size_t step = options.chunk_bytes != 0 ? options.chunk_bytes : std::size_t{2} << 20;
+  for (const std::string& input : inputs) StreamFile(input, rules, step, rows);
   // The index base, as the in-memory reader decides it (libsvm.cpp).
   const bool zero_based = options.zero_based == ZeroBased::kYes || rows.has_zero();
   LibsvmOptions as_zero_based = options;

@@ -39,12 +39,6 @@ bool IsCommaPair(const std::string& path) {
   return parts.size() == 2 && (!fs::is_regular_file(parts[0]) || HasIdxMagic(parts[0]));
 }
 
-// Several data files given as one comma-separated list (not an IDX pair).
-std::vector<std::string> SeveralFiles(const std::string& path) {
-  if (IsCommaPair(path)) return {};
-  return CommaParts(path);
-}
-
 // The images and labels files of `path`; with `labels_optional`, a labels file not found is "".
 std::pair<std::string, std::string> IdxPaths(const std::string& path, bool labels_optional) {
   if (IsCommaPair(path)) {
@@ -395,6 +389,11 @@ Dataset LoadSeveral(const std::vector<std::string>& files, const std::string& na
 }
 
 }  // namespace
+
+std::vector<std::string> SeveralFiles(const std::string& path) {
+  if (IsCommaPair(path)) return {};
+  return CommaParts(path);
+}
 
 bool IsSeveralFiles(const std::string& path) { return !SeveralFiles(path).empty(); }
 

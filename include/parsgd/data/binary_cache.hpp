@@ -38,6 +38,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/data/libsvm.hpp"
@@ -97,5 +98,10 @@ CacheShape ReadBinaryCacheShape(const std::string& path);
 // number; a gzip stream cut short) and leaves nothing at `path` (nor any temporary file).
 CacheShape ConvertLibsvmToCache(const std::string& input, const LibsvmOptions& options,
                                 const std::string& path);
+// The same for several LIBSVM files read as one (LoadDataset's comma-separated list): their rows
+// in order, one index base for all (zero-based where any has an index 0); an error names its file
+// and line.
+CacheShape ConvertLibsvmToCache(const std::vector<std::string>& inputs,
+                                const LibsvmOptions& options, const std::string& path);
 
 }  // namespace parsgd

@@ -112,6 +112,8 @@ DataFormat FormatRead(const std::string& path, DataFormat given, const Dataset& 
 // Whether `path` is a comma-separated list of data files (not an IDX pair IMAGES,LABELS, not the
 // name of a file).
 bool IsSeveralFiles(const std::string& path);
+// The files of such a list, in order; empty where `path` is not one.
+std::vector<std::string> SeveralFiles(const std::string& path);
 
 // Whether the file at `path` is gzip-compressed (false for "-" and an unreadable path).
 bool IsGzipFile(const std::string& path);
