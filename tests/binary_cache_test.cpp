@@ -21,6 +21,7 @@ namespace {
 
 using testing::ExpectError;
 using testing::ExpectSameData;
+using testing::WithDeclaredShape;
 
 // Field offsets as documented in binary_cache.hpp.
 constexpr std::size_t kVersionAt = 8;
@@ -173,29 +174,6 @@ TEST_F(BinaryCacheDamage, OtherVersionsAreRefused) {
   std::string bad = good_;
   bad[kVersionAt] = 2;
   ExpectRefused(bad, "unsupported binary cache version 2: this build reads version 1");
-}
-
-// A copy of `good` whose header declares `rows`, `features` and `nnz`, with the section offsets
-// and file size of that canonical layout (where it exists) and a valid header checksum: only the
-// file's real size can tell.
-std::string WithDeclaredShape(const std::string& good, uint64_t rows, uint64_t features,
-                              uint64_t nnz) {
-  cache_internal::Header h;
-  std::memcpy(&h, good.data(), sizeof(h));
-  h.rows = rows;
-  h.features = features;
-  h.nnz = nnz;
-  if (const auto layout = cache_internal::CanonicalLayout(rows, nnz)) {
-    h.offsets_at = layout->offsets.at;
-    h.indices_at = layout->indices.at;
-    h.values_at = layout->values.at;
-    h.labels_at = layout->labels.at;
-    h.file_size = layout->file_size;
-  }
-  h.header_checksum = cache_internal::HeaderChecksum(h);
-  std::string bad = good;
-  std::memcpy(bad.data(), &h, sizeof(h));
-  return bad;
 }
 
 // Headers that pass every header check but declare sizes no file of this size (or any file) can

@@ -1,7 +1,7 @@
 // The block order and what reads a binary cache larger than memory: the order visits every row
 // exactly once an epoch for any block size, worker count and seed, is a pure function of them (so
-// a resumed run takes the epochs it would have), and reads a block at a time; a PageBudget keeps
-// the pages of a mapped file near its budget with the bytes read unchanged; the CLI refuses, before
+// a resumed run takes the epochs it would have), and reads a block at a time; a paged view reads
+// the rows the file holds (its budget: mapped_file_test.cpp); the CLI refuses, before
 // reading, a run whose rows cannot fit (with the numbers and the way through), trains with the
 // block order from the file, resumes it exactly, and ends with an error when the file changes or
 // is cut short under it.
@@ -16,12 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "data/cache_format.hpp"  // internal: forges a header for a sparse file
+#include "data_test_util.hpp"
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/order/sample_order.hpp"
 #include "parsgd/util/mapped_file.hpp"
-#include "parsgd/util/page_budget.hpp"
 #include "test_support.hpp"
 
 namespace parsgd {
@@ -120,35 +119,6 @@ TEST(BlockOrder, BlocksAreSizedInBytesAndAutoTakesThemForLargeMappedSets) {
   EXPECT_EQ(ChooseOrder(OrderKind::kLocal, 600, true, 1000, nullptr), OrderKind::kLocal);
 }
 
-uint64_t Sum(const MappedFile& file) {
-  uint64_t sum = 0;
-  for (std::byte b : file.bytes()) sum += static_cast<uint8_t>(b);
-  return sum;
-}
-
-// Read a MiB at a time, with a look after each (the watcher is told to wait an hour), the file's
-// pages held never pass the budget by more than the MiB read since the last look.
-TEST(PageBudget, KeepsTheMappedPagesNearItsBudgetAndTheBytesTheSame) {
-  testing::TempDir dir;
-  std::string text(32 << 20, '\0');
-  for (std::size_t i = 0; i < text.size(); ++i) text[i] = static_cast<char>(i * 13 + i / 4096);
-  const auto file = MappedFile::Open(dir.Write("data", text));
-  const uint64_t expected = Sum(*file);
-  file->Release(file->chars(), file->size());
-  const uint64_t budget = 4 << 20;
-  PageBudget pages({file}, budget, 3600 * 1000);
-  const uint64_t start = ResidentFileBytes();
-  uint64_t sum = 0, most = 0;
-  for (std::size_t at = 0; at < file->size(); at += 1 << 20) {
-    for (std::size_t i = at; i < at + (1 << 20); ++i) sum += static_cast<uint8_t>(file->bytes()[i]);
-    pages.Check();
-    most = std::max(most, ResidentFileBytes() - std::min(start, ResidentFileBytes()));
-  }
-  EXPECT_EQ(sum, expected);
-  EXPECT_LE(most, budget + (1 << 20));
-  EXPECT_GE(pages.releases(), 32u / 4);
-}
-
 TEST(PagedView, ReadsTheSameRowsFromTheFile) {
   testing::TempDir dir;
   const Dataset made = testing::MakeProblem(5000, 300, 20, 2, 0.0, 4);
@@ -244,24 +214,15 @@ TEST_F(BlockOrderCli, ARunWhoseRowsCannotFitIsRefusedBeforeReadingWithTheWayThro
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   GTEST_SKIP() << "a sanitizer's shadow memory takes more address space than the limit set here";
 #endif
-  std::string good = testing::ReadFile(cache_);
-  cache_internal::Header h;
-  std::memcpy(&h, good.data(), sizeof(h));
-  h.rows = uint64_t{1} << 20;
-  h.nnz = (uint64_t{3} << 30) / 8;
-  const auto layout = cache_internal::CanonicalLayout(h.rows, h.nnz);
-  h.offsets_at = layout->offsets.at;
-  h.indices_at = layout->indices.at;
-  h.values_at = layout->values.at;
-  h.labels_at = layout->labels.at;
-  h.file_size = layout->file_size;
-  h.header_checksum = cache_internal::HeaderChecksum(h);
+  const uint64_t rows = uint64_t{1} << 20, nnz = (uint64_t{3} << 30) / 8;
   const std::string big = dir_.File("big.bin");
   {
-    std::ofstream out(big, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(&h), sizeof(h));
+    const std::string header =
+        testing::WithDeclaredShape(testing::ReadFile(cache_), rows, 400, nnz).substr(0, 128);
+    std::ofstream(big, std::ios::binary) << header;
   }
-  std::filesystem::resize_file(big, h.file_size);  // sparse: no disk taken
+  std::filesystem::resize_file(big,
+                               cache_internal::CanonicalLayout(rows, nnz)->file_size);  // sparse
   const std::string limited = "ulimit -v 2097152 && " + std::string(PARSGD_CLI_PATH) + " ";
   const auto global = RunShell(limited + "train --train " + big + " --order global");
   EXPECT_EQ(global.status, 1) << global.output;

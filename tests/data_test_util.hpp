@@ -7,10 +7,34 @@
 #include <functional>
 #include <string>
 
+#include "data/cache_format.hpp"  // internal: forges cache headers with valid checksums
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/util/error.hpp"
 
 namespace parsgd::testing {
+
+// A copy of `good` whose header declares `rows`, `features` and `nnz`, with the section offsets
+// and file size of that canonical layout (where it exists) and a valid header checksum: only the
+// file's real size can tell.
+inline std::string WithDeclaredShape(const std::string& good, uint64_t rows, uint64_t features,
+                                     uint64_t nnz) {
+  cache_internal::Header h;
+  std::memcpy(&h, good.data(), sizeof(h));
+  h.rows = rows;
+  h.features = features;
+  h.nnz = nnz;
+  if (const auto layout = cache_internal::CanonicalLayout(rows, nnz)) {
+    h.offsets_at = layout->offsets.at;
+    h.indices_at = layout->indices.at;
+    h.values_at = layout->values.at;
+    h.labels_at = layout->labels.at;
+    h.file_size = layout->file_size;
+  }
+  h.header_checksum = cache_internal::HeaderChecksum(h);
+  std::string bad = good;
+  std::memcpy(bad.data(), &h, sizeof(h));
+  return bad;
+}
 
 template <class T>
 bool SameBytes(const SharedArray<T>& a, const SharedArray<T>& b) {

@@ -1,7 +1,7 @@
 // Reading data holds it once: MappedFile::Release gives a mapping's pages back (and the bytes read
-// the same after), and nothing else's; ResidentCopy of a binary cache gives its mapping's pages
-// back as it copies; the text readers give their text's pages back as they parse, with the same
-// rows.
+// the same after), and nothing else's; a PageBudget keeps a mapping's pages near its budget;
+// ResidentCopy of a binary cache gives its mapping's pages back as it copies; the text readers give
+// their text's pages back as they parse, with the same rows.
 #include "parsgd/util/mapped_file.hpp"
 
 #include <gtest/gtest.h>
@@ -14,6 +14,7 @@
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/data/libsvm.hpp"
+#include "parsgd/util/page_budget.hpp"
 #include "test_support.hpp"
 
 namespace parsgd {
@@ -60,6 +61,29 @@ TEST(MappedFile, ReleaseGivesThePagesBackAndTheBytesReadTheSame) {
   // Part of a page is kept: only the whole pages inside the range go.
   file->Release(file->chars() + 1, 100);
   EXPECT_EQ(Sum(*file), sum);
+}
+
+// Read a MiB at a time, with a look after each (the watcher is told to wait an hour), the file's
+// pages held never pass the budget by more than the MiB read since the last look.
+TEST(PageBudget, KeepsTheMappedPagesNearItsBudgetAndTheBytesTheSame) {
+  testing::TempDir dir;
+  std::string text(32 << 20, '\0');
+  for (std::size_t i = 0; i < text.size(); ++i) text[i] = static_cast<char>(i * 13 + i / 4096);
+  const auto file = MappedFile::Open(dir.Write("data", text));
+  const uint64_t expected = Sum(*file);
+  file->Release(file->chars(), file->size());
+  const uint64_t budget = 4 << 20;
+  PageBudget pages({file}, budget, 3600 * 1000);
+  const uint64_t start = ResidentFileBytes();
+  uint64_t sum = 0, most = 0;
+  for (std::size_t at = 0; at < file->size(); at += 1 << 20) {
+    for (std::size_t i = at; i < at + (1 << 20); ++i) sum += static_cast<uint8_t>(file->bytes()[i]);
+    pages.Check();
+    most = std::max(most, ResidentFileBytes() - std::min(start, ResidentFileBytes()));
+  }
+  EXPECT_EQ(sum, expected);
+  EXPECT_LE(most, budget + (1 << 20));
+  EXPECT_GE(pages.releases(), 32u / 4);
 }
 
 TEST(MappedFile, ReleaseLeavesMemoryOutsideTheMappingAlone) {

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/util/atomic_file.hpp"
 #include "parsgd/util/error.hpp"
+#include "text_chunks.hpp"
 
 namespace parsgd {
 namespace {
@@ -174,43 +176,16 @@ class Rows {
   Spill ends_, indices_, values_, labels_;
 };
 
-// Reads the text of `in` in pieces of whole lines of about `step` bytes, up to `count` of them.
-class Pieces {
- public:
-  Pieces(data_internal::ByteStream& in, std::size_t step) : in_(in), step_(step) {}
-
-  std::vector<std::string> Next(std::size_t count) {
-    std::vector<std::string> out;
-    while (!end_ && out.size() < count) {
-      std::string piece = std::move(carry_);
-      carry_.clear();
-      const std::size_t at = piece.size();
-      piece.resize(at + step_);
-      const std::size_t n = in_.Read(piece.data() + at, step_);
-      piece.resize(at + n);
-      if (first_ && piece.starts_with("\xEF\xBB\xBF")) piece.erase(0, 3);
-      first_ = false;
-      end_ = n < step_;
-      if (!end_) {
-        const std::size_t newline = piece.rfind('\n');
-        if (newline == std::string::npos) {  // a line longer than a step: read on
-          carry_ = std::move(piece);
-          continue;
-        }
-        carry_.assign(piece, newline + 1);
-        piece.resize(newline + 1);
-      }
-      if (!piece.empty()) out.push_back(std::move(piece));
-    }
-    return out;
+// Up to `count` pieces of whole lines from `pieces`.
+std::vector<std::string> NextPieces(data_internal::LinePieces& pieces, std::size_t count) {
+  std::vector<std::string> out;
+  while (out.size() < count) {
+    std::optional<std::string> piece = pieces.Next();
+    if (!piece) break;
+    out.push_back(std::move(*piece));
   }
-
- private:
-  data_internal::ByteStream& in_;
-  std::size_t step_;
-  std::string carry_;
-  bool first_ = true, end_ = false;
-};
+  return out;
+}
 
 // One file's text (`input`, kStdin for standard input) into `rows`.
 void StreamFile(const std::string& input, const libsvm_internal::IndexRules& rules,
@@ -223,8 +198,8 @@ void StreamFile(const std::string& input, const libsvm_internal::IndexRules& rul
   // disk reads).
   const auto batch =
       static_cast<std::size_t>(std::clamp(tbb::this_task_arena::max_concurrency(), 2, 16));
-  Pieces pieces(in, step);
-  std::vector<std::string> texts = pieces.Next(batch);
+  data_internal::LinePieces pieces(in, step);
+  std::vector<std::string> texts = NextPieces(pieces, batch);
   const bool any = !texts.empty();
   const uint64_t rows_before = rows.rows();
   while (!texts.empty()) {
@@ -238,7 +213,7 @@ void StreamFile(const std::string& input, const libsvm_internal::IndexRules& rul
       });
     });
     try {
-      next = pieces.Next(batch);
+      next = NextPieces(pieces, batch);
     } catch (...) {
       parsing.wait();
       throw;

@@ -73,6 +73,31 @@ std::vector<Chunk> ParseChunks(std::string_view text, uint64_t chunk_bytes,
   return chunks;
 }
 
+std::optional<std::string> LinePieces::Next() {
+  while (!end_) {
+    std::string piece = std::move(carry_);
+    carry_.clear();
+    const std::size_t at = piece.size();
+    piece.resize(at + step_);
+    const std::size_t n = in_.Read(piece.data() + at, step_);
+    piece.resize(at + n);
+    if (first_ && piece.starts_with("\xEF\xBB\xBF")) piece.erase(0, 3);
+    first_ = false;
+    end_ = n < step_;
+    if (!end_) {
+      const std::size_t newline = piece.rfind('\n');
+      if (newline == std::string::npos) {  // a line longer than a step: read on
+        carry_ = std::move(piece);
+        continue;
+      }
+      carry_.assign(piece, newline + 1);
+      piece.resize(newline + 1);
+    }
+    if (!piece.empty()) return piece;
+  }
+  return std::nullopt;
+}
+
 std::vector<Chunk> ParseStream(ByteStream& in, const std::string& name, uint64_t chunk_bytes,
                                const std::function<void(std::string_view, Chunk*)>& parse,
                                std::string head) {
@@ -81,35 +106,14 @@ std::vector<Chunk> ParseStream(ByteStream& in, const std::string& name, uint64_t
   std::deque<std::string> pieces;  // each piece's text, freed once parsed
   tbb::task_group group;
   try {
-    std::string carry = std::move(head);  // the start of a line the last read cut
-    for (bool first = true;;) {
-      std::string piece = std::move(carry);
-      carry.clear();
-      const std::size_t at = piece.size();
-      piece.resize(at + step);
-      const std::size_t n = in.Read(piece.data() + at, step);
-      piece.resize(at + n);
-      if (first && piece.starts_with("\xEF\xBB\xBF")) piece.erase(0, 3);
-      first = false;
-      const bool end = n < step;
-      if (!end) {
-        const std::size_t newline = piece.rfind('\n');
-        if (newline == std::string::npos) {  // a line longer than a step: read on
-          carry = std::move(piece);
-          continue;
-        }
-        carry.assign(piece, newline + 1);
-        piece.resize(newline + 1);
-      }
-      if (!piece.empty()) {
-        Chunk* chunk = &chunks.emplace_back();
-        std::string* text = &pieces.emplace_back(std::move(piece));
-        group.run([chunk, text, &parse] {
-          parse(*text, chunk);
-          std::string().swap(*text);
-        });
-      }
-      if (end) break;
+    LinePieces reader(in, step, std::move(head));
+    while (std::optional<std::string> piece = reader.Next()) {
+      Chunk* chunk = &chunks.emplace_back();
+      std::string* text = &pieces.emplace_back(std::move(*piece));
+      group.run([chunk, text, &parse] {
+        parse(*text, chunk);
+        std::string().swap(*text);
+      });
     }
   } catch (...) {
     group.wait();

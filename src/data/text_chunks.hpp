@@ -80,6 +80,23 @@ std::vector<Chunk> ParseChunks(std::string_view text, uint64_t chunk_bytes,
 
 class ByteStream;
 
+// The text `in` delivers in pieces of whole lines of about `step` bytes (a line longer than a step
+// is one piece), a UTF-8 byte order mark at its start skipped. `head`: the text's start, already
+// read from `in`.
+class LinePieces {
+ public:
+  LinePieces(ByteStream& in, std::size_t step, std::string head = {})
+      : in_(in), step_(step), carry_(std::move(head)) {}
+  // The next piece; nullopt at the end of the text (the pieces hold at least a byte each).
+  std::optional<std::string> Next();
+
+ private:
+  ByteStream& in_;
+  std::size_t step_;
+  std::string carry_;  // the start of a line the last read cut
+  bool first_ = true, end_ = false;
+};
+
 // ParseChunks of the text `in` delivers, as it is read (inflated): this thread reads pieces of whole
 // lines of about `chunk_bytes` (0: 2 MiB) and hands each to parse() on the other threads of the
 // caller's oneTBB arena while it reads on (reading overlapped with parsing), freeing each piece's
