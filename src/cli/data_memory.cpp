@@ -53,15 +53,15 @@ DataPlan PlanDataMemory(const RunArgs& run, int ranks, int threads) {
   const uint64_t usable = UsableMemoryBytes();
   const FileNeed& train = needs[0];
   const bool takes_order = c.solver != Solver::kCd && c.backend == Backend::kCpu;
+  const bool paged = train.cache && takes_order &&
+                     ChooseOrder(c.order, train.bytes, true, usable, nullptr) == OrderKind::kBlock;
   DataPlan plan;
-  plan.paged = train.cache && takes_order &&
-               ChooseOrder(c.order, train.bytes, true, usable, nullptr) == OrderKind::kBlock;
-  if (plan.paged) plan.budget = PageBudgetBytes(threads, c.block_size);
-  uint64_t held = plan.paged ? plan.budget : 0;
+  if (paged) plan.budget = PageBudgetBytes(threads, c.block_size);
+  uint64_t held = plan.budget;
   for (const FileNeed& need : needs) {
-    if (!(plan.paged && need.cache)) held += need.bytes;
+    if (!(paged && need.cache)) held += need.bytes;
   }
-  if (plan.paged && c.validation_fraction > 0) {
+  if (paged && c.validation_fraction > 0) {
     throw Error(fmt::format(
         "{}: --order {} reads its {:.0f} MiB of rows from the file a few blocks at a time, and "
         "--validation-fraction would copy them into memory: hold the validation rows out in a "

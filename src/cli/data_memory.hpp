@@ -13,9 +13,8 @@
 namespace parsgd::cli {
 
 struct DataPlan {
-  // The run's binary caches are read from their files under a page budget of `budget` bytes
-  // (PagedView), not copied into memory: the training data takes the block order.
-  bool paged = false;
+  // Above 0: the run's binary caches are read from their files under a page budget of this many
+  // bytes (PagedView), not copied into memory: the training data takes the block order.
   uint64_t budget = 0;
 };
 

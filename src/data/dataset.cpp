@@ -92,9 +92,7 @@ Dataset ResidentCopy(const Dataset& data) {
 }
 
 uint64_t ResidentBytes(const Dataset& data) {
-  return data.offsets().size() * sizeof(uint64_t) +
-         data.nnz() * (sizeof(uint32_t) + sizeof(float)) +
-         (data.labels().size() + data.weights().size()) * sizeof(float);
+  return RowsBytes(data.rows(), data.nnz()) + data.weights().size() * sizeof(float);
 }
 
 Dataset PagedView(const Dataset& data, uint64_t budget_bytes) {

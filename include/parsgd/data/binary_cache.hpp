@@ -84,8 +84,8 @@ struct CacheShape {
   uint64_t rows = 0;
   uint64_t nnz = 0;
   uint64_t features = 0;
-  // The bytes its rows take in memory (offsets, entries, labels): Dataset's ResidentBytes.
-  uint64_t bytes() const { return (rows + 1) * 8 + nnz * 8 + rows * 4; }
+  // The bytes its rows take in memory (data/dataset.hpp).
+  uint64_t bytes() const { return RowsBytes(rows, nnz); }
 };
 // Throws DataError as ReadBinaryCache does for a header it refuses (foreign, truncated, damaged).
 CacheShape ReadBinaryCacheShape(const std::string& path);

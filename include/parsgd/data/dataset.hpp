@@ -129,7 +129,13 @@ class Dataset {
 // it is (its arrays shared, not copied).
 Dataset ResidentCopy(const Dataset& data);
 
-// The bytes the rows of `data` take in memory: offsets, entries, labels and weights.
+// The bytes `rows` rows of `nnz` stored entries take in memory: row offsets, entries, labels.
+inline uint64_t RowsBytes(uint64_t rows, uint64_t nnz) {
+  return (rows + 1) * sizeof(uint64_t) + nnz * (sizeof(uint32_t) + sizeof(float)) +
+         rows * sizeof(float);
+}
+
+// The bytes the rows of `data` take in memory: RowsBytes and the rows' weights.
 uint64_t ResidentBytes(const Dataset& data);
 
 // `data` read from its memory-mapped file under a PageBudget (util/page_budget.hpp) of
