@@ -35,6 +35,12 @@ uint64_t Field(const std::string& bytes, std::size_t at) {
   return v;
 }
 
+SharedArray<float> Floats(const std::vector<float>& v) {
+  AlignedArray<float> out(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) out[i] = v[i];
+  return SharedArray<float>(std::move(out));
+}
+
 Dataset Small() {
   return testing::MakeDataset({{{0, 0.5f}, {3, -1.f}}, {}, {{1, 2.f}, {2, 1e-30f}, {4, 7.f}}},
                               {1.f, -1.f, 3.f}, 5);
@@ -115,6 +121,38 @@ TEST(BinaryCache, RecordsTheIndexBaseOfItsLibsvmSource) {
   ExpectSameData(z, ReadBinaryCache(dir.File("o.bin")));  // the same resolved feature ids
 }
 
+// What text says beyond its rows stays with them: class names, row weights, the hashing of words,
+// and the label set's size in the header (0 past 65,536 distinct labels).
+TEST(BinaryCache, KeepsClassNamesWeightsHashingAndTheLabelSet) {
+  testing::TempDir dir;
+  Dataset::Parts parts = Small().parts();
+  parts.labels = Floats({2.f, 0.f, 1.f});
+  parts.class_names = {"cat", "dog", "fish"};
+  parts.weights = Floats({1.f, 0.5f, 3.f});
+  parts.hashing = TextHashing{.bits = 10, .format = HashedText::kFasttext};
+  const Dataset named(std::move(parts));
+  WriteBinaryCache(named, dir.File("n.bin"));
+  const Dataset read = ReadBinaryCache(dir.File("n.bin"));
+  ExpectSameData(read, named);
+  EXPECT_EQ(read.class_names(), named.class_names());
+  EXPECT_TRUE(testing::SameBytes(read.weights(), named.weights()));
+  ASSERT_TRUE(read.hashing().has_value());
+  EXPECT_EQ(read.hashing()->format, HashedText::kFasttext);
+  EXPECT_EQ(read.hashing()->bits, 10u);
+  EXPECT_EQ(ReadBinaryCacheShape(dir.File("n.bin")).classes, 3u);
+  WriteBinaryCache(Small(), dir.File("s.bin"));
+  const Dataset small = ReadBinaryCache(dir.File("s.bin"));
+  EXPECT_TRUE(small.class_names().empty());
+  EXPECT_TRUE(small.weights().empty());
+  EXPECT_FALSE(small.hashing().has_value());
+  EXPECT_EQ(ReadBinaryCacheShape(dir.File("s.bin")).classes, 3u);  // 1, -1 and 3
+  std::vector<testing::Entries> rows(70000);
+  std::vector<float> labels(rows.size());
+  for (std::size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<float>(i) * 0.5f;
+  WriteBinaryCache(testing::MakeDataset(rows, labels, 1), dir.File("r.bin"));
+  EXPECT_EQ(ReadBinaryCacheShape(dir.File("r.bin")).classes, 0u);  // a real-valued target
+}
+
 TEST(BinaryCache, RecognisesItsMagic) {
   testing::TempDir dir;
   WriteBinaryCache(Small(), dir.File("d.bin"));
@@ -171,9 +209,47 @@ TEST_F(BinaryCacheDamage, TrailingBytesAreRefused) {
 }
 
 TEST_F(BinaryCacheDamage, OtherVersionsAreRefused) {
+  for (char version : {0, 3}) {
+    std::string bad = good_;
+    bad[kVersionAt] = version;
+    ExpectRefused(bad, "unsupported binary cache version " + std::to_string(version) +
+                           ": this build reads versions 1 to 2");
+  }
+}
+
+// A version 1 cache (no weights, record or label set; those header bytes zero) reads as the same
+// rows; with those bytes not zero it is invalid.
+TEST_F(BinaryCacheDamage, VersionOneFilesStillRead) {
+  cache_internal::Header h;
+  std::memcpy(&h, good_.data(), sizeof(h));
+  ASSERT_EQ(h.version, 2u);
+  ASSERT_EQ(h.classes, 2u);  // the generator's -1 and +1
+  h.version = 1;
+  h.classes = 0;
+  h.header_checksum = cache_internal::HeaderChecksum(h);
+  std::string v1 = good_;
+  std::memcpy(v1.data(), &h, sizeof(h));
+  ExpectSameData(ReadBinaryCache(dir_.Write("v1.bin", v1)), Generated());
+  EXPECT_EQ(ReadBinaryCacheShape(dir_.File("v1.bin")).classes, 0u);  // not recorded
+  h.classes = 2;
+  h.header_checksum = cache_internal::HeaderChecksum(h);
+  std::memcpy(v1.data(), &h, sizeof(h));
+  ExpectRefused(v1, "invalid: version 1's reserved bytes 96-119 are not zero");
+}
+
+TEST_F(BinaryCacheDamage, UnknownFlagsAndTooManyClassesAreInvalid) {
+  cache_internal::Header h;
+  std::memcpy(&h, good_.data(), sizeof(h));
+  h.flags = 4;
+  h.header_checksum = cache_internal::HeaderChecksum(h);
   std::string bad = good_;
-  bad[kVersionAt] = 2;
-  ExpectRefused(bad, "unsupported binary cache version 2: this build reads version 1");
+  std::memcpy(bad.data(), &h, sizeof(h));
+  ExpectRefused(bad, "invalid: unknown flags 0x4");
+  h.flags = 0;
+  h.classes = 70000;
+  h.header_checksum = cache_internal::HeaderChecksum(h);
+  std::memcpy(bad.data(), &h, sizeof(h));
+  ExpectRefused(bad, "invalid: 70000 classes, more than 65536");
 }
 
 // Headers that pass every header check but declare sizes no file of this size (or any file) can
@@ -229,6 +305,26 @@ TEST(BinaryCacheInvalid, StructurallyBadContentIsRefused) {
       {testing::MakeDataset({{{0, 1.f}}, {}}, {1, -inf}, 5), "invalid: row 1: label -inf"},
   };
   for (const Case& c : cases) {
+    SCOPED_TRACE(c.fragment);
+    WriteBinaryCache(c.data, dir.File("x.bin"));
+    ExpectError([&] { ReadBinaryCache(dir.File("x.bin")); }, {dir.File("x.bin"), c.fragment});
+  }
+  // Class names: each label one of them, the names ascending; a weight finite and not negative.
+  const auto with = [](std::vector<float> labels, std::vector<std::string> names,
+                       std::vector<float> weights) {
+    std::vector<testing::Entries> rows(labels.size());
+    Dataset::Parts parts = testing::MakeDataset(rows, labels, 2).parts();
+    parts.class_names = std::move(names);
+    if (!weights.empty()) parts.weights = Floats(weights);
+    return Dataset(std::move(parts));
+  };
+  const Case named[] = {
+      {with({0, 2}, {"a", "b"}, {}), "invalid: row 1: label 2 is not a class of the 2 named"},
+      {with({0, 0.5f}, {"a", "b"}, {}), "invalid: row 1: label 0.5 is not a class"},
+      {with({0, 1}, {}, {1, -1}), "invalid: row 1: weight -1 is not a finite number >= 0"},
+      {with({0, 1}, {}, {nan, 1}), "invalid: row 0: weight nan"},
+  };
+  for (const Case& c : named) {
     SCOPED_TRACE(c.fragment);
     WriteBinaryCache(c.data, dir.File("x.bin"));
     ExpectError([&] { ReadBinaryCache(dir.File("x.bin")); }, {dir.File("x.bin"), c.fragment});

@@ -249,6 +249,30 @@ TEST_F(BlockOrderCli, ARunWhoseRowsCannotFitIsRefusedBeforeReadingWithTheWayThro
   }
 }
 
+// The cache's header gives the model's size too (its features and label set): a model that cannot
+// fit is refused before reading, naming the way (fewer hash bits); a smaller one trains.
+TEST_F(BlockOrderCli, AModelThatCannotFitIsRefusedFromTheCacheHeader) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "a sanitizer's shadow memory takes more address space than the limit set here";
+#endif
+  const std::string text =
+      dir_.Write("t.txt", "__label__a one two\n__label__b three\n__label__c four five\n");
+  const std::string limited = "ulimit -v 2097152 && " + std::string(PARSGD_CLI_PATH) + " ";
+  ASSERT_EQ(RunCli("convert " + text + " " + dir_.File("wide.bin") + " --hash-bits 28").status, 0);
+  const auto wide =
+      RunShell(limited + "train --train " + dir_.File("wide.bin") + " --model softmax");
+  EXPECT_EQ(wide.status, 1) << wide.output;
+  for (const char* part :
+       {"wide.bin: the model of its 268435456 features needs 3072 MiB", "a smaller --hash-bits"}) {
+    EXPECT_TRUE(Contains(wide.output, part)) << part << "\n" << wide.output;
+  }
+  ASSERT_EQ(RunCli("convert " + text + " " + dir_.File("narrow.bin") + " --hash-bits 16").status,
+            0);
+  const auto narrow = RunShell(limited + "train --train " + dir_.File("narrow.bin") +
+                               " --model softmax --epochs 1");
+  EXPECT_EQ(narrow.status, 0) << narrow.output;
+}
+
 // The file cut short, or written in place, while the run reads it: an error naming it, exit 1.
 TEST_F(BlockOrderCli, AFileChangedOrCutShortUnderTheRunIsAnErrorNotGarbage) {
   const std::string copy = dir_.File("copy.bin");

@@ -1,6 +1,7 @@
-// The streaming convert (ConvertLibsvmToCache): the cache it writes is, byte for byte, the one the
-// in-memory reader and WriteBinaryCache write, for every index base, chunking, compression and
-// standard input; a malformed line is named by its number and leaves no file, nor any temporary
+// The streaming convert (ConvertToCache): the cache it writes is, byte for byte, the one the
+// in-memory reader and WriteBinaryCache write, for LIBSVM (every index base), fastText (class
+// names) and VW (weights), every chunking, compression, lists and standard input (its format told
+// from its bytes); a malformed line is named by its number and leaves no file, nor any temporary
 // one, and neither does a stream cut short or interrupted.
 #include <gtest/gtest.h>
 #include <zlib.h>
@@ -21,6 +22,8 @@ namespace {
 
 using testing::Contains;
 
+const LoadOptions kDefaults;
+
 // The names in `folder`, sorted.
 std::vector<std::string> Names(const std::string& folder) {
   std::vector<std::string> names;
@@ -31,13 +34,19 @@ std::vector<std::string> Names(const std::string& folder) {
   return names;
 }
 
-std::string InMemory(const std::string& text_path, const LibsvmOptions& options,
+std::string InMemory(const std::string& text_path, const LoadOptions& options,
                      const std::string& out) {
-  WriteBinaryCache(ReadLibsvm(text_path, options), out);
+  WriteBinaryCache(LoadDataset(text_path, options), out);
   return testing::ReadFile(out);
 }
 
-TEST(ConvertLibsvmToCache, WritesTheInMemoryCacheByteForByte) {
+void WriteGzip(const std::string& text, const std::string& path) {
+  gzFile f = gzopen(path.c_str(), "wb");
+  gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(f);
+}
+
+TEST(ConvertToCache, WritesTheInMemoryCacheByteForByte) {
   testing::TempDir dir;
   GeneratorParams g;
   g.rows = 3000;
@@ -53,11 +62,11 @@ TEST(ConvertLibsvmToCache, WritesTheInMemoryCacheByteForByte) {
   for (const std::string& text : {generated, zero, one}) {
     for (uint64_t chunk : {uint64_t{0}, uint64_t{64}, uint64_t{1000}}) {
       for (uint64_t features : {uint64_t{0}, uint64_t{5000}}) {
-        LibsvmOptions options;
+        LoadOptions options;
         options.chunk_bytes = chunk;
         options.max_features = features;
         const std::string streamed = dir.File("s.bin");
-        const CacheShape shape = ConvertLibsvmToCache(text, options, streamed);
+        const CacheShape shape = ConvertToCache(text, options, streamed);
         const std::string expected = InMemory(text, options, dir.File("m.bin"));
         ASSERT_TRUE(testing::ReadFile(streamed) == expected)
             << text << ", chunks of " << chunk << ", features " << features;
@@ -71,27 +80,86 @@ TEST(ConvertLibsvmToCache, WritesTheInMemoryCacheByteForByte) {
   // Gzip-compressed, and standard input through the command.
   const std::string text = testing::ReadFile(generated);
   const std::string gz = dir.File("g.svm.gz");
-  gzFile f = gzopen(gz.c_str(), "wb");
-  gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
-  gzclose(f);
-  const std::string expected = InMemory(generated, {}, dir.File("m.bin"));
-  ConvertLibsvmToCache(gz, {}, dir.File("gz.bin"));
+  WriteGzip(text, gz);
+  const std::string expected = InMemory(generated, kDefaults, dir.File("m.bin"));
+  ConvertToCache(gz, kDefaults, dir.File("gz.bin"));
   EXPECT_TRUE(testing::ReadFile(dir.File("gz.bin")) == expected);
-  const auto piped = testing::RunShell("cat " + generated + " | " + PARSGD_CLI_PATH +
-                                       " convert - " + dir.File("in.bin") + " --format libsvm");
+  for (const std::string format : {" --format libsvm", ""}) {
+    const auto piped = testing::RunShell("cat " + generated + " | " + PARSGD_CLI_PATH +
+                                         " convert - " + dir.File("in.bin") + format);
+    ASSERT_EQ(piped.status, 0) << piped.output;
+    EXPECT_TRUE(Contains(piped.output, "3000 rows x ")) << piped.output;
+    EXPECT_TRUE(testing::ReadFile(dir.File("in.bin")) == expected) << format;
+  }
+}
+
+// fastText's text (class names, hashed words) and VW's (weights, interactions) stream into the
+// cache LoadDataset and SaveDataset write, at any chunking, from a file, gzip, a list and standard
+// input; the cache gives back the names, the weights and the hashing.
+TEST(ConvertToCache, HashedTextKeepsItsNamesWeightsAndHashing) {
+  testing::TempDir dir;
+  std::string fasttext, vw;
+  for (int i = 0; i < 400; ++i) {
+    fasttext += "__label__" +
+                std::string(i % 3 == 0   ? "sport"
+                            : i % 3 == 1 ? "art"
+                                         : "news") +
+                " the word" + std::to_string(i % 17) + " and more words " + std::to_string(i) +
+                "\n";
+    vw += std::to_string(i % 2 == 0 ? 1 : -1) + (i % 5 == 0 ? " 2.5" : "") + " |a x" +
+          std::to_string(i % 7) + " y:" + std::to_string(i % 4) + " |b z" + std::to_string(i % 11) +
+          "\n";
+  }
+  const std::string ft = dir.Write("t.txt", fasttext);
+  const std::string v = dir.Write("t.vw", vw);
+  const std::string ft2 = dir.Write("u.txt", "__label__zoo more words\n__label__art x\n");
+  LoadOptions vw_options;
+  vw_options.hashing.format = HashedText::kVw;
+  vw_options.hashing.bits = 12;
+  vw_options.hashing.interactions = "ab";
+  for (uint64_t chunk : {uint64_t{0}, uint64_t{100}}) {
+    for (const auto& [input, given] : std::vector<std::pair<std::string, LoadOptions>>{
+             {ft, {}}, {v, vw_options}, {ft + "," + ft2, {}}}) {
+      LoadOptions options = given;
+      options.chunk_bytes = chunk;
+      const std::string expected = InMemory(input, options, dir.File("m.bin"));
+      const CacheShape shape = ConvertToCache(input, options, dir.File("s.bin"));
+      ASSERT_TRUE(testing::ReadFile(dir.File("s.bin")) == expected) << input << " " << chunk;
+      const Dataset read = ReadBinaryCache(dir.File("s.bin"));
+      const Dataset text = LoadDataset(input, options);
+      EXPECT_EQ(read.class_names(), text.class_names());
+      ASSERT_TRUE(read.hashing().has_value());
+      EXPECT_EQ(read.hashing()->format, text.hashing()->format);
+      EXPECT_EQ(read.hashing()->bits, text.hashing()->bits);
+      EXPECT_EQ(read.hashing()->interactions, text.hashing()->interactions);
+      EXPECT_EQ(read.weights().size(), text.weights().size());
+      EXPECT_EQ(shape.classes, input == v ? 2u : text.class_names().size());
+    }
+  }
+  EXPECT_EQ(ReadBinaryCache(dir.File("s.bin")).class_names(),
+            (std::vector<std::string>{"__label__art", "__label__news", "__label__sport",
+                                      "__label__zoo"}));
+  ConvertToCache(v, vw_options, dir.File("w.bin"));
+  EXPECT_FALSE(ReadBinaryCache(dir.File("w.bin")).weights().empty());  // some importance is 2.5
+  // Gzip and standard input, the format told from the first line.
+  WriteGzip(fasttext, dir.File("t.txt.gz"));
+  ConvertToCache(dir.File("t.txt.gz"), kDefaults, dir.File("gz.bin"));
+  const std::string expected = InMemory(ft, kDefaults, dir.File("m.bin"));
+  EXPECT_TRUE(testing::ReadFile(dir.File("gz.bin")) == expected);
+  const auto piped =
+      testing::RunShell("cat " + ft + " | " + PARSGD_CLI_PATH + " convert - " + dir.File("in.bin"));
   ASSERT_EQ(piped.status, 0) << piped.output;
-  EXPECT_TRUE(Contains(piped.output, "3000 rows x ")) << piped.output;
   EXPECT_TRUE(testing::ReadFile(dir.File("in.bin")) == expected);
 }
 
 // A list of files is read as one: the rows in order, zero-based where any file has an index 0;
 // the same bytes as LoadDataset of the list, and through the command.
-TEST(ConvertLibsvmToCache, AListOfFilesIsOneCache) {
+TEST(ConvertToCache, AListOfFilesIsOneCache) {
   testing::TempDir dir;
   const std::string a = dir.Write("a.svm", "1 1:0.5 3:2\n-1 2:1\n");
   const std::string b = dir.Write("b.svm", "1 0:1 4:0.25\n");
   const std::string list = a + "," + b;
-  const CacheShape shape = ConvertLibsvmToCache({a, b}, {}, dir.File("s.bin"));
+  const CacheShape shape = ConvertToCache(list, kDefaults, dir.File("s.bin"));
   EXPECT_EQ(shape.rows, 3u);
   SaveDataset(LoadDataset(list, {}), dir.File("m.bin"));
   EXPECT_TRUE(testing::ReadFile(dir.File("s.bin")) == testing::ReadFile(dir.File("m.bin")));
@@ -100,53 +168,57 @@ TEST(ConvertLibsvmToCache, AListOfFilesIsOneCache) {
   EXPECT_TRUE(testing::ReadFile(dir.File("c.bin")) == testing::ReadFile(dir.File("m.bin")));
   // An error names its file and its own line.
   const std::string bad = dir.Write("bad.svm", "1 1:1\n1 x\n");
-  testing::ExpectError(
-      [&] {
-        ConvertLibsvmToCache({a, bad}, {}, dir.File("e.bin"));
-      },
-      {"bad.svm:2:"});
+  testing::ExpectError([&] { ConvertToCache(a + "," + bad, kDefaults, dir.File("e.bin")); },
+                       {"bad.svm:2:"});
 }
 
-TEST(ConvertLibsvmToCache, AMalformedLineIsNamedAndLeavesNoFile) {
+TEST(ConvertToCache, AMalformedLineIsNamedAndLeavesNoFile) {
   testing::TempDir dir;
   std::string text;
   for (int i = 0; i < 500; ++i) text += "1 1:0.5 2:1\n";
   text += "1 3:0.5 2:1\n";  // line 501: indices not ascending
   const std::string bad = dir.Write("bad.svm", text);
   const auto before = Names(dir.path().string());
-  LibsvmOptions options;
+  LoadOptions options;
   options.chunk_bytes = 100;
   std::string expected;
   try {
-    ReadLibsvm(bad, options);
+    LoadDataset(bad, options);
   } catch (const DataError& e) {
     expected = e.what();
   }
   ASSERT_TRUE(Contains(expected, ":501:")) << expected;
   try {
-    ConvertLibsvmToCache(bad, options, dir.File("out.bin"));
+    ConvertToCache(bad, options, dir.File("out.bin"));
     ADD_FAILURE() << "no error";
   } catch (const DataError& e) {
     EXPECT_EQ(std::string(e.what()), expected);
   }
   EXPECT_EQ(Names(dir.path().string()), before);  // no cache, no temporary file
-  testing::ExpectError([&] { ConvertLibsvmToCache(dir.Write("e.svm", ""), {}, dir.File("o.bin")); },
-                       {"e.svm: empty file"});
+  testing::ExpectError(
+      [&] { ConvertToCache(dir.Write("e.svm", ""), kDefaults, dir.File("o.bin")); },
+      {"e.svm: empty file"});
+  // fastText's line without a label, by its number.
+  testing::ExpectError(
+      [&] {
+        ConvertToCache(dir.Write("f.txt", "__label__a w\n__label__b v\nno label\n"), {},
+                       dir.File("o.bin"));
+      },
+      {"f.txt:3:", "no label"});
+  EXPECT_EQ(Names(dir.path().string()), (std::vector<std::string>{"bad.svm", "e.svm", "f.txt"}));
 }
 
 // A gzip stream cut short, and a convert interrupted while it reads standard input: no cache and
 // no temporary file left, exit status non-zero.
-TEST(ConvertLibsvmToCache, AStreamCutShortOrInterruptedLeavesNoFile) {
+TEST(ConvertToCache, AStreamCutShortOrInterruptedLeavesNoFile) {
   testing::TempDir dir;
   std::string text;
   for (int i = 0; i < 20000; ++i) text += "1 1:0.5 2:1 7:0.25\n";
   const std::string gz = dir.File("t.svm.gz");
-  gzFile f = gzopen(gz.c_str(), "wb");
-  gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
-  gzclose(f);
+  WriteGzip(text, gz);
   std::filesystem::resize_file(gz, std::filesystem::file_size(gz) / 2);
   const auto before = Names(dir.path().string());
-  testing::ExpectError([&] { ConvertLibsvmToCache(gz, {}, dir.File("cut.bin")); },
+  testing::ExpectError([&] { ConvertToCache(gz, kDefaults, dir.File("cut.bin")); },
                        {"t.svm.gz", "cut short"});
   EXPECT_EQ(Names(dir.path().string()), before);
   const std::string out = dir.File("stdin.bin");

@@ -1,5 +1,6 @@
 // End-to-end tests of what a user's own data meets: zero-based LIBSVM, CSV, labels as LIBLINEAR
 // takes them, and predict's probabilities and scores. Real processes, real files.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,8 +13,7 @@
 #include <variant>
 #include <vector>
 
-#include <fmt/format.h>
-
+#include "parsgd/data/binary_cache.hpp"
 #include "parsgd/io/model_file.hpp"
 #include "parsgd/model/class_report.hpp"
 #include "parsgd/util/rng.hpp"
@@ -359,12 +359,15 @@ TEST_F(CliData, CsvWithoutAHeaderAndItsErrors) {
       << empty.output;
   ASSERT_EQ(RunCli("train --train " + bad + " --missing zero --epochs 1 --quiet").status, 0);
   const std::string word = dir_.Write("word.csv", "y,a\n1,0.5\nyes,1\n");
-  const auto label = RunCli("convert " + word + " " + dir_.File("w.bin"));
+  const auto label = RunCli("convert " + word + " " + dir_.File("w.svm"));
   EXPECT_EQ(label.status, 1);
-  // Text labels are class names, which the binary cache does not hold.
-  EXPECT_TRUE(Contains(label.output, "are class names (1, yes), which the binary cache does not hold"))
+  // Text labels are class names, which LIBSVM text does not hold; the binary cache does.
+  EXPECT_TRUE(Contains(label.output, "are class names (1, yes), which LIBSVM text does not hold"))
       << label.output;
-  EXPECT_FALSE(std::filesystem::exists(dir_.File("w.bin")));
+  EXPECT_FALSE(std::filesystem::exists(dir_.File("w.svm")));
+  ASSERT_EQ(RunCli("convert " + word + " " + dir_.File("w.bin")).status, 0);
+  EXPECT_EQ(ReadBinaryCache(dir_.File("w.bin")).class_names(),
+            (std::vector<std::string>{"1", "yes"}));
   const auto missing = RunCli("train --train " + bad + " --label-column z");
   EXPECT_EQ(missing.status, 1);
   EXPECT_TRUE(Contains(missing.output, "label column 'z' is not in the header")) << missing.output;

@@ -1,7 +1,6 @@
 // parsgd gen / convert: make and transform data sets.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "parsgd/data/load.hpp"
 #include "parsgd/exec/executor.hpp"
 #include "shared_options.hpp"
+#include "train_options.hpp"
 
 namespace parsgd::cli {
 
@@ -71,26 +71,24 @@ int Convert(std::span<const std::string> args) {
                   "cache records the decision");
   CsvReadOptions(p, &load.header, &load.delimiter, &load.label_column, &load.missing,
                  &load.weight_column);
+  RunArgs hashing;  // the text hashing flags, as train's
+  DeclareHashingOptions(p, hashing);
   ThreadsOption(p, &threads);
   if (!p.Parse(args)) {
     std::printf("%s", p.Help().c_str());
     return 0;
   }
+  hashing.train = input;
+  hashing.format = load.format;
+  RefuseIgnoredDataOptions(p, hashing);
+  load.hashing = RunHashing(hashing);
   RefuseOverwrites({{"INPUT", input}}, {{"OUTPUT", output}});
   auto executor = MakeTbbExecutor(threads);
-  // LIBSVM text to the cache streams (a few pieces of text in memory, whatever its size): a file,
-  // a list of files, or standard input with --format libsvm. Other inputs are read whole.
-  std::vector<std::string> inputs = SeveralFiles(input);
-  if (inputs.empty()) inputs = {input};
-  const bool libsvm = std::all_of(inputs.begin(), inputs.end(), [&](const std::string& file) {
-    if (file == "-" && inputs.size() > 1) return false;  // refused in a list, by LoadDataset
-    if (load.format != DataFormat::kAuto) return load.format == DataFormat::kLibsvm;
-    return file != "-" && DetectDataFormat(file) == DataFormat::kLibsvm;
-  });
-  if (libsvm && output.ends_with(".bin")) {
+  if (output.ends_with(".bin")) {
+    // LIBSVM, fastText and VW text stream into the cache (a few pieces of text in memory,
+    // whatever its size); other inputs are read whole.
     executor->Execute([&] {
-      const CacheShape shape = ConvertLibsvmToCache(
-          inputs, {.max_features = load.max_features, .zero_based = load.zero_based}, output);
+      const CacheShape shape = ConvertToCache(input, load, output);
       std::printf("%s", fmt::format("{}: {} rows x {} features, {} nonzeros\n", output, shape.rows,
                                     shape.features, shape.nnz)
                             .c_str());

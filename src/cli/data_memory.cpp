@@ -20,6 +20,7 @@ struct FileNeed {
   std::string path;
   bool cache = false;
   uint64_t bytes = 0;  // in memory if held (this rank's share); 0: not known before reading
+  CacheShape shape;    // a cache's header
 };
 
 FileNeed Need(const std::string& path, DataFormat format, int ranks) {
@@ -30,11 +31,36 @@ FileNeed Need(const std::string& path, DataFormat format, int ranks) {
   const DataFormat read = format == DataFormat::kAuto ? DetectDataFormat(path) : format;
   if (read == DataFormat::kBinary) {
     need.cache = true;
-    need.bytes = ReadBinaryCacheShape(path).bytes() / static_cast<uint64_t>(ranks);
+    need.shape = ReadBinaryCacheShape(path);
+    need.bytes = need.shape.bytes() / static_cast<uint64_t>(ranks);
   }
   // Text: its rows are known only once read (a byte of text may be a stored entry's eighth or,
   // zeros and comments, nothing), so it is not counted: no run that could fit is refused.
   return need;
+}
+
+// One copy of the model's parameters (float32) for training data of this shape: the least a run
+// holds besides its rows (replicas, optimiser state and the MLP's activations come on top). 0
+// where the label set is not known (text; a version 1 cache) and it decides the outputs.
+uint64_t ModelBytes(const TrainConfig& c, const CacheShape& shape) {
+  const uint64_t classes = shape.classes;
+  if (c.model == ModelKind::kMlp) {
+    if (classes == 0) return 0;
+    uint64_t params = 0, in = shape.features;
+    for (int hidden : c.hidden) {
+      params += (in + 1) * static_cast<uint64_t>(hidden);
+      in = static_cast<uint64_t>(hidden);
+    }
+    return 4 * (params + (in + 1) * classes);
+  }
+  uint64_t outputs = 1;  // a binary model or a regression
+  if (c.model == ModelKind::kSoftmax) {
+    if (classes == 0) return 0;
+    outputs = classes;
+  } else if (classes > 2 && c.multiclass == Multiclass::kOneVsRest) {
+    outputs = classes;  // a binary loss one-vs-rest (a regression has more distinct values)
+  }
+  return 4 * (shape.features + 1) * outputs;
 }
 
 }  // namespace
@@ -57,7 +83,8 @@ DataPlan PlanDataMemory(const RunArgs& run, int ranks, int threads) {
                      ChooseOrder(c.order, train.bytes, true, usable, nullptr) == OrderKind::kBlock;
   DataPlan plan;
   if (paged) plan.budget = PageBudgetBytes(threads, c.block_size);
-  uint64_t held = plan.budget;
+  const uint64_t model = ModelBytes(c, train.shape);
+  uint64_t held = plan.budget + model;
   for (const FileNeed& need : needs) {
     if (!(paged && need.cache)) held += need.bytes;
   }
@@ -69,6 +96,13 @@ DataPlan PlanDataMemory(const RunArgs& run, int ranks, int threads) {
         train.path, NameOf<OrderKind>(kOrderKinds, c.order), train.bytes / kMiB));
   }
   if (held <= usable) return plan;
+  if (model > usable / 2) {
+    throw Error(fmt::format(
+        "{}: the model of its {} features needs {:.0f} MiB (one copy of its parameters), and the "
+        "run {:.0f} MiB, more than the {:.0f} MiB this process may use: fewer features (for "
+        "hashed text, a smaller --hash-bits)",
+        train.path, train.shape.features, model / kMiB, held / kMiB, usable / kMiB));
+  }
   // The file that holds the most: what to change.
   const FileNeed& most =
       *std::max_element(needs.begin(), needs.end(),
@@ -91,8 +125,11 @@ DataPlan PlanDataMemory(const RunArgs& run, int ranks, int threads) {
         "a few blocks at a time (--order is {})",
         NameOf<OrderKind>(kOrderKinds, c.order));
   }
-  const std::string total =
-      held > most.bytes ? fmt::format(", the run's data {:.0f} MiB", held / kMiB) : "";
+  std::string total;
+  if (held > most.bytes) {
+    total =
+        fmt::format(", the run's data {}{:.0f} MiB", model > 0 ? "and model " : "", held / kMiB);
+  }
   throw Error(fmt::format(
       "{}: its rows need {:.0f} MiB in memory{}{}, more than the {:.0f} MiB this process may "
       "use (physical memory, its cgroup's limit, its address-space limit): {}",

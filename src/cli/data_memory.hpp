@@ -24,8 +24,9 @@ uint64_t PageBudgetBytes(int threads, uint64_t block_bytes);
 
 // Plans run's files (--train, --test, --validation) for `ranks` ranks of `threads` threads each.
 // A binary cache's rows are known from its header; a text file's only once read (not counted: no
-// run that could fit is refused). Throws parsgd::Error when the rows that would be held in memory
-// need more than UsableMemoryBytes(), naming the way through.
+// run that could fit is refused); the model's parameters from the training cache's features and
+// label set, one copy. Throws parsgd::Error when the rows that would be held in memory and the
+// model need more than UsableMemoryBytes(), naming the way through.
 DataPlan PlanDataMemory(const RunArgs& run, int ranks, int threads);
 
 }  // namespace parsgd::cli

@@ -33,6 +33,10 @@ void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required) {
            "csv: categorical feature columns, one feature per value (auto: the columns with a "
            "value that is not a number; COLS: these too, by header name or 0-based position, "
            "comma-separated; none: text in a feature column is an error)");
+  DeclareHashingOptions(p, a);
+}
+
+void DeclareHashingOptions(OptionParser& p, RunArgs& a) {
   p.Int("hash-bits", &a.hash_bits,
         "fasttext, vw: the words are hashed into 2^B features (B bits of MurmurHash3, signed; "
         "auto: 16); csv: the categorical values are (auto: one feature per value)",

@@ -29,6 +29,11 @@ using namespace cache_internal;
   throw DataError(path, 0, 0, what);
 }
 
+// The layout the header's shape fixes; nullopt for sizes no file can hold.
+std::optional<Layout> LayoutOf(const Header& h) {
+  return CanonicalLayout(h.rows, h.nnz, (h.flags & kWeighted) != 0, h.record_bytes);
+}
+
 bool SameLayout(const Header& h, const Layout& layout) {
   return h.offsets_at == layout.offsets.at && h.indices_at == layout.indices.at &&
          h.values_at == layout.values.at && h.labels_at == layout.labels.at &&
@@ -50,9 +55,10 @@ Header ReadHeader(const std::string& path, const char* bytes, uint64_t size) {
   }
   Header h;
   std::memcpy(&h, bytes, sizeof(h));
-  if (h.version != kVersion) {
-    Refuse(path, fmt::format("unsupported binary cache version {}: this build reads version {}",
-                             h.version, kVersion));
+  if (h.version < kFirstVersion || h.version > kVersion) {
+    Refuse(path, fmt::format("unsupported binary cache version {}: this build reads versions {} "
+                             "to {}",
+                             h.version, kFirstVersion, kVersion));
   }
   if (HeaderChecksum(h) != h.header_checksum) {
     Refuse(path, "corrupted: the header checksum does not match");
@@ -66,10 +72,25 @@ Header ReadHeader(const std::string& path, const char* bytes, uint64_t size) {
   if (h.zero_based > static_cast<uint64_t>(ZeroBased::kNo)) {
     Refuse(path, fmt::format("invalid: index base {}, expected 0, 1 or 2", h.zero_based));
   }
-  const std::optional<Layout> layout = CanonicalLayout(h.rows, h.nnz);
+  if (h.version == kFirstVersion && (h.flags != 0 || h.record_bytes != 0 || h.classes != 0)) {
+    Refuse(path, "invalid: version 1's reserved bytes 96-119 are not zero");
+  }
+  if ((h.flags & ~kKnownFlags) != 0) {
+    Refuse(path, fmt::format("invalid: unknown flags {:#x}", h.flags & ~kKnownFlags));
+  }
+  if (h.classes > kMaxClasses) {
+    Refuse(path, fmt::format("invalid: {} classes, more than {}", h.classes, kMaxClasses));
+  }
+  if ((h.flags & kNamedClasses) != 0 && h.classes == 0) {
+    Refuse(path, "invalid: class names flagged for no class");
+  }
+  const std::optional<Layout> layout = LayoutOf(h);
   if (!layout) {
-    Refuse(path, fmt::format("invalid: {} rows and {} entries: more than any file can hold",
-                             h.rows, h.nnz));
+    Refuse(
+        path,
+        fmt::format(
+            "invalid: {} rows and {} entries{}: more than any file can hold", h.rows, h.nnz,
+            h.record_bytes == 0 ? "" : fmt::format(" and a record of {} bytes", h.record_bytes)));
   }
   if (!SameLayout(h, *layout)) {
     Refuse(path, fmt::format("invalid: the section offsets do not match the layout of {} rows "
@@ -97,18 +118,40 @@ SharedArray<T> View(const std::shared_ptr<const MappedFile>& file, uint64_t at, 
   return SharedArray<T>(reinterpret_cast<const T*>(file->chars() + at), count, file);
 }
 
+CacheView ViewOf(const MappedFile& file, const Header& h) {
+  return {.file = reinterpret_cast<const std::byte*>(file.chars()),
+          .file_size = h.file_size,
+          .layout = *LayoutOf(h),
+          .rows = h.rows,
+          .features = h.features,
+          .nnz = h.nnz,
+          .label_limit = (h.flags & kNamedClasses) != 0 ? h.classes : 0,
+          .mapping = &file};
+}
+
+// What the rows' arrays do not hold, from the header and the record (verified): the index base,
+// the class names and the hashing, and the rows' weights [first, last) as views.
+void AddReading(Dataset::Parts& parts, const std::shared_ptr<const MappedFile>& file,
+                const Header& h, uint64_t first, uint64_t last) {
+  const Layout layout = *LayoutOf(h);
+  parts.zero_based = static_cast<ZeroBased>(h.zero_based);
+  if ((h.flags & kWeighted) != 0) {
+    parts.weights = View<float>(file, layout.weights.at, h.rows).Slice(first, last - first);
+  }
+  if (h.record_bytes != 0) {
+    Record record = ReadRecord(file->chars() + layout.record.at, h.record_bytes,
+                               (h.flags & kNamedClasses) != 0 ? h.classes : 0, file->path());
+    parts.class_names = std::move(record.class_names);
+    parts.hashing = std::move(record.hashing);
+  }
+}
+
 }  // namespace
 
 Dataset ReadBinaryCache(const std::string& path) {
   std::shared_ptr<const MappedFile> file = MappedFile::Open(path);
   const Header h = ReadHeader(*file);
-  const CacheView view{reinterpret_cast<const std::byte*>(file->chars()),
-                       h.file_size,
-                       *CanonicalLayout(h.rows, h.nnz),
-                       h.rows,
-                       h.features,
-                       h.nnz,
-                       file.get()};
+  const CacheView view = ViewOf(*file, h);
   if (std::optional<std::string> problem = VerifyPayload(view, h.payload_checksum)) {
     Refuse(path, *problem);
   }
@@ -120,7 +163,7 @@ Dataset ReadBinaryCache(const std::string& path) {
   parts.features = h.features;
   parts.source = path;
   parts.mapping = file;
-  parts.zero_based = static_cast<ZeroBased>(h.zero_based);
+  AddReading(parts, file, h, 0, h.rows);
   return Dataset(std::move(parts));
 }
 
@@ -131,13 +174,7 @@ Dataset ReadBinaryCacheShard(const std::string& path, Communicator& comm) {
     file = MappedFile::Open(path);
     h = ReadHeader(*file);
   });
-  const CacheView view{reinterpret_cast<const std::byte*>(file->chars()),
-                       h.file_size,
-                       *CanonicalLayout(h.rows, h.nnz),
-                       h.rows,
-                       h.features,
-                       h.nnz,
-                       file.get()};
+  const CacheView view = ViewOf(*file, h);
   // Each rank verifies a share of the blocks; the hashes are summed (each slot has one writer).
   const uint64_t blocks = BlockCount(h.file_size - kHeaderSize);
   const auto [first_block, last_block] = ShardRange(blocks, comm.rank(), comm.size());
@@ -167,7 +204,7 @@ Dataset ReadBinaryCacheShard(const std::string& path, Communicator& comm) {
   parts.features = h.features;
   parts.source = path;
   parts.mapping = file;
-  parts.zero_based = static_cast<ZeroBased>(h.zero_based);
+  AddReading(parts, file, h, first, last);
   return Dataset(std::move(parts));
 }
 
@@ -181,7 +218,7 @@ CacheShape ReadBinaryCacheShape(const std::string& path) {
   const uint64_t size = std::filesystem::file_size(path, error);
   if (error) throw Error(path + ": cannot stat: " + error.message());
   const Header h = ReadHeader(path, bytes, size);
-  return {h.rows, h.nnz, h.features};
+  return {h.rows, h.nnz, h.features, h.classes};
 }
 
 bool HasBinaryCacheMagic(const std::string& path) {

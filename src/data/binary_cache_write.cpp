@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "cache_format.hpp"
@@ -22,7 +23,7 @@ struct Source {
   Section section;
   const void* data;
 };
-using Sources = std::array<Source, 4>;
+using Sources = std::array<Source, 6>;
 
 // File bytes [from, from + size) into dst: section bytes where a section lies, zeros elsewhere.
 void CopyFileRange(const Sources& sources, uint64_t from, uint64_t size, std::byte* dst) {
@@ -65,16 +66,31 @@ void WriteBinaryCache(const Dataset& data, const std::string& path) {
   if (data.offsets().size() != data.rows() + 1) {
     throw Error(path + ": the dataset has no row offsets (a default-constructed Dataset)");
   }
-  const std::optional<Layout> layout = CanonicalLayout(data.rows(), data.nnz());
+  const bool weighted = !data.weights().empty();
+  const std::string record = RecordBytes({data.class_names(), data.hashing()});
+  const std::optional<Layout> layout =
+      CanonicalLayout(data.rows(), data.nnz(), weighted, record.size());
   if (!layout) throw Error(path + ": dataset too large for the binary cache");
   const Sources sources = {Source{layout->offsets, data.offsets().data()},
                            Source{layout->indices, data.indices().data()},
                            Source{layout->values, data.values().data()},
-                           Source{layout->labels, data.labels().data()}};
+                           Source{layout->labels, data.labels().data()},
+                           Source{layout->weights, data.weights().data()},
+                           Source{layout->record, record.data()}};
   AtomicFileWriter out(path);  // fails early if the folder is not writable
+  Extras extras{
+      .flags = (weighted ? kWeighted : 0) | (data.class_names().empty() ? 0 : kNamedClasses),
+      .record_bytes = record.size()};
+  if (data.class_names().empty()) {
+    LabelSet labels;
+    labels.Add(data.labels().data(), data.rows());
+    extras.classes = labels.classes();
+  } else {
+    extras.classes = data.class_names().size();
+  }
   const Header header =
       MakeHeader(data.rows(), data.features(), data.nnz(), static_cast<uint64_t>(data.zero_based()),
-                 *layout, PayloadChecksum(sources, layout->file_size));
+                 *layout, PayloadChecksum(sources, layout->file_size), extras);
   out.Write(&header, sizeof(header));
   uint64_t position = sizeof(header);
   for (const Source& s : sources) {

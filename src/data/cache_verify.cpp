@@ -47,7 +47,8 @@ class Verifier {
         offsets_(Array<uint64_t>(v.layout.offsets)),
         indices_(Array<uint32_t>(v.layout.indices)),
         values_(Array<float>(v.layout.values)),
-        labels_(Array<float>(v.layout.labels)) {}
+        labels_(Array<float>(v.layout.labels)),
+        weights_(Array<float>(v.layout.weights)) {}
 
   // The row offsets must start at 0, never decrease and end at nnz: the index checks rely on it.
   std::optional<std::string> CheckOffsets() const {
@@ -92,9 +93,11 @@ class Verifier {
     const auto [index_begin, index_end] = elements(v_.layout.indices, sizeof(uint32_t));
     const auto [value_begin, value_end] = elements(v_.layout.values, sizeof(float));
     const auto [label_begin, label_end] = elements(v_.layout.labels, sizeof(float));
+    const auto [weight_begin, weight_end] = elements(v_.layout.weights, sizeof(float));
     if (offsets_valid && index_begin < index_end) *problem = CheckIndices(index_begin, index_end);
     if (!*problem && value_begin < value_end) *problem = CheckValues(value_begin, value_end);
     if (!*problem && label_begin < label_end) *problem = CheckLabels(label_begin, label_end);
+    if (!*problem && weight_begin < weight_end) *problem = CheckWeights(weight_begin, weight_end);
     Release(v_.file + from, to - from);
     if (offsets_valid && index_begin < index_end) {  // the offsets the index check read
       const uint64_t* first = std::upper_bound(offsets_, offsets_ + v_.rows + 1, index_begin) - 1;
@@ -151,8 +154,28 @@ class Verifier {
 
   std::optional<std::string> CheckLabels(uint64_t begin, uint64_t end) const {
     const uint64_t r = begin + FirstNonFinite(labels_ + begin, end - begin);
-    if (r == end) return std::nullopt;
-    return fmt::format("invalid: row {}: label {} is not finite", r, labels_[r]);
+    if (r != end) return fmt::format("invalid: row {}: label {} is not finite", r, labels_[r]);
+    if (v_.label_limit == 0) return std::nullopt;
+    const auto limit = static_cast<float>(v_.label_limit);
+    for (uint64_t k = begin; k < end; ++k) {
+      const float y = labels_[k];
+      if (!(y >= 0.f && y < limit && y == static_cast<float>(static_cast<uint32_t>(y)))) {
+        return fmt::format("invalid: row {}: label {} is not a class of the {} named", k, y,
+                           v_.label_limit);
+      }
+    }
+    return std::nullopt;
+  }
+
+  // A row's weight: finite and not negative (as the readers give them).
+  std::optional<std::string> CheckWeights(uint64_t begin, uint64_t end) const {
+    for (uint64_t k = begin; k < end; ++k) {
+      if (!IsFinite(weights_[k]) || weights_[k] < 0.f) {
+        return fmt::format("invalid: row {}: weight {} is not a finite number >= 0", k,
+                           weights_[k]);
+      }
+    }
+    return std::nullopt;
   }
 
   const CacheView& v_;
@@ -160,6 +183,7 @@ class Verifier {
   const uint32_t* indices_;
   const float* values_;
   const float* labels_;
+  const float* weights_;
 };
 
 }  // namespace

@@ -20,6 +20,9 @@ struct CacheView {
   uint64_t rows;
   uint64_t features;
   uint64_t nnz;
+  // Where the labels are indices of class names: their count (each label an integer below it);
+  // 0 otherwise.
+  uint64_t label_limit = 0;
   // The mapping `file` lies in, if any: each part's pages are given back once verified, so that
   // verifying a file holds a few blocks of it, not all of it.
   const MappedFile* mapping = nullptr;

@@ -87,20 +87,12 @@ void ParseChunk(std::string_view piece, const FasttextOptions& options, Chunk* c
 }
 
 Dataset Parse(const data_internal::TextSource& source, const std::string& name,
-              const FasttextOptions& given) {
-  FasttextOptions options = given;
-  options.hashing.format = HashedText::kFasttext;
-  options.hashing.interactions.clear();  // VW's setting: does not apply
-  CheckTextHashing(options.hashing);
+              const FasttextOptions& options) {
+  const data_internal::LineParser lines = data_internal::FasttextLines(options);
   bool empty = false;
-  std::vector<Chunk> chunks = data_internal::ParseSource(
-      source, name, options.chunk_bytes,
-      [&](std::string_view piece, Chunk* c) { ParseChunk(piece, options, c); }, &empty);
-  if (empty) {
-    throw DataError(name, 0, 0,
-                    fmt::format("empty file: expected lines of '{}NAME word word ...'",
-                                kFasttextLabelPrefix));
-  }
+  std::vector<Chunk> chunks =
+      data_internal::ParseSource(source, name, options.chunk_bytes, lines.parse, &empty);
+  if (empty) throw DataError(name, 0, 0, fmt::format("empty file: expected {}", lines.expected));
   data_internal::ThrowFirstError(chunks, name);
   std::vector<std::string> classes;
   if (!options.labels_optional) {
@@ -110,11 +102,11 @@ Dataset Parse(const data_internal::TextSource& source, const std::string& name,
       throw DataError(name, 0, 0, e.what());
     }
   }
-  Dataset data = data_internal::Assemble(std::move(chunks), uint64_t{1} << options.hashing.bits,
-                                         name, 0, ZeroBased::kAuto);
+  Dataset data =
+      data_internal::Assemble(std::move(chunks), lines.features, name, 0, ZeroBased::kAuto);
   Dataset::Parts parts = data.parts();
   parts.class_names = std::move(classes);
-  parts.hashing = options.hashing;
+  parts.hashing = lines.hashing;
   return Dataset(std::move(parts));
 }
 
@@ -129,6 +121,17 @@ Dataset ReadFasttext(const std::string& path, const FasttextOptions& options) {
   std::shared_ptr<const MappedFile> file = MappedFile::Open(path);
   return Parse({.text = std::string_view(file->chars(), file->size()), .file = file.get()}, path,
                options);
+}
+
+data_internal::LineParser data_internal::FasttextLines(const FasttextOptions& given) {
+  FasttextOptions options = given;
+  options.hashing.format = HashedText::kFasttext;
+  options.hashing.interactions.clear();  // VW's setting: does not apply
+  CheckTextHashing(options.hashing);
+  return {.parse = [options](std::string_view piece, Chunk* c) { ParseChunk(piece, options, c); },
+          .hashing = options.hashing,
+          .features = uint64_t{1} << options.hashing.bits,
+          .expected = fmt::format("lines of '{}NAME word word ...'", kFasttextLabelPrefix)};
 }
 
 Dataset data_internal::ReadFasttextFrom(ByteStream& in, std::string head, const std::string& name,

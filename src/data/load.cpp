@@ -5,13 +5,13 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "byte_stream.hpp"
-#include "stream_readers.hpp"
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/fasttext.hpp"
 #include "parsgd/data/idx.hpp"
@@ -21,6 +21,7 @@
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/float_text.hpp"
 #include "parsgd/util/split.hpp"
+#include "stream_readers.hpp"
 
 namespace parsgd {
 namespace {
@@ -141,13 +142,18 @@ DataFormat DetectTextFormat(std::string_view head, const std::string& name) {
 LibsvmOptions LibsvmOptionsOf(const LoadOptions& options) {
   return {.max_features = options.max_features,
           .zero_based = options.zero_based,
-          .zero_based_note = options.zero_based_note};
+          .zero_based_note = options.zero_based_note,
+          .chunk_bytes = options.chunk_bytes};
 }
 FasttextOptions FasttextOptionsOf(const LoadOptions& options) {
-  return {.hashing = options.hashing, .labels_optional = options.labels_optional};
+  return {.hashing = options.hashing,
+          .labels_optional = options.labels_optional,
+          .chunk_bytes = options.chunk_bytes};
 }
 VwOptions VwOptionsOf(const LoadOptions& options) {
-  return {.hashing = options.hashing, .labels_optional = options.labels_optional};
+  return {.hashing = options.hashing,
+          .labels_optional = options.labels_optional,
+          .chunk_bytes = options.chunk_bytes};
 }
 CsvOptions CsvOptionsOf(const LoadOptions& options) {
   return {.header = options.header,
@@ -163,7 +169,8 @@ CsvOptions CsvOptionsOf(const LoadOptions& options) {
           .categorical = options.categorical,
           .category_hash_bits = options.category_hash_bits,
           .schema = options.csv_schema,
-          .schema_source = options.csv_schema_source};
+          .schema_source = options.csv_schema_source,
+          .chunk_bytes = options.chunk_bytes};
 }
 
 // `text` (the whole of a stream or an inflated file) parsed as `format`, a text format.
@@ -210,6 +217,15 @@ Dataset ReadStream(data_internal::ByteStream& in, std::string head, const std::s
       data_internal::ReadRest(in, head);
       return ParseText(head, name, format, options);
   }
+}
+
+// The format of standard input (`in`, just opened) as `given` says, or told from its first bytes,
+// read into `head`.
+DataFormat StdinFormat(data_internal::ByteStream& in, DataFormat given, std::string& head) {
+  head.assign(std::size_t{1} << 16, '\0');
+  head.resize(in.Read(head.data(), head.size()));
+  if (given != DataFormat::kAuto) return given;
+  return DetectTextFormat(std::string_view(head).substr(0, 4096), "");
 }
 
 // The rows of `parts` one after another, as one data set named `name`: the widest feature count
@@ -346,8 +362,10 @@ void AlignCsvParts(std::vector<Dataset>& parts) {
 
 // LoadDataset of a comma-separated list of files: each read in the format given or detected
 // (the same for all), LIBSVM's index base decided for the whole list, the rows concatenated.
-Dataset LoadSeveral(const std::vector<std::string>& files, const std::string& name,
-                    const LoadOptions& options) {
+// The format of a comma-separated list `name` of files: given, or each file's detected, which
+// must agree; throws for standard input or IDX in a list.
+DataFormat ListFormat(const std::vector<std::string>& files, const std::string& name,
+                      const LoadOptions& options) {
   DataFormat format = options.format;
   for (const std::string& file : files) {
     if (file.empty() || file == data_internal::kStdin) {
@@ -367,6 +385,12 @@ Dataset LoadSeveral(const std::vector<std::string>& files, const std::string& na
                               DataFormatName(detected)));
     }
   }
+  return format;
+}
+
+Dataset LoadSeveral(const std::vector<std::string>& files, const std::string& name,
+                    const LoadOptions& options) {
+  const DataFormat format = ListFormat(files, name, options);
   LoadOptions each = options;
   each.format = format;
   each.max_features = 0;  // applied to the whole
@@ -429,14 +453,10 @@ DataFormat FormatRead(const std::string& path, DataFormat given, const Dataset& 
 
 Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
   if (path == data_internal::kStdin) {
-    // Its first bytes tell the format.
     data_internal::ByteStream in(path);
-    std::string text(std::size_t{1} << 16, '\0');
-    text.resize(in.Read(text.data(), text.size()));
-    const DataFormat format = options.format == DataFormat::kAuto
-                                  ? DetectTextFormat(std::string_view(text).substr(0, 4096), "")
-                                  : options.format;
-    return ReadStream(in, std::move(text), "standard input", format, options);
+    std::string head;
+    const DataFormat format = StdinFormat(in, options.format, head);
+    return ReadStream(in, std::move(head), "standard input", format, options);
   }
   if (const std::vector<std::string> files = SeveralFiles(path); !files.empty()) {
     return LoadSeveral(files, path, options);
@@ -471,6 +491,42 @@ Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
       break;
   }
   throw Error(path + ": no data format");  // not reached: kAuto was resolved above
+}
+
+CacheShape ConvertToCache(const std::string& input, const LoadOptions& options,
+                          const std::string& output) {
+  std::vector<std::string> inputs = SeveralFiles(input);
+  std::unique_ptr<data_internal::ByteStream> begun;
+  std::string head;
+  DataFormat format = options.format;
+  if (!inputs.empty()) {
+    format = ListFormat(inputs, input, options);
+  } else if (input == data_internal::kStdin) {
+    begun = std::make_unique<data_internal::ByteStream>(input);
+    format = StdinFormat(*begun, options.format, head);
+    inputs = {input};
+  } else {
+    if (format == DataFormat::kAuto) format = DetectDataFormat(input);
+    inputs = {input};
+  }
+  if (format == DataFormat::kLibsvm || format == DataFormat::kFasttext ||
+      format == DataFormat::kVw) {
+    data_internal::CachedText text;
+    text.max_features = options.max_features;
+    text.chunk_bytes = options.chunk_bytes;
+    if (format == DataFormat::kLibsvm) text.libsvm = LibsvmOptionsOf(options);
+    if (format == DataFormat::kFasttext) {
+      text.lines = data_internal::FasttextLines(FasttextOptionsOf(options));
+    }
+    if (format == DataFormat::kVw) text.lines = data_internal::VwLines(VwOptionsOf(options));
+    return data_internal::StreamToCache(inputs, text, output, begun.get(), std::move(head));
+  }
+  LoadOptions given = options;
+  given.format = format;
+  SaveDataset(begun ? ReadStream(*begun, std::move(head), "standard input", format, given)
+                    : LoadDataset(input, given),
+              output);
+  return ReadBinaryCacheShape(output);
 }
 
 Dataset RowRange(const Dataset& data, uint64_t first, uint64_t last) {
@@ -516,33 +572,35 @@ Dataset LoadShard(const std::string& path, const LoadOptions& options, Communica
 }
 
 void SaveDataset(const Dataset& data, const std::string& path) {
-  const char* target = path.ends_with(".bin") ? "the binary cache" : "LIBSVM text";
-  if (data.hashing()) {
-    // A model trained from the columns would not know how to hash new text.
-    throw Error(fmt::format("{}: {} is hashed text ({}), whose hashing {} does not record: train "
-                            "from the text itself",
-                            path, data.source(),
-                            data.hashing()->format == HashedText::kVw ? "VW" : "fastText",
-                            target));
-  }
+  const bool cache = path.ends_with(".bin");
+  const char* target = cache ? "the binary cache" : "LIBSVM text";
   if (data.csv_schema() && data.csv_schema()->HasCategorical()) {
     // A model trained from the columns would not know how to encode new rows' values.
     throw Error(fmt::format("{}: {} has categorical columns, whose values {} does not record: "
                             "train from the CSV text itself",
                             path, data.source(), target));
   }
-  if (!data.weights().empty()) {
-    throw Error(fmt::format("{}: the rows of {} have weights, which {} does not hold", path,
-                            data.source(), target));
-  }
-  if (!data.class_names().empty()) {
-    // Both formats hold a number a label: the names would be lost, the classes renumbered.
+  if (data.hashing() && !cache) {
+    // A model trained from the columns would not know how to hash new text.
     throw Error(fmt::format(
-        "{}: the labels of {} are class names ({}{}{}), which {} does not hold: train from the CSV "
-        "file itself",
+        "{}: {} is hashed text ({}), whose hashing LIBSVM text does not "
+        "record: write the binary cache (a name ending in .bin)",
+        path, data.source(), data.hashing()->format == HashedText::kVw ? "VW" : "fastText"));
+  }
+  if (!data.weights().empty() && !cache) {
+    throw Error(
+        fmt::format("{}: the rows of {} have weights, which LIBSVM text does not hold: "
+                    "write the binary cache (a name ending in .bin)",
+                    path, data.source()));
+  }
+  if (!data.class_names().empty() && !cache) {
+    // LIBSVM text holds a number a label: the names would be lost, the classes renumbered.
+    throw Error(fmt::format(
+        "{}: the labels of {} are class names ({}{}{}), which LIBSVM text does not hold: write "
+        "the binary cache (a name ending in .bin)",
         path, data.source(), data.class_names().front(),
         data.class_names().size() > 1 ? ", " + data.class_names()[1] : "",
-        data.class_names().size() > 2 ? ", ..." : "", target));
+        data.class_names().size() > 2 ? ", ..." : ""));
   }
   if (path.ends_with(".bin")) {
     WriteBinaryCache(data, path);

@@ -1,18 +1,57 @@
 // Internal to the data layer: the text readers over a stream already begun (a gzip-compressed file,
-// standard input), parsing as it is read (data_internal::ParseStream). `head` is what was read of
-// the stream first (to tell its format; may be empty); `name` names it in messages. Each gives
-// the Dataset its reader gives for the whole text, and throws as that reader does.
+// standard input), parsing as it is read (data_internal::ParseStream), and the streaming convert.
+// `head` is what was read of the stream first (to tell its format; may be empty); `name` names it
+// in messages. Each gives the Dataset its reader gives for the whole text, and throws as that
+// reader does.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "byte_stream.hpp"
+#include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/data/fasttext.hpp"
 #include "parsgd/data/libsvm.hpp"
 #include "parsgd/data/vw.hpp"
+#include "text_chunks.hpp"
 
 namespace parsgd::data_internal {
+
+// How a hashed text format's lines become rows, for its reader and the streaming convert: the
+// piece parser (whole lines into a chunk, stopping at the first malformed line), the hashing the
+// rows went through (checked) and the feature count it gives, and what a line holds (for an empty
+// file's message).
+struct LineParser {
+  std::function<void(std::string_view, Chunk*)> parse;
+  TextHashing hashing;
+  uint64_t features = 0;
+  std::string expected;
+};
+LineParser FasttextLines(const FasttextOptions& options);
+LineParser VwLines(const VwOptions& options);
+
+// The text a streaming convert reads: LIBSVM's (with `libsvm`'s options) or a hashed format's
+// (`lines`; `max_features`: the feature count given, 0 none), in pieces of `chunk_bytes` (0: 2
+// MiB).
+struct CachedText {
+  std::optional<LibsvmOptions> libsvm;
+  LineParser lines;
+  uint64_t max_features = 0;
+  std::size_t chunk_bytes = 0;
+};
+// The files `inputs` (kStdin: standard input) written to `path` as one binary cache, in one pass
+// holding a few pieces of text at a time whatever its size (binary_cache_stream.cpp). The cache is
+// the bytes WriteBinaryCache writes for the in-memory reader's Dataset of the same text (a list:
+// LoadDataset's of the list). `begun`, with `head` what was read of it: the first input's stream,
+// already opened to tell its format. Throws as the reader does, an error naming its file and
+// line, and leaves nothing at `path` (nor any temporary file).
+CacheShape StreamToCache(const std::vector<std::string>& inputs, const CachedText& text,
+                         const std::string& path, ByteStream* begun = nullptr,
+                         std::string head = {});
 
 Dataset ReadLibsvmFrom(ByteStream& in, std::string head, const std::string& name,
                        const LibsvmOptions& options);

@@ -233,6 +233,11 @@ std::vector<std::string> NameClasses(std::vector<Chunk>& chunks) {
     chunk.label_ids = {};
     chunk.label_texts = {};
   }
+  CheckClassNames(names);
+  return names;
+}
+
+void CheckClassNames(const std::vector<std::string>& names) {
   for (const std::string& n : names) {
     if (n.size() > kMaxClassNameBytes) {
       throw Error(fmt::format("a class name of {} bytes ('{}...'): at most {}", n.size(),
@@ -244,7 +249,6 @@ std::vector<std::string> NameClasses(std::vector<Chunk>& chunks) {
                             "may have (CSV: is it the label column?)",
                             names.size(), kMaxLabelTexts));
   }
-  return names;
 }
 
 }  // namespace parsgd::data_internal

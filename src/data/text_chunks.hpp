@@ -142,6 +142,9 @@ Dataset Assemble(std::vector<Chunk> chunks, uint64_t features, const std::string
 // where every label is a number: the labels stay those numbers). Throws parsgd::Error for a name
 // over kMaxClassNameBytes or more names than kMaxLabelTexts.
 std::vector<std::string> NameClasses(std::vector<Chunk>& chunks);
+// Throws NameClasses's parsgd::Error for a name over kMaxClassNameBytes or more than
+// kMaxLabelTexts names.
+void CheckClassNames(const std::vector<std::string>& names);
 
 // Calls parse_line(begin, end) for each line of `text` (whole lines; the last may lack '\n'), end
 // excluding the line break (LF or CRLF), and counts the lines in chunk->lines. Stops, without

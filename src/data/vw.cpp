@@ -243,24 +243,16 @@ void ParseChunk(std::string_view piece, const VwOptions& options, const Interact
 
 Dataset Parse(const data_internal::TextSource& source, const std::string& name,
               const VwOptions& options) {
-  TextHashing hashing = options.hashing;
-  hashing.format = HashedText::kVw;
-  hashing.ngrams = TextHashing{}.ngrams;  // fastText's settings do not apply: recorded as defaults
-  hashing.char_min = hashing.char_max = 0;
-  CheckTextHashing(hashing);
-  const Interactions x = ParseInteractions(hashing.interactions);
+  const data_internal::LineParser lines = data_internal::VwLines(options);
   bool empty = false;
-  std::vector<Chunk> chunks = data_internal::ParseSource(
-      source, name, options.chunk_bytes,
-      [&](std::string_view piece, Chunk* c) { ParseChunk(piece, options, x, c); }, &empty);
-  if (empty) {
-    throw DataError(name, 0, 0, "empty file: expected lines of 'label |namespace feature ...'");
-  }
+  std::vector<Chunk> chunks =
+      data_internal::ParseSource(source, name, options.chunk_bytes, lines.parse, &empty);
+  if (empty) throw DataError(name, 0, 0, "empty file: expected " + lines.expected);
   data_internal::ThrowFirstError(chunks, name);
-  Dataset data = data_internal::Assemble(std::move(chunks), uint64_t{1} << hashing.bits, name, 0,
-                                         ZeroBased::kAuto);
+  Dataset data =
+      data_internal::Assemble(std::move(chunks), lines.features, name, 0, ZeroBased::kAuto);
   Dataset::Parts parts = data.parts();
-  parts.hashing = std::move(hashing);
+  parts.hashing = lines.hashing;
   return Dataset(std::move(parts));
 }
 
@@ -274,6 +266,19 @@ Dataset ReadVw(const std::string& path, const VwOptions& options) {
   std::shared_ptr<const MappedFile> file = MappedFile::Open(path);
   return Parse({.text = std::string_view(file->chars(), file->size()), .file = file.get()}, path,
                options);
+}
+
+data_internal::LineParser data_internal::VwLines(const VwOptions& options) {
+  TextHashing hashing = options.hashing;
+  hashing.format = HashedText::kVw;
+  hashing.ngrams = TextHashing{}.ngrams;  // fastText's settings do not apply: recorded as defaults
+  hashing.char_min = hashing.char_max = 0;
+  CheckTextHashing(hashing);
+  return {.parse = [options, x = ParseInteractions(hashing.interactions)](
+                       std::string_view piece, Chunk* c) { ParseChunk(piece, options, x, c); },
+          .hashing = hashing,
+          .features = uint64_t{1} << hashing.bits,
+          .expected = "lines of 'label |namespace feature ...'"};
 }
 
 Dataset data_internal::ReadVwFrom(ByteStream& in, std::string head, const std::string& name,

@@ -13,6 +13,7 @@
 #include "parsgd/util/atomic_file.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/mapped_file.hpp"
+#include "reading_fields.hpp"
 #include "util/xxhash64.hpp"
 
 namespace parsgd {
@@ -27,7 +28,6 @@ constexpr uint32_t kClassNameVersion = 4;    // still read: no hashed-text recor
 constexpr uint32_t kHashingVersion = 5;      // still read: no CSV record
 constexpr uint32_t kCsvRecordVersion = 6;    // still read: no regression record
 constexpr uint32_t kMaxLabelColumn = kMaxRecordedLabelColumn;
-constexpr uint32_t kMaxClassName = kMaxRecordedLabelColumn;
 
 using io_internal::FieldReader;
 using io_internal::PutField;
@@ -62,21 +62,7 @@ std::string StartHeader(ModelKind kind, const DataReading& reading) {
     head += *column;
     PutField<uint64_t>(head, reading.csv_feature_columns);
   }
-  const std::optional<TextHashing>& hashing = reading.hashing;
-  PutField<uint32_t>(head, hashing ? static_cast<uint32_t>(hashing->format) : 0);
-  if (hashing && hashing->format == HashedText::kFasttext) {
-    for (uint32_t v : {hashing->bits, hashing->ngrams, hashing->char_min, hashing->char_max}) {
-      PutField<uint32_t>(head, v);
-    }
-  } else if (hashing) {
-    if (hashing->interactions.size() > kMaxInteractionsBytes) {
-      throw Error(fmt::format("interactions of {} bytes: at most {} are recorded",
-                              hashing->interactions.size(), kMaxInteractionsBytes));
-    }
-    PutField<uint32_t>(head, hashing->bits);
-    PutField<uint32_t>(head, static_cast<uint32_t>(hashing->interactions.size()));
-    head += hashing->interactions;
-  }
+  io_internal::PutHashing(head, reading.hashing);
   io_internal::PutCsvRecord(head, reading);
   return head;
 }
@@ -84,14 +70,7 @@ std::string StartHeader(ModelKind kind, const DataReading& reading) {
 void PutLabels(std::string& head, const ClassLabels& labels) {
   for (float v : labels.values) PutField<float>(head, v);
   PutField<uint32_t>(head, static_cast<uint32_t>(labels.names.size()));
-  for (const std::string& name : labels.names) {
-    if (name.size() > kMaxClassName) {
-      throw Error(fmt::format("a class name of {} bytes: at most {} are recorded", name.size(),
-                              kMaxClassName));
-    }
-    PutField<uint32_t>(head, static_cast<uint32_t>(name.size()));
-    head += name;
-  }
+  io_internal::PutNames(head, labels.names);
 }
 
 // `count` class labels; checked finite and ascending. The size is checked against the bytes left
@@ -113,14 +92,7 @@ ClassLabels ReadLabels(FieldReader& in, uint64_t count, uint32_t version, const 
     if (names != 0 && names != count) {
       throw bad(fmt::format("model file has {} class names for {} classes", names, count));
     }
-    for (uint32_t k = 0; k < names; ++k) {
-      const auto length = in.Get<uint32_t>("class name length");
-      if (length > kMaxClassName) {
-        throw bad(fmt::format("a class name of {} bytes: at most {} are recorded", length,
-                              kMaxClassName));
-      }
-      labels.names.push_back(in.Text(length, "class names"));
-    }
+    labels.names = io_internal::ReadNames(in, names, path);
   }
   if (!labels.Ascending()) throw bad("model file's class labels are not in ascending order");
   return labels;
@@ -340,33 +312,7 @@ LoadedModel LoadModel(const std::string& path) {
     }
   }
   if (version > kClassNameVersion) {
-    const auto hashed = in.Get<uint32_t>("hashed text");
-    if (hashed > 2) {
-      throw bad(fmt::format("unknown hashed-text kind {}: expected 0, 1 or 2", hashed));
-    }
-    if (hashed != 0) {
-      TextHashing h;
-      h.format = static_cast<HashedText>(hashed);
-      h.bits = in.Get<uint32_t>("hash bits");
-      if (h.format == HashedText::kFasttext) {
-        h.ngrams = in.Get<uint32_t>("word n-grams");
-        h.char_min = in.Get<uint32_t>("character n-grams");
-        h.char_max = in.Get<uint32_t>("character n-grams");
-      } else {
-        const auto length = in.Get<uint32_t>("interactions length");
-        if (length > kMaxInteractionsBytes) {
-          throw bad(fmt::format("interactions of {} bytes: at most {} are recorded", length,
-                                kMaxInteractionsBytes));
-        }
-        h.interactions = in.Text(length, "interactions");
-      }
-      try {
-        CheckTextHashing(h);
-      } catch (const Error& e) {
-        throw bad(std::string("model file's text hashing: ") + e.what());
-      }
-      loaded.reading.hashing = h;
-    }
+    loaded.reading.hashing = io_internal::ReadHashing(in, path);
   }
   if (version > kHashingVersion) io_internal::ReadCsvRecord(in, loaded.reading, path);
   if (kind == static_cast<uint32_t>(ModelKind::kMlp)) {

@@ -1,13 +1,13 @@
 // The parsgd binary cache: a Dataset laid out on disk so that reading it is one mmap plus one
 // verification pass, with the arrays used in place (zero copy).
 //
-// Format version 1. All integers and floats little-endian (IEEE 754 binary32 floats); the code
+// Format version 2. All integers and floats little-endian (IEEE 754 binary32 floats); the code
 // refuses to build on a big-endian host. Byte offsets are from the start of the file.
 //
 //   offset size  field
 //        0    8  magic: 89 50 53 47 44 0D 0A 1A  ("\x89PSGD\r\n\x1A": binary, catches text-mode
 //                transfers, never the start of a LIBSVM or IDX file)
-//        8    4  version (uint32) = 1
+//        8    4  version (uint32) = 2
 //       12    4  header size (uint32) = 128
 //       16    8  rows
 //       24    8  features (<= 2^32)
@@ -21,17 +21,33 @@
 //       88    8  how the LIBSVM text the data came from was read: 0 not from LIBSVM text,
 //                1 zero-based, 2 one-based (so that files read later with a model trained on
 //                the cache use the same numbering; the indices themselves are always 0-based)
-//       96   24  reserved, zero
+//       96    8  flags: 1 a weights section (rows x float32, each finite and >= 0) follows the
+//                labels; 2 the labels are class indices (integers 0 .. classes - 1) of the
+//                record's class names; no other bit set
+//      104    8  the record's length R in bytes (0: no record; at most 2^30)
+//      112    8  the label set: the number of distinct labels (classes), where at most 65,536
+//                (the most classes a model may have; -0 and 0 one label); 0 where more
 //      120    8  header checksum: XXH64 (seed 0) of bytes [0, 120)
 //
-// The sections follow the header in the order above, each starting at the first multiple of 64
-// after the previous one ends (the first at 128); the file ends at the first multiple of 64 after
-// the labels. Gaps are zero bytes. Section offsets are stored for readers in other languages but
-// must equal this canonical layout. The payload, bytes [128, file size), is cut into blocks of
-// 256 KiB (the last one shorter); the payload checksum is XXH64 (seed 0) of the sequence of the
-// blocks' XXH64 (seed 0) values, each written as 8 little-endian bytes. XXH64 is the xxHash
-// specification's 64-bit hash (Collet, xxhash_spec.md, v0.8). The checksum is independent of the
-// thread count, and the same Dataset always gives the same bytes.
+// The record (what the text the rows came from says beyond them): 4 bytes N (uint32), the class
+// names' count (0, or `classes` with flag 2); N names, each 4 bytes of length (at most 4096) and
+// its bytes, strictly ascending in byte order; then how words were hashed into features, as model
+// files record it (4 bytes H: 0 not hashed; 1 fastText's text, and 4 uint32: bits, word n-grams,
+// character n-grams' min and max; 2 VW's, and 4 bytes of bits, 4 bytes of length I (at most 4096)
+// and I bytes of interactions).
+//
+// The sections follow the header in the order offsets, indices, values, labels, weights (when
+// flagged), record (when R > 0), each starting at the first multiple of 64 after the previous one
+// ends (the first at 128); the file ends at the first multiple of 64 after the last. Gaps are zero
+// bytes. Section offsets are stored for readers in other languages but must equal this canonical
+// layout. The payload, bytes [128, file size), is cut into blocks of 256 KiB (the last one
+// shorter); the payload checksum is XXH64 (seed 0) of the sequence of the blocks' XXH64 (seed 0)
+// values, each written as 8 little-endian bytes. XXH64 is the xxHash specification's 64-bit hash
+// (Collet, xxhash_spec.md, v0.8). The checksum is independent of the thread count, and the same
+// Dataset always gives the same bytes.
+//
+// Version 1 files (before weights, the record and the label set: bytes 96-119 zero) still read:
+// their rows, with no weights, class names or hashing, and the label set not recorded.
 //
 // All functions here may be called from several threads at once (they share no state); a Dataset
 // read from a cache is immutable and may be read from any number of threads.
@@ -47,22 +63,27 @@ namespace parsgd {
 
 class Communicator;
 
-// Writes `data` through AtomicFileWriter (complete file or none). Writes what it is given: the
-// per-entry invariants are the producer's job and ReadBinaryCache checks them. Two passes over the
-// arrays (checksum in parallel with oneTBB, then the write). Throws parsgd::Error on I/O failure.
+// Writes `data` through AtomicFileWriter (complete file or none): its rows, weights, class names,
+// hashing and label set (CSV's column schema is not recorded: SaveDataset refuses categorical
+// columns). Writes what it is given: the per-entry invariants are the producer's job and
+// ReadBinaryCache checks them. Two passes over the arrays (checksum in parallel with oneTBB, then
+// the write). Throws parsgd::Error on I/O failure.
 void WriteBinaryCache(const Dataset& data, const std::string& path);
 
-// Maps `path` and returns a Dataset whose arrays point into the mapping (kept alive by them;
-// source() is `path`). Refuses, with a DataError "path: ..." (no line), a file that is:
+// Maps `path` and returns a Dataset whose arrays (weights included) point into the mapping (kept
+// alive by them; source() is `path`), with the record's class names and hashing. Refuses, with a
+// DataError "path: ..." (no line), a file that is:
 //   - foreign: too short for the magic or a different magic ("not a parsgd binary cache");
-//   - another version ("unsupported binary cache version");
+//   - another version than 1 or 2 ("unsupported binary cache version");
 //   - truncated ("truncated"), or longer than its header says; rows and nnz fix the file size, so
 //     a header declaring more than the file holds is refused before anything is allocated;
 //   - damaged: a header or payload checksum mismatch ("corrupted");
 //   - structurally invalid though its checksums match ("invalid"): a layout other than the
-//     canonical one, features > 2^32, an index base other than 0, 1, 2, row offsets not
-//     starting at 0, decreasing or not ending at nnz, an index >= features or indices not
-//     strictly ascending within a row, a non-finite value or label.
+//     canonical one, features > 2^32, an index base other than 0, 1, 2, unknown flags, more than
+//     65,536 classes, row offsets not starting at 0, decreasing or not ending at nnz, an index >=
+//     features or indices not strictly ascending within a row, a non-finite value or label, a
+//     label that is not one of the named classes, a weight not finite or negative, a record that
+//     does not parse to its end (names out of order or not `classes` of them, an unknown hashing).
 // Checks: the row offsets first (8 bytes per row), then one parallel pass (oneTBB, caller's arena)
 // over the payload that computes the checksum and checks every entry and label; the first problem
 // in file order is reported, the same at any thread count. Cost: reading the file once.
@@ -84,24 +105,13 @@ struct CacheShape {
   uint64_t rows = 0;
   uint64_t nnz = 0;
   uint64_t features = 0;
+  // The label set's size: distinct labels where at most 65,536 (the most classes a model may
+  // have), 0 where more (real-valued targets) or not recorded (a version 1 cache).
+  uint64_t classes = 0;
   // The bytes its rows take in memory (data/dataset.hpp).
   uint64_t bytes() const { return RowsBytes(rows, nnz); }
 };
 // Throws DataError as ReadBinaryCache does for a header it refuses (foreign, truncated, damaged).
 CacheShape ReadBinaryCacheShape(const std::string& path);
-
-// LIBSVM text (`input`: a file, gzip-compressed or not, or "-" for standard input) written to
-// `path` as a binary cache in one pass, holding a few pieces of the text at a time whatever its
-// size: the rows go to unnamed temporary files in the folder of `path` as they are parsed (disk
-// for the cache's size again, until it is written). The cache is the bytes WriteBinaryCache writes
-// for ReadLibsvm's Dataset of the text. Throws as the reader does (the first malformed line by its
-// number; a gzip stream cut short) and leaves nothing at `path` (nor any temporary file).
-CacheShape ConvertLibsvmToCache(const std::string& input, const LibsvmOptions& options,
-                                const std::string& path);
-// The same for several LIBSVM files read as one (LoadDataset's comma-separated list): their rows
-// in order, one index base for all (zero-based where any has an index 0); an error names its file
-// and line.
-CacheShape ConvertLibsvmToCache(const std::vector<std::string>& inputs,
-                                const LibsvmOptions& options, const std::string& path);
 
 }  // namespace parsgd

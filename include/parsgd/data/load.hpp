@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/csv.hpp"
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/data/hashing.hpp"
@@ -93,6 +94,9 @@ struct LoadOptions {
   uint32_t category_hash_bits = 0;
   std::shared_ptr<const CsvSchema> csv_schema = nullptr;
   std::string csv_schema_source = "the training data";
+  // The text readers' piece size, as LibsvmOptions::chunk_bytes (0: chosen; the result never
+  // depends on it).
+  uint64_t chunk_bytes = 0;
 };
 
 // The format `path` holds, read from its first bytes (after gunzip where it is compressed): the
@@ -129,9 +133,23 @@ bool IsGzipFile(const std::string& path);
 // those of the readers (DataError for malformed data, parsgd::Error otherwise). Cost: that of the reader.
 Dataset LoadDataset(const std::string& path, const LoadOptions& options = {});
 
+// `input` (what LoadDataset reads) written to `output` as a binary cache; returns its shape.
+// LIBSVM, fastText and VW text (a file, gzip-compressed or not, a comma-separated list of files,
+// or "-" for standard input, its format told from its first bytes) are read in one pass holding a
+// few pieces of text at a time, whatever their size: the rows go to unnamed temporary files in the
+// folder of `output` (disk for the cache's size again, until it is written). CSV, IDX and caches
+// are read whole (LoadDataset) and written by SaveDataset. The cache is the bytes SaveDataset
+// writes for LoadDataset's Dataset of the input. Throws as the readers do (the first malformed line
+// by its file and number; a gzip stream cut short) and as SaveDataset does, and leaves nothing at
+// `output` (nor any temporary file).
+CacheShape ConvertToCache(const std::string& input, const LoadOptions& options,
+                          const std::string& output);
+
 // Writes `data` to `path`: the binary cache if the name ends in ".bin", LIBSVM text otherwise.
 // Atomic (the file appears complete or not at all); the same data always gives the same bytes.
-// Throws parsgd::Error for what neither holds: class names, hashed text's hashing, row weights.
+// The cache holds class names, hashed text's hashing and row weights; LIBSVM text does not, and
+// parsgd::Error is thrown for them there. Neither records CSV categorical columns' values: thrown
+// for both.
 void SaveDataset(const Dataset& data, const std::string& path);
 
 }  // namespace parsgd
