@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "data/libsvm_chunk.hpp"  // internal: the chunk parser under a rows limit
 #include "data_test_util.hpp"
 #include "parsgd/util/rng.hpp"
 #include "test_support.hpp"
@@ -339,6 +340,44 @@ TEST(LibsvmStream, GivesTheWholeTextsDataAtAnyPieceSizeAndThreadCount) {
   ASSERT_EQ(testing::RunShell("gzip -k " + bom).status, 0);
   ExpectDataError([&] { ReadLibsvmStream(bom); }, bom, 0, 0, "empty file");
   ExpectDataError([&] { ReadLibsvmStream(bom + ".gz"); }, bom + ".gz", 0, 0, "empty file");
+}
+
+}  // namespace
+}  // namespace parsgd
+
+namespace parsgd {
+namespace {
+
+// A text whose parsed rows pass the memory they may take is stopped, and refused at a line where
+// reading stopped with the numbers and the way through; under the limit it parses whole.
+TEST(RowsLimit, StopsATextWhoseRowsPassItWithTheWayThrough) {
+  std::string text;
+  for (int i = 0; i < 2000; ++i) text += "1 1:0.5 2:1\n";  // 28 bytes of rows a line
+  const libsvm_internal::IndexRules rules = libsvm_internal::RulesFor({});
+  const auto parse = [&](std::string_view piece, data_internal::Chunk* c) {
+    libsvm_internal::ParseChunk(piece, rules, c);
+  };
+  std::vector<data_internal::Chunk> whole =
+      data_internal::ParseChunks(text, 1000, parse, nullptr, uint64_t{1} << 30);
+  uint64_t rows = 0;
+  for (const data_internal::Chunk& c : whole) {
+    EXPECT_FALSE(c.error.has_value());
+    rows += c.labels.size();
+  }
+  EXPECT_EQ(rows, 2000u);
+  const std::vector<data_internal::Chunk> stopped =
+      data_internal::ParseChunks(text, 1000, parse, nullptr, 10000);
+  try {
+    data_internal::ThrowFirstError(stopped, "t.svm");
+    ADD_FAILURE() << "not stopped";
+  } catch (const DataError& e) {
+    EXPECT_GE(e.line(), 1u) << e.what();  // a line of the text (where depends on the threads)
+    EXPECT_LE(e.line(), 2000u) << e.what();
+    for (const char* part : {"the rows read before this line need", "this process may use",
+                             "convert the text to a binary cache", "--order block"}) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << part << "\n" << e.what();
+    }
+  }
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 // parsgd: the command-line front end. main() only dispatches and turns exceptions into messages
 // and exit codes: 0 success, 1 a failure (bad data, I/O, divergence), 2 a bad command line.
+#include <malloc.h>
+
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -43,6 +45,11 @@ void PrintUsage(std::FILE* to) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Blocks of 128 KiB and more are mapped and given back to the system when freed. glibc would
+  // otherwise raise that threshold as such blocks are freed and keep the text pieces a stream is
+  // parsed in, and the parsed chunks copied into the rows, in its heap: reading LIBSVM text from a
+  // pipe then peaked at twice the rows (bench/README.md, "Memory").
+  mallopt(M_MMAP_THRESHOLD, 128 << 10);
   if (argc < 2) {
     PrintUsage(stderr);
     return 2;

@@ -1,20 +1,20 @@
 #include "text_chunks.hpp"
 
+#include <fmt/format.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 #include <tbb/task_group.h>
-
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <deque>
 #include <iterator>
 
 #include "byte_stream.hpp"
-
 #include "parsgd/data/csv.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/float_text.hpp"
+#include "parsgd/util/memory_limit.hpp"
 
 namespace parsgd::data_internal {
 namespace {
@@ -54,18 +54,43 @@ std::size_t LineStartFrom(std::string_view text, std::size_t pos, const MappedFi
   return start;
 }
 
+RowsLimit::RowsLimit(uint64_t limit)
+    : usable_(UsableMemoryBytes()), limit_(limit != 0 ? limit : usable_ / 8 * 7) {}
+
+void RowsLimit::Parse(const std::function<void(std::string_view, Chunk*)>& parse,
+                      std::string_view piece, Chunk* chunk) {
+  const uint64_t before = bytes_.load(std::memory_order_relaxed);
+  if (before > limit_) {
+    constexpr double kMiB = double(uint64_t{1} << 20);
+    chunk->error = ChunkError{
+        0, 1,
+        fmt::format("the rows read before this line need {:.0f} MiB in memory, past the {:.0f} MiB "
+                    "they may take of the {:.0f} MiB this process may use (physical memory, its "
+                    "cgroup's limit, its address-space limit): convert the text to a binary cache "
+                    "(parsgd convert, which streams it) and train from that with --order block, "
+                    "which reads a few blocks at a time",
+                    before / kMiB, limit_ / kMiB, usable_ / kMiB)};
+    return;
+  }
+  parse(piece, chunk);
+  bytes_.fetch_add(RowsBytes(chunk->labels.size(), chunk->indices.size()) +
+                       chunk->weights.size() * sizeof(float),
+                   std::memory_order_relaxed);
+}
+
 std::vector<Chunk> ParseChunks(std::string_view text, uint64_t chunk_bytes,
                                const std::function<void(std::string_view, Chunk*)>& parse,
-                               const MappedFile* file) {
+                               const MappedFile* file, uint64_t limit) {
   const std::vector<std::size_t> bounds =
       ChunkBounds(text, ChooseChunkBytes(text.size(), chunk_bytes), file);
   std::vector<Chunk> chunks(bounds.size() - 1);
+  RowsLimit rows(limit);
   tbb::parallel_for(
       tbb::blocked_range<std::size_t>(0, chunks.size(), 1),
       [&](const tbb::blocked_range<std::size_t>& range) {
         for (std::size_t c = range.begin(); c != range.end(); ++c) {
           const std::string_view piece = text.substr(bounds[c], bounds[c + 1] - bounds[c]);
-          parse(piece, &chunks[c]);
+          rows.Parse(parse, piece, &chunks[c]);
           if (file != nullptr) file->Release(piece.data(), piece.size());
         }
       },
@@ -104,14 +129,28 @@ std::vector<Chunk> ParseStream(ByteStream& in, const std::string& name, uint64_t
   const std::size_t step = chunk_bytes != 0 ? chunk_bytes : std::size_t{2} << 20;
   std::deque<Chunk> chunks;        // stable addresses for the tasks
   std::deque<std::string> pieces;  // each piece's text, freed once parsed
+  RowsLimit rows;
   tbb::task_group group;
+  // At most a few pieces a thread read ahead of the parsing: a stream faster than the parsers (a
+  // pipe from the page cache) would otherwise pile its text up in memory.
+  const auto most_ahead =
+      4 * static_cast<std::size_t>(std::max(tbb::this_task_arena::max_concurrency(), 1));
+  std::size_t ahead = 0;
   try {
     LinePieces reader(in, step, std::move(head));
     while (std::optional<std::string> piece = reader.Next()) {
+      if (++ahead > most_ahead) {
+        group.wait();  // this thread parses too meanwhile
+        ahead = 1;
+      }
+      if (rows.over()) {  // the rest is not read: a last chunk says why
+        rows.Parse(parse, {}, &chunks.emplace_back());
+        break;
+      }
       Chunk* chunk = &chunks.emplace_back();
       std::string* text = &pieces.emplace_back(std::move(*piece));
-      group.run([chunk, text, &parse] {
-        parse(*text, chunk);
+      group.run([chunk, text, &parse, &rows] {
+        rows.Parse(parse, *text, chunk);
         std::string().swap(*text);
       });
     }
@@ -120,7 +159,7 @@ std::vector<Chunk> ParseStream(ByteStream& in, const std::string& name, uint64_t
     throw;
   }
   group.wait();
-  if (in.cut_short()) {
+  if (in.cut_short() && !rows.over()) {
     throw DataError(name, 0, 0,
                     "the gzip stream ends early, after " + std::to_string(in.offset()) +
                         " bytes: the file is cut short");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -70,13 +71,33 @@ inline constexpr uint32_t kNoLabelText = ~uint32_t{0};
 // a large text before its first chunk is parsed (bench/README.md, "Memory").
 std::size_t LineStartFrom(std::string_view text, std::size_t pos, const MappedFile* file);
 
+// The rows a text's chunks hold, against the memory this process may use: once the rows parsed
+// exceed `limit` bytes (0: 7/8 of UsableMemoryBytes()), the pieces not yet parsed are not, each
+// given the chunk error that says so: a text whose rows cannot fit is refused at the line where
+// reading stopped, with the numbers and the way through (the binary cache and the block order),
+// before the process runs out. Thread-safe.
+class RowsLimit {
+ public:
+  explicit RowsLimit(uint64_t limit = 0);
+  // parse(piece, chunk), or the error when the rows parsed so far exceed the limit.
+  void Parse(const std::function<void(std::string_view, Chunk*)>& parse, std::string_view piece,
+             Chunk* chunk);
+  // Whether the rows parsed so far exceed the limit (a stream then stops being read).
+  bool over() const { return bytes_.load(std::memory_order_relaxed) > limit_; }
+
+ private:
+  uint64_t usable_, limit_;
+  std::atomic<uint64_t> bytes_{0};
+};
+
 // Parses `text` in pieces of about `chunk_bytes` (0: chosen from the text size), each a run of
 // whole lines, with parse(piece, chunk) in parallel (oneTBB, the caller's arena). `parse` stops at
 // a piece's first malformed line and records it in chunk->error. With `file` (the mapping `text`
 // lies in), each piece's pages are given back once parsed: the text is not held beside the rows.
+// The pieces are parsed under a RowsLimit (`limit`, as its constructor's).
 std::vector<Chunk> ParseChunks(std::string_view text, uint64_t chunk_bytes,
                                const std::function<void(std::string_view, Chunk*)>& parse,
-                               const MappedFile* file = nullptr);
+                               const MappedFile* file = nullptr, uint64_t limit = 0);
 
 class ByteStream;
 
