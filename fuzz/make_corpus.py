@@ -4,7 +4,9 @@ regenerate). Binary caches and model files come from the release build's `parsgd
 the rest is written here. Each target's input layout is described at the top of its .cpp file.
 The model_file/*_v1 and *_v2 seeds are format version 1 files from the release before class
 labels and version 2 files from the release before the CSV label column; this script does not
-write them (the build writes version 3), they are kept for those versions' paths."""
+write them (the build writes a later version), they are kept for those versions' paths. Likewise
+binary_cache/small_v1 and gen_v1_rehashed are version 1 caches (before weights, the record and the
+label set).
 import gzip
 import os
 import struct
@@ -133,6 +135,17 @@ def binary_cache(tmp):
     run(tmp, "convert", "small.svm", "small.bin")
     run(tmp, "gen", "gen.bin", "--rows", "40", "--features", "60", "--nnz", "5")
     for name in ("small", "gen"):
+        data = read(os.path.join(tmp, name + ".bin"))
+        write("binary_cache", name, b"\x00" + data)
+        write("binary_cache", name + "_rehashed", b"\x03" + data)
+    # Version 2's record and weights: fastText's class names and hashing, VW's importances.
+    with open(os.path.join(tmp, "named.txt"), "wb") as f:
+        f.write(b"__label__b two words\n__label__a one\n__label__b three\n")
+    with open(os.path.join(tmp, "weighted.vw"), "wb") as f:
+        f.write(b"1 2 |a x y:2\n-1 |a z\n1 0.5 |b w\n")
+    run(tmp, "convert", "named.txt", "named.bin", "--hash-bits", "6")
+    run(tmp, "convert", "weighted.vw", "weighted.bin", "--hash-bits", "6", "--interactions", "ab")
+    for name in ("named", "weighted"):
         data = read(os.path.join(tmp, name + ".bin"))
         write("binary_cache", name, b"\x00" + data)
         write("binary_cache", name + "_rehashed", b"\x03" + data)
