@@ -118,6 +118,23 @@ TEST(ResidentCopy, IsTheCacheInOwnMemoryAndTheMappedOriginalStillReads) {
   }
 }
 
+// The rows' weights are copied too: nothing of the copy reads the file.
+TEST(ResidentCopy, CopiesTheRowsWeights) {
+  testing::TempDir dir;
+  Dataset::Parts parts = testing::MakeProblem(1000, 50, 5, 2, 0.0, 5).parts();
+  AlignedArray<float> weights(1000);
+  for (std::size_t i = 0; i < weights.size(); ++i) weights[i] = 0.5f + static_cast<float>(i % 3);
+  parts.weights = SharedArray<float>(std::move(weights));
+  WriteBinaryCache(Dataset(std::move(parts)), dir.File("w.bin"));
+  const Dataset mapped = ReadBinaryCache(dir.File("w.bin"));
+  const Dataset own = ResidentCopy(mapped);
+  ASSERT_EQ(own.weights().size(), 1000u);
+  const char* begin = mapped.mapping()->chars();
+  const auto* at = reinterpret_cast<const char*>(own.weights().data());
+  EXPECT_FALSE(at >= begin && at < begin + mapped.mapping()->size());
+  for (uint64_t i = 0; i < 1000; ++i) ASSERT_EQ(own.weights()[i], mapped.weights()[i]);
+}
+
 // A file read in small chunks (each chunk's text given back once parsed, and the pages around
 // each chunk bound once found) gives the rows the same text parsed from memory gives.
 TEST(ReadLibsvm, GivingTheTextBackAsItParsesKeepsEveryRow) {

@@ -19,8 +19,8 @@ for figure in \
     2-schemes-sparse/suboptimality_seconds 2-schemes-sparse/speedup \
     3-period-sparse/period_selected 3-period-fmnist/period_selected \
     3-period-mlp/suboptimality_epoch 3-gossip-sparse/suboptimality_seconds \
-    3-gossip-mlp/suboptimality_epoch 5-partitions-mlp/objective_seconds \
-    5-partitions-wide/objective_seconds 9-block-sparse/suboptimality_epoch \
+    3-gossip-mlp/suboptimality_epoch 5-partitions-mlp/suboptimality_seconds \
+    5-partitions-wide/suboptimality_seconds 9-block-sparse/suboptimality_epoch \
     9-block-sorted/suboptimality_epoch; do
   target="$to/${figure%%/*}-${figure##*/}.svg"
   if [ ! -f "$OUT/$figure.svg" ]; then

@@ -43,6 +43,7 @@ FileNeed Need(const std::string& path, DataFormat format, int ranks) {
 // holds besides its rows (replicas, optimiser state and the MLP's activations come on top). 0
 // where the label set is not known (text; a version 1 cache) and it decides the outputs.
 uint64_t ModelBytes(const TrainConfig& c, const CacheShape& shape) {
+  if (shape.features == 0) return 0;  // not a cache: known once read
   const uint64_t classes = shape.classes;
   if (c.model == ModelKind::kMlp) {
     if (classes == 0) return 0;

@@ -179,10 +179,13 @@ class Rows {
     values_.Append(chunk.values);
     labels_.Append(chunk.labels);
     // Each row's class name as its place among the names met (kNoLabelText: a number).
+    std::vector<uint32_t> global(chunk.label_texts.size());  // the chunk's names' places
+    for (std::size_t t = 0; t < global.size(); ++t)
+      global[t] = names_.Id(chunk.label_texts[t], name_);
     std::vector<uint32_t> ids(chunk.labels.size(), kNoLabelText);
     for (std::size_t r = 0; r < ids.size(); ++r) {
       if (chunk.text_labels && chunk.label_ids[r] != kNoLabelText) {
-        ids[r] = names_.Id(chunk.label_texts[chunk.label_ids[r]], name_);
+        ids[r] = global[chunk.label_ids[r]];
       } else {
         numbers_.Add(chunk.labels[r]);
       }

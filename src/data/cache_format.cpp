@@ -75,8 +75,10 @@ Header MakeHeader(uint64_t rows, uint64_t features, uint64_t nnz, uint64_t zero_
 }
 
 void LabelSet::Add(float label) {
-  if (over_) return;
-  seen_.insert(std::bit_cast<uint32_t>(label == 0.f ? 0.f : label));
+  const uint32_t bits = std::bit_cast<uint32_t>(label == 0.f ? 0.f : label);
+  if (over_ || (bits == last_ && !seen_.empty())) return;  // runs of one label: one lookup
+  last_ = bits;
+  seen_.insert(bits);
   if (seen_.size() > kMaxClasses) {
     over_ = true;
     seen_ = {};

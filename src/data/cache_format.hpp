@@ -92,6 +92,7 @@ class LabelSet {
 
  private:
   std::unordered_set<uint32_t> seen_;  // the labels' bits
+  uint32_t last_ = 0;                  // the last label added
   bool over_ = false;
 };
 

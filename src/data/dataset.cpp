@@ -87,6 +87,7 @@ Dataset ResidentCopy(const Dataset& data) {
   parts.indices = SharedArray<uint32_t>(Copy(data.indices(), file));
   parts.values = SharedArray<float>(Copy(data.values(), file));
   parts.labels = SharedArray<float>(Copy(data.labels(), file));
+  if (!data.weights().empty()) parts.weights = SharedArray<float>(Copy(data.weights(), file));
   parts.mapping = nullptr;
   return Dataset(std::move(parts));
 }

@@ -360,8 +360,6 @@ void AlignCsvParts(std::vector<Dataset>& parts) {
   }
 }
 
-// LoadDataset of a comma-separated list of files: each read in the format given or detected
-// (the same for all), LIBSVM's index base decided for the whole list, the rows concatenated.
 // The format of a comma-separated list `name` of files: given, or each file's detected, which
 // must agree; throws for standard input or IDX in a list.
 DataFormat ListFormat(const std::vector<std::string>& files, const std::string& name,
@@ -388,6 +386,8 @@ DataFormat ListFormat(const std::vector<std::string>& files, const std::string& 
   return format;
 }
 
+// LoadDataset of a comma-separated list of files: each read in the format given or detected
+// (the same for all), LIBSVM's index base decided for the whole list, the rows concatenated.
 Dataset LoadSeveral(const std::vector<std::string>& files, const std::string& name,
                     const LoadOptions& options) {
   const DataFormat format = ListFormat(files, name, options);
