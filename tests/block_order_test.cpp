@@ -232,6 +232,14 @@ TEST_F(BlockOrderCli, ARunWhoseRowsCannotFitIsRefusedBeforeReadingWithTheWayThro
                            "train with --order block (or auto)"}) {
     EXPECT_TRUE(Contains(global.output, part)) << part << "\n" << global.output;
   }
+  // A block a thread that cannot fit in half of it: refused, naming --block-size.
+  const auto block =
+      RunShell(limited + "train --train " + big + " --order block --block-size 1G --threads 2");
+  EXPECT_EQ(block.status, 1) << block.output;
+  for (const char* part : {"--block-size 1024 MiB for 2 threads reads 2048 MiB of the file at once",
+                           "give a smaller --block-size"}) {
+    EXPECT_TRUE(Contains(block.output, part)) << part << "\n" << block.output;
+  }
   const auto cd = RunShell(limited + "train --train " + big + " --solver cd");
   EXPECT_EQ(cd.status, 1) << cd.output;
   EXPECT_TRUE(Contains(cd.output, "--solver cd copies every row into columns")) << cd.output;

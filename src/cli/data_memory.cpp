@@ -83,7 +83,21 @@ DataPlan PlanDataMemory(const RunArgs& run, int ranks, int threads) {
   const bool paged = train.cache && takes_order &&
                      ChooseOrder(c.order, train.bytes, true, usable, nullptr) == OrderKind::kBlock;
   DataPlan plan;
-  if (paged) plan.budget = PageBudgetBytes(threads, c.block_size);
+  if (paged) {
+    // A block a thread must fit beside the rest; the budget's margin above that is cut to half
+    // the memory this process may use.
+    const uint64_t block = c.block_size != 0 ? c.block_size : kDefaultBlockBytes;
+    const uint64_t working = static_cast<uint64_t>(std::max(threads, 1)) * block;
+    if (working > usable / 2) {
+      throw Error(fmt::format(
+          "{}: --block-size {:.0f} MiB for {} threads reads {:.0f} MiB of the file at once, more "
+          "than half the {:.0f} MiB this process may use (physical memory, its cgroup's limit, "
+          "its address-space limit): give a smaller --block-size (the default is {} MiB)",
+          train.path, block / kMiB, std::max(threads, 1), working / kMiB, usable / kMiB,
+          kDefaultBlockBytes >> 20));
+    }
+    plan.budget = std::min(PageBudgetBytes(threads, c.block_size), usable / 2);
+  }
   const uint64_t model = ModelBytes(c, train.shape);
   uint64_t held = plan.budget + model;
   for (const FileNeed& need : needs) {
@@ -104,16 +118,22 @@ DataPlan PlanDataMemory(const RunArgs& run, int ranks, int threads) {
         "hashed text, a smaller --hash-bits)",
         train.path, train.shape.features, model / kMiB, held / kMiB, usable / kMiB));
   }
-  // The file that holds the most: what to change.
-  const FileNeed& most =
-      *std::max_element(needs.begin(), needs.end(),
-                        [](const FileNeed& a, const FileNeed& b) { return a.bytes < b.bytes; });
+  // The file that holds the most in memory: what to change (a paged cache holds its budget).
+  auto in_memory = [&](const FileNeed& need) { return paged && need.cache ? 0 : need.bytes; };
+  const FileNeed& most = *std::max_element(
+      needs.begin(), needs.end(),
+      [&](const FileNeed& a, const FileNeed& b) { return in_memory(a) < in_memory(b); });
   std::string way;
   if (!train.cache) {
     way = fmt::format(
         "convert {} to a binary cache (parsgd convert {} CACHE) and train from that with --order "
         "block, which reads the run's binary caches a few blocks at a time",
         train.path, train.path);
+  } else if (!most.cache) {
+    way = fmt::format(
+        "convert {} to a binary cache (parsgd convert {} CACHE): under --order block the run's "
+        "binary caches are read a few blocks at a time, its text files are held whole",
+        most.path, most.path);
   } else if (!takes_order) {
     way = c.solver == Solver::kCd
               ? "--solver cd copies every row into columns: use --solver sgd or dual-cd with "
@@ -127,14 +147,14 @@ DataPlan PlanDataMemory(const RunArgs& run, int ranks, int threads) {
         NameOf<OrderKind>(kOrderKinds, c.order));
   }
   std::string total;
-  if (held > most.bytes) {
+  if (held > in_memory(most)) {
     total =
         fmt::format(", the run's data {}{:.0f} MiB", model > 0 ? "and model " : "", held / kMiB);
   }
   throw Error(fmt::format(
       "{}: its rows need {:.0f} MiB in memory{}{}, more than the {:.0f} MiB this process may "
       "use (physical memory, its cgroup's limit, its address-space limit): {}",
-      most.path, most.bytes / kMiB,
+      most.path, in_memory(most) / kMiB,
       ranks > 1 ? fmt::format(" (this rank's share of {})", ranks) : "", total, usable / kMiB,
       way));
 }

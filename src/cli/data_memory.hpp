@@ -25,8 +25,10 @@ uint64_t PageBudgetBytes(int threads, uint64_t block_bytes);
 // Plans run's files (--train, --test, --validation) for `ranks` ranks of `threads` threads each.
 // A binary cache's rows are known from its header; a text file's only once read (not counted: no
 // run that could fit is refused); the model's parameters from the training cache's features and
-// label set, one copy. Throws parsgd::Error when the rows that would be held in memory and the
-// model need more than UsableMemoryBytes(), naming the way through.
+// label set, one copy. Under the block order the page budget is PageBudgetBytes cut to half of
+// UsableMemoryBytes(). Throws parsgd::Error when the rows that would be held in memory and the
+// model need more than UsableMemoryBytes(), naming the way through, or when a block a thread
+// would take more than half of it (naming --block-size).
 DataPlan PlanDataMemory(const RunArgs& run, int ranks, int threads);
 
 }  // namespace parsgd::cli
