@@ -89,6 +89,7 @@ TEST(ConvertToCache, WritesTheInMemoryCacheByteForByte) {
                                          " convert - " + dir.File("in.bin") + format);
     ASSERT_EQ(piped.status, 0) << piped.output;
     EXPECT_TRUE(Contains(piped.output, "3000 rows x ")) << piped.output;
+    EXPECT_TRUE(Contains(piped.output, " nonzeros, 2 distinct labels")) << piped.output;
     EXPECT_TRUE(testing::ReadFile(dir.File("in.bin")) == expected) << format;
   }
 }

@@ -89,8 +89,11 @@ int Convert(std::span<const std::string> args) {
     // whatever its size); other inputs are read whole.
     executor->Execute([&] {
       const CacheShape shape = ConvertToCache(input, load, output);
-      std::printf("%s", fmt::format("{}: {} rows x {} features, {} nonzeros\n", output, shape.rows,
-                                    shape.features, shape.nnz)
+      const std::string labels = shape.classes != 0
+                                     ? fmt::format("{} distinct labels", shape.classes)
+                                     : "more than 65536 distinct labels";
+      std::printf("%s", fmt::format("{}: {} rows x {} features, {} nonzeros, {}\n", output,
+                                    shape.rows, shape.features, shape.nnz, labels)
                             .c_str());
     });
     return 0;
