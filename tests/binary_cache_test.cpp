@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <string>
 
@@ -167,6 +168,16 @@ class BinaryCacheDamage : public ::testing::Test {
     WriteBinaryCache(Generated(), dir_.File("good.bin"));
     good_ = testing::ReadFile(dir_.File("good.bin"));
   }
+  // The good file with its header changed by `change` and resealed (a valid header checksum).
+  std::string WithHeader(const std::function<void(cache_internal::Header&)>& change) const {
+    cache_internal::Header h;
+    std::memcpy(&h, good_.data(), sizeof(h));
+    change(h);
+    h.header_checksum = cache_internal::HeaderChecksum(h);
+    std::string bytes = good_;
+    std::memcpy(bytes.data(), &h, sizeof(h));
+    return bytes;
+  }
   // Writes `bytes` and expects ReadBinaryCache to refuse it with a message naming the file.
   void ExpectRefused(const std::string& bytes, const std::string& fragment) {
     const std::string path = dir_.Write("bad.bin", bytes);
@@ -224,32 +235,21 @@ TEST_F(BinaryCacheDamage, VersionOneFilesStillRead) {
   std::memcpy(&h, good_.data(), sizeof(h));
   ASSERT_EQ(h.version, 2u);
   ASSERT_EQ(h.classes, 2u);  // the generator's -1 and +1
-  h.version = 1;
-  h.classes = 0;
-  h.header_checksum = cache_internal::HeaderChecksum(h);
-  std::string v1 = good_;
-  std::memcpy(v1.data(), &h, sizeof(h));
+  const std::string v1 = WithHeader([](cache_internal::Header& v) {
+    v.version = 1;
+    v.classes = 0;
+  });
   ExpectSameData(ReadBinaryCache(dir_.Write("v1.bin", v1)), Generated());
   EXPECT_EQ(ReadBinaryCacheShape(dir_.File("v1.bin")).classes, 0u);  // not recorded
-  h.classes = 2;
-  h.header_checksum = cache_internal::HeaderChecksum(h);
-  std::memcpy(v1.data(), &h, sizeof(h));
-  ExpectRefused(v1, "invalid: version 1's reserved bytes 96-119 are not zero");
+  ExpectRefused(WithHeader([](cache_internal::Header& v) { v.version = 1; }),
+                "invalid: version 1's reserved bytes 96-119 are not zero");
 }
 
 TEST_F(BinaryCacheDamage, UnknownFlagsAndTooManyClassesAreInvalid) {
-  cache_internal::Header h;
-  std::memcpy(&h, good_.data(), sizeof(h));
-  h.flags = 4;
-  h.header_checksum = cache_internal::HeaderChecksum(h);
-  std::string bad = good_;
-  std::memcpy(bad.data(), &h, sizeof(h));
-  ExpectRefused(bad, "invalid: unknown flags 0x4");
-  h.flags = 0;
-  h.classes = 70000;
-  h.header_checksum = cache_internal::HeaderChecksum(h);
-  std::memcpy(bad.data(), &h, sizeof(h));
-  ExpectRefused(bad, "invalid: 70000 classes, more than 65536");
+  ExpectRefused(WithHeader([](cache_internal::Header& h) { h.flags = 4; }),
+                "invalid: unknown flags 0x4");
+  ExpectRefused(WithHeader([](cache_internal::Header& h) { h.classes = 70000; }),
+                "invalid: 70000 classes, more than 65536");
 }
 
 // Headers that pass every header check but declare sizes no file of this size (or any file) can
@@ -276,13 +276,8 @@ TEST_F(BinaryCacheDamage, AbsurdDeclaredSizesAreRefusedBeforeAllocating) {
 }
 
 TEST_F(BinaryCacheDamage, AnUnknownIndexBaseIsInvalid) {
-  cache_internal::Header h;
-  std::memcpy(&h, good_.data(), sizeof(h));
-  h.zero_based = 3;
-  h.header_checksum = cache_internal::HeaderChecksum(h);
-  std::string bad = good_;
-  std::memcpy(bad.data(), &h, sizeof(h));
-  ExpectRefused(bad, "invalid: index base 3, expected 0, 1 or 2");
+  ExpectRefused(WithHeader([](cache_internal::Header& h) { h.zero_based = 3; }),
+                "invalid: index base 3, expected 0, 1 or 2");
 }
 
 // Files with valid checksums but content that must not reach training (written by
