@@ -1,11 +1,12 @@
 // End-to-end tests of CSV tables with categorical columns: train, save, predict and eval through
 // the real program, the columns matched by name, values never met in training left out.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <fmt/format.h>
-
+#include <algorithm>
 #include <string>
 
+#include "parsgd/io/model_file.hpp"
 #include "parsgd/util/rng.hpp"
 #include "test_support.hpp"
 
@@ -84,10 +85,26 @@ TEST_F(CliCsv, CategoricalColumnsTrainAndPredictByNameOneHotOrHashed) {
   EXPECT_EQ(hashed.status, 2) << hashed.output;
   EXPECT_TRUE(Contains(hashed.output, "--hash-bits would be ignored")) << hashed.output;
   EXPECT_TRUE(Contains(hashed.output, "n.csv has none")) << hashed.output;
-  // A binary cache would lose the values.
-  const auto convert = RunCli("convert " + train + " " + dir_.File("t.bin"));
-  EXPECT_EQ(convert.status, 1);
-  EXPECT_TRUE(Contains(convert.output, "has categorical columns")) << convert.output;
+  // The binary cache records the columns and their values: a model trained from it reads the
+  // table's files by name as the one trained from the text (the same weights, the same
+  // predictions of the reordered file). LIBSVM text would lose the values.
+  const std::string cache = dir_.File("t.bin"), from_cache = dir_.File("mc.bin");
+  const auto convert = RunCli("convert " + train + " " + cache);
+  ASSERT_EQ(convert.status, 0) << convert.output;
+  EXPECT_TRUE(Contains(convert.output, "600 rows x 9 features")) << convert.output;
+  const std::string same = " --epochs 20 --threads 1 --scheme sequential --save ";
+  ASSERT_EQ(RunCli("train --train " + train + same + model).status, 0);
+  const auto t = RunCli("train --train " + cache + " --test " + moved + same + from_cache);
+  ASSERT_EQ(t.status, 0) << t.output;
+  const LoadedModel by_text = LoadModel(model), by_cache = LoadModel(from_cache);
+  const auto wt = std::get<LinearModel>(by_text.model).weights();
+  const auto wc = std::get<LinearModel>(by_cache.model).weights();
+  EXPECT_TRUE(std::equal(wt.begin(), wt.end(), wc.begin(), wc.end()));
+  EXPECT_EQ(RunCli("predict " + from_cache + " " + moved).output,
+            RunCli("predict " + model + " " + moved).output);
+  const auto svm = RunCli("convert " + train + " " + dir_.File("t.svm"));
+  EXPECT_EQ(svm.status, 1);
+  EXPECT_TRUE(Contains(svm.output, "has categorical columns")) << svm.output;
   // --categorical none: text in a feature column is an error naming it.
   const auto none = RunCli("train --train " + train + " --categorical none");
   EXPECT_EQ(none.status, 1);

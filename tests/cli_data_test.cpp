@@ -177,13 +177,17 @@ TEST_F(CliData, CsvWithAHeaderTrainsByLabelNameAndConvertsToTheSameCache) {
   const auto wc = std::get<LinearModel>(mc.model).weights();
   EXPECT_TRUE(std::equal(wa.begin(), wa.end(), wi.begin(), wi.end()));
   EXPECT_TRUE(std::equal(wa.begin(), wa.end(), wc.begin(), wc.end()));
-  // Each model records its training file's label column as given; the cache's is not CSV text.
+  // Each model records its training file's label column as given, the cache's model the one the
+  // cache was converted with, by which eval finds the label in the text.
   EXPECT_EQ(ma.reading.csv_label_column, std::optional<std::string>("class"));
   EXPECT_EQ(mi.reading.csv_label_column, std::optional<std::string>("2"));
-  EXPECT_FALSE(mc.reading.csv_label_column.has_value());
+  EXPECT_EQ(mc.reading.csv_label_column, std::optional<std::string>("-2"));
   const auto eval = RunCli("eval " + model + " " + path + " --label-column class");
   ASSERT_EQ(eval.status, 0) << eval.output;
   EXPECT_EQ(After(eval.output, "accuracy "), After(r.output, "train accuracy "));
+  const auto eval_cache = RunCli("eval " + via_cache + " " + path);
+  ASSERT_EQ(eval_cache.status, 0) << eval_cache.output;
+  EXPECT_EQ(eval_cache.output, eval.output);
 }
 
 // predict and eval read a CSV file's label from the column the model's training data had it in,

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "data_test_util.hpp"
+#include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/csv.hpp"
 #include "parsgd/data/hashing.hpp"
 #include "parsgd/data/load.hpp"
@@ -114,8 +115,14 @@ TEST(CsvCategorical, SeveralFilesShareTheUnionOfTheirValues) {
                                          {1.f, 0.f, 1.f, 0.f}, 5));
   const std::string n = dir.Write("n.csv", "y,c,x\n1,5,1\n");
   ExpectError([&] { LoadDataset(a + "," + n); }, {"feature column 'c' is numbers here but categorical"});
-  // A binary cache or LIBSVM text would lose the values.
-  ExpectError([&] { SaveDataset(d, dir.File("d.bin")); }, {"has categorical columns"});
+  // A binary cache keeps the columns and their values; LIBSVM text would lose them.
+  SaveDataset(d, dir.File("d.bin"));
+  const Dataset cached = ReadBinaryCache(dir.File("d.bin"));
+  ExpectSameData(cached, d);
+  ASSERT_NE(cached.csv_schema(), nullptr);
+  EXPECT_EQ(*cached.csv_schema(), *d.csv_schema());
+  EXPECT_EQ(cached.csv_reading(), d.csv_reading());
+  ExpectError([&] { SaveDataset(d, dir.File("d.svm")); }, {"has categorical columns"});
 }
 
 }  // namespace

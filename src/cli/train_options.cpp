@@ -93,14 +93,13 @@ ZeroBased RunZeroBased(const RunArgs& a, const Dataset& train) {
 
 DataReading RunReading(const RunArgs& a, const Dataset& train) {
   DataReading reading{.zero_based = RunZeroBased(a, train)};
-  const DataFormat format = FormatRead(a.train, a.format, train);
-  if (format == DataFormat::kCsv) {
-    reading.csv_label_column = a.label_column;
-    reading.csv_schema = train.csv_schema();
-    reading.csv_feature_columns =
-        train.csv_schema() ? train.csv_schema()->columns.size() : train.features();
-    reading.csv_weight_column = a.weight_column;
-    reading.csv_missing = a.missing;
+  // CSV text, or a binary cache of it: how the table was read, as the data records it.
+  if (const std::shared_ptr<const CsvSchema>& schema = train.csv_schema()) {
+    reading.csv_label_column = train.csv_reading().label_column;
+    reading.csv_schema = schema;
+    reading.csv_feature_columns = schema->columns.size();
+    reading.csv_weight_column = train.csv_reading().weight_column;
+    reading.csv_missing = train.csv_reading().missing;
   }
   reading.hashing = train.hashing();
   return reading;
@@ -132,6 +131,12 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
     options.categorical_auto = false;
   } else if (a.categorical != "auto") {
     options.categorical = SplitAtCommas(a.categorical);
+  }
+  if (train != nullptr && train->csv_schema()) {
+    // The table's other files are read as the training data was (a binary cache records it).
+    options.label_column = train->csv_reading().label_column;
+    options.weight_column = train->csv_reading().weight_column;
+    options.missing = train->csv_reading().missing;
   }
   if (train != nullptr) {
     options.csv_schema = train->csv_schema();

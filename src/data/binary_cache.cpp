@@ -130,7 +130,7 @@ CacheView ViewOf(const MappedFile& file, const Header& h) {
 }
 
 // What the rows' arrays do not hold, from the header and the record (verified): the index base,
-// the class names and the hashing, and the rows' weights [first, last) as views.
+// the class names, the hashing and the CSV reading, and the rows' weights [first, last) as views.
 void AddReading(Dataset::Parts& parts, const std::shared_ptr<const MappedFile>& file,
                 const Header& h, uint64_t first, uint64_t last) {
   const Layout layout = *LayoutOf(h);
@@ -139,10 +139,13 @@ void AddReading(Dataset::Parts& parts, const std::shared_ptr<const MappedFile>& 
     parts.weights = View<float>(file, layout.weights.at, h.rows).Slice(first, last - first);
   }
   if (h.record_bytes != 0) {
-    Record record = ReadRecord(file->chars() + layout.record.at, h.record_bytes,
-                               (h.flags & kNamedClasses) != 0 ? h.classes : 0, file->path());
+    Record record =
+        ReadRecord(file->chars() + layout.record.at, h.record_bytes,
+                   (h.flags & kNamedClasses) != 0 ? h.classes : 0, h.features, file->path());
     parts.class_names = std::move(record.class_names);
     parts.hashing = std::move(record.hashing);
+    parts.csv_schema = std::move(record.csv_schema);
+    parts.csv_reading = std::move(record.csv_reading);
   }
 }
 

@@ -67,7 +67,8 @@ void WriteBinaryCache(const Dataset& data, const std::string& path) {
     throw Error(path + ": the dataset has no row offsets (a default-constructed Dataset)");
   }
   const bool weighted = !data.weights().empty();
-  const std::string record = RecordBytes({data.class_names(), data.hashing()});
+  const std::string record =
+      RecordBytes({data.class_names(), data.hashing(), data.csv_schema(), data.csv_reading()});
   const std::optional<Layout> layout =
       CanonicalLayout(data.rows(), data.nnz(), weighted, record.size());
   if (!layout) throw Error(path + ": dataset too large for the binary cache");

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 
+#include "io/csv_record.hpp"
 #include "io/reading_fields.hpp"
 #include "parsgd/util/error.hpp"
 #include "util/xxhash64.hpp"
@@ -86,15 +87,19 @@ void LabelSet::Add(float label) {
 }
 
 std::string RecordBytes(const Record& record) {
-  if (record.class_names.empty() && !record.hashing) return {};
+  if (record.class_names.empty() && !record.hashing && !record.csv_schema) return {};
   std::string out;
   io_internal::PutField<uint32_t>(out, static_cast<uint32_t>(record.class_names.size()));
   io_internal::PutNames(out, record.class_names);
   io_internal::PutHashing(out, record.hashing);
+  const CsvReading& csv = record.csv_reading;
+  io_internal::PutCsvRecord(out, record.csv_schema.get(), csv.weight_column, csv.missing);
+  if (record.csv_schema) io_internal::PutNames(out, {csv.label_column});
   return out;
 }
 
-Record ReadRecord(const char* data, uint64_t size, uint64_t classes, const std::string& path) {
+Record ReadRecord(const char* data, uint64_t size, uint64_t classes, uint64_t features,
+                  const std::string& path) {
   Record record;
   try {
     io_internal::FieldReader in(data, size, path, "record");
@@ -108,6 +113,19 @@ Record ReadRecord(const char* data, uint64_t size, uint64_t classes, const std::
       throw DataError(path, 0, 0, "the class names are not in ascending order");
     }
     record.hashing = io_internal::ReadHashing(in, path);
+    if (in.left() != 0) {
+      CsvReading& csv = record.csv_reading;
+      io_internal::ReadCsvRecord(in, record.csv_schema, csv.weight_column, csv.missing, path);
+      if (record.csv_schema) {
+        csv.label_column = io_internal::ReadNames(in, 1, path).front();
+        if (record.csv_schema->Features() > features) {
+          throw DataError(path, 0, 0,
+                          fmt::format("the CSV columns make {} features, more than the {} of the "
+                                      "header",
+                                      record.csv_schema->Features(), features));
+        }
+      }
+    }
     if (in.left() != 0) {
       throw DataError(path, 0, 0, fmt::format("{} bytes after its last field", in.left()));
     }

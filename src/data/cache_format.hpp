@@ -5,12 +5,14 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
+#include "parsgd/data/csv_schema.hpp"
 #include "parsgd/data/hashing.hpp"
 
 namespace parsgd::cache_internal {
@@ -117,16 +119,23 @@ Header MakeHeader(uint64_t rows, uint64_t features, uint64_t nnz, uint64_t zero_
 
 // The record: what the text the rows came from says beyond them. 4 bytes N (uint32), the class
 // names' count (0: the labels are numbers), N names (4 bytes of length, at most 4096, and the
-// bytes; strictly ascending), then the hashing field of model files (io/reading_fields.hpp).
+// bytes; strictly ascending), the hashing field of model files (io/reading_fields.hpp), then the
+// CSV record of model files (io/csv_record.hpp; 4 bytes 0: not CSV text) and, where it holds a
+// schema, the label column as given (4 bytes of length, at most 4096, and its bytes). A record
+// that ends after the hashing field has no CSV record.
 struct Record {
   std::vector<std::string> class_names;
   std::optional<TextHashing> hashing;
+  std::shared_ptr<const CsvSchema> csv_schema = nullptr;
+  CsvReading csv_reading = {};  // with csv_schema
 };
-// The record's bytes; empty where it says nothing (no names, no hashing). Throws parsgd::Error
-// for a name or interactions text past the limit.
+// The record's bytes; empty where it says nothing (no names, no hashing, no CSV schema). Throws
+// parsgd::Error for a name, interactions text, column name or value past the limit.
 std::string RecordBytes(const Record& record);
 // The record in [data, data + size); throws DataError naming `path` ("invalid: the record ...")
-// for one that does not parse to the end, names out of order, or a count other than `classes`.
-Record ReadRecord(const char* data, uint64_t size, uint64_t classes, const std::string& path);
+// for one that does not parse to the end, names out of order, a count other than `classes`, or a
+// schema of more features than `features`.
+Record ReadRecord(const char* data, uint64_t size, uint64_t classes, uint64_t features,
+                  const std::string& path);
 
 }  // namespace parsgd::cache_internal

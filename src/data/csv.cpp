@@ -16,6 +16,7 @@
 #include "byte_stream.hpp"
 #include "csv_categorical.hpp"
 #include "csv_chunk.hpp"
+#include "csv_plan.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/float_text.hpp"
 #include "parsgd/util/mapped_file.hpp"
@@ -23,16 +24,15 @@
 namespace parsgd {
 namespace {
 
+using csv_internal::CsvPlan;
+using csv_internal::CsvSurvey;
 using csv_internal::FieldKind;
 using csv_internal::FieldRole;
+using csv_internal::FindFirstLine;
+using csv_internal::FirstLine;
+using csv_internal::FirstLineIs;
 using csv_internal::RowShape;
 using data_internal::Chunk;
-
-struct FirstLine {
-  std::size_t begin = 0, end = 0;  // the line's content (without its line break)
-  std::size_t next = 0;            // where the line after it starts
-  uint64_t line = 0;               // 1-based
-};
 
 bool IsBlank(char c) { return c == ' ' || c == '\t'; }
 
@@ -40,21 +40,6 @@ std::string_view Trim(std::string_view s) {
   while (!s.empty() && IsBlank(s.front())) s.remove_prefix(1);
   while (!s.empty() && IsBlank(s.back())) s.remove_suffix(1);
   return s;
-}
-
-// The first line that is not blank; nullopt if there is none.
-std::optional<FirstLine> FindFirstLine(std::string_view text) {
-  FirstLine first;
-  for (std::size_t at = 0; at < text.size(); at = first.next) {
-    ++first.line;
-    const std::size_t newline = text.find('\n', at);
-    first.begin = at;
-    first.next = newline == std::string_view::npos ? text.size() : newline + 1;
-    first.end = newline == std::string_view::npos ? text.size() : newline;
-    if (first.end > at && text[first.end - 1] == '\r') --first.end;
-    if (!Trim(text.substr(at, first.end - at)).empty()) return first;
-  }
-  return std::nullopt;
 }
 
 // The fields of a header line: trimmed, quotes ("a,b", "" for a quote) removed.
@@ -150,12 +135,6 @@ bool IsColumnName(const std::string& column) {
   const auto [ptr, ec] = std::from_chars(column.data(), end, position);
   return ec != std::errc() || ptr != end;
 }
-
-// What the first line is: a header, data, or (with CsvHeader::kAuto) known once the other rows are
-// read: when its only text is in the label's column, a header exactly when its label is no other
-// row's; when it numbers the columns (pandas' header of an unnamed array), a header when its
-// label is no other row's, else an ambiguity the user settles with --header.
-enum class FirstLineIs { kHeader, kData, kHeaderIfLabelUnseen, kNumbered };
 
 // The fewest fields a line numbering the columns needs to be taken for a header: a narrow table's
 // first row may well read 1,2,3.
@@ -314,26 +293,6 @@ uint64_t WeightColumn(const std::string& column, uint64_t label,
   return at;
 }
 
-// Whether the label of `first` (a one-row chunk: a text, or a number) is a label of any row of
-// `rest`.
-bool LabelSeen(const Chunk& first, const std::vector<Chunk>& rest) {
-  if (first.text_labels) {
-    const std::string& label = first.label_texts.at(first.label_ids.at(0));
-    return std::any_of(rest.begin(), rest.end(), [&](const Chunk& chunk) {
-      return std::find(chunk.label_texts.begin(), chunk.label_texts.end(), label) !=
-             chunk.label_texts.end();
-    });
-  }
-  const float label = first.labels.at(0);
-  return std::any_of(rest.begin(), rest.end(), [&](const Chunk& chunk) {
-    for (std::size_t r = 0; r < chunk.labels.size(); ++r) {
-      const bool number = !chunk.text_labels || chunk.label_ids[r] == data_internal::kNoLabelText;
-      if (number && chunk.labels[r] == label) return true;
-    }
-    return false;
-  });
-}
-
 // The feature fields' roles and the schema's columns of a file read by itself: every feature field
 // a column in file order (named where `names` holds a header), its kind auto, a number, or
 // categorical where `options` names it.
@@ -437,9 +396,6 @@ std::vector<FieldRole> SchemaRoles(const CsvOptions& options, const std::vector<
   return roles;
 }
 
-// The most features a CSV table may have (feature indices are 32-bit).
-constexpr uint64_t kMaxCsvFeatures = uint64_t{1} << 31;
-
 constexpr std::string_view kBom = "\xEF\xBB\xBF";  // a UTF-8 byte order mark, skipped
 
 using ParseFn = std::function<void(std::string_view, Chunk*)>;
@@ -503,137 +459,183 @@ class CsvText {
 // ParseCsv of `source`.
 Dataset Parse(CsvText& source, const std::string& name, const CsvOptions& options) {
   const std::string_view text = source.head();
-  const std::optional<FirstLine> first = FindFirstLine(text);
-  if (!first) throw DataError(name, 0, 0, "empty file: expected rows of comma-, tab- or semicolon-separated fields");
-  const std::string_view line = text.substr(first->begin, first->end - first->begin);
-  const char delimiter =
-      options.delimiter != 0 ? options.delimiter : csv_internal::DetectDelimiter(line);
-  std::vector<std::string> names = SplitNames(line, delimiter, name, first->line);
-  const FirstLineIs is = options.schema && options.header == CsvHeader::kAuto
-                             ? ClassifyBySchema(line, delimiter, names, options)
-                             : ClassifyFirstLine(line, delimiter, options);
-  const uint64_t fields = names.size();
-  if (is == FirstLineIs::kData) names.clear();  // a row, not names
-  // A file with a header read by a named schema finds its label by the schema's label name where
-  // its label column is not given; a label column named but not in the header of data to predict
-  // is none.
-  const bool by_name = options.label_by_schema && options.schema && options.schema->named &&
-                       is != FirstLineIs::kData && !options.schema->label_name.empty();
-  const std::string& label_column = by_name ? options.schema->label_name : options.label_column;
-  const bool label_absent = options.labels_optional && is != FirstLineIs::kData &&
-                            IsColumnName(label_column) &&
-                            std::find(names.begin(), names.end(), label_column) == names.end();
-  const uint64_t label =
-      label_absent ? fields
-                   : LabelColumn(label_column, names, fields, name, options.label_column_note);
-  RowShape shape{fields, label, delimiter, options.missing,
-                 WeightColumn(options.weight_column, label, names, fields, name,
-                              options.weight_column_optional)};
-  // A first line that may be a header or a row is a row here: its names are the header's if it
-  // turns out one.
-  const std::vector<std::string> header =
-      is == FirstLineIs::kData ? std::vector<std::string>() : names;
-  CsvSchema schema;
-  bool reorder = false;
-  shape.roles = options.schema
-                    ? SchemaRoles(options, header, fields, label, shape.weight, name, &reorder)
-                    : OwnRoles(options, header, fields, label, shape.weight, name, schema);
-  if (options.schema) schema = *options.schema;
-  shape.feature_columns = static_cast<uint32_t>(schema.columns.size());
+  CsvPlan plan = csv_internal::PlanCsv(text, name, options);
+  const FirstLine& first = plan.first;
   const ParseFn parse = [&](std::string_view piece, Chunk* c) {
-    csv_internal::ParseChunk(piece, shape, c);
+    csv_internal::ParseChunk(piece, plan.shape, c);
   };
+  const uint64_t columns = plan.schema.columns.size();
+  const bool collect = !options.schema && options.category_hash_bits == 0;
   // The first line (and any blank lines before it) apart from the rest: a header, or a data row.
   std::vector<Chunk> head, chunks;
+  std::optional<CsvSurvey> survey;
   auto parse_all = [&] {
     head.clear();
-    if (is != FirstLineIs::kHeader) {
-      head = data_internal::ParseChunks(text.substr(0, first->next), first->next + 1, parse,
+    survey.emplace(columns, collect);
+    if (plan.first_may_be_data()) {
+      head = data_internal::ParseChunks(text.substr(0, first.next), first.next + 1, parse,
                                         source.file());
       data_internal::ThrowFirstError(head, name, 1);
+      for (const Chunk& chunk : head) survey->AddHead(chunk, plan.is == FirstLineIs::kData);
     }
-    chunks = source.Parse(first->next, name, options.chunk_bytes, parse);
-    data_internal::ThrowFirstError(chunks, name, first->line + 1);
+    chunks = source.Parse(first.next, name, options.chunk_bytes, parse);
+    data_internal::ThrowFirstError(chunks, name, first.line + 1);
+    for (const Chunk& chunk : chunks) survey->Add(chunk);
   };
   parse_all();
-  const uint64_t columns = schema.columns.size();
-  if (!options.schema && options.categorical_auto) {
-    // A column of numbers and text is categorical throughout: read again with it so.
-    std::vector<bool> text_in = csv_internal::ColumnsWithText(chunks, columns);
-    std::vector<bool> numbers_in = csv_internal::ColumnsWithNumbers(chunks, columns);
-    const std::vector<bool> head_numbers = csv_internal::ColumnsWithNumbers(head, columns);
-    bool again = false;
-    for (FieldRole& role : shape.roles) {
-      if (role.kind != FieldKind::kAuto) continue;
-      const uint32_t c = role.column;
-      // The head's text may be a header's names: only its numbers count (a header has none).
-      if (text_in[c] && (numbers_in[c] || head_numbers[c])) {
-        role.kind = FieldKind::kCategory;
-        again = true;
-      }
-    }
-    if (again) parse_all();
+  if (!options.schema && options.categorical_auto &&
+      csv_internal::MarkMixedColumns(plan, *survey)) {
+    parse_all();
   }
-  const bool seen = (is == FirstLineIs::kHeaderIfLabelUnseen || is == FirstLineIs::kNumbered) &&
-                    !head.at(0).labels.empty() && LabelSeen(head.at(0), chunks);
-  if (is == FirstLineIs::kNumbered && seen) {
-    throw DataError(name, first->line, 1,
-                    "the first line numbers the columns (a header?), but its label is a label of "
-                    "other rows (a row?): say which with --header yes or --header no");
-  }
-  const bool is_header = is == FirstLineIs::kHeader ||
-                         ((is == FirstLineIs::kHeaderIfLabelUnseen || is == FirstLineIs::kNumbered) &&
-                          !seen);
+  const bool is_header = csv_internal::FirstLineIsHeader(plan, *survey, name);
   if (!is_header) {
     chunks.insert(chunks.begin(), std::make_move_iterator(head.begin()),
                   std::make_move_iterator(head.end()));
-    if (!options.schema) {
-      for (CsvColumn& column : schema.columns) column.name.clear();
-      schema.named = false;
-      schema.label_name.clear();
-    }
   }
-  bool any_row = false;
-  for (const Chunk& chunk : chunks) any_row |= !chunk.labels.empty();
-  if (!any_row) throw DataError(name, 0, 0, "no data rows: the file has only a header line");
+  if (!survey->any_row()) {
+    throw DataError(name, 0, 0, "no data rows: the file has only a header line");
+  }
   std::vector<std::string> classes;
   try {
     classes = NameClasses(chunks);
   } catch (const Error& e) {
     throw DataError(name, 0, 0, e.what());
   }
-  if (!options.schema) {
-    const std::vector<bool> text_in = csv_internal::ColumnsWithText(chunks, columns);
-    for (const FieldRole& role : shape.roles) {
-      if (role.column < columns && (role.kind == FieldKind::kCategory ||
-                                    (role.kind == FieldKind::kAuto && text_in[role.column]))) {
-        schema.columns[role.column].categorical = true;
-      }
-    }
-    if (schema.HasCategorical()) {
-      schema.hash_bits = options.category_hash_bits;
-      if (schema.hash_bits == 0) csv_internal::CollectValues(chunks, schema);
-      if (schema.Features() > kMaxCsvFeatures) {
-        throw DataError(name, 0, 0,
-                        fmt::format("the categorical columns' values make {} features, more than "
-                                    "{}: hash them (--hash-bits B) or leave the column out",
-                                    schema.Features(), kMaxCsvFeatures));
-      }
-    }
-  }
-  const uint64_t unseen = schema.HasCategorical() || reorder
-                              ? csv_internal::EncodeCategories(chunks, schema, reorder)
+  if (!options.schema) csv_internal::FinishSchema(plan, *survey, is_header, options, name);
+  CsvSchema& schema = plan.schema;
+  const uint64_t unseen = schema.HasCategorical() || plan.reorder
+                              ? csv_internal::EncodeCategories(chunks, schema, plan.reorder)
                               : 0;
   Dataset data =
       data_internal::Assemble(std::move(chunks), schema.Features(), name, 0, ZeroBased::kAuto);
   Dataset::Parts parts = data.parts();
   if (!classes.empty()) parts.class_names = std::move(classes);
   parts.csv_schema = std::make_shared<const CsvSchema>(std::move(schema));
+  parts.csv_reading = {options.label_column, options.weight_column, options.missing};
   parts.unseen_values = unseen;
   return Dataset(std::move(parts));
 }
 
 }  // namespace
+
+namespace csv_internal {
+
+// The first line that is not blank; nullopt if there is none.
+std::optional<FirstLine> FindFirstLine(std::string_view text) {
+  FirstLine first;
+  for (std::size_t at = 0; at < text.size(); at = first.next) {
+    ++first.line;
+    const std::size_t newline = text.find('\n', at);
+    first.begin = at;
+    first.next = newline == std::string_view::npos ? text.size() : newline + 1;
+    first.end = newline == std::string_view::npos ? text.size() : newline;
+    if (first.end > at && text[first.end - 1] == '\r') --first.end;
+    if (!Trim(text.substr(at, first.end - at)).empty()) return first;
+  }
+  return std::nullopt;
+}
+
+CsvPlan PlanCsv(std::string_view text, const std::string& name, const CsvOptions& options) {
+  const std::optional<FirstLine> first = FindFirstLine(text);
+  if (!first)
+    throw DataError(name, 0, 0,
+                    "empty file: expected rows of comma-, tab- or semicolon-separated fields");
+  CsvPlan plan;
+  plan.first = *first;
+  const std::string_view line = text.substr(first->begin, first->end - first->begin);
+  const char delimiter =
+      options.delimiter != 0 ? options.delimiter : csv_internal::DetectDelimiter(line);
+  std::vector<std::string> names = SplitNames(line, delimiter, name, first->line);
+  plan.is = options.schema && options.header == CsvHeader::kAuto
+                ? ClassifyBySchema(line, delimiter, names, options)
+                : ClassifyFirstLine(line, delimiter, options);
+  const uint64_t fields = names.size();
+  if (plan.is == FirstLineIs::kData) names.clear();  // a row, not names
+  // A file with a header read by a named schema finds its label by the schema's label name where
+  // its label column is not given; a label column named but not in the header of data to predict
+  // is none.
+  const bool by_name = options.label_by_schema && options.schema && options.schema->named &&
+                       plan.is != FirstLineIs::kData && !options.schema->label_name.empty();
+  const std::string& label_column = by_name ? options.schema->label_name : options.label_column;
+  const bool label_absent = options.labels_optional && plan.is != FirstLineIs::kData &&
+                            IsColumnName(label_column) &&
+                            std::find(names.begin(), names.end(), label_column) == names.end();
+  const uint64_t label =
+      label_absent ? fields
+                   : LabelColumn(label_column, names, fields, name, options.label_column_note);
+  RowShape& shape = plan.shape;
+  shape = RowShape{fields, label, delimiter, options.missing,
+                   WeightColumn(options.weight_column, label, names, fields, name,
+                                options.weight_column_optional)};
+  // A first line that may be a header or a row is a row here: its names are the header's if it
+  // turns out one.
+  const std::vector<std::string> header =
+      plan.is == FirstLineIs::kData ? std::vector<std::string>() : names;
+  shape.roles = options.schema
+                    ? SchemaRoles(options, header, fields, label, shape.weight, name, &plan.reorder)
+                    : OwnRoles(options, header, fields, label, shape.weight, name, plan.schema);
+  if (options.schema) plan.schema = *options.schema;
+  shape.feature_columns = static_cast<uint32_t>(plan.schema.columns.size());
+  return plan;
+}
+
+bool MarkMixedColumns(CsvPlan& plan, const CsvSurvey& survey) {
+  bool any = false;
+  for (FieldRole& role : plan.shape.roles) {
+    if (role.kind != FieldKind::kAuto) continue;
+    if (survey.text_in()[role.column] && survey.numbers_in()[role.column]) {
+      role.kind = FieldKind::kCategory;
+      any = true;
+    }
+  }
+  return any;
+}
+
+bool FirstLineIsHeader(const CsvPlan& plan, const CsvSurvey& survey, const std::string& name) {
+  if (plan.is == FirstLineIs::kNumbered && survey.label_seen()) {
+    throw DataError(name, plan.first.line, 1,
+                    "the first line numbers the columns (a header?), but its label is a label of "
+                    "other rows (a row?): say which with --header yes or --header no");
+  }
+  return plan.is == FirstLineIs::kHeader ||
+         ((plan.is == FirstLineIs::kHeaderIfLabelUnseen || plan.is == FirstLineIs::kNumbered) &&
+          !survey.label_seen());
+}
+
+void FinishSchema(CsvPlan& plan, const CsvSurvey& survey, bool first_is_header,
+                  const CsvOptions& options, const std::string& name) {
+  CsvSchema& schema = plan.schema;
+  if (!first_is_header) {
+    for (CsvColumn& column : schema.columns) column.name.clear();
+    schema.named = false;
+    schema.label_name.clear();
+  }
+  const uint64_t columns = schema.columns.size();
+  for (const FieldRole& role : plan.shape.roles) {
+    if (role.column < columns &&
+        (role.kind == FieldKind::kCategory ||
+         (role.kind == FieldKind::kAuto && survey.text_in()[role.column]))) {
+      schema.columns[role.column].categorical = true;
+    }
+  }
+  if (!schema.HasCategorical()) return;
+  schema.hash_bits = options.category_hash_bits;
+  if (schema.hash_bits == 0) {
+    for (uint64_t c = 0; c < columns; ++c) {
+      if (schema.columns[c].categorical) schema.columns[c].values = survey.Values(c);
+    }
+  }
+  if (schema.Features() > kMaxCsvFeatures) {
+    throw DataError(name, 0, 0,
+                    fmt::format("the categorical columns' values make {} features, more than "
+                                "{}: hash them (--hash-bits B) or leave the column out",
+                                schema.Features(), kMaxCsvFeatures));
+  }
+}
+
+}  // namespace csv_internal
+
+namespace {}  // namespace
 
 Dataset ParseCsv(std::string_view text, const std::string& name, const CsvOptions& options) {
   CsvText source(text, nullptr);

@@ -99,41 +99,48 @@ uint64_t EncodeChunk(Chunk& chunk, const CsvSchema& schema, const std::vector<ui
 
 }  // namespace
 
-std::vector<bool> ColumnsWithText(const std::vector<Chunk>& chunks, uint64_t columns) {
-  std::vector<bool> text(columns, false);
-  for (const Chunk& chunk : chunks) {
-    for (std::size_t c = 0; c < chunk.category_texts.size(); ++c) {
-      if (!chunk.category_texts[c].empty()) text[c] = true;
+void CsvSurvey::AddColumns(const Chunk& chunk, bool text) {
+  for (std::size_t c = 0; c < chunk.category_texts.size() && c < text_in_.size(); ++c) {
+    if (!text || chunk.category_texts[c].empty()) continue;
+    text_in_[c] = true;
+    if (c < values_.size()) {
+      values_[c].insert(chunk.category_texts[c].begin(), chunk.category_texts[c].end());
     }
   }
-  return text;
+  for (std::size_t c = 0; c < chunk.numbers_in.size() && c < numbers_in_.size(); ++c) {
+    if (chunk.numbers_in[c] != 0) numbers_in_[c] = true;
+  }
+  any_row_ |= !chunk.labels.empty();
 }
 
-std::vector<bool> ColumnsWithNumbers(const std::vector<Chunk>& chunks, uint64_t columns) {
-  std::vector<bool> numbers(columns, false);
-  for (const Chunk& chunk : chunks) {
-    for (std::size_t c = 0; c < chunk.numbers_in.size(); ++c) {
-      if (chunk.numbers_in[c] != 0) numbers[c] = true;
-    }
+void CsvSurvey::AddHead(const Chunk& head, bool is_data) {
+  AddColumns(head, is_data);
+  if (is_data || head.labels.empty()) return;
+  if (head.text_labels && head.label_ids.at(0) != data_internal::kNoLabelText) {
+    head_text_ = head.label_texts.at(head.label_ids.at(0));
+  } else {
+    head_number_ = head.labels.at(0);
   }
-  return numbers;
 }
 
-void CollectValues(const std::vector<Chunk>& chunks, CsvSchema& schema) {
-  for (std::size_t c = 0; c < schema.columns.size(); ++c) {
-    CsvColumn& column = schema.columns[c];
-    if (!column.categorical) continue;
-    column.values.clear();
-    for (const Chunk& chunk : chunks) {
-      if (c < chunk.category_texts.size()) {
-        column.values.insert(column.values.end(), chunk.category_texts[c].begin(),
-                             chunk.category_texts[c].end());
-      }
-    }
-    std::sort(column.values.begin(), column.values.end());
-    column.values.erase(std::unique(column.values.begin(), column.values.end()),
-                        column.values.end());
+void CsvSurvey::Add(const Chunk& chunk) {
+  AddColumns(chunk, true);
+  if (label_seen_ || (!head_text_ && !head_number_)) return;
+  if (head_text_) {
+    label_seen_ = std::find(chunk.label_texts.begin(), chunk.label_texts.end(), *head_text_) !=
+                  chunk.label_texts.end();
+    return;
   }
+  for (std::size_t r = 0; r < chunk.labels.size() && !label_seen_; ++r) {
+    const bool number = !chunk.text_labels || chunk.label_ids[r] == data_internal::kNoLabelText;
+    label_seen_ = number && chunk.labels[r] == *head_number_;
+  }
+}
+
+std::vector<std::string> CsvSurvey::Values(uint64_t c) const {
+  std::vector<std::string> values(values_.at(c).begin(), values_.at(c).end());
+  std::sort(values.begin(), values.end());
+  return values;
 }
 
 uint64_t EncodeCategories(std::vector<Chunk>& chunks, const CsvSchema& schema, bool sort_rows) {

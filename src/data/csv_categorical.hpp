@@ -2,6 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "parsgd/data/csv_schema.hpp"
@@ -9,15 +12,39 @@
 
 namespace parsgd::csv_internal {
 
-// Per feature column (`columns` of them): whether any chunk read text in it, and whether any read
-// a number where the column could hold either.
-std::vector<bool> ColumnsWithText(const std::vector<data_internal::Chunk>& chunks, uint64_t columns);
-std::vector<bool> ColumnsWithNumbers(const std::vector<data_internal::Chunk>& chunks,
-                                     uint64_t columns);
+// What a CSV text's rows say of its feature columns, gathered chunk by chunk in text order (the
+// whole text's chunks, or a stream's as they pass): per column, whether text was read in it and
+// whether a number was where the column could hold either; with `collect`, each column's
+// categorical values (the vocabulary a one-hot encoding needs); whether any chunk holds a row;
+// and whether the label of a first line that may be a header is any other row's.
+class CsvSurvey {
+ public:
+  CsvSurvey(uint64_t columns, bool collect)
+      : text_in_(columns, false), numbers_in_(columns, false), values_(collect ? columns : 0) {}
 
-// The values of each categorical column of `schema` met in the chunks, sorted and each once, into
-// the column's `values` (one-hot training).
-void CollectValues(const std::vector<data_internal::Chunk>& chunks, CsvSchema& schema);
+  // The first line read as a row (`head`, one row). Its text counts only where it is known to be
+  // data (`is_data`): a header's names are not values. Call before Add.
+  void AddHead(const data_internal::Chunk& head, bool is_data);
+  void Add(const data_internal::Chunk& chunk);
+
+  const std::vector<bool>& text_in() const { return text_in_; }
+  // Numbers in the column, the first line's included (a header has none).
+  const std::vector<bool>& numbers_in() const { return numbers_in_; }
+  bool any_row() const { return any_row_; }
+  bool label_seen() const { return label_seen_; }
+  // Column c's values met (collect), sorted and each once.
+  std::vector<std::string> Values(uint64_t c) const;
+
+ private:
+  void AddColumns(const data_internal::Chunk& chunk, bool text);
+
+  std::vector<bool> text_in_, numbers_in_;
+  std::vector<std::unordered_set<std::string>> values_;
+  bool any_row_ = false, label_seen_ = false;
+  // The first line's label where it may be a header: text (head_text_) or a number.
+  std::optional<std::string> head_text_;
+  std::optional<float> head_number_;
+};
 
 // Makes every chunk's categorical entries features as `schema` lays them out (a one-hot value not
 // among the column's values is left out), then, where `sort_rows` or the values are hashed, sorts

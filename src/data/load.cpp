@@ -573,12 +573,12 @@ Dataset LoadShard(const std::string& path, const LoadOptions& options, Communica
 
 void SaveDataset(const Dataset& data, const std::string& path) {
   const bool cache = path.ends_with(".bin");
-  const char* target = cache ? "the binary cache" : "LIBSVM text";
-  if (data.csv_schema() && data.csv_schema()->HasCategorical()) {
+  if (data.csv_schema() && data.csv_schema()->HasCategorical() && !cache) {
     // A model trained from the columns would not know how to encode new rows' values.
-    throw Error(fmt::format("{}: {} has categorical columns, whose values {} does not record: "
-                            "train from the CSV text itself",
-                            path, data.source(), target));
+    throw Error(
+        fmt::format("{}: {} has categorical columns, whose values LIBSVM text does not "
+                    "record: write the binary cache (a name ending in .bin)",
+                    path, data.source()));
   }
   if (data.hashing() && !cache) {
     // A model trained from the columns would not know how to hash new text.

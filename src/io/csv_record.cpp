@@ -40,8 +40,8 @@ std::string GetText(FieldReader& in, const char* what, const std::string& path) 
 
 }  // namespace
 
-void PutCsvRecord(std::string& head, const DataReading& reading) {
-  const CsvSchema* schema = reading.csv_schema.get();
+void PutCsvRecord(std::string& head, const CsvSchema* schema, const std::string& weight_column,
+                  CsvMissing missing) {
   PutField<uint32_t>(head, schema != nullptr ? 1 : 0);
   if (schema == nullptr) return;
   PutField<uint32_t>(head, schema->named ? 1 : 0);
@@ -55,12 +55,13 @@ void PutCsvRecord(std::string& head, const DataReading& reading) {
     PutField<uint64_t>(head, column.values.size());
     for (const std::string& value : column.values) PutText(head, value, "categorical value");
   }
-  PutText(head, reading.csv_weight_column, "weight column");
-  PutField<uint32_t>(head, static_cast<uint32_t>(reading.csv_missing));
+  PutText(head, weight_column, "weight column");
+  PutField<uint32_t>(head, static_cast<uint32_t>(missing));
 }
 
-void ReadCsvRecord(FieldReader& in, DataReading& reading, const std::string& path) {
-  auto bad = [&](const std::string& what) { return DataError(path, 0, 0, "model file's CSV record: " + what); };
+void ReadCsvRecord(FieldReader& in, std::shared_ptr<const CsvSchema>& schema_out,
+                   std::string& weight_column, CsvMissing& missing_out, const std::string& path) {
+  auto bad = [&](const std::string& what) { return DataError(path, 0, 0, "CSV record: " + what); };
   const auto present = in.Get<uint32_t>("CSV record");
   if (present > 1) throw bad(fmt::format("unknown kind {}: expected 0 or 1", present));
   if (present == 0) return;
@@ -92,11 +93,12 @@ void ReadCsvRecord(FieldReader& in, DataReading& reading, const std::string& pat
     }
   }
   if (schema->Features() > (uint64_t{1} << 32)) throw bad("more than 2^32 features");
-  reading.csv_weight_column = GetText(in, "weight column", path);
+  std::string weight = GetText(in, "weight column", path);
   const auto missing = in.Get<uint32_t>("missing values");
   if (missing > 1) throw bad(fmt::format("unknown missing-value rule {}", missing));
-  reading.csv_missing = static_cast<CsvMissing>(missing);
-  reading.csv_schema = std::move(schema);
+  weight_column = std::move(weight);
+  missing_out = static_cast<CsvMissing>(missing);
+  schema_out = std::move(schema);
 }
 
 }  // namespace parsgd::io_internal

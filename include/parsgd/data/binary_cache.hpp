@@ -34,7 +34,14 @@
 // its bytes, strictly ascending in byte order; then how words were hashed into features, as model
 // files record it (4 bytes H: 0 not hashed; 1 fastText's text, and 4 uint32: bits, word n-grams,
 // character n-grams' min and max; 2 VW's, and 4 bytes of bits, 4 bytes of length I (at most 4096)
-// and I bytes of interactions).
+// and I bytes of interactions); then how a CSV table was read, as model files record it (4 bytes
+// K: 0 not CSV text; 1 its schema follows: 4 bytes of flags, bit 0 the columns are named; the
+// label column's header name; 4 bytes of the categorical values' hash bits; 8 bytes of column
+// count and per column its name, 4 bytes categorical 0 or 1 and, one-hot, 8 bytes of value count
+// and the values, strictly ascending; the weight column as given; 4 bytes missing values, 0 an
+// error, 1 zero; then the label column as given), every text 4 bytes of length (at most 4096) and
+// its bytes. A record that ends after the hashing has no CSV reading. The schema's features
+// (data/csv_schema.hpp) are at most the header's.
 //
 // The sections follow the header in the order offsets, indices, values, labels, weights (when
 // flagged), record (when R > 0), each starting at the first multiple of 64 after the previous one
@@ -64,15 +71,14 @@ namespace parsgd {
 class Communicator;
 
 // Writes `data` through AtomicFileWriter (complete file or none): its rows, weights, class names,
-// hashing and label set (CSV's column schema is not recorded: SaveDataset refuses categorical
-// columns). Writes what it is given: the per-entry invariants are the producer's job and
-// ReadBinaryCache checks them. Two passes over the arrays (checksum in parallel with oneTBB, then
-// the write). Throws parsgd::Error on I/O failure.
+// hashing, CSV schema and reading, and label set. Writes what it is given: the per-entry invariants
+// are the producer's job and ReadBinaryCache checks them. Two passes over the arrays (checksum in
+// parallel with oneTBB, then the write). Throws parsgd::Error on I/O failure.
 void WriteBinaryCache(const Dataset& data, const std::string& path);
 
 // Maps `path` and returns a Dataset whose arrays (weights included) point into the mapping (kept
-// alive by them; source() is `path`), with the record's class names and hashing. Refuses, with a
-// DataError "path: ..." (no line), a file that is:
+// alive by them; source() is `path`), with the record's class names, hashing and CSV reading.
+// Refuses, with a DataError "path: ..." (no line), a file that is:
 //   - foreign: too short for the magic or a different magic ("not a parsgd binary cache");
 //   - another version than 1 or 2 ("unsupported binary cache version");
 //   - truncated ("truncated"), or longer than its header says; rows and nnz fix the file size, so
@@ -83,7 +89,8 @@ void WriteBinaryCache(const Dataset& data, const std::string& path);
 //     65,536 classes, row offsets not starting at 0, decreasing or not ending at nnz, an index >=
 //     features or indices not strictly ascending within a row, a non-finite value or label, a
 //     label that is not one of the named classes, a weight not finite or negative, a record that
-//     does not parse to its end (names out of order or not `classes` of them, an unknown hashing).
+//     does not parse to its end (names out of order or not `classes` of them, an unknown hashing, a
+//     CSV schema of more features than the header's).
 // Checks: the row offsets first (8 bytes per row), then one parallel pass (oneTBB, caller's arena)
 // over the payload that computes the checksum and checks every entry and label; the first problem
 // in file order is reported, the same at any thread count. Cost: reading the file once.

@@ -38,9 +38,6 @@ namespace parsgd {
 
 enum class CsvHeader { kAuto, kYes, kNo };
 
-// What a missing feature value is (see the format above): an error, or 0.
-enum class CsvMissing { kError, kZero };
-
 // Whether a field's text (trimmed, unquoted) is a missing value.
 inline bool IsMissingValue(std::string_view text) {
   for (std::string_view word : {"", "NA", "N/A", "?", "NaN", "nan", "null", "NULL", "None"}) {

@@ -51,6 +51,19 @@ struct CsvSchema {
   }
 };
 
+// What a missing feature value is (data/csv.hpp): an error, or 0.
+enum class CsvMissing { kError, kZero };
+
+// How a CSV table was read beyond its columns, as given (CsvOptions: label_column, weight_column,
+// missing): with its schema, what reads the table's other files the same way (a model file and a
+// binary cache record it).
+struct CsvReading {
+  std::string label_column = {};   // empty: the first column
+  std::string weight_column = {};  // empty: none
+  CsvMissing missing = CsvMissing::kError;
+  bool operator==(const CsvReading&) const = default;
+};
+
 // The seed of column j's categorical values' hash (seeds 0 and 1 are fastText's words and
 // character n-grams).
 inline uint32_t CategorySeed(uint64_t column) { return static_cast<uint32_t>(2 + column); }

@@ -67,6 +67,8 @@ class Dataset {
     // CSV text: its feature columns as read (data/csv_schema.hpp: names, categorical values,
     // the feature layout); null for other sources.
     std::shared_ptr<const CsvSchema> csv_schema = nullptr;
+    // With csv_schema: how the table was read (its label and weight columns, missing values).
+    CsvReading csv_reading = {};
     // CSV text read by another file's schema (a test or prediction file): the values of its
     // categorical columns that are not among the schema's, left out of their rows (a model reads
     // a value it never saw as no feature).
@@ -99,6 +101,7 @@ class Dataset {
   const std::optional<TextHashing>& hashing() const { return parts_.hashing; }
   const SharedArray<float>& weights() const { return parts_.weights; }
   const std::shared_ptr<const CsvSchema>& csv_schema() const { return parts_.csv_schema; }
+  const CsvReading& csv_reading() const { return parts_.csv_reading; }
   uint64_t unseen_values() const { return parts_.unseen_values; }
   // Everything the dataset holds (the arrays shared): a copy of it with one part changed is
   // Dataset(parts) after the change.
