@@ -492,7 +492,7 @@ Dataset Parse(CsvText& source, const std::string& name, const CsvOptions& option
     chunks.insert(chunks.begin(), std::make_move_iterator(head.begin()),
                   std::make_move_iterator(head.end()));
   }
-  if (!survey->any_row()) {
+  if (!survey->any_row() && (is_header || !survey->head_row())) {
     throw DataError(name, 0, 0, "no data rows: the file has only a header line");
   }
   std::vector<std::string> classes;

@@ -1,5 +1,6 @@
 #include "csv_categorical.hpp"
 
+#include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <utility>
 
 #include "parsgd/data/hashing.hpp"
+#include "parsgd/util/error.hpp"
 
 namespace parsgd::csv_internal {
 namespace {
@@ -110,11 +112,11 @@ void CsvSurvey::AddColumns(const Chunk& chunk, bool text) {
   for (std::size_t c = 0; c < chunk.numbers_in.size() && c < numbers_in_.size(); ++c) {
     if (chunk.numbers_in[c] != 0) numbers_in_[c] = true;
   }
-  any_row_ |= !chunk.labels.empty();
 }
 
 void CsvSurvey::AddHead(const Chunk& head, bool is_data) {
   AddColumns(head, is_data);
+  head_row_ |= !head.labels.empty();
   if (is_data || head.labels.empty()) return;
   if (head.text_labels && head.label_ids.at(0) != data_internal::kNoLabelText) {
     head_text_ = head.label_texts.at(head.label_ids.at(0));
@@ -125,6 +127,7 @@ void CsvSurvey::AddHead(const Chunk& head, bool is_data) {
 
 void CsvSurvey::Add(const Chunk& chunk) {
   AddColumns(chunk, true);
+  any_row_ |= !chunk.labels.empty();
   if (label_seen_ || (!head_text_ && !head_number_)) return;
   if (head_text_) {
     label_seen_ = std::find(chunk.label_texts.begin(), chunk.label_texts.end(), *head_text_) !=
@@ -143,13 +146,67 @@ std::vector<std::string> CsvSurvey::Values(uint64_t c) const {
   return values;
 }
 
-uint64_t EncodeCategories(std::vector<Chunk>& chunks, const CsvSchema& schema, bool sort_rows) {
+CsvSchema MergeSchemas(const std::vector<std::pair<std::string, const CsvSchema*>>& parts) {
+  const auto& [first_name, first] = parts.front();
+  CsvSchema merged = *first;
+  for (const auto& [name, schema] : parts) {
+    if (schema->columns.size() != first->columns.size()) {
+      throw DataError(name, 0, 0,
+                      fmt::format("{} feature columns, but {} has {}: the files of a list "
+                                  "are parts of one table",
+                                  schema->columns.size(), first_name, first->columns.size()));
+    }
+    for (std::size_t c = 0; c < first->columns.size(); ++c) {
+      const CsvColumn& a = first->columns[c];
+      const CsvColumn& b = schema->columns[c];
+      if (first->named && schema->named && a.name != b.name) {
+        throw DataError(name, 0, 0,
+                        fmt::format("feature column {} is '{}', but in {} '{}': the files of a "
+                                    "list are parts of one table",
+                                    c + 1, b.name, first_name, a.name));
+      }
+      if (a.categorical != b.categorical) {
+        const std::string column = a.name.empty() ? fmt::format("{}", c + 1) : "'" + a.name + "'";
+        throw DataError(name, 0, 0,
+                        fmt::format("feature column {} is {} here but {} in {}: name it in "
+                                    "--categorical to read it as categorical in every file",
+                                    column, b.categorical ? "categorical" : "numbers",
+                                    a.categorical ? "categorical" : "numbers", first_name));
+      }
+      if (schema == first) continue;
+      std::vector<std::string>& values = merged.columns[c].values;
+      values.insert(values.end(), b.values.begin(), b.values.end());
+    }
+  }
+  for (CsvColumn& column : merged.columns) {
+    std::sort(column.values.begin(), column.values.end());
+    column.values.erase(std::unique(column.values.begin(), column.values.end()),
+                        column.values.end());
+  }
+  return merged;
+}
+
+namespace {
+
+// Where each categorical column's one-hot values start after the feature columns.
+std::vector<uint64_t> ValueStarts(const CsvSchema& schema) {
   std::vector<uint64_t> starts(schema.columns.size(), 0);
   uint64_t start = 0;
   for (std::size_t c = 0; c < schema.columns.size(); ++c) {
     starts[c] = start;
     if (schema.columns[c].categorical) start += schema.columns[c].values.size();
   }
+  return starts;
+}
+
+}  // namespace
+
+uint64_t EncodeCategories(Chunk& chunk, const CsvSchema& schema, bool sort_rows) {
+  return EncodeChunk(chunk, schema, ValueStarts(schema), sort_rows);
+}
+
+uint64_t EncodeCategories(std::vector<Chunk>& chunks, const CsvSchema& schema, bool sort_rows) {
+  const std::vector<uint64_t> starts = ValueStarts(schema);
   std::atomic<uint64_t> left_out{0};
   oneapi::tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t i) {
     left_out += EncodeChunk(chunks[i], schema, starts, sort_rows);

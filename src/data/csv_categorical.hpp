@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "parsgd/data/csv_schema.hpp"
@@ -30,7 +31,9 @@ class CsvSurvey {
   const std::vector<bool>& text_in() const { return text_in_; }
   // Numbers in the column, the first line's included (a header has none).
   const std::vector<bool>& numbers_in() const { return numbers_in_; }
+  // Whether a chunk after the first line held a row, and whether the first line did.
   bool any_row() const { return any_row_; }
+  bool head_row() const { return head_row_; }
   bool label_seen() const { return label_seen_; }
   // Column c's values met (collect), sorted and each once.
   std::vector<std::string> Values(uint64_t c) const;
@@ -40,11 +43,20 @@ class CsvSurvey {
 
   std::vector<bool> text_in_, numbers_in_;
   std::vector<std::unordered_set<std::string>> values_;
-  bool any_row_ = false, label_seen_ = false;
+  bool any_row_ = false, head_row_ = false, label_seen_ = false;
   // The first line's label where it may be a header: text (head_text_) or a number.
   std::optional<std::string> head_text_;
   std::optional<float> head_number_;
 };
+
+// The schema of a table whose parts (files) were each read by itself, `parts` their names and
+// schemas: the same feature columns (by count, and by name where both have a header), categorical
+// in every part or in none, the one-hot values the union of the parts' (the first part's names).
+// Throws DataError naming the part that differs from the first.
+CsvSchema MergeSchemas(const std::vector<std::pair<std::string, const CsvSchema*>>& parts);
+
+// EncodeCategories of one chunk.
+uint64_t EncodeCategories(data_internal::Chunk& chunk, const CsvSchema& schema, bool sort_rows);
 
 // Makes every chunk's categorical entries features as `schema` lays them out (a one-hot value not
 // among the column's values is left out), then, where `sort_rows` or the values are hashed, sorts

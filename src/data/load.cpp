@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "byte_stream.hpp"
+#include "csv_categorical.hpp"
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/fasttext.hpp"
 #include "parsgd/data/idx.hpp"
@@ -295,45 +296,10 @@ Dataset Concatenate(const std::vector<Dataset>& parts, const std::string& name) 
 // where they have a header), categorical in every file or in none, each part's one-hot features
 // renumbered for the union of the parts' values (data/csv_schema.hpp), the merged schema theirs.
 void AlignCsvParts(std::vector<Dataset>& parts) {
-  const CsvSchema& first = *parts.front().csv_schema();
-  CsvSchema merged = first;
-  for (const Dataset& d : parts) {
-    const CsvSchema& schema = *d.csv_schema();
-    if (schema.columns.size() != first.columns.size()) {
-      throw DataError(d.source(), 0, 0,
-                      fmt::format("{} feature columns, but {} has {}: the files of a list "
-                                  "are parts of one table",
-                                  schema.columns.size(), parts.front().source(),
-                                  first.columns.size()));
-    }
-    for (std::size_t c = 0; c < first.columns.size(); ++c) {
-      const CsvColumn& a = first.columns[c];
-      const CsvColumn& b = schema.columns[c];
-      if (first.named && schema.named && a.name != b.name) {
-        throw DataError(d.source(), 0, 0,
-                        fmt::format("feature column {} is '{}', but in {} '{}': the files of a "
-                                    "list are parts of one table",
-                                    c + 1, b.name, parts.front().source(), a.name));
-      }
-      if (a.categorical != b.categorical) {
-        const std::string column = a.name.empty() ? fmt::format("{}", c + 1) : "'" + a.name + "'";
-        throw DataError(d.source(), 0, 0,
-                        fmt::format("feature column {} is {} here but {} in {}: name it in "
-                                    "--categorical to read it as categorical in every file",
-                                    column, b.categorical ? "categorical" : "numbers",
-                                    a.categorical ? "categorical" : "numbers",
-                                    parts.front().source()));
-      }
-      std::vector<std::string>& values = merged.columns[c].values;
-      values.insert(values.end(), b.values.begin(), b.values.end());
-    }
-  }
+  std::vector<std::pair<std::string, const CsvSchema*>> schemas;
+  for (const Dataset& d : parts) schemas.emplace_back(d.source(), d.csv_schema().get());
+  const CsvSchema merged = csv_internal::MergeSchemas(schemas);
   if (!merged.HasCategorical() || merged.hash_bits != 0) return;
-  for (CsvColumn& column : merged.columns) {
-    std::sort(column.values.begin(), column.values.end());
-    column.values.erase(std::unique(column.values.begin(), column.values.end()),
-                        column.values.end());
-  }
   const auto shared = std::make_shared<const CsvSchema>(merged);
   for (Dataset& d : parts) {
     // Feature f of the part -> feature of the merged layout (ascending: order is kept).
@@ -520,6 +486,12 @@ CacheShape ConvertToCache(const std::string& input, const LoadOptions& options,
     }
     if (format == DataFormat::kVw) text.lines = data_internal::VwLines(VwOptionsOf(options));
     return data_internal::StreamToCache(inputs, text, output, begun.get(), std::move(head));
+  }
+  if (format == DataFormat::kCsv) {
+    CsvOptions csv = CsvOptionsOf(options);
+    csv.chunk_bytes = options.chunk_bytes;
+    return data_internal::StreamCsvToCache(inputs, csv, options.max_features, options.chunk_bytes,
+                                           output, begun.get(), head);
   }
   LoadOptions given = options;
   given.format = format;

@@ -13,6 +13,7 @@
 
 #include "byte_stream.hpp"
 #include "parsgd/data/binary_cache.hpp"
+#include "parsgd/data/csv.hpp"
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/data/fasttext.hpp"
 #include "parsgd/data/libsvm.hpp"
@@ -52,6 +53,17 @@ struct CachedText {
 CacheShape StreamToCache(const std::vector<std::string>& inputs, const CachedText& text,
                          const std::string& path, ByteStream* begun = nullptr,
                          std::string head = {});
+
+// The CSV files `inputs` (kStdin: standard input) written to `path` as one binary cache, each
+// file read in two or three passes holding a few pieces of text at a time (csv_stream.cpp;
+// standard input copied to a temporary file first); the bytes WriteBinaryCache writes for
+// LoadDataset's Dataset of the same files, read with `options` and `max_features` (0: none).
+// `begun`, with `head`: standard input's stream, already opened to tell its format. Throws as the
+// reader does, and leaves nothing at `path` (nor any temporary file).
+CacheShape StreamCsvToCache(const std::vector<std::string>& inputs, const CsvOptions& options,
+                            uint64_t max_features, std::size_t chunk_bytes,
+                            const std::string& path, ByteStream* begun = nullptr,
+                            const std::string& head = {});
 
 Dataset ReadLibsvmFrom(ByteStream& in, std::string head, const std::string& name,
                        const LibsvmOptions& options);
