@@ -3,8 +3,8 @@
 // told by its label, a column of numbers and text made categorical, one-hot values sorted, class
 // names), at every chunking, from gzip, a list and standard input; the cache keeps the table's
 // reading; an error is the reader's and leaves no file, nor any temporary one.
-#include <gtest/gtest.h>
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -34,8 +34,7 @@ std::vector<std::string> Names(const std::string& folder) {
   return names;
 }
 
-std::string InMemory(const std::string& input, const LoadOptions& options,
-                     const std::string& out) {
+std::string InMemory(const std::string& input, const LoadOptions& options, const std::string& out) {
   WriteBinaryCache(LoadDataset(input, options), out);
   return testing::ReadFile(out);
 }
@@ -57,9 +56,9 @@ std::string Table(int rows, uint64_t seed, const char* header) {
     const auto c = rng.Uniform(4);
     const double x = rng.UniformDouble();
     const std::string size = i + 1 == rows ? "XL" : std::to_string(rng.Uniform(3));
-    text += fmt::format("{},{},{:.3f},{},{},{}\n", (c < 2) != (x > 0.9) ? "yes" : "no",
-                        colours[c], x, i % 7 == 0 ? "NA" : fmt::format("{:.2f}", -x), size,
-                        i % 3 == 0 ? "2" : "1");
+    text +=
+        fmt::format("{},{},{:.3f},{},{},{}\n", (c < 2) != (x > 0.9) ? "yes" : "no", colours[c], x,
+                    i % 7 == 0 ? "NA" : fmt::format("{:.2f}", -x), size, i % 3 == 0 ? "2" : "1");
   }
   return text;
 }
@@ -82,13 +81,13 @@ TEST(ConvertCsvToCache, WritesTheInMemoryCacheByteForByte) {
   headerless_options.weight_column = "5";
   LoadOptions hashed = table_options;
   hashed.category_hash_bits = 5;
-  for (const auto& [input, given] : std::vector<std::pair<std::string, LoadOptions>>{
-           {table, table_options},
-           {table, hashed},
-           {headerless, headerless_options},
-           {label_header, {}},
-           {label_row, {}},
-           {odd, {}}}) {
+  for (const auto& [input, given] :
+       std::vector<std::pair<std::string, LoadOptions>>{{table, table_options},
+                                                        {table, hashed},
+                                                        {headerless, headerless_options},
+                                                        {label_header, {}},
+                                                        {label_row, {}},
+                                                        {odd, {}}}) {
     for (uint64_t chunk : {uint64_t{0}, uint64_t{64}, uint64_t{1000}}) {
       LoadOptions options = given;
       options.chunk_bytes = chunk;
@@ -146,10 +145,10 @@ TEST(ConvertCsvToCache, ListsGzipAndStandardInput) {
   const std::string single = InMemory(a, options, dir.File("m.bin"));
   ConvertToCache(dir.File("a.csv.gz"), options, dir.File("gz.bin"));
   EXPECT_TRUE(testing::ReadFile(dir.File("gz.bin")) == single);
-  const auto piped =
-      testing::RunShell("gzip -c " + a + " | " + PARSGD_CLI_PATH + " convert - " +
-                        dir.File("in.bin") + " --label-column class --weight-column w "
-                        "--missing zero");
+  const auto piped = testing::RunShell("gzip -c " + a + " | " + PARSGD_CLI_PATH + " convert - " +
+                                       dir.File("in.bin") +
+                                       " --label-column class --weight-column w "
+                                       "--missing zero");
   ASSERT_EQ(piped.status, 0) << piped.output;
   EXPECT_TRUE(Contains(piped.output, "200 rows x ")) << piped.output;
   EXPECT_TRUE(testing::ReadFile(dir.File("in.bin")) == single);

@@ -7,7 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "data/stream_readers.hpp"
 #include "data_test_util.hpp"
+#include "parsgd/data/binary_cache.hpp"
+#include "parsgd/data/load.hpp"
 #include "test_support.hpp"
 
 namespace parsgd {
@@ -81,16 +84,26 @@ TEST(Idx, ReadsGzipFilesAndMixtures) {
 }
 
 // Expects ReadIdx to throw a DataError for `bad_file` (line 0: a byte offset is in the message).
+// ReadIdx refuses the pair with `fragment`, naming `bad_file`; so does the streaming convert to a
+// binary cache, which leaves no file.
 void ExpectIdxError(const std::string& images, const std::string& labels,
                     const std::string& bad_file, const std::string& fragment) {
-  try {
-    ReadIdx(images, labels);
-    ADD_FAILURE() << "no error; expected " << fragment;
-  } catch (const DataError& e) {
-    EXPECT_EQ(e.file(), bad_file) << e.what();
-    EXPECT_EQ(e.line(), 0u) << e.what();
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  const std::string out = (std::filesystem::path(images).parent_path() / "streamed.bin").string();
+  for (const bool convert : {false, true}) {
+    try {
+      if (convert) {
+        data_internal::StreamIdxToCache(images, labels, 0, out);
+      } else {
+        ReadIdx(images, labels);
+      }
+      ADD_FAILURE() << "no error; expected " << fragment;
+    } catch (const DataError& e) {
+      EXPECT_EQ(e.file(), bad_file) << e.what();
+      EXPECT_EQ(e.line(), 0u) << e.what();
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
   }
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 TEST(Idx, WrongMagicTypeOrDimensionsAreRefused) {
@@ -176,6 +189,38 @@ TEST(Idx, CountsMustAgreeAndNothingMayFollowTheData) {
   const std::string long_images = dir.Write("li", ImagesFile(3, 2, 3, kPixels + "x"));
   ExpectIdxError(long_images, dir.Write("l", LabelsFile(kLabels)), long_images,
                  "byte 34: data after the last image");
+}
+
+// The streaming convert writes the cache ReadIdx and WriteBinaryCache write, 4 MiB of pixels at
+// a time (here images of a million pixels, one cut between two reads), raw or gzip, with labels or
+// without.
+TEST(Idx, ConvertStreamsTheInMemoryCache) {
+  testing::TempDir dir;
+  std::string pixels(5 * 1000 * 1000, '\0'), labels;
+  for (uint32_t i = 0; i < 5; ++i) labels += static_cast<char>(i % 4);
+  for (std::size_t p = 0; p < pixels.size(); ++p) {
+    if (p % 5 != 0) pixels[p] = static_cast<char>(p % 251);
+  }
+  const std::string images = dir.Write("big-images-idx3-ubyte", ImagesFile(5, 1000, 1000, pixels));
+  const std::string label_file = dir.Write("big-labels-idx1-ubyte", LabelsFile(labels));
+  const std::string gz = WriteGzip(dir, "g.gz", ImagesFile(5, 1000, 1000, pixels));
+  for (const std::string& input : {images, gz + "," + label_file}) {
+    for (uint64_t features : {uint64_t{0}, uint64_t{1} << 21}) {
+      LoadOptions options;
+      options.max_features = features;
+      const CacheShape shape = ConvertToCache(input, options, dir.File("s.bin"));
+      WriteBinaryCache(LoadDataset(input, options), dir.File("m.bin"));
+      EXPECT_TRUE(testing::ReadFile(dir.File("s.bin")) == testing::ReadFile(dir.File("m.bin")))
+          << input << " " << features;
+      EXPECT_EQ(shape.rows, 5u);
+      EXPECT_EQ(shape.classes, 4u);
+    }
+  }
+  LoadOptions unlabelled;
+  unlabelled.labels_optional = true;
+  const std::string alone = dir.Write("a-images-idx3-ubyte", ImagesFile(3, 2, 3, kPixels));
+  ConvertToCache(alone, unlabelled, dir.File("u.bin"));
+  ExpectSameData(ReadBinaryCache(dir.File("u.bin")), ReadIdx(alone, ""));
 }
 
 TEST(Idx, MissingFilesAreErrorsNamingThem) {

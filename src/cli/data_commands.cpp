@@ -85,8 +85,8 @@ int Convert(std::span<const std::string> args) {
   RefuseOverwrites({{"INPUT", input}}, {{"OUTPUT", output}});
   auto executor = MakeTbbExecutor(threads);
   if (output.ends_with(".bin")) {
-    // LIBSVM, fastText and VW text stream into the cache (a few pieces of text in memory,
-    // whatever its size); other inputs are read whole.
+    // Text and IDX images stream into the cache (a few pieces in memory, whatever the input's
+    // size).
     executor->Execute([&] {
       const CacheShape shape = ConvertToCache(input, load, output);
       const std::string labels = shape.classes != 0

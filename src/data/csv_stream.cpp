@@ -205,9 +205,10 @@ CacheShape StreamCsvToCache(const std::vector<std::string>& inputs, const CsvOpt
   uint64_t features = schema->Features();
   if (max_features != 0) {
     if (features > max_features) {
-      throw Error(fmt::format("{}: the dataset has {} features, more than the feature count "
-                              "given (--features) {}",
-                              name, features, max_features));
+      throw Error(
+          fmt::format("{}: the dataset has {} features, more than the feature count "
+                      "given (--features) {}",
+                      name, features, max_features));
     }
     features = max_features;
   }

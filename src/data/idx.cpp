@@ -7,17 +7,22 @@
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "byte_stream.hpp"
+#include "cache_rows.hpp"
 #include "parsgd/util/error.hpp"
+#include "stream_readers.hpp"
 
 namespace parsgd {
 namespace {
 
 using data_internal::ByteStream;
+using data_internal::CacheRows;
+using data_internal::Chunk;
 
 constexpr uint32_t kImagesMagic = 0x00000803;
 constexpr uint32_t kLabelsMagic = 0x00000801;
@@ -217,6 +222,16 @@ void PixelsToRows(const RawPixels& raw, const ImageShape& shape, Dataset::Parts&
   parts.values = SharedArray<float>(std::move(values));
 }
 
+// The label file's header, checked against the images' count.
+void ReadLabelsHeader(ByteStream& labels, const ImageShape& shape, const std::string& images_path) {
+  const uint64_t label_count = ReadMagicAndCount(labels, kLabelsMagic, "labels");
+  if (label_count != shape.count) {
+    Fail(labels, 4,
+         fmt::format("image and label counts differ: {} labels, {} images in {}", label_count,
+                     shape.count, images_path));
+  }
+}
+
 }  // namespace
 
 Dataset ReadIdx(const std::string& images_path, const std::string& labels_path) {
@@ -226,12 +241,7 @@ Dataset ReadIdx(const std::string& images_path, const std::string& labels_path) 
   std::optional<ByteStream> labels;
   if (!labels_path.empty()) {
     labels.emplace(labels_path);
-    const uint64_t label_count = ReadMagicAndCount(*labels, kLabelsMagic, "labels");
-    if (label_count != shape.count) {
-      Fail(*labels, 4,
-           fmt::format("image and label counts differ: {} labels, {} images in {}", label_count,
-                       shape.count, images_path));
-    }
+    ReadLabelsHeader(*labels, shape, images_path);
   }
   const RawPixels raw = ReadRawPixels(images, shape);
   ExpectEnd(images, "image");
@@ -248,6 +258,90 @@ Dataset ReadIdx(const std::string& images_path, const std::string& labels_path) 
   parts.features = shape.pixels();
   parts.source = images_path;
   return Dataset(std::move(parts));
+}
+
+CacheShape data_internal::StreamIdxToCache(const std::string& images_path,
+                                           const std::string& labels_path, uint64_t max_features,
+                                           const std::string& path) {
+  AtomicFileWriter out(path);  // an unwritable destination fails before any reading
+  ByteStream images(images_path);
+  const ImageShape shape = ReadImageHeader(images);
+  std::optional<ByteStream> labels;
+  if (!labels_path.empty()) {
+    labels.emplace(labels_path);
+    ReadLabelsHeader(*labels, shape, images_path);
+  }
+  // The images' errors come first, then the labels', as ReadIdx finds them: a label file that
+  // ends early is refused once the images are read.
+  std::optional<std::string> labels_short;
+  const uint64_t pixels = shape.pixels();
+  CheckRawSize(images, kImagesHeaderBytes, shape.count * pixels,
+               fmt::format("{} images of {}x{} pixels", shape.count, shape.rows, shape.cols));
+  std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  if (folder.empty()) folder = ".";
+  CacheRows rows(folder.string(), false);
+  // Pixels read 4 MiB at a time (never a size taken from the header alone); the images completed
+  // in each go to the spill with their labels, a partial image's entries kept for the next.
+  const uint64_t total = shape.count * pixels;
+  std::vector<unsigned char> buffer(std::min<uint64_t>(uint64_t{4} << 20, total));
+  std::vector<unsigned char> classes;
+  Chunk chunk;
+  uint64_t read = 0, image = 0, pixel = 0;
+  while (read < total) {
+    const std::size_t want = std::min<uint64_t>(buffer.size(), total - read);
+    const std::size_t got = images.Read(buffer.data(), want);
+    for (std::size_t i = 0; i < got; ++i) {
+      if (buffer[i] != 0) {
+        chunk.indices.push_back(static_cast<uint32_t>(pixel));
+        chunk.values.push_back(static_cast<float>(buffer[i]) / 255.f);
+      }
+      if (++pixel == pixels) {
+        pixel = 0;
+        chunk.row_ends.push_back(chunk.indices.size());
+      }
+    }
+    read += got;
+    if (got < want) {
+      FailTruncated(images, fmt::format("expected {} images of {}x{} pixels, the stream ends "
+                                        "inside image {}",
+                                        shape.count, shape.rows, shape.cols, read / pixels));
+    }
+    const uint64_t done = chunk.row_ends.size();
+    if (done == 0) continue;
+    classes.assign(done, 0);
+    if (labels && !labels_short) {
+      const std::size_t n = labels->Read(classes.data(), done);
+      if (n < done) {
+        labels_short =
+            fmt::format("expected {} labels, the stream ends after {}", shape.count, image + n);
+      }
+    }
+    chunk.labels.assign(classes.begin(), classes.end());
+    Chunk rest;  // the partial image's entries
+    const uint64_t end = chunk.row_ends.back();
+    rest.indices.assign(chunk.indices.begin() + static_cast<std::ptrdiff_t>(end),
+                        chunk.indices.end());
+    rest.values.assign(chunk.values.begin() + static_cast<std::ptrdiff_t>(end), chunk.values.end());
+    chunk.indices.resize(end);
+    chunk.values.resize(end);
+    rows.Take(chunk, images_path);
+    chunk = std::move(rest);
+    image += done;
+  }
+  ExpectEnd(images, "image");
+  if (labels) {
+    CheckRawSize(*labels, kLabelsHeaderBytes, shape.count, fmt::format("{} labels", shape.count));
+    if (labels_short) FailTruncated(*labels, *labels_short);
+    ExpectEnd(*labels, "label");
+  }
+  rows.NameClasses(images_path);
+  if (max_features != 0 && max_features < pixels) {
+    throw Error(
+        fmt::format("{}: the dataset has {} features, more than the feature count given "
+                    "(--features) {}",
+                    images_path, pixels, max_features));
+  }
+  return WriteCache(rows, std::max(pixels, max_features), ZeroBased::kAuto, 0, {}, out, path);
 }
 
 bool HasIdxMagic(const std::string& path) {

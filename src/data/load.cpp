@@ -487,6 +487,10 @@ CacheShape ConvertToCache(const std::string& input, const LoadOptions& options,
     if (format == DataFormat::kVw) text.lines = data_internal::VwLines(VwOptionsOf(options));
     return data_internal::StreamToCache(inputs, text, output, begun.get(), std::move(head));
   }
+  if (format == DataFormat::kIdx) {
+    const auto [images, labels] = IdxPaths(input, options.labels_optional);
+    return data_internal::StreamIdxToCache(images, labels, options.max_features, output);
+  }
   if (format == DataFormat::kCsv) {
     CsvOptions csv = CsvOptionsOf(options);
     csv.chunk_bytes = options.chunk_bytes;

@@ -65,6 +65,13 @@ CacheShape StreamCsvToCache(const std::vector<std::string>& inputs, const CsvOpt
                             const std::string& path, ByteStream* begun = nullptr,
                             const std::string& head = {});
 
+// The IDX images at `images_path` and their labels (none: every label 0) written to `path` as a
+// binary cache, a few MiB of pixels at a time (idx.cpp): the bytes WriteBinaryCache writes for
+// ReadIdx's Dataset (of `max_features` features where given, 0: none). Throws as ReadIdx does,
+// and leaves nothing at `path`.
+CacheShape StreamIdxToCache(const std::string& images_path, const std::string& labels_path,
+                            uint64_t max_features, const std::string& path);
+
 Dataset ReadLibsvmFrom(ByteStream& in, std::string head, const std::string& name,
                        const LibsvmOptions& options);
 Dataset ReadFasttextFrom(ByteStream& in, std::string head, const std::string& name,

@@ -134,14 +134,16 @@ bool IsGzipFile(const std::string& path);
 Dataset LoadDataset(const std::string& path, const LoadOptions& options = {});
 
 // `input` (what LoadDataset reads) written to `output` as a binary cache; returns its shape.
-// LIBSVM, fastText and VW text (a file, gzip-compressed or not, a comma-separated list of files,
-// or "-" for standard input, its format told from its first bytes) are read in one pass holding a
-// few pieces of text at a time, whatever their size: the rows go to unnamed temporary files in the
-// folder of `output` (disk for the cache's size again, until it is written). CSV, IDX and caches
-// are read whole (LoadDataset) and written by SaveDataset. The cache is the bytes SaveDataset
-// writes for LoadDataset's Dataset of the input. Throws as the readers do (the first malformed line
-// by its file and number; a gzip stream cut short) and as SaveDataset does, and leaves nothing at
-// `output` (nor any temporary file).
+// Text (a file, gzip-compressed or not, a comma-separated list of files, or "-" for standard input,
+// its format told from its first bytes) and IDX images are read holding a few pieces at a time,
+// whatever their size: LIBSVM, fastText and VW text in one pass, CSV text in two (three where a
+// column turns out to hold numbers and text; standard input is copied to a temporary file first),
+// IDX in one; the rows go to unnamed temporary files in the folder of `output` (disk for the
+// cache's size again, until it is written). What is held besides: the class names and, for CSV,
+// the categorical columns' values (one-hot). A binary cache is read (mapped) and written by
+// SaveDataset. The cache is the bytes SaveDataset writes for LoadDataset's Dataset of the input.
+// Throws as the readers do (the first malformed line by its file and number; a gzip stream cut
+// short) and as SaveDataset does, and leaves nothing at `output` (nor any temporary file).
 CacheShape ConvertToCache(const std::string& input, const LoadOptions& options,
                           const std::string& output);
 
