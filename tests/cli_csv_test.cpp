@@ -102,6 +102,13 @@ TEST_F(CliCsv, CategoricalColumnsTrainAndPredictByNameOneHotOrHashed) {
   EXPECT_TRUE(std::equal(wt.begin(), wt.end(), wc.begin(), wc.end()));
   EXPECT_EQ(RunCli("predict " + from_cache + " " + moved).output,
             RunCli("predict " + model + " " + moved).output);
+  // convert reads the columns as train does: hashed, or refused as text.
+  const auto hashed_cache = RunCli("convert " + train + " " + dir_.File("h.bin") + " --hash-bits 6");
+  ASSERT_EQ(hashed_cache.status, 0) << hashed_cache.output;
+  EXPECT_TRUE(Contains(hashed_cache.output, "600 rows x 67 features")) << hashed_cache.output;
+  const auto as_text = RunCli("convert " + train + " " + dir_.File("n.bin") + " --categorical none");
+  EXPECT_EQ(as_text.status, 1) << as_text.output;
+  EXPECT_TRUE(Contains(as_text.output, "expected a number")) << as_text.output;
   const auto svm = RunCli("convert " + train + " " + dir_.File("t.svm"));
   EXPECT_EQ(svm.status, 1);
   EXPECT_TRUE(Contains(svm.output, "has categorical columns")) << svm.output;

@@ -81,7 +81,7 @@ int Convert(std::span<const std::string> args) {
   hashing.train = input;
   hashing.format = load.format;
   RefuseIgnoredDataOptions(p, hashing);
-  load.hashing = RunHashing(hashing);
+  SetHashingOptions(hashing, load);
   RefuseOverwrites({{"INPUT", input}}, {{"OUTPUT", output}});
   auto executor = MakeTbbExecutor(threads);
   if (output.ends_with(".bin")) {

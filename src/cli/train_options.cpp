@@ -29,14 +29,14 @@ void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required) {
                   "libsvm: whether feature indices start at 0 (auto: when an index 0 appears in "
                   "the training data; test data follows the training data's decision)");
   CsvReadOptions(p, &a.header, &a.delimiter, &a.label_column, &a.missing, &a.weight_column);
-  p.String("categorical", &a.categorical, "auto|none|COLS",
-           "csv: categorical feature columns, one feature per value (auto: the columns with a "
-           "value that is not a number; COLS: these too, by header name or 0-based position, "
-           "comma-separated; none: text in a feature column is an error)");
   DeclareHashingOptions(p, a);
 }
 
 void DeclareHashingOptions(OptionParser& p, RunArgs& a) {
+  p.String("categorical", &a.categorical, "auto|none|COLS",
+           "csv: categorical feature columns, one feature per value (auto: the columns with a "
+           "value that is not a number; COLS: these too, by header name or 0-based position, "
+           "comma-separated; none: text in a feature column is an error)");
   p.Int("hash-bits", &a.hash_bits,
         "fasttext, vw: the words are hashed into 2^B features (B bits of MurmurHash3, signed; "
         "auto: 16); csv: the categorical values are (auto: one feature per value)",
@@ -79,6 +79,16 @@ TextHashing RunHashing(const RunArgs& a) {
   h.char_max = number(std::string_view(a.char_ngrams).substr(comma + 1));
   if (h.char_min > h.char_max) number("");  // throws
   return h;
+}
+
+void SetHashingOptions(const RunArgs& a, LoadOptions& options) {
+  options.hashing = RunHashing(a);
+  options.category_hash_bits = static_cast<uint32_t>(a.hash_bits);
+  if (a.categorical == "none") {
+    options.categorical_auto = false;
+  } else if (a.categorical != "auto") {
+    options.categorical = SplitAtCommas(a.categorical);
+  }
 }
 
 void DeclareTrainingOptions(OptionParser& p, RunArgs& a) {
@@ -125,13 +135,7 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
   options.label_column = a.label_column;
   options.missing = a.missing;
   options.weight_column = a.weight_column;
-  options.hashing = RunHashing(a);
-  options.category_hash_bits = static_cast<uint32_t>(a.hash_bits);
-  if (a.categorical == "none") {
-    options.categorical_auto = false;
-  } else if (a.categorical != "auto") {
-    options.categorical = SplitAtCommas(a.categorical);
-  }
+  SetHashingOptions(a, options);
   if (train != nullptr && train->csv_schema()) {
     // The table's other files are read as the training data was (a binary cache records it).
     options.label_column = train->csv_reading().label_column;

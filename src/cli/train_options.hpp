@@ -48,8 +48,12 @@ TextHashing RunHashing(const RunArgs& a);
 // the parser refuses a command line without --train (compare checks it itself: it may come from an
 // experiment file).
 void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required = true);
-// --hash-bits, --ngrams, --char-ngrams, --interactions (of DeclareDataOptions; convert's too).
+// --categorical, --hash-bits, --ngrams, --char-ngrams, --interactions (of DeclareDataOptions;
+// convert's too).
 void DeclareHashingOptions(OptionParser& p, RunArgs& a);
+// The text hashing, CSV's categorical columns and their hash bits the flags say, into `options`
+// (throws as RunHashing).
+void SetHashingOptions(const RunArgs& a, LoadOptions& options);
 // --model ... --deterministic: every setting of the library's table (config/settings.hpp) but the
 // seed, which each command declares itself (compare derives one per repeat).
 void DeclareTrainingOptions(OptionParser& p, RunArgs& a);
