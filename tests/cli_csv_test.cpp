@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 
 #include "parsgd/io/model_file.hpp"
@@ -106,6 +107,12 @@ TEST_F(CliCsv, CategoricalColumnsTrainAndPredictByNameOneHotOrHashed) {
   const auto hashed_cache = RunCli("convert " + train + " " + dir_.File("h.bin") + " --hash-bits 6");
   ASSERT_EQ(hashed_cache.status, 0) << hashed_cache.output;
   EXPECT_TRUE(Contains(hashed_cache.output, "600 rows x 67 features")) << hashed_cache.output;
+  const auto numbers_hashed =
+      RunCli("convert " + numbers + " " + dir_.File("nh.bin") + " --hash-bits 6");
+  EXPECT_EQ(numbers_hashed.status, 1) << numbers_hashed.output;
+  EXPECT_TRUE(Contains(numbers_hashed.output, "--hash-bits would be ignored"))
+      << numbers_hashed.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_.File("nh.bin")));
   const auto as_text = RunCli("convert " + train + " " + dir_.File("n.bin") + " --categorical none");
   EXPECT_EQ(as_text.status, 1) << as_text.output;
   EXPECT_TRUE(Contains(as_text.output, "expected a number")) << as_text.output;

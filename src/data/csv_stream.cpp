@@ -186,6 +186,12 @@ CacheShape StreamCsvToCache(const std::vector<std::string>& inputs, const CsvOpt
     parts.emplace_back(files[i].name, &surveyed[i].plan.schema);
   }
   const auto schema = std::make_shared<const CsvSchema>(csv_internal::MergeSchemas(parts));
+  if (options.category_hash_bits != 0 && !schema->HasCategorical()) {
+    throw Error(
+        fmt::format("--hash-bits would be ignored: it hashes the values of categorical "
+                    "columns, and {} has none (every feature column holds numbers)",
+                    files.size() == 1 ? files[0].name : inputs[0] + ",..."));
+  }
   const bool weighted = !options.weight_column.empty();
   CacheRows rows(folder.string(), weighted);
   for (std::size_t i = 0; i < files.size(); ++i) {
