@@ -412,20 +412,7 @@ class CsvText {
   // A gzip-compressed file: read as far as the end of its first line that is not blank.
   explicit CsvText(std::string path) : path_(std::move(path)) {
     stream_ = std::make_unique<data_internal::ByteStream>(path_);
-    constexpr std::size_t kStep = std::size_t{1} << 16;
-    for (bool more = true; more;) {
-      const std::size_t at = head_.size();
-      head_.resize(at + kStep);
-      const std::size_t n = stream_->Read(head_.data() + at, kStep);
-      head_.resize(at + n);
-      more = n == kStep;
-      if (at == 0 && head_.starts_with(kBom)) {
-        bom_ = true;
-        head_.erase(0, kBom.size());
-      }
-      const std::optional<FirstLine> first = FindFirstLine(head_);
-      if (first && first->next > first->end) break;  // the line and its line break are in
-    }
+    head_ = csv_internal::ReadHead(*stream_, &bom_);
     text_ = head_;
   }
 
@@ -533,6 +520,26 @@ std::optional<FirstLine> FindFirstLine(std::string_view text) {
     if (!Trim(text.substr(at, first.end - at)).empty()) return first;
   }
   return std::nullopt;
+}
+
+std::string ReadHead(data_internal::ByteStream& in, bool* bom) {
+  constexpr std::size_t kStep = std::size_t{1} << 16;
+  std::string head;
+  *bom = false;
+  for (bool more = true; more;) {
+    const std::size_t at = head.size();
+    head.resize(at + kStep);
+    const std::size_t n = in.Read(head.data() + at, kStep);
+    head.resize(at + n);
+    more = n == kStep;
+    if (at == 0 && head.starts_with(kBom)) {
+      *bom = true;
+      head.erase(0, kBom.size());
+    }
+    const std::optional<FirstLine> first = FindFirstLine(head);
+    if (first && first->next > first->end) break;  // the line and its line break are in
+  }
+  return head;
 }
 
 CsvPlan PlanCsv(std::string_view text, const std::string& name, const CsvOptions& options) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "byte_stream.hpp"
 #include "csv_categorical.hpp"
 #include "csv_chunk.hpp"
 #include "parsgd/data/csv.hpp"
@@ -27,6 +28,11 @@ struct FirstLine {
 
 // The first line of `text` that is not blank; nullopt if there is none.
 std::optional<FirstLine> FindFirstLine(std::string_view text);
+
+// The start of a CSV stream's text: from its first byte, a UTF-8 byte order mark dropped (*bom
+// says whether there was one), to the end of its first line that is not blank and the line break
+// after it, at least (all of the text where it is shorter). Throws the stream's errors.
+std::string ReadHead(data_internal::ByteStream& in, bool* bom);
 
 // What the first line is: a header, data, or (with CsvHeader::kAuto) known once the other rows are
 // read: when its only text is in the label's column, a header exactly when its label is no other

@@ -36,8 +36,6 @@ using csv_internal::CsvPlan;
 using csv_internal::CsvSurvey;
 using csv_internal::FirstLineIs;
 
-constexpr std::string_view kBom = "\xEF\xBB\xBF";
-
 // A file of the table: what to open for each pass, and its name in messages.
 struct CsvFile {
   std::string open, name;
@@ -52,17 +50,8 @@ struct Pass {
 
 Pass Open(const CsvFile& file) {
   Pass pass{std::make_unique<ByteStream>(file.open), {}};
-  constexpr std::size_t kStep = std::size_t{1} << 16;
-  for (bool more = true; more;) {
-    const std::size_t at = pass.head.size();
-    pass.head.resize(at + kStep);
-    const std::size_t n = pass.in->Read(pass.head.data() + at, kStep);
-    pass.head.resize(at + n);
-    more = n == kStep;
-    if (at == 0 && pass.head.starts_with(kBom)) pass.head.erase(0, kBom.size());
-    const std::optional<csv_internal::FirstLine> first = csv_internal::FindFirstLine(pass.head);
-    if (first && first->next > first->end) break;  // the line and its line break are in
-  }
+  bool bom = false;
+  pass.head = csv_internal::ReadHead(*pass.in, &bom);
   return pass;
 }
 
