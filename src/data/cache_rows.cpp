@@ -22,6 +22,69 @@ namespace parsgd::data_internal {
 
 using namespace cache_internal;
 
+Spill::Spill(const std::string& folder) {
+  std::string name = folder + "/.parsgd-convert-XXXXXX";
+  fd_ = ::mkstemp(name.data());
+  if (fd_ < 0) {
+    throw Error(folder + ": cannot create a temporary file: " + std::strerror(errno));
+  }
+  ::unlink(name.c_str());
+  buffer_.reserve(kCopyBytes);
+}
+
+Spill::~Spill() { ::close(fd_); }
+
+void Spill::ReadAt(uint64_t at, void* dst, std::size_t size) {
+  Flush();
+  for (std::size_t done = 0; done < size;) {
+    const ssize_t n =
+        ::pread(fd_, static_cast<char*>(dst) + done, size - done, static_cast<off_t>(at + done));
+    if (n <= 0) throw Error(std::string("cannot read a temporary file: ") + std::strerror(errno));
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+void Spill::ReadBack(const std::function<void(const char*, std::size_t)>& each) {
+  Flush();
+  std::vector<char> piece(kCopyBytes);
+  for (uint64_t at = 0; at < size_;) {
+    const ssize_t n = ::pread(fd_, piece.data(), std::min<uint64_t>(kCopyBytes, size_ - at),
+                              static_cast<off_t>(at));
+    if (n <= 0) throw Error(std::string("cannot read a temporary file: ") + std::strerror(errno));
+    each(piece.data(), static_cast<std::size_t>(n));
+    at += static_cast<uint64_t>(n);
+  }
+}
+
+void Spill::Flush() {
+  for (std::size_t done = 0; done < buffer_.size();) {
+    const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      throw Error(std::string("cannot write a temporary file (is the disk full?): ") +
+                  std::strerror(errno));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  size_ += buffer_.size();
+  buffer_.clear();
+}
+
+uint32_t Names::Id(const std::string& text, const std::string& where) {
+  auto [it, added] = ids_.try_emplace(text, static_cast<uint32_t>(texts_.size()));
+  if (added) {
+    texts_.push_back(text);
+    if (texts_.size() > kMaxLabelTexts) {
+      try {
+        CheckClassNames(texts_);
+      } catch (const Error& e) {
+        throw DataError(where, 0, 0, e.what());
+      }
+    }
+  }
+  return it->second;
+}
+
 void CacheRows::Take(Chunk& chunk, const std::string& name) {
   has_zero_ |= chunk.has_zero;
   largest_ = std::max(largest_, chunk.max_index);

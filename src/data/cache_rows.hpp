@@ -1,5 +1,6 @@
-// Internal to the streaming converts (binary_cache_stream.cpp, csv_stream.cpp): a text read in
-// pieces of whole lines, parsed in parallel, its rows spilled in text order to unnamed temporary
+// Internal to the streaming converts (binary_cache_stream.cpp, csv_stream.cpp, idx.cpp): a text
+// read in pieces of whole lines, parsed in parallel (or IDX images read a few MiB at a time), its
+// rows spilled in text order to unnamed temporary
 // files (row ends, raw indices, values, labels, class-name ids, weights), then the binary cache
 // written from the spills twice over: once to checksum its blocks, once after the header that
 // holds the checksum. The spill is there because the cache's sections come in an order (offsets,
@@ -8,15 +9,8 @@
 // class names met (at most 65,536) and the distinct numeric labels (counted up to 65,536).
 #pragma once
 
-#include <fcntl.h>
-#include <fmt/format.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <bit>
-#include <cerrno>
 #include <cstdint>
-#include <cstring>
 #include <functional>
 #include <optional>
 #include <string>
@@ -27,8 +21,6 @@
 #include "cache_format.hpp"
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/util/atomic_file.hpp"
-#include "parsgd/util/error.hpp"
-#include "parsgd/util/float_text.hpp"
 #include "text_chunks.hpp"
 
 namespace parsgd::data_internal {
@@ -41,16 +33,8 @@ constexpr std::size_t kCopyBytes = std::size_t{1} << 20;  // the spills' buffers
 // the process ends, however it ends.
 class Spill {
  public:
-  explicit Spill(const std::string& folder) {
-    std::string name = folder + "/.parsgd-convert-XXXXXX";
-    fd_ = ::mkstemp(name.data());
-    if (fd_ < 0) {
-      throw Error(folder + ": cannot create a temporary file: " + std::strerror(errno));
-    }
-    ::unlink(name.c_str());
-    buffer_.reserve(kCopyBytes);
-  }
-  ~Spill() { ::close(fd_); }
+  explicit Spill(const std::string& folder);
+  ~Spill();
   Spill(const Spill&) = delete;
   Spill& operator=(const Spill&) = delete;
 
@@ -68,43 +52,13 @@ class Spill {
   }
 
   // `size` bytes from byte `at` of what was appended (flushed first) into dst.
-  void ReadAt(uint64_t at, void* dst, std::size_t size) {
-    Flush();
-    for (std::size_t done = 0; done < size;) {
-      const ssize_t n =
-          ::pread(fd_, static_cast<char*>(dst) + done, size - done, static_cast<off_t>(at + done));
-      if (n <= 0) throw Error(std::string("cannot read a temporary file: ") + std::strerror(errno));
-      done += static_cast<std::size_t>(n);
-    }
-  }
+  void ReadAt(uint64_t at, void* dst, std::size_t size);
 
   // Every byte appended, in pieces of at most kCopyBytes, to each(bytes, size).
-  void ReadBack(const std::function<void(const char*, std::size_t)>& each) {
-    Flush();
-    std::vector<char> piece(kCopyBytes);
-    for (uint64_t at = 0; at < size_;) {
-      const ssize_t n = ::pread(fd_, piece.data(), std::min<uint64_t>(kCopyBytes, size_ - at),
-                                static_cast<off_t>(at));
-      if (n <= 0) throw Error(std::string("cannot read a temporary file: ") + std::strerror(errno));
-      each(piece.data(), static_cast<std::size_t>(n));
-      at += static_cast<uint64_t>(n);
-    }
-  }
+  void ReadBack(const std::function<void(const char*, std::size_t)>& each);
 
  private:
-  void Flush() {
-    for (std::size_t done = 0; done < buffer_.size();) {
-      const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        throw Error(std::string("cannot write a temporary file (is the disk full?): ") +
-                    std::strerror(errno));
-      }
-      done += static_cast<std::size_t>(n);
-    }
-    size_ += buffer_.size();
-    buffer_.clear();
-  }
+  void Flush();
 
   int fd_ = -1;
   uint64_t size_ = 0;
@@ -114,20 +68,7 @@ class Spill {
 // Class names met in the text, in the order met (bounded: at most kMaxLabelTexts + 1 of them).
 class Names {
  public:
-  uint32_t Id(const std::string& text, const std::string& where) {
-    auto [it, added] = ids_.try_emplace(text, static_cast<uint32_t>(texts_.size()));
-    if (added) {
-      texts_.push_back(text);
-      if (texts_.size() > kMaxLabelTexts) {
-        try {
-          CheckClassNames(texts_);
-        } catch (const Error& e) {
-          throw DataError(where, 0, 0, e.what());
-        }
-      }
-    }
-    return it->second;
-  }
+  uint32_t Id(const std::string& text, const std::string& where);
   const std::vector<std::string>& texts() const { return texts_; }
 
  private:
