@@ -24,6 +24,8 @@ namespace {
 
 using testing::Contains;
 
+const LoadOptions kDefaults;
+
 // The names in `folder`, sorted.
 std::vector<std::string> Names(const std::string& folder) {
   std::vector<std::string> names;
@@ -117,8 +119,8 @@ TEST(ConvertCsvToCache, WritesTheInMemoryCacheByteForByte) {
   EXPECT_FALSE(read.weights().empty());
   EXPECT_EQ(read.csv_reading().weight_column, "w");
   EXPECT_EQ(ReadBinaryCache(dir.File("s.bin")).rows(), 700u);
-  EXPECT_EQ(LoadDataset(label_header, {}).rows(), 3u);
-  EXPECT_EQ(LoadDataset(label_row, {}).rows(), 3u);
+  EXPECT_EQ(LoadDataset(label_header, kDefaults).rows(), 3u);
+  EXPECT_EQ(LoadDataset(label_row, kDefaults).rows(), 3u);
 }
 
 // A list is one table (the one-hot values the union of its files'), gzip is read as it inflates,

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "byte_stream.hpp"
@@ -78,9 +79,10 @@ CacheShape data_internal::StreamToCache(const std::vector<std::string>& inputs,
                       "given (--features) {}",
                       name, text.lines.features, text.max_features));
     }
+    cache_internal::Record record;
+    record.hashing = text.lines.hashing;
     return data_internal::WriteCache(rows, std::max(text.max_features, text.lines.features),
-                                     ZeroBased::kAuto, 0, {.hashing = text.lines.hashing}, out,
-                                     path);
+                                     ZeroBased::kAuto, 0, std::move(record), out, path);
   }
   // The index base, as the in-memory reader decides it (libsvm.cpp).
   const LibsvmOptions& options = *text.libsvm;

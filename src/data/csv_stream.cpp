@@ -207,9 +207,9 @@ CacheShape StreamCsvToCache(const std::vector<std::string>& inputs, const CsvOpt
     }
     features = max_features;
   }
-  cache_internal::Record record{
-      .csv_schema = schema,
-      .csv_reading = {options.label_column, options.weight_column, options.missing}};
+  cache_internal::Record record;
+  record.csv_schema = schema;
+  record.csv_reading = {options.label_column, options.weight_column, options.missing};
   return WriteCache(rows, features, ZeroBased::kAuto, 0, std::move(record), out, path);
 }
 
