@@ -4,7 +4,6 @@
 // from its bytes); a malformed line is named by its number and leaves no file, nor any temporary
 // one, and neither does a stream cut short or interrupted.
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -24,26 +23,10 @@ using testing::Contains;
 
 const LoadOptions kDefaults;
 
-// The names in `folder`, sorted.
-std::vector<std::string> Names(const std::string& folder) {
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
-    names.push_back(entry.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 std::string InMemory(const std::string& text_path, const LoadOptions& options,
                      const std::string& out) {
   WriteBinaryCache(LoadDataset(text_path, options), out);
   return testing::ReadFile(out);
-}
-
-void WriteGzip(const std::string& text, const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "wb");
-  gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
-  gzclose(f);
 }
 
 TEST(ConvertToCache, WritesTheInMemoryCacheByteForByte) {
@@ -80,7 +63,7 @@ TEST(ConvertToCache, WritesTheInMemoryCacheByteForByte) {
   // Gzip-compressed, and standard input through the command.
   const std::string text = testing::ReadFile(generated);
   const std::string gz = dir.File("g.svm.gz");
-  WriteGzip(text, gz);
+  testing::WriteGzipFile(text, gz);
   const std::string expected = InMemory(generated, kDefaults, dir.File("m.bin"));
   ConvertToCache(gz, kDefaults, dir.File("gz.bin"));
   EXPECT_TRUE(testing::ReadFile(dir.File("gz.bin")) == expected);
@@ -143,7 +126,7 @@ TEST(ConvertToCache, HashedTextKeepsItsNamesWeightsAndHashing) {
   ConvertToCache(v, vw_options, dir.File("w.bin"));
   EXPECT_FALSE(ReadBinaryCache(dir.File("w.bin")).weights().empty());  // some importance is 2.5
   // Gzip and standard input, the format told from the first line.
-  WriteGzip(fasttext, dir.File("t.txt.gz"));
+  testing::WriteGzipFile(fasttext, dir.File("t.txt.gz"));
   ConvertToCache(dir.File("t.txt.gz"), kDefaults, dir.File("gz.bin"));
   const std::string expected = InMemory(ft, kDefaults, dir.File("m.bin"));
   EXPECT_TRUE(testing::ReadFile(dir.File("gz.bin")) == expected);
@@ -179,7 +162,7 @@ TEST(ConvertToCache, AMalformedLineIsNamedAndLeavesNoFile) {
   for (int i = 0; i < 500; ++i) text += "1 1:0.5 2:1\n";
   text += "1 3:0.5 2:1\n";  // line 501: indices not ascending
   const std::string bad = dir.Write("bad.svm", text);
-  const auto before = Names(dir.path().string());
+  const auto before = testing::FolderNames(dir.path().string());
   LoadOptions options;
   options.chunk_bytes = 100;
   std::string expected;
@@ -195,7 +178,7 @@ TEST(ConvertToCache, AMalformedLineIsNamedAndLeavesNoFile) {
   } catch (const DataError& e) {
     EXPECT_EQ(std::string(e.what()), expected);
   }
-  EXPECT_EQ(Names(dir.path().string()), before);  // no cache, no temporary file
+  EXPECT_EQ(testing::FolderNames(dir.path().string()), before);  // no cache, no temporary file
   testing::ExpectError(
       [&] { ConvertToCache(dir.Write("e.svm", ""), kDefaults, dir.File("o.bin")); },
       {"e.svm: empty file"});
@@ -206,7 +189,8 @@ TEST(ConvertToCache, AMalformedLineIsNamedAndLeavesNoFile) {
                        dir.File("o.bin"));
       },
       {"f.txt:3:", "no label"});
-  EXPECT_EQ(Names(dir.path().string()), (std::vector<std::string>{"bad.svm", "e.svm", "f.txt"}));
+  EXPECT_EQ(testing::FolderNames(dir.path().string()),
+            (std::vector<std::string>{"bad.svm", "e.svm", "f.txt"}));
 }
 
 // A gzip stream cut short, and a convert interrupted while it reads standard input: no cache and
@@ -216,12 +200,12 @@ TEST(ConvertToCache, AStreamCutShortOrInterruptedLeavesNoFile) {
   std::string text;
   for (int i = 0; i < 20000; ++i) text += "1 1:0.5 2:1 7:0.25\n";
   const std::string gz = dir.File("t.svm.gz");
-  WriteGzip(text, gz);
+  testing::WriteGzipFile(text, gz);
   std::filesystem::resize_file(gz, std::filesystem::file_size(gz) / 2);
-  const auto before = Names(dir.path().string());
+  const auto before = testing::FolderNames(dir.path().string());
   testing::ExpectError([&] { ConvertToCache(gz, kDefaults, dir.File("cut.bin")); },
                        {"t.svm.gz", "cut short"});
-  EXPECT_EQ(Names(dir.path().string()), before);
+  EXPECT_EQ(testing::FolderNames(dir.path().string()), before);
   const std::string out = dir.File("stdin.bin");
   // Standard input from a FIFO held open (the stream goes on) while the command is stopped.
   const std::string fifo = dir.File("fifo");
@@ -232,7 +216,7 @@ TEST(ConvertToCache, AStreamCutShortOrInterruptedLeavesNoFile) {
       "; exit $status");
   EXPECT_NE(r.status, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "interrupted; no output file written")) << r.output;
-  auto names = Names(dir.path().string());
+  auto names = testing::FolderNames(dir.path().string());
   EXPECT_EQ(std::count(names.begin(), names.end(), "stdin.bin"), 0);
   for (const std::string& name : names) EXPECT_FALSE(name.starts_with(".")) << name;
 }

@@ -5,7 +5,6 @@
 // reading; an error is the reader's and leaves no file, nor any temporary one.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -26,25 +25,9 @@ using testing::Contains;
 
 const LoadOptions kDefaults;
 
-// The names in `folder`, sorted.
-std::vector<std::string> Names(const std::string& folder) {
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
-    names.push_back(entry.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 std::string InMemory(const std::string& input, const LoadOptions& options, const std::string& out) {
   WriteBinaryCache(LoadDataset(input, options), out);
   return testing::ReadFile(out);
-}
-
-void WriteGzip(const std::string& text, const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "wb");
-  gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
-  gzclose(f);
 }
 
 // A table of `rows` rows: a class name, a colour (categorical), two numbers (one sometimes
@@ -143,7 +126,7 @@ TEST(ConvertCsvToCache, ListsGzipAndStandardInput) {
   const std::string n = dir.Write("n.csv", "class,colour,x,y,size,w\nyes,red,a,1,2,1\n");
   testing::ExpectError([&] { ConvertToCache(a + "," + n, options, dir.File("e.bin")); },
                        {"n.csv", "feature column 'x' is categorical here but numbers"});
-  WriteGzip(testing::ReadFile(a), dir.File("a.csv.gz"));
+  testing::WriteGzipFile(testing::ReadFile(a), dir.File("a.csv.gz"));
   const std::string single = InMemory(a, options, dir.File("m.bin"));
   ConvertToCache(dir.File("a.csv.gz"), options, dir.File("gz.bin"));
   EXPECT_TRUE(testing::ReadFile(dir.File("gz.bin")) == single);
@@ -154,7 +137,7 @@ TEST(ConvertCsvToCache, ListsGzipAndStandardInput) {
   ASSERT_EQ(piped.status, 0) << piped.output;
   EXPECT_TRUE(Contains(piped.output, "200 rows x ")) << piped.output;
   EXPECT_TRUE(testing::ReadFile(dir.File("in.bin")) == single);
-  for (const std::string& name : Names(dir.path().string())) {
+  for (const std::string& name : testing::FolderNames(dir.path().string())) {
     EXPECT_FALSE(name.starts_with(".")) << name;  // no temporary file left
   }
 }
@@ -168,7 +151,7 @@ TEST(ConvertCsvToCache, AnErrorIsTheReadersAndLeavesNoFile) {
   const std::string bad = dir.Write("bad.csv", text);
   const std::string header_only = dir.Write("header.csv", "y,a,b\n");
   const std::string numbered = dir.Write("numbered.csv", "0,1,2,3,4,5\n0,1,1,1,1,1\n");
-  const auto before = Names(dir.path().string());
+  const auto before = testing::FolderNames(dir.path().string());
   LoadOptions options;
   options.chunk_bytes = 100;
   for (const std::string& input : {bad, header_only, numbered}) {
@@ -186,12 +169,12 @@ TEST(ConvertCsvToCache, AnErrorIsTheReadersAndLeavesNoFile) {
       EXPECT_EQ(std::string(e.what()), expected);
     }
   }
-  EXPECT_EQ(Names(dir.path().string()), before);
+  EXPECT_EQ(testing::FolderNames(dir.path().string()), before);
   const auto piped = testing::RunShell("cat " + bad + " | " + PARSGD_CLI_PATH + " convert - " +
                                        dir.File("in.bin"));
   EXPECT_EQ(piped.status, 1) << piped.output;
   EXPECT_TRUE(Contains(piped.output, "standard input:402:")) << piped.output;
-  EXPECT_EQ(Names(dir.path().string()), before);
+  EXPECT_EQ(testing::FolderNames(dir.path().string()), before);
 }
 
 }  // namespace

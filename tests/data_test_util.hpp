@@ -2,10 +2,14 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "data/cache_format.hpp"  // internal: forges cache headers with valid checksums
 #include "parsgd/data/dataset.hpp"
@@ -81,6 +85,24 @@ inline void ExpectError(const std::function<void()>& body,
           << "message: " << e.what() << "\nexpected to contain: " << fragment;
     }
   }
+}
+
+// The names of the files in `folder`, sorted.
+inline std::vector<std::string> FolderNames(const std::string& folder) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// `text` written gzip-compressed to `path`.
+inline void WriteGzipFile(const std::string& text, const std::string& path) {
+  gzFile f = gzopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr) << path;
+  gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(f);
 }
 
 }  // namespace parsgd::testing

@@ -222,11 +222,15 @@ void PixelsToRows(const RawPixels& raw, const ImageShape& shape, Dataset::Parts&
   parts.values = SharedArray<float>(std::move(values));
 }
 
-// The label file's header, checked against the images' count.
-void ReadLabelsHeader(ByteStream& labels, const ImageShape& shape, const std::string& images_path) {
-  const uint64_t label_count = ReadMagicAndCount(labels, kLabelsMagic, "labels");
+// The label file at `path` opened into `labels` and its header checked against the images'
+// count; none where `path` is empty (images to predict: every label 0).
+void OpenLabels(std::optional<ByteStream>& labels, const std::string& path, const ImageShape& shape,
+                const std::string& images_path) {
+  if (path.empty()) return;
+  labels.emplace(path);
+  const uint64_t label_count = ReadMagicAndCount(*labels, kLabelsMagic, "labels");
   if (label_count != shape.count) {
-    Fail(labels, 4,
+    Fail(*labels, 4,
          fmt::format("image and label counts differ: {} labels, {} images in {}", label_count,
                      shape.count, images_path));
   }
@@ -237,12 +241,8 @@ void ReadLabelsHeader(ByteStream& labels, const ImageShape& shape, const std::st
 Dataset ReadIdx(const std::string& images_path, const std::string& labels_path) {
   ByteStream images(images_path);
   const ImageShape shape = ReadImageHeader(images);
-  // Images to predict (no labels file): every label 0.
   std::optional<ByteStream> labels;
-  if (!labels_path.empty()) {
-    labels.emplace(labels_path);
-    ReadLabelsHeader(*labels, shape, images_path);
-  }
+  OpenLabels(labels, labels_path, shape, images_path);
   const RawPixels raw = ReadRawPixels(images, shape);
   ExpectEnd(images, "image");
   Dataset::Parts parts;
@@ -267,10 +267,7 @@ CacheShape data_internal::StreamIdxToCache(const std::string& images_path,
   ByteStream images(images_path);
   const ImageShape shape = ReadImageHeader(images);
   std::optional<ByteStream> labels;
-  if (!labels_path.empty()) {
-    labels.emplace(labels_path);
-    ReadLabelsHeader(*labels, shape, images_path);
-  }
+  OpenLabels(labels, labels_path, shape, images_path);
   // The images' errors come first, then the labels', as ReadIdx finds them: a label file that
   // ends early is refused once the images are read.
   std::optional<std::string> labels_short;
