@@ -7,6 +7,7 @@ labels and version 2 files from the release before the CSV label column; this sc
 write them (the build writes a later version), they are kept for those versions' paths. Likewise
 binary_cache/small_v1 and gen_v1_rehashed are version 1 caches (before weights, the record and the
 label set).
+"""
 import gzip
 import os
 import struct
@@ -145,7 +146,12 @@ def binary_cache(tmp):
         f.write(b"1 2 |a x y:2\n-1 |a z\n1 0.5 |b w\n")
     run(tmp, "convert", "named.txt", "named.bin", "--hash-bits", "6")
     run(tmp, "convert", "weighted.vw", "weighted.bin", "--hash-bits", "6", "--interactions", "ab")
-    for name in ("named", "weighted"):
+    # The record of a CSV table: named columns, a categorical one, a weight column.
+    with open(os.path.join(tmp, "table.csv"), "wb") as f:
+        f.write(b"y,colour,x,w\nyes,red,0.5,1\nno,blue,NA,2\nyes,green,1.5,1\n")
+    run(tmp, "convert", "table.csv", "table.bin", "--label-column", "y", "--weight-column", "w",
+        "--missing", "zero")
+    for name in ("named", "weighted", "table"):
         data = read(os.path.join(tmp, name + ".bin"))
         write("binary_cache", name, b"\x00" + data)
         write("binary_cache", name + "_rehashed", b"\x03" + data)
