@@ -42,6 +42,11 @@ TEST(CsvCategorical, TextColumnsAreOneHotAfterTheColumns) {
   ExpectSameData(mixed, testing::MakeDataset({{{2, 1.f}}, {{3, 1.f}}, {{1, 1.f}}}, {1.f, 0.f, 1.f}, 4));
   // The same at any chunk size (each chunk meets other values first).
   ExpectSameData(ParseCsv("y,z\n1,12\n0,ab\n1,0\n", "t", {.chunk_bytes = 4}), mixed);
+  // The first line's text counts where it is data (--header no): the column is mixed there too.
+  const Dataset first = ParseCsv("1,ab\n0,12\n1,0\n", "t", {.header = CsvHeader::kNo});
+  EXPECT_EQ(Values(first, 0), (std::vector<std::string>{"0", "12", "ab"}));
+  ExpectSameData(first,
+                 testing::MakeDataset({{{3, 1.f}}, {{2, 1.f}}, {{1, 1.f}}}, {1.f, 0.f, 1.f}, 4));
   // A quoted value is a value, "NA" included; a missing one follows --missing.
   EXPECT_EQ(Values(ParseCsv("y,z\n1,\"NA\"\n0,b\n", "t"), 0), (std::vector<std::string>{"NA", "b"}));
   ExpectDataError([] { ParseCsv("y,z\n1,a\n0,NA\n", "t"); }, "t", 3, 3, "field 2: 'NA': a missing value");
