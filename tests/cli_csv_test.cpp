@@ -104,7 +104,8 @@ TEST_F(CliCsv, CategoricalColumnsTrainAndPredictByNameOneHotOrHashed) {
   EXPECT_EQ(RunCli("predict " + from_cache + " " + moved).output,
             RunCli("predict " + model + " " + moved).output);
   // convert reads the columns as train does: hashed, or refused as text.
-  const auto hashed_cache = RunCli("convert " + train + " " + dir_.File("h.bin") + " --hash-bits 6");
+  const auto hashed_cache =
+      RunCli("convert " + train + " " + dir_.File("h.bin") + " --hash-bits 6");
   ASSERT_EQ(hashed_cache.status, 0) << hashed_cache.output;
   EXPECT_TRUE(Contains(hashed_cache.output, "600 rows x 67 features")) << hashed_cache.output;
   const auto numbers_hashed =
@@ -113,7 +114,8 @@ TEST_F(CliCsv, CategoricalColumnsTrainAndPredictByNameOneHotOrHashed) {
   EXPECT_TRUE(Contains(numbers_hashed.output, "--hash-bits would be ignored"))
       << numbers_hashed.output;
   EXPECT_FALSE(std::filesystem::exists(dir_.File("nh.bin")));
-  const auto as_text = RunCli("convert " + train + " " + dir_.File("n.bin") + " --categorical none");
+  const auto as_text =
+      RunCli("convert " + train + " " + dir_.File("n.bin") + " --categorical none");
   EXPECT_EQ(as_text.status, 1) << as_text.output;
   EXPECT_TRUE(Contains(as_text.output, "expected a number")) << as_text.output;
   const auto svm = RunCli("convert " + train + " " + dir_.File("t.svm"));
