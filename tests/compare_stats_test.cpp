@@ -1,6 +1,7 @@
 // The statistics of `parsgd compare` on inputs whose answers are known in closed form.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <vector>
@@ -17,6 +18,28 @@ TEST(CompareStats, SummaryIsMeanSampleStdAndSem) {
   EXPECT_EQ(s.mean, 5.0);
   EXPECT_DOUBLE_EQ(s.std, std::sqrt(32.0 / 7));  // divisor n - 1
   EXPECT_DOUBLE_EQ(s.sem, std::sqrt(32.0 / 7) / std::sqrt(8.0));
+}
+
+// The same values in another order (runs finishing in another order) give the same summary to
+// the last bit, though their sums in the given orders differ.
+TEST(CompareStats, TheSameValuesInAnyOrderGiveTheSameSummary) {
+  std::vector<double> v = {0.1, 1e8, 0.2, 0.3, -1e8, 1e-9, 0.7, 0.14316635993770518, 3.3};
+  const Summary first = Summarize(v);
+  bool sums_differ = false;
+  double first_sum = 0;
+  for (double x : v) first_sum += x;
+  std::sort(v.begin(), v.end());
+  do {
+    double sum = 0;
+    for (double x : v) sum += x;
+    sums_differ |= sum != first_sum;
+    const Summary s = Summarize(v);
+    ASSERT_EQ(s.mean, first.mean);
+    ASSERT_EQ(s.std, first.std);
+    ASSERT_EQ(s.min, first.min);
+    ASSERT_EQ(s.max, first.max);
+  } while (std::next_permutation(v.begin(), v.end()));
+  EXPECT_TRUE(sums_differ);  // the order matters to a plain sum of these values
 }
 
 TEST(CompareStats, SpreadOfFewerThanTwoValuesIsUndefined) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace parsgd::compare {
 namespace {
@@ -43,10 +44,13 @@ double BetaContinuedFraction(double a, double b, double x) {
 
 }  // namespace
 
-Summary Summarize(std::span<const double> values) {
+Summary Summarize(std::span<const double> given) {
   Summary s;
-  s.n = static_cast<int>(values.size());
+  s.n = static_cast<int>(given.size());
   if (s.n == 0) return {0, kNaN, kNaN, kNaN, kNaN, kNaN};
+  std::vector<double> values(given.begin(), given.end());
+  std::sort(values.begin(), values.end(),
+            [](double a, double b) { return std::isnan(b) ? !std::isnan(a) : a < b; });
   double sum = 0;
   s.min = s.max = values[0];
   for (double v : values) {

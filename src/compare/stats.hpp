@@ -18,6 +18,9 @@ struct Summary {
   double min = 0;  // the smallest and largest value (NaN when n == 0)
   double max = 0;
 };
+// The values are summed in ascending order (NaN last), so that the same values give the same
+// summary, to the last bit, in any order: a grid's runs finish in any order under --jobs, and a
+// grid taken up after an interrupt reads the finished runs first.
 Summary Summarize(std::span<const double> values);
 
 // Welch's unequal-variance t-test of two samples (Welch 1947): t = (mean_a - mean_b) /
