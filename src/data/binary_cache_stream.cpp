@@ -73,16 +73,11 @@ CacheShape data_internal::StreamToCache(const std::vector<std::string>& inputs,
   }
   rows.NameClasses(name);
   if (!text.libsvm) {
-    if (text.max_features != 0 && text.max_features < text.lines.features) {
-      throw Error(
-          fmt::format("{}: the dataset has {} features, more than the feature count "
-                      "given (--features) {}",
-                      name, text.lines.features, text.max_features));
-    }
     cache_internal::Record record;
     record.hashing = text.lines.hashing;
-    return data_internal::WriteCache(rows, std::max(text.max_features, text.lines.features),
-                                     ZeroBased::kAuto, 0, std::move(record), out, path);
+    return data_internal::WriteCache(
+        rows, data_internal::FeaturesGiven(name, text.lines.features, text.max_features),
+        ZeroBased::kAuto, 0, std::move(record), out, path);
   }
   // The index base, as the in-memory reader decides it (libsvm.cpp).
   const LibsvmOptions& options = *text.libsvm;

@@ -56,6 +56,11 @@ void Spill::ReadBack(const std::function<void(const char*, std::size_t)>& each) 
   }
 }
 
+std::string Spill::Reread() {
+  Flush();
+  return "/proc/self/fd/" + std::to_string(fd_);
+}
+
 void Spill::Flush() {
   for (std::size_t done = 0; done < buffer_.size();) {
     const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);

@@ -57,6 +57,10 @@ class Spill {
   // Every byte appended, in pieces of at most kCopyBytes, to each(bytes, size).
   void ReadBack(const std::function<void(const char*, std::size_t)>& each);
 
+  // A path that opens what was appended (flushed first), as long as the spill lives:
+  // /proc/self/fd/N.
+  std::string Reread();
+
  private:
   void Flush();
 

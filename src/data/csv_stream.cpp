@@ -7,12 +7,8 @@
 // the rows, encoded by the table's schema and spilled (cache_rows.hpp). What is held besides the
 // pieces: the categorical values (one-hot; none where hashed) and the class names. Standard input
 // cannot be read twice: it is copied first to an unnamed temporary file beside the output.
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -96,54 +92,22 @@ Surveyed SurveyFile(const CsvFile& file, const CsvOptions& options, std::size_t 
   return out;
 }
 
-// Standard input (`in`, `head` read from it first) copied to an unnamed file in `folder`; returns
-// its descriptor (closed by the caller), read again through /proc/self/fd.
-int CopyToTemporary(ByteStream& in, const std::string& head, const std::string& folder) {
-  std::string name = folder + "/.parsgd-stdin-XXXXXX";
-  const int fd = ::mkstemp(name.data());
-  if (fd < 0) throw Error(folder + ": cannot create a temporary file: " + std::strerror(errno));
-  ::unlink(name.c_str());
-  auto write_all = [&](const char* p, std::size_t n) {
-    while (n > 0) {
-      const ssize_t w = ::write(fd, p, n);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) {
-        const std::string why = std::strerror(errno);
-        ::close(fd);
-        throw Error(folder + ": cannot write a temporary copy of standard input (is the disk " +
-                    "full?): " + why);
-      }
-      p += w;
-      n -= static_cast<std::size_t>(w);
-    }
-  };
-  write_all(head.data(), head.size());
-  std::vector<char> buffer(std::size_t{1} << 20);
-  try {
-    for (;;) {
-      const std::size_t n = in.Read(buffer.data(), buffer.size());
-      if (n == 0) break;
-      write_all(buffer.data(), n);
-    }
-    if (in.cut_short()) {
-      throw DataError("standard input", 0, 0,
-                      "the gzip stream ends early, after " + std::to_string(in.offset()) +
-                          " bytes: the stream is cut short");
-    }
-  } catch (...) {
-    ::close(fd);
-    throw;
+// Standard input (`in`, `head` read from it first) copied to `copy`, to be read again.
+void CopyStandardInput(ByteStream& in, const std::string& head, Spill& copy) {
+  copy.Append(std::vector<char>(head.begin(), head.end()));
+  std::vector<char> buffer(kCopyBytes);
+  for (;;) {
+    buffer.resize(kCopyBytes);
+    buffer.resize(in.Read(buffer.data(), buffer.size()));
+    if (buffer.empty()) break;
+    copy.Append(buffer);
   }
-  return fd;
+  if (in.cut_short()) {
+    throw DataError("standard input", 0, 0,
+                    "the gzip stream ends early, after " + std::to_string(in.offset()) +
+                        " bytes: the stream is cut short");
+  }
 }
-
-// Closes a descriptor when it goes.
-struct Descriptor {
-  int fd = -1;
-  ~Descriptor() {
-    if (fd >= 0) ::close(fd);
-  }
-};
 
 }  // namespace
 
@@ -155,7 +119,7 @@ CacheShape StreamCsvToCache(const std::vector<std::string>& inputs, const CsvOpt
   std::filesystem::path folder = std::filesystem::path(path).parent_path();
   if (folder.empty()) folder = ".";
   const std::size_t step = chunk_bytes != 0 ? chunk_bytes : std::size_t{2} << 20;
-  Descriptor copy;
+  std::optional<Spill> copy;  // of standard input
   std::vector<CsvFile> files;
   for (const std::string& input : inputs) {
     if (input != kStdin) {
@@ -165,8 +129,8 @@ CacheShape StreamCsvToCache(const std::vector<std::string>& inputs, const CsvOpt
     std::optional<ByteStream> own;
     ByteStream* in = begun;
     if (in == nullptr) in = &own.emplace(input);
-    copy.fd = CopyToTemporary(*in, begun != nullptr ? head : std::string(), folder.string());
-    files.push_back({"/proc/self/fd/" + std::to_string(copy.fd), "standard input"});
+    CopyStandardInput(*in, begun != nullptr ? head : std::string(), copy.emplace(folder.string()));
+    files.push_back({copy->Reread(), "standard input"});
   }
   std::vector<Surveyed> surveyed;
   for (const CsvFile& file : files) surveyed.push_back(SurveyFile(file, options, step));
@@ -175,11 +139,12 @@ CacheShape StreamCsvToCache(const std::vector<std::string>& inputs, const CsvOpt
     parts.emplace_back(files[i].name, &surveyed[i].plan.schema);
   }
   const auto schema = std::make_shared<const CsvSchema>(csv_internal::MergeSchemas(parts));
+  const std::string name = files.size() == 1 ? files[0].name : inputs[0] + ",...";
   if (options.category_hash_bits != 0 && !schema->HasCategorical()) {
     throw Error(
         fmt::format("--hash-bits would be ignored: it hashes the values of categorical "
                     "columns, and {} has none (every feature column holds numbers)",
-                    files.size() == 1 ? files[0].name : inputs[0] + ",..."));
+                    name));
   }
   const bool weighted = !options.weight_column.empty();
   CacheRows rows(folder.string(), weighted);
@@ -195,22 +160,12 @@ CacheShape StreamCsvToCache(const std::vector<std::string>& inputs, const CsvOpt
                files[i].name, is_header ? plan.first.line + 1 : 1, parse, step,
                [&](Chunk& chunk) { rows.Take(chunk, files[i].name); });
   }
-  const std::string name = files.size() == 1 ? files[0].name : inputs[0] + ",...";
   rows.NameClasses(name);
-  uint64_t features = schema->Features();
-  if (max_features != 0) {
-    if (features > max_features) {
-      throw Error(
-          fmt::format("{}: the dataset has {} features, more than the feature count "
-                      "given (--features) {}",
-                      name, features, max_features));
-    }
-    features = max_features;
-  }
   cache_internal::Record record;
   record.csv_schema = schema;
   record.csv_reading = {options.label_column, options.weight_column, options.missing};
-  return WriteCache(rows, features, ZeroBased::kAuto, 0, std::move(record), out, path);
+  return WriteCache(rows, FeaturesGiven(name, schema->Features(), max_features), ZeroBased::kAuto,
+                    0, std::move(record), out, path);
 }
 
 }  // namespace parsgd::data_internal

@@ -332,13 +332,8 @@ CacheShape data_internal::StreamIdxToCache(const std::string& images_path,
     ExpectEnd(*labels, "label");
   }
   rows.NameClasses(images_path);
-  if (max_features != 0 && max_features < pixels) {
-    throw Error(
-        fmt::format("{}: the dataset has {} features, more than the feature count given "
-                    "(--features) {}",
-                    images_path, pixels, max_features));
-  }
-  return WriteCache(rows, std::max(pixels, max_features), ZeroBased::kAuto, 0, {}, out, path);
+  return WriteCache(rows, FeaturesGiven(images_path, pixels, max_features), ZeroBased::kAuto, 0, {},
+                    out, path);
 }
 
 bool HasIdxMagic(const std::string& path) {

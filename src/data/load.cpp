@@ -77,13 +77,8 @@ Dataset WithFeatures(const Dataset& d, uint64_t features) {
 }
 
 Dataset ApplyMaxFeatures(const Dataset& d, uint64_t max_features) {
-  if (max_features == 0 || d.features() == max_features) return d;
-  if (d.features() > max_features) {
-    throw Error(d.source() + ": the dataset has " + std::to_string(d.features()) +
-                " features, more than the feature count given (--features) " +
-                std::to_string(max_features));
-  }
-  return WithFeatures(d, max_features);
+  const uint64_t features = data_internal::FeaturesGiven(d.source(), d.features(), max_features);
+  return features == d.features() ? d : WithFeatures(d, features);
 }
 
 bool HasCsvName(const std::string& path) {
@@ -379,6 +374,18 @@ Dataset LoadSeveral(const std::vector<std::string>& files, const std::string& na
 }
 
 }  // namespace
+
+uint64_t data_internal::FeaturesGiven(const std::string& name, uint64_t features,
+                                      uint64_t max_features) {
+  if (max_features == 0) return features;
+  if (features > max_features) {
+    throw Error(
+        fmt::format("{}: the dataset has {} features, more than the feature count given "
+                    "(--features) {}",
+                    name, features, max_features));
+  }
+  return max_features;
+}
 
 std::vector<std::string> SeveralFiles(const std::string& path) {
   if (IsCommaPair(path)) return {};

@@ -72,6 +72,10 @@ CacheShape StreamCsvToCache(const std::vector<std::string>& inputs, const CsvOpt
 CacheShape StreamIdxToCache(const std::string& images_path, const std::string& labels_path,
                             uint64_t max_features, const std::string& path);
 
+// The feature count of `name`'s data of `features` features with `max_features` given (0: none):
+// the larger. Throws parsgd::Error where the data has more than given.
+uint64_t FeaturesGiven(const std::string& name, uint64_t features, uint64_t max_features);
+
 Dataset ReadLibsvmFrom(ByteStream& in, std::string head, const std::string& name,
                        const LibsvmOptions& options);
 Dataset ReadFasttextFrom(ByteStream& in, std::string head, const std::string& name,
