@@ -18,6 +18,7 @@ packages=(
   liblinear-tools                      # heart_scale, a small real LIBSVM file used by the tests
   libopenmpi-dev openmpi-bin           # ranks across processes and machines (MPI), and its tests
   pybind11-dev python3-dev             # the Python module (built for Debian's /usr/bin/python3)
+  python3-venv                         # scripts/wheel_check.sh: the wheel in a fresh venv
   python3-numpy python3-scipy python3-sklearn  # its estimators
   python3-pytest python3-pandas        # their tests (scikit-learn checks pandas inputs with pandas)
 )

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs the dependencies, builds parsgd and runs the whole test suite, then the ThreadSanitizer
+# Installs the dependencies, builds parsgd and runs the whole test suite, then the Python module as
+# pip builds it (scripts/wheel_check.sh: the wheel in a fresh venv with today's numpy and
+# scikit-learn from PyPI, and the Python suite there), then the ThreadSanitizer
 # build of the std::thread-driven scheme tests, the AddressSanitizer + UBSan build of the whole
 # suite (its run leaves out the numeric sweeps, which run in the release suite: the scheme x
 # optimiser x order command-line sweep, the convergence of every scheme, order, optimiser and
@@ -15,6 +17,7 @@ bash scripts/install-deps.sh
 cmake --preset release
 cmake --build --preset release
 ctest --preset release
+bash scripts/wheel_check.sh
 cmake --preset tsan
 cmake --build --preset tsan
 ctest --preset tsan

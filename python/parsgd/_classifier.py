@@ -30,7 +30,7 @@ class ParsgdClassifier(ClassifierMixin, _base.ParsgdEstimator):
         """Trains a new model on X, y (from scratch: an earlier fit is discarded), each row
         weighing sample_weight times its class's class_weight."""
         with _base.kept_on_failure(self):
-            X, y = self._validate_data(X, y, accept_sparse="csr", dtype=np.float32)
+            X, y = _base.validate_data(self, X, y, accept_sparse="csr", dtype=np.float32)
             classes, indices = encode_classes(y)
             self._check_classes(classes)
             weights = self._weights(X, sample_weight, classes, indices, partial=False)
@@ -61,7 +61,8 @@ class ParsgdClassifier(ClassifierMixin, _base.ParsgdEstimator):
                 if classes is not None and not np.array_equal(np.unique(classes), all_classes):
                     raise ValueError(f"classes={classes!r} is not the same as on the first call "
                                      f"to partial_fit, {all_classes!r}")
-            X, y = self._validate_data(X, y, accept_sparse="csr", dtype=np.float32, reset=first)
+            X, y = _base.validate_data(self, X, y, accept_sparse="csr", dtype=np.float32,
+                                       reset=first)
             check_classification_targets(y)
             indices = np.searchsorted(all_classes, y)
             known = (indices < len(all_classes)) & (

@@ -23,13 +23,6 @@ REGRESSION_MODELS = {
     "epsilon_insensitive": "epsilon-insensitive",
 }
 
-# scikit-learn's own SGD estimators mark this check so too: SGD visits a row of weight 0 (it takes
-# its place in the sample order and the step count), and the data-derived settings (alpha=None:
-# 1/rows, the step size) count it.
-ZERO_WEIGHT_CHECK = {
-    "check_sample_weights_invariance": "SGD visits a row of weight 0: the sample order, the step "
-    "count and alpha=None (1/rows) see it, so it is not a row left out",
-}
 CLASS_WEIGHT_DOC = """dict, 'balanced' or None, default=None
     Each class's weight in the loss (a row's weight is its sample_weight times its class's):
     a dict {label: weight} (the classes not in it 1), 'balanced' (n / (n_classes x the rows of
@@ -141,9 +134,6 @@ class SGDClassifier(_Penalized, _classifier.ParsgdClassifier):
     def predict_log_proba(self, X):
         return np.log(self.predict_proba(X))
 
-    def _more_tags(self):
-        return {"_xfail_checks": ZERO_WEIGHT_CHECK}
-
 
 @_base.with_keywords(
     own=[("loss", "squared_error", """{'squared_error', 'huber', 'epsilon_insensitive'}, default='squared_error'
@@ -166,7 +156,7 @@ class SGDRegressor(_Penalized, RegressorMixin, _base.ParsgdEstimator):
     def fit(self, X, y, sample_weight=None):
         """Trains a new model on X, y, each row weighing its sample_weight (None: 1)."""
         with _base.kept_on_failure(self):
-            X, y = self._validate_data(X, y, accept_sparse="csr", dtype=np.float32,
+            X, y = _base.validate_data(self, X, y, accept_sparse="csr", dtype=np.float32,
                                        y_numeric=True)
             weights = _base.row_weights(X, sample_weight)
             result, history = self._train(self._dataset(X, y, weights), self._model_name())
@@ -177,7 +167,7 @@ class SGDRegressor(_Penalized, RegressorMixin, _base.ParsgdEstimator):
         """One epoch over the batch, from the current model (as SGDClassifier.partial_fit)."""
         first = not hasattr(self, "_model")
         with _base.kept_on_failure(self):
-            X, y = self._validate_data(X, y, accept_sparse="csr", dtype=np.float32,
+            X, y = _base.validate_data(self, X, y, accept_sparse="csr", dtype=np.float32,
                                        y_numeric=True, reset=first)
             weights = _base.row_weights(X, sample_weight)
             result, history = self._train(self._dataset(X, y, weights), self._model_name(),
@@ -209,8 +199,5 @@ class SGDRegressor(_Penalized, RegressorMixin, _base.ParsgdEstimator):
 
     def _set_views(self):
         _linear_views(self, vector=True)
-
-    def _more_tags(self):
-        return {"_xfail_checks": ZERO_WEIGHT_CHECK}
 
 

@@ -39,6 +39,3 @@ class MLPClassifier(_classifier.ParsgdClassifier):
 
     def predict_log_proba(self, X):
         return np.log(self.predict_proba(X))
-
-    def _more_tags(self):
-        return {"_xfail_checks": _linear.ZERO_WEIGHT_CHECK}

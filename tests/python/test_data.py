@@ -8,7 +8,7 @@ import scipy.sparse as sp
 pytest.importorskip("parsgd._parsgd", reason="the parsgd Python module is not built")
 
 import parsgd
-from parsgd import _data, _parsgd
+from parsgd import _base, _data, _parsgd
 from conftest import make_problem
 
 
@@ -28,7 +28,8 @@ def test_fit_validates_csr_float32_without_a_copy():
     # The estimators' validation (scikit-learn's check_array) hands the same arrays on.
     X, y = make_problem(100, 10, 2, seed=2)
     Xs = sp.csr_matrix(X)
-    checked = parsgd.SGDClassifier()._validate_data(Xs, accept_sparse="csr", dtype=np.float32)
+    checked = _base.validate_data(parsgd.SGDClassifier(), Xs, accept_sparse="csr",
+                                  dtype=np.float32)
     assert checked.data.ctypes.data == Xs.data.ctypes.data
     assert checked.indices.ctypes.data == Xs.indices.ctypes.data
 
