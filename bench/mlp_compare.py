@@ -1,17 +1,18 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """parsgd's MLP next to PyTorch on the same configuration, one program at a time, in one run.
 
 Fashion-MNIST, 784-256-128-10 ReLU, softmax cross-entropy, SGD with momentum 0.9, learning rate
-0.05, batch 64, 5 epochs (the issue's configuration). PyTorch (Debian's python3-torch, OpenBLAS
-through the BLAS alternatives) runs as one process with 1 and 2 threads and as 2 Hogwild!
-processes of one thread; parsgd runs the same configuration (constant step, no input scaling)
+0.05, batch 64, 5 epochs. PyTorch (each --python given: by default bench/peers/venv's, today's
+release from PyPI with MKL and oneDNN; /usr/bin/python3 too if Debian's python3-torch is there)
+runs as one process with 1 and 2 threads, each also with torch.compile and the fused optimiser
+step, and as 2 Hogwild! processes of one thread; parsgd runs the same configuration (constant step, no input scaling)
 under each scheme at 2 threads, and with its defaults (scheme auto: average; linear decay, max-abs
 input scaling). The table: median epoch time over epochs 2-5, test accuracy after epoch 5, and the
 epoch's rate against the FLOP bound (about 1.0 MFLOP per sample: forward, weight gradients, input
 gradients of all but the first layer); then the defaults' mean epoch over PyTorch's best epoch on
 up to 2 cores.
 
-usage: /usr/bin/python3 bench/mlp_compare.py [--parsgd build/parsgd] [--gemm-gflops 193]
+usage: bench/mlp_compare.py [--parsgd build/parsgd] [--gemm-gflops 193] [--python P,P]
   (--gemm-gflops: one core's rate, bench_mlp BM_Gemm64x784x256_OneDnn/1 on the machine)
 """
 import argparse
@@ -27,12 +28,23 @@ SAMPLES = 60000
 FLOPS = 2 * (784 * 256 + 256 * 128 + 128 * 10) * 2 + 2 * (256 * 128 + 128 * 10)  # per sample
 
 
-def torch_run(args):
-    out = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "peers", "torch_mlp.py"), "--epochs", "5", *args],
+def torch_run(python, args):
+    out = subprocess.run([python, os.path.join(HERE, "peers", "torch_mlp.py"), "--epochs", "5", *args],
                          check=True, capture_output=True, text=True).stdout
     rows = [json.loads(line) for line in out.splitlines()]
     epochs = [r for r in rows if "epoch" in r]
-    return rows[0]["mode"] + f", {rows[0]['blas']}", epochs
+    return f"PyTorch {rows[0]['torch']}, {rows[0]['mode']}, {rows[0]['blas']}", epochs
+
+
+def default_pythons():
+    """The peers' venv (bench/peers/setup.sh), and Debian's python3 where it has torch."""
+    found = []
+    venv = os.path.join(HERE, "peers", "venv", "bin", "python")
+    if os.path.exists(venv):
+        found.append(venv)
+    if subprocess.run(["/usr/bin/python3", "-c", "import torch"], capture_output=True).returncode == 0:
+        found.append("/usr/bin/python3")
+    return ",".join(found)
 
 
 def parsgd_run(binary, args):
@@ -50,13 +62,19 @@ def main():
     p.add_argument("--parsgd", default=os.path.join(HERE, "..", "build", "parsgd"))
     p.add_argument("--gemm-gflops", type=float, default=193,
                    help="one core's f32 matmul rate (bench_mlp BM_Gemm64x784x256_OneDnn/1)")
+    p.add_argument("--python", default=default_pythons(),
+                   help="the Pythons whose torch runs, comma-separated")
     a = p.parse_args()
+    if not a.python:
+        p.error("no Python with torch: run bench/peers/setup.sh or give --python")
     same = ["--batch", "64", "--optimizer", "momentum", "--momentum", "0.9", "--learning-rate", "0.05",
             "--schedule", "constant", "--normalize", "none"]
     runs = []
-    for args in (["--threads", "1"], ["--threads", "2"], ["--hogwild", "2", "--threads", "1"]):
-        mode, epochs = torch_run(args)
-        runs.append((f"PyTorch 1.13, {mode}", epochs, 2 if "2" in args else 1))
+    for python in a.python.split(","):
+        for args in (["--threads", "1"], ["--threads", "2"], ["--threads", "1", "--compile", "--fused"],
+                     ["--threads", "2", "--compile", "--fused"], ["--hogwild", "2", "--threads", "1"]):
+            mode, epochs = torch_run(python, args)
+            runs.append((mode, epochs, 2 if "2" in args else 1))
     for scheme in ("hogwild", "sync", "average", "sequential"):
         runs.append((f"parsgd {scheme}, 2 threads, same configuration",
                      parsgd_run(a.parsgd, same + ["--scheme", scheme, "--threads", "2"]), 2))

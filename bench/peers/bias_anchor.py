@@ -8,7 +8,7 @@ nearly the unregularised problem. Its model, evaluated on the unregularised obje
 problem's optimum, which `parsgd train --solver cd --bias on` should reach. Prints both primals,
 their relative difference and each file-to-model time (one run each, in turn).
 
-  /usr/bin/python3 bench/peers/bias_anchor.py TRAIN.svm [--parsgd build/parsgd] [--threads 2]
+  bench/peers/venv/bin/python bench/peers/bias_anchor.py TRAIN.svm [--parsgd build/parsgd] [--threads 2]
 """
 import argparse
 import json

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Test accuracy with default settings only, parsgd next to its peers, on sets none was tuned on.
 
 Sets: scikit-learn's bundled breast_cancer, digits, wine, iris and LIBLINEAR's heart_scale, split
@@ -13,6 +13,7 @@ usage: bench/peers/defaults.py [--parsgd build/parsgd] [--optimizers sgd,momentu
 import argparse
 import os
 import subprocess
+import sys
 import tempfile
 import warnings
 
@@ -48,7 +49,7 @@ def main():
     a = p.parse_args()
     warnings.filterwarnings("ignore")
     with tempfile.TemporaryDirectory() as small:
-        subprocess.run(["/usr/bin/python3", os.path.join(HERE, "make_small_sets.py"), small],
+        subprocess.run([sys.executable, os.path.join(HERE, "make_small_sets.py"), small],
                        check=True, stdout=subprocess.DEVNULL)
         pairs = [(n, f"{small}/{n}.train", f"{small}/{n}.test")
                  for n in ("breast_cancer", "heart_scale", "digits", "wine", "iris")

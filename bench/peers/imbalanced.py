@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Class weights on an imbalanced set: parsgd --class-weight balanced against scikit-learn's
 SGDClassifier(class_weight="balanced"), each with its defaults and the logistic loss.
 
@@ -9,7 +9,8 @@ training time (parsgd's metrics train_seconds; scikit-learn's fit), and the whol
 (parsgd train, reading included; scikit-learn's load_svmlight_file plus fit), medians over
 --repeats runs, in turn.
 
-Usage: imbalanced.py PARSGD WORKDIR [--rows N] [--threads T] [--repeats R]
+Usage: bench/peers/venv/bin/python bench/peers/imbalanced.py PARSGD WORKDIR [--rows N] [--threads T]
+           [--repeats R]
 """
 import argparse
 import json
@@ -17,6 +18,8 @@ import os
 import statistics
 import subprocess
 import time
+
+import sklearn
 
 import numpy as np
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
@@ -61,6 +64,8 @@ def parsgd_run(parsgd, train, test, folder, threads):
 def sklearn_run(train, test, threads):
     start = time.perf_counter()
     x, y = load_svmlight_file(train, n_features=50000)
+    # 32-bit indices: today's scikit-learn reads 64-bit ones and its SGDClassifier refuses them.
+    x.indices, x.indptr = x.indices.astype(np.int32), x.indptr.astype(np.int32)
     fit_start = time.perf_counter()
     clf = SGDClassifier(loss="log_loss", class_weight="balanced", random_state=0,
                         n_jobs=threads).fit(x, y)
@@ -90,7 +95,7 @@ def main():
         print(f"{name}: balanced accuracy {100 * statistics.median(r[0] for r in rs):.2f}%, "
               f"training {statistics.median(r[1] for r in rs):.3f} s, "
               f"whole {statistics.median(r[2] for r in rs):.3f} s")
-    print(f"paired ratios parsgd/sklearn (median): training {statistics.median(ratios_fit):.3f}, "
+    print(f"scikit-learn {sklearn.__version__}; paired ratios parsgd/sklearn (median): training {statistics.median(ratios_fit):.3f}, "
           f"whole {statistics.median(ratios_all):.3f}")
 
 

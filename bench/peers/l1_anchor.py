@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """parsgd's L1-regularised coordinate descent against LIBLINEAR's (bench/README.md, "The L1
 penalty against LIBLINEAR").
 
@@ -13,7 +13,7 @@ file; parsgd's is its reported objective (mean loss + l1 ||w||_1, in double) tim
 --reference-eps, LIBLINEAR is also run once at that tolerance: its objective stands in for the
 optimum.
 
-usage: /usr/bin/python3 bench/peers/l1_anchor.py TRAIN [--c 1] [--rounds 3] [--threads 2]
+usage: bench/peers/venv/bin/python bench/peers/l1_anchor.py TRAIN [--c 1] [--rounds 3] [--threads 2]
            [--problems logistic,squared-hinge] [--tols auto,1e-4] [--reference-eps 1e-4]
            [--parsgd build/parsgd]
 """

@@ -1,12 +1,13 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """parsgd next to its peers on the same files, in one run, one program at a time.
 
-Peers: scikit-learn's SGDClassifier (Debian python3-sklearn) and LIBLINEAR (Debian liblinear-tools).
+Peers: scikit-learn's SGDClassifier (the Python this runs on: bench/peers/venv's, today's release,
+or Debian's python3-sklearn) and LIBLINEAR (Debian's liblinear-tools).
 Each trains on TRAIN and is scored on TEST; times are wall-clock training times (data loading
 excluded where the peer allows: sklearn loads before the clock starts; LIBLINEAR's own time
 includes its parsing, so it is given with and without a separate parse-only estimate).
 
-usage: bench/peers/peers.py TRAIN TEST [--epochs 10] [--threads 2] [--parsgd build/parsgd]
+usage: bench/peers/venv/bin/python bench/peers/peers.py TRAIN TEST [--epochs 10] [--threads 2] [--parsgd build/parsgd]
 """
 import argparse
 import json
@@ -16,6 +17,7 @@ import tempfile
 import time
 
 import numpy as np
+import sklearn
 from sklearn.datasets import load_svmlight_files
 from sklearn.linear_model import SGDClassifier
 
@@ -60,6 +62,8 @@ def main():
     p.add_argument("--parsgd", default=os.path.join(os.path.dirname(__file__), "..", "..", "build", "parsgd"))
     a = p.parse_args()
     xtr, ytr, xte, yte = load_svmlight_files([a.train, a.test])
+    for x in (xtr, xte):  # 32-bit indices: today's scikit-learn reads 64-bit ones and refuses them
+        x.indices, x.indptr = x.indices.astype(np.int32), x.indptr.astype(np.int32)
     nnz = xtr.nnz
     print(f"train {xtr.shape[0]} x {xtr.shape[1]}, {nnz} nonzeros; test {xte.shape[0]} rows; {a.epochs} epochs")
     print("| trainer | train seconds | M nonzeros/s | test accuracy |")
@@ -68,7 +72,7 @@ def main():
         s, acc, _ = parsgd_run(a.parsgd, a.train, a.test, a.epochs, threads, scheme)
         print(f"| parsgd {scheme}, {threads} thread(s) | {s:.2f} | {nnz * a.epochs / s / 1e6:.0f} | {100 * acc:.2f}% |")
     s, acc = sklearn_run(xtr, ytr, xte, yte, a.epochs)
-    print(f"| sklearn SGDClassifier(log_loss, alpha=1/n, max_iter={a.epochs}) | {s:.2f} | {nnz * a.epochs / s / 1e6:.0f} | {100 * acc:.2f}% |")
+    print(f"| scikit-learn {sklearn.__version__} SGDClassifier(log_loss, alpha=1/n, max_iter={a.epochs}) | {s:.2f} | {nnz * a.epochs / s / 1e6:.0f} | {100 * acc:.2f}% |")
     s, acc = liblinear_run(a.train, a.test)
     print(f"| LIBLINEAR -s 0 (to convergence, parsing included) | {s:.2f} | - | {100 * acc:.2f}% |")
 

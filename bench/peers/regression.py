@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Regression with the defaults on real tables: parsgd train --model squared|huber (given only the
 data and the model) against scikit-learn's LinearRegression(), Ridge() and SGDRegressor() (squared
 and huber), each as a new user would first call it, on the raw columns.

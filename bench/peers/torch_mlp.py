@@ -1,15 +1,19 @@
-#!/usr/bin/python3
-"""PyTorch on the issue's MLP configuration, for parsgd's MLP to be measured against.
+#!/usr/bin/env python3
+"""PyTorch on parsgd's MLP comparison configuration, for parsgd's MLP to be measured against.
 
 Fashion-MNIST (Debian's dataset-fashion-mnist IDX files), pixels / 255, 784-256-128-10 with ReLU,
 cross-entropy, SGD with momentum 0.9 and learning rate 0.05, batch 64, reshuffled every epoch.
 Modes: one process with --threads intra-op threads, or PyTorch's Hogwild! example shape: --hogwild N
 processes of one thread each on a shared model (torch.multiprocessing, share_memory()).
+--compile: the model through torch.compile (PyTorch 2's inductor: fused C++ kernels for the
+pointwise work around the matrix products); --fused: the optimiser's fused step (one kernel for
+all parameters, PyTorch 2.4 and later on the CPU).
 Prints one JSON object per epoch (epoch, train_seconds, test_accuracy) and which BLAS is loaded.
-Debian's torch reaches BLAS through libblas.so.3: with libopenblas0-pthread installed the
-alternatives system points it at OpenBLAS (the fair peer); /proc/self/maps tells which.
+PyPI's torch (bench/peers/setup.sh) carries MKL and oneDNN; Debian's torch reaches BLAS through
+libblas.so.3 (with libopenblas0-pthread installed, OpenBLAS); /proc/self/maps tells which.
 
-usage: /usr/bin/python3 bench/peers/torch_mlp.py [--epochs 5] [--threads 2] [--hogwild 0]
+usage: bench/peers/venv/bin/python bench/peers/torch_mlp.py [--epochs 5] [--threads 2]
+           [--hogwild 0] [--compile] [--fused]
 """
 import argparse
 import gzip
@@ -74,10 +78,17 @@ def hogwild_worker(rank, model, x, y, epochs, batch, barrier, seed):
 
 
 def blas():
+    """The BLAS torch's matrix products call: the one it was built with (PyPI's: MKL, linked in);
+    for a build on the system's libblas (Debian's), the library the alternatives system loaded
+    (numpy's own OpenBLAS, which numpy 2's wheels carry, does not count)."""
+    import re
+    built = re.findall(r"BLAS_INFO=([^,\s]+)", torch.__config__.show())
+    if built and built[0] not in ("generic", "blas", "open"):
+        return built[0].upper() if built[0] == "mkl" else built[0]
     with open("/proc/self/maps") as f:
-        maps = f.read()
+        maps = [line for line in f.read().splitlines() if "scipy_openblas" not in line]
     for name in ("openblas", "libmkl", "blas/libblas"):
-        if name in maps:
+        if any(name in line for line in maps):
             return name
     return "unknown"
 
@@ -89,10 +100,17 @@ def main():
     p.add_argument("--hogwild", type=int, default=0, help="processes (0: one process)")
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--compile", action="store_true", help="torch.compile the model")
+    p.add_argument("--fused", action="store_true", help="the optimiser's fused step")
     a = p.parse_args()
     x, y, tx, ty = load()
     model = make_model(a.seed)
     mode = f"hogwild {a.hogwild} processes x 1 thread" if a.hogwild else f"1 process x {a.threads} threads"
+    if a.compile:
+        model = torch.compile(model)
+        mode += ", torch.compile"
+    if a.fused:
+        mode += ", fused SGD"
     print(json.dumps({"torch": torch.__version__, "blas": blas(), "mode": mode}), flush=True)
     if a.hogwild:
         model.share_memory()
@@ -113,7 +131,8 @@ def main():
             proc.join()
         return
     torch.set_num_threads(a.threads)
-    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9,
+                          **({"fused": True} if a.fused else {}))
     g = torch.Generator().manual_seed(a.seed)
     for e in range(a.epochs):
         start = time.perf_counter()
