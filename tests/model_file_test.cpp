@@ -301,9 +301,9 @@ TEST(ModelFile, HashedTextSettingsRoundTripAndVersion4FilesStillLoad) {
   EXPECT_EQ(std::get<LinearModel>(h.model).weights()[3], Example().weights()[3]);
   const std::string hashed = testing::ReadFile(dir.File("h.bin"));
   std::string kind = hashed;
-  Put<uint32_t>(kind, 3, 24);
+  Put<uint32_t>(kind, 4, 24);
   Rehash(kind, 84 + 16);
-  ExpectRefused(dir.Write("kind.bin", kind), "unknown hashed-text kind 3");
+  ExpectRefused(dir.Write("kind.bin", kind), "unknown hashed-text kind 4");
   std::string bits = hashed;
   Put<uint32_t>(bits, 40, 28);
   Rehash(bits, 84 + 16);
@@ -315,6 +315,10 @@ TEST(ModelFile, HashedTextSettingsRoundTripAndVersion4FilesStillLoad) {
   ASSERT_TRUE(v.reading.hashing.has_value());
   EXPECT_EQ(*v.reading.hashing, vw);
   EXPECT_EQ(std::get<LinearModel>(v.model).weights()[5], Example().weights()[5]);
+  // VW's --hash all rule (every name as text) reads back as itself.
+  const TextHashing vw_all{.bits = 20, .format = HashedText::kVwAll};
+  SaveModel(Example(), dir.File("vwall.bin"), "x=1\n", {.hashing = vw_all});
+  EXPECT_EQ(*LoadModel(dir.File("vwall.bin")).reading.hashing, vw_all);
 
   SaveModel(Example(), dir.File("m.bin"), "x=1\n");
   std::string v6 = testing::ReadFile(dir.File("m.bin"));

@@ -56,11 +56,12 @@ TEST(Vw, TheTutorialsHousesParseAsVwReadsThem) {
   EXPECT_EQ(d.weights()[1], 2.f);
   EXPECT_EQ(d.features(), uint64_t{1} << 31);
   auto h = [](const char* name) { return Murmur3(name, 0); };  // the default namespace's hash: 0
+  // The years are names of digits: VW's rule takes each as its number (plus the namespace's 0).
   ExpectRow(RowOf(d, 0), Expected({{h("price"), .23f}, {h("sqft"), .25f}, {h("age"), .05f},
-                                   {h("2006"), 1.f}},
+                                   {2006, 1.f}},
                                   31));
   ExpectRow(RowOf(d, 1), Expected({{h("price"), .18f}, {h("sqft"), .15f}, {h("age"), .35f},
-                                   {h("1976"), 1.f}},
+                                   {1976, 1.f}},
                                   31));
   ExpectDataError(
       [&] { ParseVw("0 1 0.5 'third_house | price:.53 sqft:.32 age:.87 1924\n", "t", options); },
@@ -89,6 +90,31 @@ TEST(Vw, NamespacesHashTheirFeaturesAndScaleTheirValues) {
                       {Murmur3("HasStripes", other), 1.f}},
                      31));
   EXPECT_TRUE(d.weights().empty());  // every importance 1
+}
+
+// VW's own rule: a name of decimal digits is its number (modulo 2^32) plus its namespace's hash; a
+// name with anything else in it is hashed as text. Under --hash all (kVwAll, which a model or
+// cache made so records) every name is hashed as text.
+TEST(Vw, NamesOfDigitsAreTheirNumbersAsVwHashesThem) {
+  const uint32_t a = Murmur3("a", 0);
+  const std::string line = "1 |a 12 007:2 12a x4 4294967297 |b 3\n";
+  const Dataset d = ParseVw(line, "t", {.hashing = {.bits = 31}});
+  EXPECT_EQ(d.hashing()->format, HashedText::kVw);
+  ExpectRow(RowOf(d, 0), Expected({{a + 12, 1.f}, {a + 7, 2.f}, {Murmur3("12a", a), 1.f},
+                                   {Murmur3("x4", a), 1.f}, {a + 1, 1.f},
+                                   {Murmur3("b", 0) + 3, 1.f}},
+                                  31));
+  const Dataset all =
+      ParseVw(line, "t", {.hashing = {.bits = 31, .format = HashedText::kVwAll}});
+  EXPECT_EQ(all.hashing()->format, HashedText::kVwAll);
+  ExpectRow(RowOf(all, 0),
+            Expected({{Murmur3("12", a), 1.f}, {Murmur3("007", a), 2.f}, {Murmur3("12a", a), 1.f},
+                      {Murmur3("x4", a), 1.f}, {Murmur3("4294967297", a), 1.f},
+                      {Murmur3("3", Murmur3("b", 0)), 1.f}},
+                     31));
+  // Numbers fill distinct columns: 2^bits of them never collide.
+  const Dataset small = ParseVw("1 | 0 1 2 3 4 5 6 7\n", "t", {.hashing = {.bits = 3}});
+  EXPECT_EQ(small.row(0).nnz, 8u);
 }
 
 TEST(Vw, InteractionsArePairsAndTriplesOfNamespaceFeatures) {

@@ -79,7 +79,7 @@ LoadOptions DataOptions(const ApplyArgs& a, const LoadedModel& loaded) {
   options.format = a.format;
   if (loaded.reading.hashing) {
     // The model's features are hashed words: its data is text of the same format, hashed alike.
-    const bool vw = loaded.reading.hashing->format == HashedText::kVw;
+    const bool vw = IsVw(loaded.reading.hashing->format);
     const DataFormat format = vw ? DataFormat::kVw : DataFormat::kFasttext;
     if (a.format != DataFormat::kAuto && a.format != format) {
       throw UsageError(fmt::format("--format {}: the model was trained on {} text (hashed "
@@ -184,7 +184,7 @@ Dataset LoadData(const ApplyArgs& a, const LoadedModel& loaded, Executor& execut
     throw DataError(a.data, 0, 0,
                     fmt::format("{} text (hashed features), but the model was not trained on "
                                 "such text: its features are columns, not hashes",
-                                data.hashing()->format == HashedText::kVw ? "VW" : "fastText"));
+                                IsVw(data.hashing()->format) ? "VW" : "fastText"));
   }
   CheckCsvColumns(a, options, loaded, data);
   return data;

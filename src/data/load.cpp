@@ -419,7 +419,7 @@ DataFormat FormatRead(const std::string& path, DataFormat given, const Dataset& 
   if (given != DataFormat::kAuto) return given;
   if (path != data_internal::kStdin) return DetectDataFormat(path);
   if (data.hashing()) {
-    return data.hashing()->format == HashedText::kVw ? DataFormat::kVw : DataFormat::kFasttext;
+    return IsVw(data.hashing()->format) ? DataFormat::kVw : DataFormat::kFasttext;
   }
   return data.zero_based() == ZeroBased::kAuto ? DataFormat::kCsv : DataFormat::kLibsvm;
 }
@@ -568,7 +568,7 @@ void SaveDataset(const Dataset& data, const std::string& path) {
     throw Error(fmt::format(
         "{}: {} is hashed text ({}), whose hashing LIBSVM text does not "
         "record: write the binary cache (a name ending in .bin)",
-        path, data.source(), data.hashing()->format == HashedText::kVw ? "VW" : "fastText"));
+        path, data.source(), IsVw(data.hashing()->format) ? "VW" : "fastText"));
   }
   if (!data.weights().empty() && !cache) {
     throw Error(

@@ -110,7 +110,27 @@ std::optional<float> Number(const char* p, const char* e) {
   return v;
 }
 
-// The rows of `piece` into `chunk`; stops at the first malformed line.
+// A feature's hash (vw.hpp): under VW's own rule a name of decimal digits is its number (modulo
+// 2^32) plus the namespace's hash; any other name, and every name under --hash all, is
+// Murmur3(name, namespace hash).
+uint32_t FeatureHash(std::string_view name, uint32_t ns_hash, HashedText format) {
+  if (format == HashedText::kVw) {
+    uint32_t number = 0;
+    bool digits = true;
+    for (char c : name) {
+      if (c < '0' || c > '9') {
+        digits = false;
+        break;
+      }
+      number = number * 10 + static_cast<uint32_t>(c - '0');
+    }
+    if (digits) return number + ns_hash;
+  }
+  return Murmur3(name, ns_hash);
+}
+
+// The rows of `piece` into `chunk`; stops at the first malformed line. `options.hashing` is the
+// resolved one (VwLines).
 void ParseChunk(std::string_view piece, const VwOptions& options, const Interactions& x,
                 Chunk* chunk) {
   RowHasher hasher(options.hashing);
@@ -215,7 +235,8 @@ void ParseChunk(std::string_view piece, const VwOptions& options, const Interact
           return fail(p, "the feature's value times its namespace's scale is not finite");
         }
         if (value != 0) {
-          const uint32_t h = Murmur3(std::string_view(p, name_end - p), ns_hash);
+          const uint32_t h = FeatureHash(std::string_view(p, name_end - p), ns_hash,
+                                         options.hashing.format);
           hasher.AddHash(h, value);
           if (x.used[letter]) by_letter[letter].push_back({h, value});
         }
@@ -269,13 +290,15 @@ Dataset ReadVw(const std::string& path, const VwOptions& options) {
 }
 
 data_internal::LineParser data_internal::VwLines(const VwOptions& options) {
-  TextHashing hashing = options.hashing;
-  hashing.format = HashedText::kVw;
+  VwOptions resolved = options;
+  TextHashing& hashing = resolved.hashing;
+  // A VW rule given (a model's or a cache's record) is kept; anything else reads as VW's own rule.
+  if (!IsVw(hashing.format)) hashing.format = HashedText::kVw;
   hashing.ngrams = TextHashing{}.ngrams;  // fastText's settings do not apply: recorded as defaults
   hashing.char_min = hashing.char_max = 0;
   CheckTextHashing(hashing);
-  return {.parse = [options, x = ParseInteractions(hashing.interactions)](
-                       std::string_view piece, Chunk* c) { ParseChunk(piece, options, x, c); },
+  return {.parse = [resolved, x = ParseInteractions(hashing.interactions)](
+                       std::string_view piece, Chunk* c) { ParseChunk(piece, resolved, x, c); },
           .hashing = hashing,
           .features = uint64_t{1} << hashing.bits,
           .expected = "lines of 'label |namespace feature ...'"};

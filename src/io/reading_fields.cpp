@@ -26,7 +26,9 @@ void PutHashing(std::string& out, const std::optional<TextHashing>& hashing) {
 std::optional<TextHashing> ReadHashing(FieldReader& in, const std::string& path) {
   auto bad = [&](const std::string& what) { return DataError(path, 0, 0, what); };
   const auto hashed = in.Get<uint32_t>("hashed text");
-  if (hashed > 2) throw bad(fmt::format("unknown hashed-text kind {}: expected 0, 1 or 2", hashed));
+  if (hashed > 3) {
+    throw bad(fmt::format("unknown hashed-text kind {}: expected 0, 1, 2 or 3", hashed));
+  }
   if (hashed == 0) return std::nullopt;
   TextHashing h;
   h.format = static_cast<HashedText>(hashed);

@@ -27,11 +27,21 @@
 
 namespace parsgd {
 
-// The text formats whose features are hashed.
+// The text formats whose features are hashed (the numbers are what model files and caches record).
 enum class HashedText : uint32_t {
   kFasttext = 1,  // fastText's __label__ lines: words, word and character n-grams (data/fasttext.hpp)
-  kVw = 2,        // Vowpal Wabbit's text: named features in namespaces, interactions (data/vw.hpp)
+  // Vowpal Wabbit's text: named features in namespaces, interactions (data/vw.hpp), every feature
+  // name hashed as text (VW's --hash all). A model file or cache that records it reads new text so.
+  kVwAll = 2,
+  // Vowpal Wabbit's text hashed by VW's own rule: a feature name of decimal digits is its number
+  // plus the namespace's hash, any other name hashed as text. What --format vw trains with.
+  kVw = 3,
 };
+
+// Whether `format` is one of Vowpal Wabbit's.
+constexpr bool IsVw(HashedText format) {
+  return format == HashedText::kVw || format == HashedText::kVwAll;
+}
 
 // How text is hashed into features; a model file records it, and predict and eval hash alike.
 struct TextHashing {

@@ -12,9 +12,11 @@
 //   - feature: name[:value] (value default 1, finite; 0 is not stored); the name is any run of
 //     bytes but space, tab, ':' and '|'.
 // Features are hashed (data/hashing.hpp): a namespace's hash is Murmur3(name, 0) (0 for the
-// default namespace), a feature's Murmur3(name, namespace hash) (every name hashed as text, VW's
-// --hash all; VW hashes a name of digits as its number), into 2^bits columns with the sign from
-// the hash's top bit; values as given (rows are not scaled). --interactions "ab,abc" adds, for
+// default namespace); a feature's, by VW's own rule (HashedText::kVw), is its number plus the
+// namespace's hash when its name is decimal digits (modulo 2^32: "2006" in the default namespace
+// is 2006), Murmur3(name, namespace hash) otherwise, or Murmur3 for every name (kVwAll, VW's
+// --hash all, which a model or cache may record); into 2^bits columns with the sign from the
+// hash's top bit; values as given (rows are not scaled). --interactions "ab,abc" adds, for
 // each term, the products of the features of the namespaces whose letters they are: a pair of
 // hashes h1, h2 hashes as Fmix32(h1 * 16777619 XOR h2) (a triple folds once more) with the product
 // of the values; within one namespace (a term "aa") each unordered pair once, a feature with
