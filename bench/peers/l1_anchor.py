@@ -15,7 +15,7 @@ optimum.
 
 usage: bench/peers/venv/bin/python bench/peers/l1_anchor.py TRAIN [--c 1] [--rounds 3] [--threads 2]
            [--problems logistic,squared-hinge] [--tols auto,1e-4] [--reference-eps 1e-4]
-           [--parsgd build/parsgd]
+           [--parsgd build/parsgd] [--liblinear-train PROGRAM]
 """
 import argparse
 import json
@@ -47,6 +47,8 @@ def main():
     p.add_argument("--tols", default="auto,1e-4", help="parsgd's --tol values (auto: its default)")
     p.add_argument("--reference-eps", type=float, default=0)
     p.add_argument("--parsgd", default=os.path.join(HERE, "..", "..", "build", "parsgd"))
+    p.add_argument("--liblinear-train", default="liblinear-train",
+                   help="LIBLINEAR's train program (default: Debian's, 2.3.0)")
     a = p.parse_args()
 
     from sklearn.datasets import load_svmlight_file
@@ -59,7 +61,7 @@ def main():
     for problem in a.problems.split(","):
         model = os.path.join(work, f"ll-{problem}.model")
         commands.append((problem, f"liblinear -s {SOLVER[problem]}",
-                         ["liblinear-train", "-s", SOLVER[problem], "-c", repr(a.c), a.train, model],
+                         [a.liblinear_train, "-s", SOLVER[problem], "-c", repr(a.c), a.train, model],
                          model))
         for t in a.threads.split(","):
             for tol in a.tols.split(","):
@@ -81,7 +83,7 @@ def main():
     if a.reference_eps > 0:
         for problem in a.problems.split(","):
             model = os.path.join(work, f"ref-{problem}.model")
-            subprocess.run(["liblinear-train", "-s", SOLVER[problem], "-c", repr(a.c), "-e",
+            subprocess.run([a.liblinear_train, "-s", SOLVER[problem], "-c", repr(a.c), "-e",
                             repr(a.reference_eps), a.train, model], check=True, capture_output=True)
             w = liblinear_weights(model, d)
             reference[problem] = (np.abs(w).sum() + a.c * LOSS[problem](y * (x @ w)).sum(),

@@ -8,9 +8,10 @@ the Python module's Workspace with -d: the same parser and learner as the `vw` p
 logistic regression on 2^--bits hashed weights for --passes passes over its cache (-c: the first
 pass parses the text and writes the cache, the others read it), with its defaults otherwise
 (adaptive, normalised, invariant steps), twice: with its own hashing, which takes a feature name
-of digits as its number (these features then fill distinct columns), and with `--hash all`, which
-hashes every name as text, as parsgd does (the same collisions). Its time is the Workspace's, from
-the text to the model, and its test accuracy that of its model on the test file. parsgd trains the
+of digits as its number (these features then fill distinct columns; parsgd's `--format vw` hashes
+so too), and with `--hash all`, which hashes every name as text (and collides). Its time is the
+Workspace's, from the text to the model, and its test accuracy that of its model on the test
+file. parsgd trains the
 same file with `--format vw --model logistic` and its defaults otherwise, 2 threads (--threads),
 for --epochs epochs, at 2^--bits columns and at 2^--more-bits, the test file measured after every
 epoch (its --metrics rows); its time is the training time (train_seconds) to the first epoch at or
@@ -109,7 +110,7 @@ def main():
     to_vw(a.test, test_vw)
     scratch = tempfile.mkdtemp(prefix="vw.")
     vw_runs = {f"VW, its hashing (digits as numbers), 2^{a.bits}": "",
-               f"VW `--hash all` (names as text, as parsgd), 2^{a.bits}": "--hash all"}
+               f"VW `--hash all` (every name as text), 2^{a.bits}": "--hash all"}
     ours_runs = {f"parsgd `--format vw`, 2^{a.bits}": a.bits, f"parsgd `--format vw`, 2^{a.more_bits}": a.more_bits}
     vw = {name: [] for name in vw_runs}
     ours = {name: [] for name in ours_runs}
