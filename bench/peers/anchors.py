@@ -129,7 +129,8 @@ def todays_peers(x, y, problems, threads):
 
 
 def parsgd_weights(model, d):
-    """parsgd's weights from its model file, where this Python imports parsgd; else None."""
+    """parsgd's weights from its model file (a -1/+1 file's: they score +1), where this Python
+    imports parsgd; else None."""
     try:
         from parsgd import _parsgd
     except ImportError:
@@ -159,8 +160,9 @@ def main():
     # 32-bit indices: today's scikit-learn reads them as 64-bit, and its input checks (Snap ML's
     # and LogisticRegression's liblinear solver) refuse those.
     x.indices, x.indptr = x.indices.astype(np.int32), x.indptr.astype(np.int32)
-    # The +1 class is the first label the file holds, as LIBLINEAR and parsgd map labels.
-    y = np.where(y == y[0], 1.0, -1.0)
+    # Every w below scores the positive label (LIBLINEAR's, which score the first label they
+    # meet, are turned where the file starts with the negative one).
+    y = np.where(y > 0, 1.0, -1.0)
     n, d = x.shape
 
     work = tempfile.mkdtemp(prefix="anchors.")
