@@ -62,9 +62,11 @@ def main():
     p.add_argument("--parsgd", default=os.path.join(HERE, "..", "build", "parsgd"))
     p.add_argument("--gemm-gflops", type=float, default=193,
                    help="one core's f32 matmul rate (bench_mlp BM_Gemm64x784x256_OneDnn/1)")
-    p.add_argument("--python", default=default_pythons(),
-                   help="the Pythons whose torch runs, comma-separated")
+    p.add_argument("--python", help="the Pythons whose torch runs, comma-separated (default: "
+                                     "bench/peers/venv's, and Debian's where it has torch)")
     a = p.parse_args()
+    if a.python is None:
+        a.python = default_pythons()
     if not a.python:
         p.error("no Python with torch: run bench/peers/setup.sh or give --python")
     same = ["--batch", "64", "--optimizer", "momentum", "--momentum", "0.9", "--learning-rate", "0.05",

@@ -31,6 +31,7 @@ usage: bench/peers/venv/bin/python bench/peers/anchors.py TRAIN [--rounds 3] [--
            [--xgboost] [--liblinear-train liblinear-train,PATH]
 """
 import argparse
+import importlib.metadata
 import json
 import os
 import statistics as st
@@ -82,7 +83,7 @@ def todays_peers(x, y, problems, threads):
     peers = []
     try:
         from liblinear import liblinearutil as ll
-        version = __import__("importlib.metadata").metadata.version("liblinear-official")
+        version = importlib.metadata.version("liblinear-official")
         prob = ll.problem(y, x)
 
         def liblinear_fit(s):
@@ -102,7 +103,7 @@ def todays_peers(x, y, problems, threads):
         print("(no liblinear-official in this Python: bench/peers/setup.sh)")
     try:
         import snapml
-        snap_version = __import__("importlib.metadata").metadata.version("snapml")
+        snap_version = importlib.metadata.version("snapml")
         x32 = x.astype(np.float32)
 
         def snapml_fit(problem, t):

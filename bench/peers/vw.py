@@ -44,7 +44,8 @@ def to_vw(svm, vw):
     os.replace(vw + ".part", vw)
 
 
-def vw_run(train, test, bits, passes, work, extra=""):
+def vw_run(train, test, labels, bits, passes, work, extra=""):
+    """(seconds from the text to the model, test accuracy); `labels`: the test file's."""
     from vowpalwabbit import Workspace
     model = os.path.join(work, "vw.model")
     cache = os.path.join(work, "vw.cache")
@@ -60,8 +61,6 @@ def vw_run(train, test, bits, passes, work, extra=""):
     ws = Workspace(f"-t -i {model} -d {test} --binary -p {predictions} --quiet")
     ws.run_parser()
     ws.finish()
-    with open(test) as f:
-        labels = [float(line.split(" ", 1)[0]) for line in f]
     with open(predictions) as f:
         predicted = [float(line.split()[0]) for line in f]
     right = sum((p > 0) == (l > 0) for p, l in zip(predicted, labels))
@@ -109,6 +108,8 @@ def main():
     to_vw(a.train, train_vw)
     to_vw(a.test, test_vw)
     scratch = tempfile.mkdtemp(prefix="vw.")
+    with open(test_vw) as f:
+        labels = [float(line.split(" ", 1)[0]) for line in f]
     vw_runs = {f"VW, its hashing (digits as numbers), 2^{a.bits}": "",
                f"VW `--hash all` (every name as text), 2^{a.bits}": "--hash all"}
     ours_runs = {f"parsgd `--format vw`, 2^{a.bits}": a.bits, f"parsgd `--format vw`, 2^{a.more_bits}": a.more_bits}
@@ -116,7 +117,7 @@ def main():
     ours = {name: [] for name in ours_runs}
     for r in range(a.repeats):
         for name, extra in vw_runs.items():
-            vw[name].append(vw_run(train_vw, test_vw, a.bits, a.passes, scratch, extra))
+            vw[name].append(vw_run(train_vw, test_vw, labels, a.bits, a.passes, scratch, extra))
             print(f"repeat {r + 1}: {name}: {vw[name][-1][0]:.2f} s {100 * vw[name][-1][1]:.2f}%", flush=True)
         for name, bits in ours_runs.items():
             ours[name].append(parsgd_run(a.parsgd, train_vw, test_vw, bits, a.epochs, a.threads, scratch))
