@@ -1,4 +1,4 @@
-// The coordinate-descent solvers reach LIBLINEAR's optimum on a fixture (data/fixtures/anchor.svm:
+// The coordinate-descent solvers and newton reach LIBLINEAR's optimum on a fixture (data/fixtures/anchor.svm:
 // `parsgd gen --rows 400 --features 300 --nnz 12 --seed 7`, LIBSVM text). The reference values are
 // LIBLINEAR 2.3.0's (Debian's liblinear-tools) at a tight tolerance, C = 1, no bias:
 //     liblinear-train -s 3 -c 1 -e 1e-9 anchor.svm   (L1-loss SVM, dual)
@@ -30,7 +30,7 @@ double PrimalOf(Solver solver, ModelKind model, SchemeKind scheme, int threads) 
   c.scheme = scheme;
   c.threads = threads;
   c.epochs = 1000;
-  c.tol = solver == Solver::kDualCd ? 1e-9 : 1e-12;
+  c.tol = solver == Solver::kDualCd ? 1e-9 : solver == Solver::kNewton ? 1e-10 : 1e-12;
   Trainer trainer(c, data, nullptr, *executor);
   const RunLoopResult r = RunEpochs(trainer, {}, [](const EpochReport&, double) {});
   return r.last.objective * static_cast<double>(data.rows());  // C n, C = 1
@@ -55,6 +55,15 @@ TEST(LiblinearAnchor, PrimalCdReachesLiblinearsLogisticAndSvmOptima) {
     EXPECT_NEAR(PrimalOf(Solver::kCd, ModelKind::kLogistic, scheme, threads), kLogisticPrimal,
                 1e-6 * kLogisticPrimal);
     EXPECT_NEAR(PrimalOf(Solver::kCd, ModelKind::kSquaredHinge, scheme, threads),
+                kSquaredHingePrimal, 1e-6 * kSquaredHingePrimal);
+  }
+}
+
+TEST(LiblinearAnchor, NewtonReachesLiblinearsLogisticAndSvmOptima) {
+  for (const int threads : {1, 2}) {
+    EXPECT_NEAR(PrimalOf(Solver::kNewton, ModelKind::kLogistic, SchemeKind::kSync, threads),
+                kLogisticPrimal, 1e-6 * kLogisticPrimal);
+    EXPECT_NEAR(PrimalOf(Solver::kNewton, ModelKind::kSquaredHinge, SchemeKind::kSync, threads),
                 kSquaredHingePrimal, 1e-6 * kSquaredHingePrimal);
   }
 }

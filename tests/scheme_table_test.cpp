@@ -30,6 +30,7 @@ std::vector<Case> Cases() {
   }
   out.push_back({ModelKind::kLogistic, Solver::kCd, Backend::kCpu});
   out.push_back({ModelKind::kLogistic, Solver::kDualCd, Backend::kCpu});
+  out.push_back({ModelKind::kLogistic, Solver::kNewton, Backend::kCpu});
   out.push_back({ModelKind::kLogistic, Solver::kSgd, Backend::kOffload});
   return out;
 }

@@ -11,6 +11,7 @@
 #include "parsgd/model/evaluate.hpp"
 #include "parsgd/model/linear/linear_step.hpp"
 #include "parsgd/model/targets.hpp"
+#include "parsgd/run/run_loop.hpp"
 #include "parsgd/run/trainer.hpp"
 #include "parsgd/util/rng.hpp"
 #include "data_test_util.hpp"
@@ -206,6 +207,40 @@ TEST(Weights, WeightedCdReachesTheOptimumOfTheRepeatedRows) {
           const double target = last(repeated);
           EXPECT_NEAR(last(weighted), target, 1e-6 * target);
         }
+      }
+    }
+  }
+}
+
+// --solver newton weighs rows too: integer weights (0 among them) reach the optimum of the repeated
+// rows, with the bias or without, on one thread or two.
+TEST(Weights, WeightedNewtonReachesTheOptimumOfTheRepeatedRows) {
+  const Dataset data = testing::MakeProblem(300, 30, 6, 2, 0.2, 5);
+  std::vector<int> times(data.rows());
+  for (uint64_t i = 0; i < data.rows(); ++i) times[i] = static_cast<int>(i % 4);  // 0 to 3
+  const Dataset repeated = Repeated(data, times);
+  const Dataset weighted = WithWeights(data, std::vector<float>(times.begin(), times.end()));
+  for (const ModelKind model :
+       {ModelKind::kLogistic, ModelKind::kSquaredHinge, ModelKind::kSquared}) {
+    for (const Bias bias : {Bias::kOff, Bias::kOn}) {
+      for (const int threads : {1, 2}) {
+        SCOPED_TRACE(testing::Name(model) + " bias " + std::to_string(int(bias)) + ", " +
+                     std::to_string(threads) + " threads");
+        TrainConfig c;
+        c.model = model;
+        c.solver = Solver::kNewton;
+        c.bias = bias;
+        c.threads = threads;
+        c.l2 = 0.01;
+        c.epochs = 40;
+        c.tol = 1e-10;
+        auto executor = MakeTbbExecutor(threads);
+        auto last = [&](const Dataset& d) {
+          Trainer trainer(c, d, nullptr, *executor);
+          return RunEpochs(trainer, {}, [](const EpochReport&, double) {}).last.objective;
+        };
+        const double target = last(repeated);
+        EXPECT_NEAR(last(weighted), target, 1e-6 * target);
       }
     }
   }

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""parsgd's coordinate-descent solvers against LIBLINEAR and Snap ML on the same problem (the
+"""parsgd's solvers other than SGD against LIBLINEAR and Snap ML on the same problem (the
 anchors of bench/README.md, "The coordinate-descent solvers against LIBLINEAR and Snap ML").
 
 For each problem (C = 1, no bias): LIBLINEAR's solvers for it (Debian's liblinear-tools, default
-tolerances) and `parsgd train --solver S --bias off` (dual-cd; cd too but for the hinge) with
+tolerances) and `parsgd train --solver S --bias off` (dual-cd; cd and newton too but for the
+hinge) with
 their default stopping rules, at each thread count, file to model:
 the wall time of the whole command, which reads the LIBSVM text and writes the model. Rounds are
 interleaved (every command once per round, in turn); times are medians over rounds, with min-max.
@@ -27,7 +28,7 @@ install .` into the venv), else its reported objective times C n. Peers this Pyt
 out with a note.
 
 usage: bench/peers/venv/bin/python bench/peers/anchors.py TRAIN [--rounds 3] [--threads 1,2]
-           [--problems hinge,squared-hinge,logistic] [--solvers dual-cd,cd] [--parsgd build/parsgd] [--no-sklearn]
+           [--problems hinge,squared-hinge,logistic] [--solvers dual-cd,cd,newton] [--parsgd build/parsgd] [--no-sklearn]
            [--xgboost] [--liblinear-train liblinear-train,PATH]
 """
 import argparse
@@ -46,7 +47,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # LIBLINEAR's solvers per problem, and the loss of y w.x for the primal.
 LIBLINEAR = {"hinge": ["3"], "squared-hinge": ["2", "1"], "logistic": ["0", "7"]}
 # parsgd's solvers per problem.
-SOLVERS = {"hinge": ["dual-cd"], "squared-hinge": ["dual-cd", "cd"], "logistic": ["dual-cd", "cd"]}
+SOLVERS = {"hinge": ["dual-cd"], "squared-hinge": ["dual-cd", "cd", "newton"],
+           "logistic": ["dual-cd", "cd", "newton"]}
 LOSS = {
     "hinge": lambda m: np.maximum(1 - m, 0),
     "squared-hinge": lambda m: np.maximum(1 - m, 0) ** 2,

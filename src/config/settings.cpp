@@ -96,7 +96,7 @@ Setting Switch(std::string key, std::string help, Field field) {
 // ---- where each setting applies, and how it is recorded ----
 
 constexpr unsigned kAllModels = kLinearModels | kMlpModel;
-constexpr unsigned kAllSolvers = kSgdSolver | kCdSolver | kDualCdSolver;
+constexpr unsigned kAllSolvers = kSgdSolver | kCdSolver | kDualCdSolver | kNewtonSolver;
 constexpr unsigned kAllBackends = kCpuBackend | kOffloadBackend;
 constexpr unsigned kSgdOnly = kAllModels | kSgdSolver | kAllBackends;
 
@@ -225,22 +225,24 @@ std::vector<Setting> MakeTable() {
                        "pipeline, vertical, subnet), run on --threads threads: the same result "
                        "on any thread count (auto: one a thread)",
                        [](auto& c) -> auto& { return c.workers; }, 1, 1 << 16, automatic),
-                   {.runs = kAllModels | kAllSolvers | kCpuBackend,
+                   // newton's passes give the same result on any thread count by themselves
+                   {.runs = kAllModels | kSgdSolver | kCdSolver | kDualCdSolver | kCpuBackend,
                     .schemes = {SchemeKind::kSync, SchemeKind::kAverage, SchemeKind::kGossip,
                                 SchemeKind::kElastic, SchemeKind::kPipeline, SchemeKind::kVertical,
                                 SchemeKind::kSubnet}},
                    {.identity = "workers", .when = GivesWorkers, .text = true}));
   t.push_back(With(Int("epochs",
                        "passes over the training data (auto: enough for about 10^6 updates, 10 "
-                       "to 1000; dual-cd: 1000, a cap for --tol)",
+                       "to 1000; cd, dual-cd: 1000, a cap for --tol; newton: Newton steps, 1000 "
+                       "a cap for --tol)",
                        [](auto& c) -> auto& { return c.epochs; }, 1, 1000000, automatic),
                    always, {.identity = "epochs", .text = true}));
   t.push_back(With(
       Real("tol",
            "stop once the relative duality gap is at most this (dual-cd), an epoch lowers "
-           "the objective by at most this of it (cd), or --patience epochs in a row do not lower "
-           "the best objective by more than this of it (sgd) (auto: dual-cd 1e-4 for hinge, "
-           "1e-5 for squared-hinge and logistic; cd 1e-6; sgd none)",
+           "the objective by at most this of it (cd, newton), or --patience epochs in a row do not "
+           "lower the best objective by more than this of it (sgd) (auto: dual-cd 1e-4 for "
+           "hinge, 1e-5 for squared-hinge and logistic; cd 1e-6; newton 1e-5; sgd none)",
            [](auto& c) -> auto& { return c.tol; }, 0, 1, true, {{"auto", -1}, {"none", 0}}),
       always));
   const Applies sgd{.runs = kSgdOnly};
@@ -728,13 +730,10 @@ std::string WhyNotApplied(const Setting& s, const TrainConfig& c, int ranks) {
             : RunsNames(a.runs, {{kLinearModels, "the linear models"}, {kMlpModel, "mlp"}});
     return fmt::format("it applies to `model` {}; this run's is {}", models, model_name);
   }
-  const unsigned solver = c.solver == Solver::kSgd  ? kSgdSolver
-                          : c.solver == Solver::kCd ? kCdSolver
-                                                    : kDualCdSolver;
-  if (inside && !(a.runs & solver)) {
+  if (inside && !(a.runs & SolverBit(c.solver))) {
     return fmt::format("it applies to `solver` {}; this run's is {}",
                        RunsNames(a.runs, {{kSgdSolver, "sgd"}, {kCdSolver, "cd"},
-                                          {kDualCdSolver, "dual-cd"}}),
+                                          {kDualCdSolver, "dual-cd"}, {kNewtonSolver, "newton"}}),
                        NameOf<Solver>(kSolvers, c.solver));
   }
   const unsigned backend = c.backend == Backend::kCpu ? kCpuBackend : kOffloadBackend;

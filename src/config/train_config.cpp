@@ -8,7 +8,7 @@ namespace parsgd {
 
 namespace {
 
-// The coordinate-descent solvers (--solver dual-cd, cd): the settings that apply to them.
+// The solvers other than sgd (--solver dual-cd, cd, newton): the settings that apply to them.
 void ValidateCoordinateSolver(const TrainConfig& c) {
   auto fail = [](const std::string& what) { throw SettingError(what); };
   const bool dual = c.solver == Solver::kDualCd;
@@ -33,12 +33,16 @@ void ValidateCoordinateSolver(const TrainConfig& c) {
     fail("`solver` dual-cd needs `l2` above 0: the box of the dual is [0, C], C = 1 / (rows l2)");
   }
   if (c.batch > 1) {
-    fail(fmt::format("`solver` {} steps one {} at a time; `batch` {}", solver,
-                     dual ? "sample" : "coordinate", c.batch));
+    fail(c.solver == Solver::kNewton
+             ? fmt::format("`solver` newton steps on the gradient over every row; `batch` {}",
+                           c.batch)
+             : fmt::format("`solver` {} steps one {} at a time; `batch` {}", solver,
+                           dual ? "sample" : "coordinate", c.batch));
   }
   if (c.optimizer.kind != OptimizerKind::kAuto && c.optimizer.kind != OptimizerKind::kSgd) {
-    fail(fmt::format("`solver` {} takes exact coordinate steps: `optimizer` {} does not apply",
-                     solver, NameOf<OptimizerKind>(kOptimizerKinds, c.optimizer.kind)));
+    fail(fmt::format("`solver` {} takes {} steps: `optimizer` {} does not apply", solver,
+                     c.solver == Solver::kNewton ? "Newton" : "exact coordinate",
+                     NameOf<OptimizerKind>(kOptimizerKinds, c.optimizer.kind)));
   }
 }
 

@@ -47,11 +47,15 @@ int AutoBatch(const TrainConfig& config) {
 // smooth losses (logistic, squared hinge), whose duals close it in a few passes, and 1e-4 for the
 // hinge loss, whose gap closes slowly: on the RCV1-shaped set of bench/README.md, 5 to 6 passes
 // (logistic) and 45 passes; both leave the primal below or within 1e-5 of LIBLINEAR's at its
-// defaults. Primal cd stops at an epoch that
-// lowers the objective by at most 1e-6 of it. At most 1000 passes (LIBLINEAR's cap too).
+// defaults. Primal cd stops at an epoch that lowers
+// the objective by at most 1e-6 of it; newton at a step that lowers it by at most 1e-5 of it: near
+// the optimum a Newton step leaves far less than it takes (on Fashion-MNIST's T-shirt-against-the-
+// rest, a step of 1.7e-6 left 2e-9), and the step after costs the most inner iterations of the
+// run. At most 1000 epochs (LIBLINEAR's cap too).
 constexpr double kDualGapTol = 1e-4;
 constexpr double kSmoothDualGapTol = 1e-5;
 constexpr double kPrimalCdTol = 1e-6;
+constexpr double kNewtonTol = 1e-5;
 constexpr int kCoordinateEpochs = 1000;
 
 
@@ -78,10 +82,13 @@ uint64_t MlpParams(const std::string& source, uint64_t features, const std::vect
 // already: the copy sits beside them) and the scores X w. dual-cd: a dual variable a row and w(a)
 // in double; for the logistic dual the variable's complement, for the SVMs' the row's flag and its
 // place in a shard.
+// newton: the column copy, six numbers a row and seven a coordinate.
 uint64_t SolverBytes(const TrainConfig& config, const Dataset& train) {
   const uint64_t n = train.rows(), d = train.features(), entries = 8 * train.nnz();
   if (config.solver == Solver::kCd)
     return (entries + 8 * (n + 1)) + (entries + 8 * (d + 1)) + 4 * n;
+  if (config.solver == Solver::kNewton)
+    return (entries + 8 * (n + 1)) + (entries + 8 * (d + 1)) + 36 * n + 52 * (d + 1);
   if (config.solver == Solver::kDualCd)
     return n * (config.model == ModelKind::kLogistic ? 8 : 9) + 8 * d;
   return 0;
@@ -121,9 +128,9 @@ void CheckModelFits(const TrainConfig& config, const Dataset& train, const Resol
                           "for each of the {} replicas: {:.1f} GiB",
                           params, replicas, model_bytes / kGiB);
   if (linear) detail += fmt::format("; per-feature statistics: {:.1f} GiB", stats_bytes / kGiB);
-  if (config.solver == Solver::kCd) {
-    detail +=
-        fmt::format("; the rows and cd's column copy of them: {:.1f} GiB", solver_bytes / kGiB);
+  if (ReadsByColumn(config.solver)) {
+    detail += fmt::format("; the rows and {}'s column copy of them: {:.1f} GiB",
+                          NameOf<Solver>(kSolvers, config.solver), solver_bytes / kGiB);
   } else if (config.solver == Solver::kDualCd) {
     detail += fmt::format("; dual-cd's dual variables: {:.1f} GiB", solver_bytes / kGiB);
   }
@@ -190,6 +197,9 @@ SchemeChoice AutoScheme(const TrainConfig& config, const Dataset& train, int thr
 // only its own column's scores), or under --deterministic the average scheme (a copy of the scores
 // per worker).
 SchemeChoice CoordinateScheme(const TrainConfig& config, int threads) {
+  if (config.solver == Solver::kNewton) {
+    return {SchemeKind::kSync, "newton: every pass over the data shared by the threads"};
+  }
   if (config.solver == Solver::kDualCd) {
     return {SchemeKind::kSequential, "dual-cd: one worker was faster than two Hogwild! workers"};
   }
@@ -239,7 +249,7 @@ SchemeChoice RankZeroScheme(const TrainConfig& given, const Dataset& train, cons
 // file. The orders apply to the sample-visiting solvers; cd's order is never read (global).
 void ResolveOrder(TrainConfig& config, const Dataset& train, uint64_t largest_bytes, bool mapped,
                   ResolvedSettings& r) {
-  if (config.solver == Solver::kCd) {
+  if (ReadsByColumn(config.solver)) {
     if (config.order == OrderKind::kAuto) config.order = OrderKind::kGlobal;
   } else if (config.backend == Backend::kOffload) {
     if (config.order == OrderKind::kBlock) {
@@ -308,7 +318,7 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
   r.shards = r.workers;
   if (IsModelPartition(config.scheme)) ResolvePartition(config, r);
   if (IsReplicaScheme(config.scheme) && r.workers > 1) CheckModelFits(config, train, r, r.workers);
-  if (config.scheme == SchemeKind::kSync && r.batch < r.workers) {
+  if (config.scheme == SchemeKind::kSync && config.solver == Solver::kSgd && r.batch < r.workers) {
     throw SettingError(fmt::format(
         "`batch` {} is smaller than the {} workers that share each minibatch", r.batch, r.workers));
   }
@@ -341,7 +351,8 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
   r.tol = !r.tol_auto ? config.tol
           : config.solver == Solver::kDualCd
               ? (config.model == ModelKind::kHinge ? kDualGapTol : kSmoothDualGapTol)
-          : config.solver == Solver::kCd ? kPrimalCdTol
+          : config.solver == Solver::kCd     ? kPrimalCdTol
+          : config.solver == Solver::kNewton ? kNewtonTol
                                          : 0.0;
 }
 

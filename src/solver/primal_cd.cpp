@@ -65,6 +65,7 @@
 #include <vector>
 
 #include "columns.hpp"
+#include "primal_losses.hpp"
 #include "parsgd/scheme/write_policy.hpp"
 #include "parsgd/util/prefetch.hpp"
 #include "parsgd/util/rng.hpp"
@@ -74,50 +75,6 @@ namespace parsgd {
 namespace {
 
 constexpr uint64_t kCoordinateStream = 0x636f6f7264;  // "coord"
-
-// The losses as functions of the score z for target y, with their first two derivatives.
-struct SquaredCd {
-  static constexpr bool kExact = true;  // quadratic: the Newton step is the coordinate's minimiser
-  static double Value(double z, double y) { return 0.5 * (z - y) * (z - y); }
-  static void Derivatives(float z, float y, double& d1, double& d2) {
-    d1 = double(z) - y;
-    d2 = 1;
-  }
-};
-
-struct LogisticCd {
-  static constexpr bool kExact = false;
-  static constexpr double kMaxD2 = 0.25;  // loss'' <= 1/4 everywhere
-  // In double: the line search sums differences of nearby values.
-  static double Value(double z, double y) {
-    const double m = y * z;
-    return std::log1p(std::exp(-std::abs(m))) + std::max(-m, 0.0);
-  }
-  // In float (one exp per nonzero: the solver's main cost), summed in double by the caller.
-  static void Derivatives(float z, float y, double& d1, double& d2) {
-    const float m = y * z;
-    const float e = std::exp(-std::abs(m));
-    const float s = m >= 0 ? e / (1 + e) : 1 / (1 + e);  // sigmoid(-m)
-    d1 = -y * s;
-    d2 = s * (1 - s);
-  }
-};
-
-// The L2-loss SVM's, max(0, 1 - y z)^2: piecewise quadratic, its second derivative 2 or 0 (the
-// generalised Hessian of Chang, Hsieh and Lin 2008), so a Newton step with the line search.
-struct SquaredHingeCd {
-  static constexpr bool kExact = false;
-  static constexpr double kMaxD2 = 2;
-  static double Value(double z, double y) {
-    const double slack = std::max(1 - y * z, 0.0);
-    return slack * slack;
-  }
-  static void Derivatives(float z, float y, double& d1, double& d2) {
-    const double slack = std::max(1 - double(y) * z, 0.0);
-    d1 = -2 * double(y) * slack;
-    d2 = slack > 0 ? 2 : 0;
-  }
-};
 
 enum class Sharing { kShared, kCopies };
 

@@ -1,6 +1,6 @@
-// The coordinate-descent solvers' runners (--solver cd and dual-cd): runners of the linear models
-// (model/linear/linear_runner.hpp) whose epochs take exact coordinate steps instead of gradient
-// steps, under the schemes their rows in scheme/scheme_kind.hpp name.
+// The solvers' runners other than sgd's (--solver cd, dual-cd, newton): runners of the linear
+// models (model/linear/linear_runner.hpp) whose epochs take exact coordinate steps or a Newton step
+// instead of gradient steps, under the schemes their rows in scheme/scheme_kind.hpp name.
 #pragma once
 
 #include <memory>
@@ -15,5 +15,8 @@ std::unique_ptr<LinearRunner> MakeDualCdRunner(const TrainConfig& config, const 
 // --solver cd (solver/primal_cd.cpp): squared and logistic, over a partition of the features.
 std::unique_ptr<LinearRunner> MakePrimalCdRunner(const TrainConfig& config,
                                                  const RunnerShape& shape);
+// --solver newton (solver/newton.cpp): squared, squared-hinge and logistic, the passes over the
+// data in parallel.
+std::unique_ptr<LinearRunner> MakeNewtonRunner(const TrainConfig& config, const RunnerShape& shape);
 
 }  // namespace parsgd

@@ -57,6 +57,7 @@ enum SchemeRuns : unsigned {
   kCpuBackend = 1u << 5,
   kOffloadBackend = 1u << 6,
   kInsideRanks = 1u << 7,  // runs inside each rank of a run across ranks
+  kNewtonSolver = 1u << 8,
 };
 
 struct SchemeInfo {
@@ -80,7 +81,8 @@ inline constexpr unsigned kEverything = kLinearModels | kMlpModel | kSgdSolver |
 inline constexpr unsigned kMlpOnly = kMlpModel | kSgdSolver | kCpuBackend;
 inline constexpr SchemeInfo kSchemes[] = {
   // kind                  name          family                  determ. minibatch runs
-  {SchemeKind::kAuto,       "auto",       SchemeFamily::kAuto,      true,  true,  kEverything,
+  {SchemeKind::kAuto,       "auto",       SchemeFamily::kAuto,      true,  true,
+   kEverything | kNewtonSolver,
    "chosen once per run from the model, the data and the machine (docs/schemes.md, the default "
    "scheme)", ""},
   {SchemeKind::kSequential, "sequential", SchemeFamily::kAsync,     true,  true,  kEverything,
@@ -97,8 +99,10 @@ inline constexpr SchemeInfo kSchemes[] = {
   {SchemeKind::kAtomic,     "atomic",     SchemeFamily::kAsync,     false, false, kEverything,
    "lock-free, every coordinate by atomic read-modify-write", ""},
   {SchemeKind::kSync,       "sync",       SchemeFamily::kSync,      true,  true,
-   kLinearModels | kMlpModel | kSgdSolver | kCpuBackend | kOffloadBackend | kInsideRanks,
-   "synchronous minibatch: one global --batch per step, gradients summed in a fixed order", ""},
+   kLinearModels | kMlpModel | kSgdSolver | kNewtonSolver | kCpuBackend | kOffloadBackend |
+       kInsideRanks,
+   "synchronous minibatch: one global --batch per step, gradients summed in a fixed order "
+   "(--solver newton: every pass over the data shared by the threads)", ""},
   {SchemeKind::kAverage,    "average",    SchemeFamily::kReplica,   true,  true,
    kLinearModels | kMlpModel | kSgdSolver | kCdSolver | kCpuBackend | kInsideRanks,
    "model averaging: per-worker replicas, averaged every --period minibatches (--solver cd: the "
@@ -167,10 +171,22 @@ constexpr bool IsDeterministic(SchemeKind kind) { return SchemeOf(kind).determin
 constexpr bool TrainsModel(const SchemeInfo& s, ModelKind model) {
   return (s.runs & (IsLinear(model) ? kLinearModels : kMlpModel)) != 0;
 }
+// The solver's bit among SchemeRuns.
+constexpr unsigned SolverBit(Solver solver) {
+  switch (solver) {
+    case Solver::kSgd:
+      return kSgdSolver;
+    case Solver::kCd:
+      return kCdSolver;
+    case Solver::kDualCd:
+      return kDualCdSolver;
+    case Solver::kNewton:
+      return kNewtonSolver;
+  }
+  return 0;
+}
 constexpr bool RunsSolver(const SchemeInfo& s, Solver solver) {
-  return (s.runs & (solver == Solver::kSgd  ? kSgdSolver
-                    : solver == Solver::kCd ? kCdSolver
-                                            : kDualCdSolver)) != 0;
+  return (s.runs & SolverBit(solver)) != 0;
 }
 constexpr bool RunsOn(const SchemeInfo& s, Backend backend) {
   return (s.runs & (backend == Backend::kCpu ? kCpuBackend : kOffloadBackend)) != 0;

@@ -3,15 +3,16 @@
 // features (Shotgun, Bradley et al. 2011; the workers share the rows' scores X w), or coordinate
 // descent on the problem's dual (hinge: Hsieh et al. 2008, LIBLINEAR -s 3; logistic: Yu, Huang
 // and Lin 2011, LIBLINEAR -s 7; in parallel PASSCoDe, Hsieh, Yu and Dhillon 2015), one dual
-// variable per sample, the primal weights shared. Which schemes run each solver is said by the
-// scheme table (scheme/scheme_kind.hpp).
+// variable per sample, the primal weights shared, or Newton's method on the primal, its
+// directions by conjugate gradients (LIBLINEAR -s 0, -s 2), the passes over the data shared by the
+// threads. Which schemes run each solver is said by the scheme table (scheme/scheme_kind.hpp).
 #pragma once
 
 #include "parsgd/util/named.hpp"
 
 namespace parsgd {
 
-enum class Solver { kSgd, kDualCd, kCd };
+enum class Solver { kSgd, kDualCd, kCd, kNewton };
 
 inline constexpr Named<Solver> kSolvers[] = {
     {Solver::kSgd, "sgd", "stochastic gradient steps under --scheme and --optimizer"},
@@ -21,6 +22,15 @@ inline constexpr Named<Solver> kSolvers[] = {
     {Solver::kCd, "cd",
      "squared, squared-hinge, logistic: primal coordinate descent, each worker on its block of "
      "the features"},
+    {Solver::kNewton, "newton",
+     "squared, squared-hinge, logistic: Newton steps, each direction by conjugate gradients "
+     "(LIBLINEAR -s 0, -s 2), for dense or ill-conditioned data"},
 };
+
+// Whether the solver reads the data by column, every row each pass (no sample order applies, and
+// the rows are held whole).
+constexpr bool ReadsByColumn(Solver solver) {
+  return solver == Solver::kCd || solver == Solver::kNewton;
+}
 
 }  // namespace parsgd

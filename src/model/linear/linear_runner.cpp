@@ -11,6 +11,7 @@ std::unique_ptr<LinearRunner> MakeLinearRunner(const TrainConfig& config,
                                                const RunnerShape& shape) {
   if (config.solver == Solver::kDualCd) return MakeDualCdRunner(config, shape);
   if (config.solver == Solver::kCd) return MakePrimalCdRunner(config, shape);
+  if (config.solver == Solver::kNewton) return MakeNewtonRunner(config, shape);
   switch (SchemeOf(config.scheme).family) {
     case SchemeFamily::kAsync:
       // Minibatch SGD on one worker is the sync runner's step.
