@@ -1,8 +1,9 @@
-// --solver newton: Newton steps with their directions by conjugate gradients. Each smooth loss, with
-// and without the bias, reaches the reference optimum in a few dozen steps at most; the objective
-// falls every step; the result is the same bits on any number of threads; a resumed run is the
-// straight one and a run can start from a model; the default stopping rule ends the run near the
-// optimum; and it refuses what it does not solve.
+// --solver newton: Newton steps with their directions by conjugate gradients, X^T u summed by
+// column or by rows (NewtonSumsByRows). Each smooth loss, with and without the bias, on data of
+// either kind, reaches the reference optimum in a few dozen steps at most; the objective falls
+// every step; the result is the same bits on any number of threads; a resumed run is the straight
+// one and a run can start from a model; the default stopping rule ends the run near the optimum;
+// and it refuses what it does not solve.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -10,6 +11,7 @@
 #include "parsgd/run/run_loop.hpp"
 #include "parsgd/run/trainer.hpp"
 #include "reference_solver.hpp"
+#include "solver/solvers.hpp"
 #include "test_support.hpp"
 
 namespace parsgd {
@@ -29,34 +31,47 @@ TrainConfig Newton(int threads, int epochs, ModelKind model, Bias bias = Bias::k
   return c;
 }
 
-// Positive features in [0.5, 1.5] (a bias matters), a little label noise.
+// Positive features in [0.5, 1.5] (a bias matters), a little label noise. Problem's 30 features
+// hold few nonzeros each: X^T u is summed by column; Narrow's 10 hold many: by rows, in each row
+// block's accumulators.
 const Dataset& Problem() {
   static const Dataset data = testing::MakeProblem(1200, 30, 8, 2, 0.05, 17);
   return data;
+}
+const Dataset& Narrow() {
+  static const Dataset data = testing::MakeProblem(3000, 10, 8, 2, 0.05, 19);
+  return data;
+}
+
+TEST(Newton, SumsByRowsWhereTheFeaturesAreFewAgainstTheNonzeros) {
+  EXPECT_FALSE(NewtonSumsByRows(Problem().features(), Problem().nnz()));
+  EXPECT_TRUE(NewtonSumsByRows(Narrow().features(), Narrow().nnz()));
 }
 
 class NewtonLosses : public ::testing::TestWithParam<ModelKind> {};
 
 TEST_P(NewtonLosses, ReachTheReferenceOptimumWithAndWithoutTheBiasInFewSteps) {
   const ModelKind model = GetParam();
-  const Dataset& data = Problem();
-  const std::vector<float> y = testing::TargetValues(model, data);
-  for (const Bias bias : {Bias::kOff, Bias::kOn}) {
-    const auto reference =
-        testing::SolveReference(model, data, y, 1, kL2, 3000, bias == Bias::kOn);
-    for (const int threads : {1, 2}) {
-      SCOPED_TRACE(testing::Name(model) + " bias " + std::to_string(int(bias)) + ", " +
-                   std::to_string(threads) + " threads");
-      auto executor = MakeTbbExecutor(threads);
-      TrainConfig c = Newton(threads, 100, model, bias);
-      c.tol = 1e-9;
-      Trainer trainer(c, data, nullptr, *executor);
-      const RunLoopResult r = RunEpochs(trainer, {}, [](const EpochReport&, double) {});
-      EXPECT_TRUE(r.last.converged);
-      EXPECT_LE(r.last.epoch, 30u);
-      EXPECT_NEAR(r.last.objective, reference.objective, 1e-6 * reference.objective);
-      EXPECT_EQ(r.last.updates, data.rows());
-      EXPECT_EQ(trainer.model().bias()[0] != 0.f, bias == Bias::kOn);
+  for (const Dataset* set : {&Problem(), &Narrow()}) {
+    const Dataset& data = *set;
+    const std::vector<float> y = testing::TargetValues(model, data);
+    for (const Bias bias : {Bias::kOff, Bias::kOn}) {
+      const auto reference =
+          testing::SolveReference(model, data, y, 1, kL2, 3000, bias == Bias::kOn);
+      for (const int threads : {1, 2}) {
+        SCOPED_TRACE(testing::Name(model) + " bias " + std::to_string(int(bias)) + ", " +
+                     std::to_string(threads) + " threads");
+        auto executor = MakeTbbExecutor(threads);
+        TrainConfig c = Newton(threads, 100, model, bias);
+        c.tol = 1e-9;
+        Trainer trainer(c, data, nullptr, *executor);
+        const RunLoopResult r = RunEpochs(trainer, {}, [](const EpochReport&, double) {});
+        EXPECT_TRUE(r.last.converged);
+        EXPECT_LE(r.last.epoch, 30u);
+        EXPECT_NEAR(r.last.objective, reference.objective, 1e-6 * reference.objective);
+        EXPECT_EQ(r.last.updates, data.rows());
+        EXPECT_EQ(trainer.model().bias()[0] != 0.f, bias == Bias::kOn);
+      }
     }
   }
 }
@@ -67,23 +82,27 @@ INSTANTIATE_TEST_SUITE_P(Losses, NewtonLosses,
                          [](const auto& info) { return testing::Name(info.param); });
 
 TEST(Newton, LowersTheObjectiveEveryStepAndGivesTheSameBitsOnAnyThreadCount) {
-  const Dataset& data = Problem();
-  for (const Bias bias : {Bias::kOff, Bias::kOn}) {
-    std::vector<LinearModel> models;
-    for (const int threads : {1, 2, 3}) {
-      auto executor = MakeTbbExecutor(threads);
-      Trainer trainer(Newton(threads, 6, ModelKind::kLogistic, bias), data, nullptr, *executor);
-      double before = trainer.RunEpoch().objective;
-      for (int e = 1; e < 6; ++e) {
-        const double after = trainer.RunEpoch().objective;
-        EXPECT_LE(after, before) << "epoch " << e + 1;
-        before = after;
+  for (const Dataset* set : {&Problem(), &Narrow()}) {
+    const Dataset& data = *set;
+    for (const Bias bias : {Bias::kOff, Bias::kOn}) {
+      std::vector<LinearModel> models;
+      for (const int threads : {1, 2, 3}) {
+        auto executor = MakeTbbExecutor(threads);
+        Trainer trainer(Newton(threads, 6, ModelKind::kLogistic, bias), data, nullptr, *executor);
+        double before = trainer.RunEpoch().objective;
+        for (int e = 1; e < 6; ++e) {
+          const double after = trainer.RunEpoch().objective;
+          // At the optimum (Narrow's, within 5 steps) a step moves the float weights by their
+          // rounding only.
+          EXPECT_LE(after, before * (1 + 1e-7)) << "epoch " << e + 1;
+          before = after;
+        }
+        EXPECT_EQ(trainer.settings().scheme, SchemeKind::kSync);
+        models.push_back(trainer.model());
       }
-      EXPECT_EQ(trainer.settings().scheme, SchemeKind::kSync);
-      models.push_back(trainer.model());
+      EXPECT_TRUE(testing::SameBits(models[0], models[1])) << int(bias);
+      EXPECT_TRUE(testing::SameBits(models[0], models[2])) << int(bias);
     }
-    EXPECT_TRUE(testing::SameBits(models[0], models[1])) << int(bias);
-    EXPECT_TRUE(testing::SameBits(models[0], models[2])) << int(bias);
   }
 }
 

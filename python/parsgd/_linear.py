@@ -93,7 +93,8 @@ def _linear_views(estimator, vector):
                      names=_settings.LINEAR_NAMES,
                      exclude={"hidden", "mlp-backend", "loss-epsilon", *_settings.MLP_ONLY})
 class SGDClassifier(_Penalized, _classifier.ParsgdClassifier):
-    """Linear classifiers trained by parsgd's parallel SGD (or coordinate descent: `solver`).
+    """Linear classifiers trained by parsgd's parallel SGD (or coordinate descent, or Newton's
+    method for dense or ill-conditioned data: `solver`).
 
     Labels may be any values (strings too); classes_ holds them sorted. Two classes train a
     binary model (classes_[1] positive); more train softmax with loss='log_loss' and one-vs-rest
@@ -145,7 +146,8 @@ class SGDClassifier(_Penalized, _classifier.ParsgdClassifier):
     exclude={"hidden", "mlp-backend", "shrinking", "multiclass", *_settings.MLP_ONLY})
 class SGDRegressor(_Penalized, RegressorMixin, _base.ParsgdEstimator):
     """Linear regression (least squares, Huber, epsilon-insensitive) trained by parsgd's parallel
-    SGD (or, for least squares, coordinate descent: solver='cd'). Targets are fitted as float32.
+    SGD (or, for least squares, coordinate descent or Newton's method: solver='cd', 'newton').
+    Targets are fitted as float32.
 
     Fitted attributes: coef_ (n_features,), intercept_ (1,), n_features_in_, n_iter_, history_
     (objective, loss and step size per epoch), settings_.

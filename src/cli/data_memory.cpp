@@ -79,7 +79,7 @@ DataPlan PlanDataMemory(const RunArgs& run, int ranks, int threads) {
   }
   const uint64_t usable = UsableMemoryBytes();
   const FileNeed& train = needs[0];
-  const bool takes_order = !ReadsByColumn(c.solver) && c.backend == Backend::kCpu;
+  const bool takes_order = TakesSampleOrder(c.solver) && c.backend == Backend::kCpu;
   const bool paged = train.cache && takes_order &&
                      ChooseOrder(c.order, train.bytes, true, usable, nullptr) == OrderKind::kBlock;
   DataPlan plan;
@@ -135,11 +135,12 @@ DataPlan PlanDataMemory(const RunArgs& run, int ranks, int threads) {
         "binary caches are read a few blocks at a time, its text files are held whole",
         most.path, most.path);
   } else if (!takes_order) {
-    way = ReadsByColumn(c.solver)
-              ? fmt::format("--solver {} copies every row into columns: use --solver sgd or "
-                            "dual-cd with --order block, which reads a few blocks of the file at a "
-                            "time",
-                            NameOf<Solver>(kSolvers, c.solver))
+    way = !TakesSampleOrder(c.solver)
+              ? fmt::format("--solver {} {}: use --solver sgd or dual-cd with --order block, "
+                            "which reads a few blocks of the file at a time",
+                            NameOf<Solver>(kSolvers, c.solver),
+                            c.solver == Solver::kCd ? "copies every row into columns"
+                                                    : "reads every row at every inner iteration")
               : "--backend offload copies every row to the device: use the cpu backend with "
                 "--order block, which reads a few blocks of the file at a time";
   } else {

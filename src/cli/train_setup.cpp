@@ -160,7 +160,7 @@ std::string DerivedLine(const Trainer& trainer, const Dataset& train) {
     items.push_back(
         c.solver == Solver::kDualCd
             ? fmt::format("stops at a relative duality gap of {:.3g}", s.tol)
-        : ReadsByColumn(c.solver)
+        : c.solver == Solver::kCd || c.solver == Solver::kNewton
             ? fmt::format("stops once an epoch lowers the objective by at most {:.3g} of it", s.tol)
             : fmt::format("stops once {} epochs in a row do not lower the best objective by "
                           "more than {:.3g} of it",

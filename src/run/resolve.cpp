@@ -18,6 +18,7 @@
 #include "parsgd/util/memory_limit.hpp"
 #include "scheme_choice.hpp"
 #include "scheme/replica_settings.hpp"
+#include "solver/solvers.hpp"
 
 namespace parsgd {
 namespace {
@@ -82,13 +83,17 @@ uint64_t MlpParams(const std::string& source, uint64_t features, const std::vect
 // already: the copy sits beside them) and the scores X w. dual-cd: a dual variable a row and w(a)
 // in double; for the logistic dual the variable's complement, for the SVMs' the row's flag and its
 // place in a shard.
-// newton: the column copy, six numbers a row and seven a coordinate.
+// newton: the column copy or 64 row blocks' sums (NewtonSumsByRows), six numbers a row and seven a
+// coordinate.
 uint64_t SolverBytes(const TrainConfig& config, const Dataset& train) {
   const uint64_t n = train.rows(), d = train.features(), entries = 8 * train.nnz();
   if (config.solver == Solver::kCd)
     return (entries + 8 * (n + 1)) + (entries + 8 * (d + 1)) + 4 * n;
-  if (config.solver == Solver::kNewton)
-    return (entries + 8 * (n + 1)) + (entries + 8 * (d + 1)) + 36 * n + 52 * (d + 1);
+  if (config.solver == Solver::kNewton) {
+    const uint64_t sums = NewtonSumsByRows(d, train.nnz()) ? 64 * 20 * (d + 1)
+                                                           : entries + 8 * (d + 1);
+    return (entries + 8 * (n + 1)) + sums + 36 * n + 68 * (d + 1);
+  }
   if (config.solver == Solver::kDualCd)
     return n * (config.model == ModelKind::kLogistic ? 8 : 9) + 8 * d;
   return 0;
@@ -128,9 +133,11 @@ void CheckModelFits(const TrainConfig& config, const Dataset& train, const Resol
                           "for each of the {} replicas: {:.1f} GiB",
                           params, replicas, model_bytes / kGiB);
   if (linear) detail += fmt::format("; per-feature statistics: {:.1f} GiB", stats_bytes / kGiB);
-  if (ReadsByColumn(config.solver)) {
-    detail += fmt::format("; the rows and {}'s column copy of them: {:.1f} GiB",
-                          NameOf<Solver>(kSolvers, config.solver), solver_bytes / kGiB);
+  if (config.solver == Solver::kCd) {
+    detail +=
+        fmt::format("; the rows and cd's column copy of them: {:.1f} GiB", solver_bytes / kGiB);
+  } else if (config.solver == Solver::kNewton) {
+    detail += fmt::format("; the rows and newton's sums over them: {:.1f} GiB", solver_bytes / kGiB);
   } else if (config.solver == Solver::kDualCd) {
     detail += fmt::format("; dual-cd's dual variables: {:.1f} GiB", solver_bytes / kGiB);
   }
@@ -249,7 +256,7 @@ SchemeChoice RankZeroScheme(const TrainConfig& given, const Dataset& train, cons
 // file. The orders apply to the sample-visiting solvers; cd's order is never read (global).
 void ResolveOrder(TrainConfig& config, const Dataset& train, uint64_t largest_bytes, bool mapped,
                   ResolvedSettings& r) {
-  if (ReadsByColumn(config.solver)) {
+  if (!TakesSampleOrder(config.solver)) {
     if (config.order == OrderKind::kAuto) config.order = OrderKind::kGlobal;
   } else if (config.backend == Backend::kOffload) {
     if (config.order == OrderKind::kBlock) {

@@ -26,10 +26,16 @@
 // iterations sum from their products.
 //
 // Parallel and deterministic: the passes over the rows (X p, the losses) run in blocks of rows,
-// their sums added in block order; the passes over the features (X^T u, the gradient, the diagonal)
-// read the data by column (solver/columns.hpp, built at the first epoch, a copy beside the rows),
-// each feature's sum its own. The result is the same bits on any number of threads, so the scheme
-// is sync. Every epoch starts from the scores of the weights as they are (a run resumed or
+// their sums added in block order. X^T u (the gradient, the diagonal, H p) is summed one of two
+// ways, chosen from the data's shape (NewtonSumsByRows):
+//   - by rows, where the features are few against the nonzeros (images, dense tables): in the
+//     same pass that computes X p, each of kAccumulators row blocks into accumulators of its own
+//     (H p's in float, a block's few thousand rows; the gradient's in double), added up over the
+//     blocks in block order: one pass over the data an inner iteration and no copy of it;
+//   - by column, where they are many (sparse text: kAccumulators copies of the model would cost
+//     more than the pass): over a column copy of the data (solver/columns.hpp, built at the first
+//     epoch, beside the rows), each feature's sum its own; two passes an inner iteration.
+// Either way the result is the same bits on any number of threads, so the scheme is sync. Every epoch starts from the scores of the weights as they are (a run resumed or
 // initialised needs nothing saved). The epoch's progressive loss is the mean loss at its start.
 #include <algorithm>
 #include <atomic>
@@ -42,6 +48,11 @@
 #include "solver/solvers.hpp"
 
 namespace parsgd {
+
+// The row blocks' accumulators when X^T u is summed by rows (NewtonSumsByRows): a fixed count, so
+// that the sums are the same bits on any number of threads.
+constexpr uint64_t kAccumulators = 64;
+
 namespace {
 
 template <class Loss, bool kBias>
@@ -52,25 +63,40 @@ class NewtonRunner final : public LinearRunner {
   EpochTotals Run(const LinearContext& c) override {
     const Dataset& data = *c.data;
     const uint64_t n = data.rows();
-    if (columns_.offsets.empty()) Prepare(c);
+    if (!prepared_) {
+      Prepare(c);
+      prepared_ = true;
+    }
     float* const w = c.params.arrays.weights;
     const double b = kBias ? double(w[features_]) : 0.0;
     const double inv_n = 1.0 / static_cast<double>(n);
     const std::atomic<bool>& stop = c.executor->stop_flag();
 
     // The scores, the losses' derivatives, the gradient and the preconditioner at (w, b).
-    const RowTotals start = OverRows(c, [&](uint64_t i, RowTotals& t) {
-      const double z = Dot(data.row(i), w) + b;
+    const uint64_t m = gradient_.size();
+    const RowTotals start = OverRows(c, gradients_, by_rows_ ? 2 * m : 0, [&](uint64_t i,
+                                                                               RowTotals& t,
+                                                                               double* sums) {
+      const SparseRow x = data.row(i);
+      const double z = Dot(x, w) + b;
       scores_[i] = z;
       moved_[i] = 0;
       double d1, d2;
       Loss::Derivatives(static_cast<float>(z), c.targets[i], d1, d2);
       const double v = RowWeight(c, static_cast<uint32_t>(i));
-      first_[i] = static_cast<float>(v * d1);
-      second_[i] = static_cast<float>(v * d2);
+      const float first = static_cast<float>(v * d1), second = static_cast<float>(v * d2);
+      first_[i] = first;
+      second_[i] = second;
       t.loss += v * Loss::Value(z, c.targets[i]);
       t.first += v * d1;
       t.second += v * d2;
+      if (sums != nullptr) {
+        for (uint32_t e = 0; e < x.nnz; ++e) {
+          const double value = x.value[e];
+          sums[x.index[e]] += value * first;
+          sums[m + x.index[e]] += value * value * second;
+        }
+      }
     });
     EpochTotals totals;
     totals.loss_sum = start.loss;
@@ -78,18 +104,26 @@ class NewtonRunner final : public LinearRunner {
     double ww = 0;
     for (uint64_t j = 0; j < features_; ++j) ww += double(w[j]) * w[j];
     const double before = start.loss * inv_n + 0.5 * l2_ * ww;
-    OverColumns(c, [&](uint64_t j, const uint32_t* rows, const float* values, uint64_t count) {
-      double g = 0, h = 0;
-      for (uint64_t k = 0; k < count; ++k) {
-        g += double(values[k]) * first_[rows[k]];
-        h += double(values[k]) * values[k] * second_[rows[k]];
+    if (by_rows_) {
+      const double* sums = Reduce(c, gradients_, 2 * m);
+      for (uint64_t j = 0; j < features_; ++j) {
+        gradient_[j] = sums[j] * inv_n + l2_ * w[j];
+        precondition_[j] = Precondition(sums[m + j] * inv_n + l2_);
       }
-      gradient_[j] = g * inv_n + l2_ * w[j];
-      precondition_[j] = Precondition(h * inv_n + l2_);
-    });
-    for (uint64_t j = columns_.features(); j < features_; ++j) {
-      gradient_[j] = l2_ * w[j];
-      precondition_[j] = Precondition(l2_);
+    } else {
+      OverColumns(c, [&](uint64_t j, const uint32_t* rows, const float* values, uint64_t count) {
+        double g = 0, h = 0;
+        for (uint64_t k = 0; k < count; ++k) {
+          g += double(values[k]) * first_[rows[k]];
+          h += double(values[k]) * values[k] * second_[rows[k]];
+        }
+        gradient_[j] = g * inv_n + l2_ * w[j];
+        precondition_[j] = Precondition(h * inv_n + l2_);
+      });
+      for (uint64_t j = columns_.features(); j < features_; ++j) {
+        gradient_[j] = l2_ * w[j];
+        precondition_[j] = Precondition(l2_);
+      }
     }
     if constexpr (kBias) {
       gradient_[features_] = start.first * inv_n;
@@ -97,7 +131,6 @@ class NewtonRunner final : public LinearRunner {
     }
 
     // Conjugate gradients on H s = -g, preconditioned by M.
-    const uint64_t m = gradient_.size();
     double rz = 0, gg = 0;
     for (uint64_t j = 0; j < m; ++j) {
       gg += gradient_[j] * gradient_[j];
@@ -138,7 +171,7 @@ class NewtonRunner final : public LinearRunner {
     if (!(gs < 0)) return totals;  // at the optimum to rounding: no descent direction
     double t = 1;
     for (int halving = 0; halving <= kHalvings; ++halving, t *= 0.5) {
-      const RowTotals there = OverRows(c, [&](uint64_t i, RowTotals& sums) {
+      const RowTotals there = OverRows(c, gradients_, 0, [&](uint64_t i, RowTotals& sums, double*) {
         sums.loss += RowWeight(c, static_cast<uint32_t>(i)) * Loss::Value(scores_[i] + t * moved_[i], c.targets[i]);
       });
       const double after = there.loss * inv_n + 0.5 * l2_ * (ww + 2 * t * ws + t * t * ss);
@@ -167,14 +200,21 @@ class NewtonRunner final : public LinearRunner {
 
   void Prepare(const LinearContext& c) {
     const uint64_t n = c.data->rows();
-    columns_ = ColumnsOf(*c.data, *c.executor);
-    const int blocks = static_cast<int>(std::max<uint64_t>(
-        1, std::min<uint64_t>(columns_.offsets[columns_.features()] / kEntries + 1,
-                              columns_.features())));
-    column_cuts_ = BalancedCuts(columns_, blocks);
+    const uint64_t m = features_ + (kBias ? 1 : 0);
+    by_rows_ = NewtonSumsByRows(features_, c.data->nnz());
+    if (by_rows_) {
+      gradients_.assign(kAccumulators * 2 * m, 0.0);
+      products_.assign(kAccumulators * m, 0.f);
+      reduced_.assign(2 * m, 0.0);
+    } else {
+      columns_ = ColumnsOf(*c.data, *c.executor);
+      const int blocks = static_cast<int>(std::max<uint64_t>(
+          1, std::min<uint64_t>(columns_.offsets[columns_.features()] / kEntries + 1,
+                                columns_.features())));
+      column_cuts_ = BalancedCuts(columns_, blocks);
+    }
     for (std::vector<double>* v : {&scores_, &moved_, &along_}) v->assign(n, 0.0);
     for (std::vector<float>* v : {&first_, &second_, &curved_}) v->assign(n, 0.f);
-    const uint64_t m = features_ + (kBias ? 1 : 0);
     for (std::vector<double>* v :
          {&gradient_, &precondition_, &step_, &residual_, &direction_, &product_})
       v->assign(m, 0.0);
@@ -198,39 +238,74 @@ class NewtonRunner final : public LinearRunner {
     return s0 + s1;
   }
 
+  // x.v in float, four chains: the Hessian-vector products' (conjugate gradients need them to a few
+  // digits; the gradient and the scores are summed in double).
+  static float DotFloat(const SparseRow& x, const float* v) {
+    float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    uint32_t e = 0;
+    for (; e + 3 < x.nnz; e += 4) {
+      s0 += x.value[e] * v[x.index[e]];
+      s1 += x.value[e + 1] * v[x.index[e + 1]];
+      s2 += x.value[e + 2] * v[x.index[e + 2]];
+      s3 += x.value[e + 3] * v[x.index[e + 3]];
+    }
+    for (; e < x.nnz; ++e) s0 += x.value[e] * v[x.index[e]];
+    return (s0 + s1) + (s2 + s3);
+  }
+
   // H p for p = direction_, into product_; returns p.H p. X p + p_b is left in along_.
   double Product(const LinearContext& c, double inv_n) {
     const Dataset& data = *c.data;
     for (uint64_t j = 0; j < features_; ++j) gather_[j] = static_cast<float>(direction_[j]);
     const double pb = kBias ? direction_[features_] : 0.0;
-    const RowTotals rows = OverRows(c, [&](uint64_t i, RowTotals& t) {
-      const double u = Dot(data.row(i), gather_.data()) + pb;
+    const uint64_t m = product_.size();
+    const RowTotals rows = OverRows(c, products_, by_rows_ ? m : 0, [&](uint64_t i, RowTotals& t,
+                                                                       float* sums) {
+      const SparseRow x = data.row(i);
+      const double u = double(DotFloat(x, gather_.data())) + pb;
       along_[i] = u;
-      curved_[i] = static_cast<float>(second_[i] * u);
+      const float curved = static_cast<float>(second_[i] * u);
+      curved_[i] = curved;
       t.second += second_[i] * u;
+      if (sums != nullptr) {
+        for (uint32_t e = 0; e < x.nnz; ++e) sums[x.index[e]] += x.value[e] * curved;
+      }
     });
-    OverColumns(c, [&](uint64_t j, const uint32_t* rows, const float* values, uint64_t count) {
-      double s = 0;
-      for (uint64_t k = 0; k < count; ++k) s += double(values[k]) * curved_[rows[k]];
-      product_[j] = s * inv_n + l2_ * direction_[j];
-    });
-    for (uint64_t j = columns_.features(); j < features_; ++j)
-      product_[j] = l2_ * direction_[j];
+    if (by_rows_) {
+      const double* sums = Reduce(c, products_, m);
+      for (uint64_t j = 0; j < features_; ++j) product_[j] = sums[j] * inv_n + l2_ * direction_[j];
+    } else {
+      OverColumns(c, [&](uint64_t j, const uint32_t* rows, const float* values, uint64_t count) {
+        double s = 0;
+        for (uint64_t k = 0; k < count; ++k) s += double(values[k]) * curved_[rows[k]];
+        product_[j] = s * inv_n + l2_ * direction_[j];
+      });
+      for (uint64_t j = columns_.features(); j < features_; ++j)
+        product_[j] = l2_ * direction_[j];
+    }
     if constexpr (kBias) product_[features_] = rows.second * inv_n;
     double curvature = 0;
     for (uint64_t j = 0; j < product_.size(); ++j) curvature += direction_[j] * product_[j];
     return curvature;
   }
 
-  // Calls row(i, sums) for every row, by blocks of rows in parallel; the blocks' sums are added in
-  // block order (the same bits whatever the threads).
-  template <class Row>
-  RowTotals OverRows(const LinearContext& c, Row row) {
+  // Calls row(i, totals, sums) for every row, by blocks of rows in parallel; the blocks' totals
+  // are added in block order (the same bits whatever the threads). With `width` > 0 (by_rows_),
+  // `sums` is the block's own `width` accumulators in `all`, zeroed first, for Reduce to add up;
+  // else null.
+  template <class T, class Row>
+  RowTotals OverRows(const LinearContext& c, std::vector<T>& all, uint64_t width, Row row) {
     const uint64_t n = c.data->rows();
-    const uint64_t blocks = (n + kRows - 1) / kRows;
+    const uint64_t blocks = RowBlocks(n);
     part_.assign(blocks, RowTotals{});
     c.executor->ParallelFor(blocks, [&](uint64_t blk) {
-      for (uint64_t i = blk * kRows, end = std::min(n, i + kRows); i < end; ++i) row(i, part_[blk]);
+      T* sums = nullptr;
+      if (width > 0) {
+        sums = all.data() + blk * width;
+        std::fill(sums, sums + width, T{0});
+      }
+      for (uint64_t i = n * blk / blocks, end = n * (blk + 1) / blocks; i < end; ++i)
+        row(i, part_[blk], sums);
     });
     RowTotals total;
     for (const RowTotals& p : part_) {
@@ -239,6 +314,27 @@ class NewtonRunner final : public LinearRunner {
       total.second += p.second;
     }
     return total;
+  }
+
+  // The row blocks: kAccumulators under by_rows_ (each with its accumulators), else blocks of
+  // about kRows rows.
+  uint64_t RowBlocks(uint64_t n) const {
+    return by_rows_ ? kAccumulators : std::max<uint64_t>(1, (n + kRows - 1) / kRows);
+  }
+
+  // The row blocks' `width` accumulators in `all` added up in double, each entry over the blocks
+  // in block order; returns them (in reduced_).
+  template <class T>
+  const double* Reduce(const LinearContext& c, const std::vector<T>& all, uint64_t width) {
+    constexpr uint64_t kChunk = 4096;
+    c.executor->ParallelFor((width + kChunk - 1) / kChunk, [&](uint64_t chunk) {
+      for (uint64_t j = chunk * kChunk, end = std::min(width, j + kChunk); j < end; ++j) {
+        double s = 0;
+        for (uint64_t blk = 0; blk < kAccumulators; ++blk) s += all[blk * width + j];
+        reduced_[j] = s;
+      }
+    });
+    return reduced_.data();
   }
 
   template <class Row>
@@ -263,7 +359,16 @@ class NewtonRunner final : public LinearRunner {
 
   double l2_;
   uint64_t features_;  // of the model: the bias is weights[features_]
-  Columns columns_;
+  bool prepared_ = false;
+  // Whether X^T u is summed in the passes over the rows, into each row block's accumulators
+  // (NewtonSumsByRows), or by column.
+  bool by_rows_ = false;
+  // by_rows_: each row block's sums, of the gradient and the diagonal (2 m, double) and of H p (m,
+  // float: a block's few thousand rows; the blocks added in double); and the blocks' sums.
+  std::vector<double> gradients_;
+  std::vector<float> products_;
+  std::vector<double> reduced_;
+  Columns columns_;                   // else: the data by column
   std::vector<uint64_t> column_cuts_;
   std::vector<RowTotals> part_;
   // Per row: the score z_i, X s (the step so far), X p + p_b (the last product's), v_i loss'(z_i),
@@ -282,6 +387,10 @@ std::unique_ptr<LinearRunner> MakeFor(const TrainConfig& config, const RunnerSha
 }
 
 }  // namespace
+
+bool NewtonSumsByRows(uint64_t features, uint64_t nnz) {
+  return kAccumulators * 8 * (features + 1) <= nnz;
+}
 
 std::unique_ptr<LinearRunner> MakeNewtonRunner(const TrainConfig& config,
                                                const RunnerShape& shape) {

@@ -18,5 +18,9 @@ std::unique_ptr<LinearRunner> MakePrimalCdRunner(const TrainConfig& config,
 // --solver newton (solver/newton.cpp): squared, squared-hinge and logistic, the passes over the
 // data in parallel.
 std::unique_ptr<LinearRunner> MakeNewtonRunner(const TrainConfig& config, const RunnerShape& shape);
+// Whether newton sums X^T u in its passes over the rows, each of a fixed number of row blocks
+// into accumulators of its own (data of few features against its nonzeros: one pass an inner
+// iteration, no column copy), or over a column copy of the data (two passes).
+bool NewtonSumsByRows(uint64_t features, uint64_t nnz);
 
 }  // namespace parsgd

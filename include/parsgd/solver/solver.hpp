@@ -27,10 +27,10 @@ inline constexpr Named<Solver> kSolvers[] = {
      "(LIBLINEAR -s 0, -s 2), for dense or ill-conditioned data"},
 };
 
-// Whether the solver reads the data by column, every row each pass (no sample order applies, and
-// the rows are held whole).
-constexpr bool ReadsByColumn(Solver solver) {
-  return solver == Solver::kCd || solver == Solver::kNewton;
+// Whether the solver visits samples in a sample order (--order): sgd and dual-cd; cd visits
+// features and newton passes over every row at once, so they hold the rows whole.
+constexpr bool TakesSampleOrder(Solver solver) {
+  return solver == Solver::kSgd || solver == Solver::kDualCd;
 }
 
 }  // namespace parsgd
