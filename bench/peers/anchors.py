@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """parsgd's solvers other than SGD against LIBLINEAR and Snap ML on the same problem (the
-anchors of bench/README.md, "The coordinate-descent solvers against LIBLINEAR and Snap ML").
+anchors of bench/README.md, "The coordinate-descent and Newton solvers against LIBLINEAR and Snap
+ML").
 
 For each problem (C = 1, no bias): LIBLINEAR's solvers for it (Debian's liblinear-tools, default
 tolerances) and `parsgd train --solver S --bias off` (dual-cd; cd and newton too but for the
