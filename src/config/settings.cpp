@@ -197,7 +197,9 @@ std::vector<Setting> MakeTable() {
              "fallback)",
              [](auto& c) -> auto& { return c.require_gpu; }),
       {.runs = kAllModels | kAllSolvers | kOffloadBackend}));
-  t.push_back(With(Choice<OrderKind>("order", "sample order (not --solver cd, which visits features, nor newton)",
+  t.push_back(With(Choice<OrderKind>("order",
+                                     "sample order (not --solver cd, which visits features, nor "
+                                     "newton)",
                                      kOrderKinds, [](auto& c) -> auto& { return c.order; }),
                    {.runs = kAllModels | kSgdSolver | kDualCdSolver | kAllBackends},
                    {.identity = "order", .text = true, .metrics = true}));

@@ -137,7 +137,8 @@ void CheckModelFits(const TrainConfig& config, const Dataset& train, const Resol
     detail +=
         fmt::format("; the rows and cd's column copy of them: {:.1f} GiB", solver_bytes / kGiB);
   } else if (config.solver == Solver::kNewton) {
-    detail += fmt::format("; the rows and newton's sums over them: {:.1f} GiB", solver_bytes / kGiB);
+    detail +=
+        fmt::format("; the rows and newton's sums over them: {:.1f} GiB", solver_bytes / kGiB);
   } else if (config.solver == Solver::kDualCd) {
     detail += fmt::format("; dual-cd's dual variables: {:.1f} GiB", solver_bytes / kGiB);
   }

@@ -35,8 +35,9 @@
 //   - by column, where they are many (sparse text: kAccumulators copies of the model would cost
 //     more than the pass): over a column copy of the data (solver/columns.hpp, built at the first
 //     epoch, beside the rows), each feature's sum its own; two passes an inner iteration.
-// Either way the result is the same bits on any number of threads, so the scheme is sync. Every epoch starts from the scores of the weights as they are (a run resumed or
-// initialised needs nothing saved). The epoch's progressive loss is the mean loss at its start.
+// Either way the result is the same bits on any number of threads, so the scheme is sync. Every
+// epoch starts from the scores of the weights as they are (a run resumed or initialised needs
+// nothing saved). The epoch's progressive loss is the mean loss at its start.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -61,18 +62,27 @@ class NewtonRunner final : public LinearRunner {
   NewtonRunner(const RunnerShape& shape, double l2) : l2_(l2), features_(shape.features) {}
 
   EpochTotals Run(const LinearContext& c) override {
-    const Dataset& data = *c.data;
-    const uint64_t n = data.rows();
     if (!prepared_) {
       Prepare(c);
       prepared_ = true;
     }
     float* const w = c.params.arrays.weights;
-    const double b = kBias ? double(w[features_]) : 0.0;
-    const double inv_n = 1.0 / static_cast<double>(n);
-    const std::atomic<bool>& stop = c.executor->stop_flag();
+    const double before = Gradient(c, w);
+    EpochTotals totals;
+    totals.loss_sum = loss_sum_;
+    totals.updates = c.data->rows();
+    if (!Direction(c)) return totals;  // interrupted: the trainer undoes the epoch
+    LineSearch(c, w, before);
+    return totals;
+  }
 
-    // The scores, the losses' derivatives, the gradient and the preconditioner at (w, b).
+ private:
+  // The scores, the losses' derivatives, the gradient and the preconditioner at the weights `w`
+  // (and the bias after them); returns the objective there.
+  double Gradient(const LinearContext& c, const float* w) {
+    const Dataset& data = *c.data;
+    const double b = kBias ? double(w[features_]) : 0.0;
+    const double inv_n = 1.0 / static_cast<double>(data.rows());
     const uint64_t m = gradient_.size();
     const RowTotals start = OverRows(c, gradients_, by_rows_ ? 2 * m : 0, [&](uint64_t i,
                                                                                RowTotals& t,
@@ -98,12 +108,7 @@ class NewtonRunner final : public LinearRunner {
         }
       }
     });
-    EpochTotals totals;
-    totals.loss_sum = start.loss;
-    totals.updates = n;
-    double ww = 0;
-    for (uint64_t j = 0; j < features_; ++j) ww += double(w[j]) * w[j];
-    const double before = start.loss * inv_n + 0.5 * l2_ * ww;
+    loss_sum_ = start.loss;
     if (by_rows_) {
       const double* sums = Reduce(c, gradients_, 2 * m);
       for (uint64_t j = 0; j < features_; ++j) {
@@ -129,8 +134,16 @@ class NewtonRunner final : public LinearRunner {
       gradient_[features_] = start.first * inv_n;
       precondition_[features_] = Precondition(start.second * inv_n);
     }
+    double ww = 0;
+    for (uint64_t j = 0; j < features_; ++j) ww += double(w[j]) * w[j];
+    return start.loss * inv_n + 0.5 * l2_ * ww;
+  }
 
-    // Conjugate gradients on H s = -g, preconditioned by M.
+  // Conjugate gradients on H s = -g, preconditioned by M: s in step_, X s + s_b in moved_.
+  // Returns false if the run was interrupted.
+  bool Direction(const LinearContext& c) {
+    const double inv_n = 1.0 / static_cast<double>(c.data->rows());
+    const uint64_t m = gradient_.size();
     double rz = 0, gg = 0;
     for (uint64_t j = 0; j < m; ++j) {
       gg += gradient_[j] * gradient_[j];
@@ -140,8 +153,8 @@ class NewtonRunner final : public LinearRunner {
       rz += residual_[j] * direction_[j];
     }
     for (int inner = 1; inner <= kMaxInner && rz > 0; ++inner) {
-      if (stop.load(std::memory_order_relaxed)) return totals;  // the trainer undoes the epoch
-      const double curvature = Product(c, inv_n);               // p.H p; H p in product_
+      if (c.executor->stop_flag().load(std::memory_order_relaxed)) return false;
+      const double curvature = Product(c, inv_n);  // p.H p; H p in product_
       if (!(curvature > 0)) break;
       const double alpha = rz / curvature;
       for (uint64_t j = 0; j < m; ++j) {
@@ -160,32 +173,37 @@ class NewtonRunner final : public LinearRunner {
       for (uint64_t j = 0; j < m; ++j)
         direction_[j] = residual_[j] / precondition_[j] + beta * direction_[j];
     }
+    return true;
+  }
 
-    // The line search along s: F at w + t s from the scores moved by t X s.
-    double gs = 0, ws = 0, ss = 0;
+  // The line search along s from `w`, where the objective is `before`: F at w + t s from the
+  // scores moved by t X s. Leaves `w` where it was if no step lowers the objective enough (the
+  // trainer's stopping rule then ends the run).
+  void LineSearch(const LinearContext& c, float* w, double before) {
+    const double inv_n = 1.0 / static_cast<double>(c.data->rows());
+    const uint64_t m = gradient_.size();
+    double gs = 0, ww = 0, ws = 0, ss = 0;
     for (uint64_t j = 0; j < m; ++j) gs += gradient_[j] * step_[j];
     for (uint64_t j = 0; j < features_; ++j) {
+      ww += double(w[j]) * w[j];
       ws += double(w[j]) * step_[j];
       ss += step_[j] * step_[j];
     }
-    if (!(gs < 0)) return totals;  // at the optimum to rounding: no descent direction
+    if (!(gs < 0)) return;  // at the optimum to rounding: no descent direction
     double t = 1;
     for (int halving = 0; halving <= kHalvings; ++halving, t *= 0.5) {
       const RowTotals there = OverRows(c, gradients_, 0, [&](uint64_t i, RowTotals& sums, double*) {
-        sums.loss += RowWeight(c, static_cast<uint32_t>(i)) * Loss::Value(scores_[i] + t * moved_[i], c.targets[i]);
+        const double z = scores_[i] + t * moved_[i];
+        sums.loss += RowWeight(c, static_cast<uint32_t>(i)) * Loss::Value(z, c.targets[i]);
       });
       const double after = there.loss * inv_n + 0.5 * l2_ * (ww + 2 * t * ws + t * t * ss);
       if (after <= before + kArmijo * t * gs) {
-        for (uint64_t j = 0; j < features_; ++j)
-          w[j] = static_cast<float>(double(w[j]) + t * step_[j]);
-        if constexpr (kBias) w[features_] = static_cast<float>(b + t * step_[features_]);
-        return totals;
+        for (uint64_t j = 0; j < m; ++j) w[j] = static_cast<float>(double(w[j]) + t * step_[j]);
+        return;
       }
     }
-    return totals;  // no step lowered the objective: the trainer's stopping rule ends the run
   }
 
- private:
   static constexpr int kMaxInner = 250;
   static constexpr int kHalvings = 20;
   static constexpr double kForcing = 0.1;
@@ -359,6 +377,7 @@ class NewtonRunner final : public LinearRunner {
 
   double l2_;
   uint64_t features_;  // of the model: the bias is weights[features_]
+  double loss_sum_ = 0;  // at the epoch's start
   bool prepared_ = false;
   // Whether X^T u is summed in the passes over the rows, into each row block's accumulators
   // (NewtonSumsByRows), or by column.
