@@ -92,6 +92,33 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(OrderKind::kGlobal, OrderKind::kRandom)),
     testing::ParamName());
 
+// Newton's passes under real concurrency: the rows' blocks and the features' blocks written by
+// one thread each, the row blocks' sums apart; both ways of summing X^T u (by column on 400
+// sparse features, by rows on 10).
+TEST(NewtonPasses, TrainWithConcurrentThreads) {
+  for (const uint64_t features : {400, 10}) {
+    const Dataset data = testing::MakeProblem(1500, features, 6, 2, 0.05, 8);
+    for (Bias bias : {Bias::kOff, Bias::kOn}) {
+      TrainConfig config;
+      config.model = ModelKind::kLogistic;
+      config.solver = Solver::kNewton;
+      config.bias = bias;
+      config.threads = 4;
+      config.epochs = 4;
+      config.l2 = 0.01;
+      config.tol = 0;
+      auto executor = MakeThreadExecutor(4);
+      Trainer trainer(config, data, nullptr, *executor);
+      const EpochReport first = trainer.RunEpoch();
+      EpochReport last = first;
+      for (int e = 1; e < config.epochs; ++e) last = trainer.RunEpoch();
+      EXPECT_EQ(last.updates, data.rows());
+      EXPECT_LT(last.objective, first.objective);
+      EXPECT_GT(last.train_accuracy, 0.75);
+    }
+  }
+}
+
 // Primal cd's shared scores (hogwild: relaxed stores, atomic: compare-and-swap; average: a copy
 // per worker) under real concurrency, the weights each written by their block's worker only.
 class PrimalCdScheme : public ::testing::TestWithParam<std::tuple<ModelKind, SchemeKind>> {};
