@@ -413,9 +413,9 @@ bool NewtonSumsByRows(uint64_t features, uint64_t nnz) {
 
 std::unique_ptr<LinearRunner> MakeNewtonRunner(const TrainConfig& config,
                                                const RunnerShape& shape) {
-  if (LossOf(config.model) == Loss::kSquared) return MakeFor<SquaredCd>(config, shape);
-  if (LossOf(config.model) == Loss::kSquaredHinge) return MakeFor<SquaredHingeCd>(config, shape);
-  return MakeFor<LogisticCd>(config, shape);  // logistic (ValidateConfig refuses others)
+  return WithPrimalLoss(LossOf(config.model), [&]<class L>(L) {
+    return MakeFor<L>(config, shape);
+  });
 }
 
 }  // namespace parsgd

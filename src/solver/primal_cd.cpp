@@ -562,9 +562,9 @@ std::unique_ptr<LinearRunner> MakeFor(const TrainConfig& config, const RunnerSha
 
 std::unique_ptr<LinearRunner> MakePrimalCdRunner(const TrainConfig& config,
                                                  const RunnerShape& shape) {
-  if (LossOf(config.model) == Loss::kSquared) return MakeFor<SquaredCd>(config, shape);
-  if (LossOf(config.model) == Loss::kSquaredHinge) return MakeFor<SquaredHingeCd>(config, shape);
-  return MakeFor<LogisticCd>(config, shape);  // logistic (ValidateConfig refuses others)
+  return WithPrimalLoss(LossOf(config.model), [&]<class L>(L) {
+    return MakeFor<L>(config, shape);
+  });
 }
 
 }  // namespace parsgd

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "parsgd/model/model_kind.hpp"
+
 namespace parsgd {
 
 struct SquaredCd {
@@ -50,5 +52,14 @@ struct SquaredHingeCd {
     d2 = slack > 0 ? 2 : 0;
   }
 };
+
+// Calls fn(L{}) with the primal loss L of `loss` (squared, squared hinge, or else logistic: the
+// settings refuse the others for these solvers): the one dispatch from a loss to its code.
+template <class Fn>
+decltype(auto) WithPrimalLoss(Loss loss, Fn&& fn) {
+  if (loss == Loss::kSquared) return fn(SquaredCd{});
+  if (loss == Loss::kSquaredHinge) return fn(SquaredHingeCd{});
+  return fn(LogisticCd{});
+}
 
 }  // namespace parsgd
