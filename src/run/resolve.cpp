@@ -48,11 +48,10 @@ int AutoBatch(const TrainConfig& config) {
 // smooth losses (logistic, squared hinge), whose duals close it in a few passes, and 1e-4 for the
 // hinge loss, whose gap closes slowly: on the RCV1-shaped set of bench/README.md, 5 to 6 passes
 // (logistic) and 45 passes; both leave the primal below or within 1e-5 of LIBLINEAR's at its
-// defaults. Primal cd stops at an epoch that lowers
-// the objective by at most 1e-6 of it; newton at a step that lowers it by at most 1e-5 of it: near
-// the optimum a Newton step leaves far less than it takes (on Fashion-MNIST's T-shirt-against-the-
-// rest, a step of 1.7e-6 left 2e-9), and the step after costs the most inner iterations of the
-// run. At most 1000 epochs (LIBLINEAR's cap too).
+// defaults. Primal cd stops at an epoch that lowers the objective by at most 1e-6 of it; newton at
+// a step that lowers it by at most 1e-5 of it: near the optimum a Newton step leaves far less than
+// it takes (on Fashion-MNIST's T-shirt against the rest, a step of 1.7e-6 left 2e-9), and the step
+// after costs the most inner iterations of the run. At most 1000 epochs (LIBLINEAR's cap too).
 constexpr double kDualGapTol = 1e-4;
 constexpr double kSmoothDualGapTol = 1e-5;
 constexpr double kPrimalCdTol = 1e-6;

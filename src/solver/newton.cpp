@@ -4,9 +4,9 @@
 // JMLR 2008, LIBLINEAR -s 0 and -s 2). As in LIBLINEAR 2.4 and later: the diagonal preconditioner
 // of Hsia, Chiang and Lin (ACML 2018) and a backtracking line search along the direction in
 // place of a trust region (Galli and Lin, 2021). One epoch is one Newton step. It is the solver for
-// dense or ill-conditioned data, where coordinate descent needs hundreds of passes: each Newton
-// step costs two passes over the data per inner iteration, and a few dozen steps reach the
-// optimum to the float weights' precision.
+// dense or ill-conditioned data, where coordinate descent needs hundreds of passes: an inner
+// iteration costs one or two passes over the data (below), and a dozen or two Newton steps reach
+// the optimum to the float weights' precision.
 //
 // The problem is parsgd's objective F(w, b) = 1/n sum_i v_i loss(z_i) + l2 / 2 ||w||^2 with the
 // scores z = X w + b (b with --bias on, unregularised; v_i the row's weight, 1 without weights). At
