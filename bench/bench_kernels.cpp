@@ -58,8 +58,9 @@ void SetCounters(benchmark::State& state, double bytes = 12) {
 
 // The dot product against the same sum in double over the first rows; false (and the benchmark
 // skipped with the error) where any differs by more than float rounding.
-bool CheckDot(benchmark::State& state, const std::vector<float>& w) {
-  const LinearParams p{{const_cast<float*>(w.data()), nullptr, nullptr}, kFeatures, 1, nullptr};
+bool CheckDot(benchmark::State& state, const std::vector<float>& w, Isa isa) {
+  LinearParams p{{const_cast<float*>(w.data()), nullptr, nullptr}, kFeatures, 1, nullptr};
+  p.isa = isa;
   for (int r = 0; r < 64; ++r) {
     const SparseRow x = TheRows().Row(r);
     double expected = w[kFeatures];  // the bias
@@ -76,9 +77,10 @@ bool CheckDot(benchmark::State& state, const std::vector<float>& w) {
 
 // One plain-SGD update without L2 (w_j -= eta d x_j, the bias by eta d) against that formula.
 template <class Write>
-bool CheckUpdate(benchmark::State& state) {
+bool CheckUpdate(benchmark::State& state, Isa isa) {
   std::vector<float> w(kFeatures + 1, 0.01f);
-  const LinearParams p{{w.data(), nullptr, nullptr}, kFeatures, 1, nullptr};
+  LinearParams p{{w.data(), nullptr, nullptr}, kFeatures, 1, nullptr};
+  p.isa = isa;
   const float d = 1e-3f, eta = 0.1f;
   const RuleContext c = MakeRuleContext(OptimizerConfig{}, eta, 1);
   const SparseRow x = TheRows().Row(0);
@@ -93,11 +95,21 @@ bool CheckUpdate(benchmark::State& state) {
   return true;
 }
 
-void BM_SparseDot_Relaxed(benchmark::State& state) {
+// False (and the benchmark skipped) where this CPU lacks the path.
+bool HasIsa(benchmark::State& state, Isa isa) {
+  if (CpuSupports(isa)) return true;
+  state.SkipWithError("this CPU has no such vector unit");
+  return false;
+}
+
+// The dot product under relaxed loads, on each path of parsgd/kernel/isa.hpp.
+void BM_SparseDot(benchmark::State& state, Isa isa) {
+  if (!HasIsa(state, isa)) return;
   std::vector<float> w(kFeatures + 1, 0.01f);
   for (uint32_t j = 0; j <= kFeatures; ++j) w[j] = 0.01f * static_cast<float>(j % 7);
-  if (!CheckDot(state, w)) return;
-  const LinearParams p{{w.data(), nullptr, nullptr}, kFeatures, 1, nullptr};
+  if (!CheckDot(state, w, isa)) return;
+  LinearParams p{{w.data(), nullptr, nullptr}, kFeatures, 1, nullptr};
+  p.isa = isa;
   float z[1];
   int r = 0;
   for (auto _ : state) {
@@ -107,7 +119,9 @@ void BM_SparseDot_Relaxed(benchmark::State& state) {
   }
   SetCounters(state);
 }
-BENCHMARK(BM_SparseDot_Relaxed);
+BENCHMARK_CAPTURE(BM_SparseDot, scalar, Isa::kScalar);
+BENCHMARK_CAPTURE(BM_SparseDot, avx2, Isa::kAvx2);
+BENCHMARK_CAPTURE(BM_SparseDot, avx512, Isa::kAvx512);
 
 // The non-atomic reference: what a plain-float (racy, undefined) implementation would cost.
 void BM_SparseDot_Plain(benchmark::State& state) {
@@ -132,12 +146,12 @@ void BM_SparseDot_Plain(benchmark::State& state) {
 BENCHMARK(BM_SparseDot_Plain);
 
 template <class Write>
-void Update(benchmark::State& state, bool regularised) {
-  if (!CheckUpdate<Write>(state)) return;
+void Update(benchmark::State& state, bool regularised, Isa isa) {
+  if (!HasIsa(state, isa) || !CheckUpdate<Write>(state, isa)) return;
   std::vector<float> w(kFeatures + 1, 0.01f);
   std::vector<FeatureRate> reg(kFeatures, FeatureRate{1.f, 1e-3f});
-  const LinearParams p{
-      {w.data(), nullptr, nullptr}, kFeatures, 1, regularised ? reg.data() : nullptr};
+  LinearParams p{{w.data(), nullptr, nullptr}, kFeatures, 1, regularised ? reg.data() : nullptr};
+  p.isa = isa;
   const float d = 1e-3f;
   const RuleContext c = MakeRuleContext(OptimizerConfig{}, 0.1f, 1);
   int r = 0;
@@ -148,23 +162,30 @@ void Update(benchmark::State& state, bool regularised) {
   benchmark::DoNotOptimize(w.data());
   SetCounters(state, 16);
 }
-void BM_SparseUpdate_Relaxed(benchmark::State& s) { Update<StoreWrite>(s, false); }
-void BM_SparseUpdate_RelaxedL2(benchmark::State& s) { Update<StoreWrite>(s, true); }
-void BM_SparseUpdate_Cas(benchmark::State& s) { Update<CasWrite>(s, false); }
-BENCHMARK(BM_SparseUpdate_Relaxed);
-BENCHMARK(BM_SparseUpdate_RelaxedL2);
+// Plain SGD's update under relaxed stores on each path, without and with the L2 rates; under
+// compare-and-swap (scalar alone: no vector path writes by compare-and-swap).
+void BM_SparseUpdate_Relaxed(benchmark::State& s, Isa isa) { Update<StoreWrite>(s, false, isa); }
+void BM_SparseUpdate_RelaxedL2(benchmark::State& s, Isa isa) { Update<StoreWrite>(s, true, isa); }
+void BM_SparseUpdate_Cas(benchmark::State& s) { Update<CasWrite>(s, false, Isa::kScalar); }
+BENCHMARK_CAPTURE(BM_SparseUpdate_Relaxed, scalar, Isa::kScalar);
+BENCHMARK_CAPTURE(BM_SparseUpdate_Relaxed, avx2, Isa::kAvx2);
+BENCHMARK_CAPTURE(BM_SparseUpdate_Relaxed, avx512, Isa::kAvx512);
+BENCHMARK_CAPTURE(BM_SparseUpdate_RelaxedL2, scalar, Isa::kScalar);
+BENCHMARK_CAPTURE(BM_SparseUpdate_RelaxedL2, avx2, Isa::kAvx2);
+BENCHMARK_CAPTURE(BM_SparseUpdate_RelaxedL2, avx512, Isa::kAvx512);
 BENCHMARK(BM_SparseUpdate_Cas);
 
 // The Hogwild! update from 1 thread up to every core, on one shared weight vector (relaxed atomic
-// stores, as the scheme's), each thread on its own rows: what two cores writing the same cache
-// lines cost. nnz/s and bytes/s are the threads' sum.
+// stores, as the scheme's, on the path in use), each thread on its own rows: what two cores
+// writing the same cache lines cost. nnz/s and bytes/s are the threads' sum.
 std::vector<float>& SharedWeights() {
   static std::vector<float> w(kFeatures + 1, 0.01f);
   return w;
 }
 void BM_SparseUpdate_HogwildThreads(benchmark::State& state) {
-  if (state.thread_index() == 0 && !CheckUpdate<StoreWrite>(state)) return;
-  const LinearParams p{{SharedWeights().data(), nullptr, nullptr}, kFeatures, 1, nullptr};
+  if (state.thread_index() == 0 && !CheckUpdate<StoreWrite>(state, ActiveIsa())) return;
+  LinearParams p{{SharedWeights().data(), nullptr, nullptr}, kFeatures, 1, nullptr};
+  p.isa = ActiveIsa();
   const float d = 1e-3f;
   const RuleContext c = MakeRuleContext(OptimizerConfig{}, 0.1f, 1);
   int r = state.thread_index() * 997 % kRows;
@@ -255,13 +276,15 @@ void BM_Combine_Touched(benchmark::State& state) {
 BENCHMARK(BM_Combine_Mean)->Arg(2)->Arg(8);
 BENCHMARK(BM_Combine_Touched)->Arg(2)->Arg(8);
 
-// A whole logistic step (dot, loss, update with L2) under Hogwild! and atomic writes, and with each
-// optimiser rule under Hogwild!.
+// A whole logistic step (dot, loss, update with L2) under Hogwild! on each path and under atomic
+// writes, and with each optimiser rule under Hogwild! (on the path in use).
 template <class Scheme, class Rule>
-void Step(benchmark::State& state, OptimizerKind kind) {
+void Step(benchmark::State& state, OptimizerKind kind, Isa isa = ActiveIsa()) {
+  if (!HasIsa(state, isa)) return;
   std::vector<float> w(kFeatures + 1, 0.f), s0(kFeatures + 1, 0.f), s1(kFeatures + 1, 0.f);
   std::vector<FeatureRate> reg(kFeatures, FeatureRate{1.f, 1e-3f});
-  const LinearParams p{{w.data(), s0.data(), s1.data()}, kFeatures, 1, reg.data()};
+  LinearParams p{{w.data(), s0.data(), s1.data()}, kFeatures, 1, reg.data()};
+  p.isa = isa;
   OptimizerConfig config;
   config.kind = kind;
   const RuleContext c = MakeRuleContext(config, 0.01f, 100);
@@ -275,8 +298,8 @@ void Step(benchmark::State& state, OptimizerKind kind) {
   }
   SetCounters(state);
 }
-void BM_LogisticStep_Hogwild(benchmark::State& s) {
-  Step<HogwildScheme, SgdRule>(s, OptimizerKind::kSgd);
+void BM_LogisticStep_Hogwild(benchmark::State& s, Isa isa) {
+  Step<HogwildScheme, SgdRule>(s, OptimizerKind::kSgd, isa);
 }
 void BM_LogisticStep_Atomic(benchmark::State& s) {
   Step<AtomicScheme, SgdRule>(s, OptimizerKind::kSgd);
@@ -290,7 +313,9 @@ void BM_LogisticStep_AdaGrad(benchmark::State& s) {
 void BM_LogisticStep_Adam(benchmark::State& s) {
   Step<HogwildScheme, AdamRule>(s, OptimizerKind::kAdam);
 }
-BENCHMARK(BM_LogisticStep_Hogwild);
+BENCHMARK_CAPTURE(BM_LogisticStep_Hogwild, scalar, Isa::kScalar);
+BENCHMARK_CAPTURE(BM_LogisticStep_Hogwild, avx2, Isa::kAvx2);
+BENCHMARK_CAPTURE(BM_LogisticStep_Hogwild, avx512, Isa::kAvx512);
 BENCHMARK(BM_LogisticStep_Atomic);
 BENCHMARK(BM_LogisticStep_Momentum);
 BENCHMARK(BM_LogisticStep_AdaGrad);

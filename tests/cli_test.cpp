@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "parsgd/io/model_file.hpp"
+#include "parsgd/kernel/isa.hpp"
 #include "parsgd/util/rng.hpp"
 #include "test_support.hpp"
 
@@ -56,6 +57,33 @@ TEST_F(Cli, TrainPrintsOneAlignedLinePerEpochAndTheTestAccuracy) {
   EXPECT_EQ(epoch_lines, 4) << r.output;
   EXPECT_TRUE(Contains(r.output, "test accuracy")) << r.output;
   EXPECT_TRUE(Contains(r.output, "scheme hogwild")) << r.output;
+}
+
+// PARSGD_ISA forces the kernels' vector path: `device` and train's setup name it, a run on the
+// scalar path ends where one on the CPU's widest path does, and a name that is not a path is
+// refused before any work.
+TEST_F(Cli, TheKernelsPathIsNamedForcedAndRefusedWhenUnknown) {
+  const std::string cli = std::string(PARSGD_CLI_PATH);
+  const auto device = RunShell("PARSGD_ISA=scalar " + cli + " device");
+  ASSERT_EQ(device.status, 0) << device.output;
+  EXPECT_TRUE(Contains(device.output, "cpu kernels:     scalar")) << device.output;
+  const std::string run = " train --train " + train_ + " --test " + test_ + " --epochs 3";
+  std::vector<double> accuracy;
+  for (const std::string isa : {std::string("scalar"), std::string(IsaName(CpuIsa()))}) {
+    const auto r = RunShell("PARSGD_ISA=" + isa + " " + cli + run);
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_TRUE(Contains(r.output, ", " + isa + " kernels")) << r.output;
+    const std::size_t at = r.output.find("test accuracy ");
+    ASSERT_NE(at, std::string::npos) << r.output;
+    accuracy.push_back(std::stod(r.output.substr(at + 14)));
+  }
+  EXPECT_NEAR(accuracy[0], accuracy[1], 0.5);  // percent: one row of the 200 flips at most
+  const auto bad = RunShell("PARSGD_ISA=sse9 " + cli + run);
+  EXPECT_NE(bad.status, 0);
+  EXPECT_TRUE(
+      Contains(bad.output, "PARSGD_ISA='sse9' is not a path; choose scalar, avx2 or avx512"))
+      << bad.output;
+  EXPECT_FALSE(Contains(bad.output, "epoch")) << bad.output;
 }
 
 // --workers W with --deterministic: the same model and metrics bytes on 1, 2 and 4 threads.

@@ -334,30 +334,35 @@ TEST(Tsan, AtomicWritesLoseNothingAndRacyWritesStayInRange) {
 
 // Striped locks: samples that share features update them under the same stripe lock, so a
 // read-modify-write of a shared coordinate is never interleaved: with StoreWrite inside the guard
-// no update is lost. The bias is compare-and-swap. Every sample adds exactly 1 to each coordinate.
+// no update is lost, on every vector path of the kernels (parsgd/kernel/isa.hpp) this CPU has. The
+// bias is compare-and-swap. Every sample adds exactly 1 to each coordinate.
 TEST(Tsan, StripedLocksMakeRacyStoresExact) {
   constexpr int kThreads = 4, kSteps = 5000;
   const uint32_t index[] = {0, 3, 17, 40};
   const float value[] = {1.f, 1.f, 1.f, 1.f};
   const SparseRow row{index, value, 4};
-  StripedScheme scheme(64, 1);
-  std::vector<float> w(65, 0.f);
-  std::vector<std::thread> pool;
-  for (int t = 0; t < kThreads; ++t) {
-    pool.emplace_back([&] {
-      const float d = -1.f;  // with eta = 1: every coordinate gains exactly 1
-      const RuleContext c = MakeRuleContext(OptimizerConfig{}, 1.f, 1);
-      for (int i = 0; i < kSteps; ++i) {
-        StripedScheme::Guard guard(scheme, row);
-        LinearUpdate<1, SgdRule, StripedScheme::Write, StripedScheme::BiasWrite>(
-            LinearParams{{w.data(), nullptr, nullptr}, 64, 1, nullptr}, row, &d, c);
-      }
-    });
+  for (Isa isa : kIsas) {
+    if (!CpuSupports(isa)) continue;
+    StripedScheme scheme(64, 1);
+    std::vector<float> w(65, 0.f);
+    std::vector<std::thread> pool;
+    for (int t = 0; t < kThreads; ++t) {
+      pool.emplace_back([&] {
+        const float d = -1.f;  // with eta = 1: every coordinate gains exactly 1
+        const RuleContext c = MakeRuleContext(OptimizerConfig{}, 1.f, 1);
+        LinearParams p{{w.data(), nullptr, nullptr}, 64, 1, nullptr};
+        p.isa = isa;
+        for (int i = 0; i < kSteps; ++i) {
+          StripedScheme::Guard guard(scheme, row);
+          LinearUpdate<1, SgdRule, StripedScheme::Write, StripedScheme::BiasWrite>(p, row, &d, c);
+        }
+      });
+    }
+    for (auto& t : pool) t.join();
+    for (uint32_t j : index) EXPECT_EQ(w[j], kThreads * kSteps) << j << " " << IsaName(isa);
+    EXPECT_EQ(w[64], kThreads * kSteps) << IsaName(isa);  // bias
+    EXPECT_EQ(w[1], 0.f) << IsaName(isa);
   }
-  for (auto& t : pool) t.join();
-  for (uint32_t j : index) EXPECT_EQ(w[j], kThreads * kSteps) << j;
-  EXPECT_EQ(w[64], kThreads * kSteps);  // bias
-  EXPECT_EQ(w[1], 0.f);
 }
 
 }  // namespace

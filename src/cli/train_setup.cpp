@@ -137,6 +137,7 @@ std::string DerivedLine(const Trainer& trainer, const Dataset& train) {
                                                   Plural(cores, "core"))
                                     : ""));
   }
+  if (!s.kernels.empty()) items.push_back(s.kernels + " kernels");
   if (s.order == OrderKind::kBlock) {
     items.push_back(
         fmt::format("blocks of {} rows ({}){}", s.rows_per_block,

@@ -118,8 +118,9 @@ EpochTotals RunAsyncEpoch(const Rows& d, const Params& p, const AsyncEpoch& a, G
       const uint32_t r = order[i];
       const SparseRow x{idx + off[r], val + off[r], static_cast<uint32_t>(off[r + 1] - off[r])};
       worker_loss +=
-          LinearSgdStep<Head, Rule>(Head{}, scheme, params, x, tgt[r], rw != nullptr ? rw[r] : 1.f,
-                                    ctx[(i - begin) / kStepBlock], z);
+          LinearSgdStep<Head, Rule, Scheme, false>(Head{}, scheme, params, x, tgt[r],
+                                                   rw != nullptr ? rw[r] : 1.f,
+                                                   ctx[(i - begin) / kStepBlock], z);
     }
     if (done != nullptr) done[worker] = i - begin;
     loss += worker_loss;
@@ -191,7 +192,7 @@ void RunSyncStep(const Rows& d, const Params& p, const SyncBuffers& b, uint64_t 
     const uint32_t r = order[first + i];
     const SparseRow x{idx + off[r], val + off[r], static_cast<uint32_t>(off[r + 1] - off[r])};
     float* z = dd + i * outputs;
-    LinearScores<Head::kOutputs>(params, x, z);
+    LinearScores<Head::kOutputs, StoreWrite, false>(params, x, z);
     losses[first + i] =
         WeightedLossAndGradient(Head{}, z, outputs, tgt[r], rw != nullptr ? rw[r] : 1.f);
     for (uint32_t e = 0; e < x.nnz; ++e) {

@@ -14,6 +14,7 @@
 #include "model/mlp/partition/partitions.hpp"
 #include "offload/offload_learner.hpp"
 #include "parsgd/config/settings.hpp"
+#include "parsgd/kernel/isa.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/memory_limit.hpp"
 #include "scheme_choice.hpp"
@@ -323,6 +324,11 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
               : config.workers > 0                       ? config.workers
                                                          : r.threads;
   r.shards = r.workers;
+  const Isa isa = ActiveIsa();  // PARSGD_ISA checked before any work, whether the run uses it or not
+  if (config.backend == Backend::kCpu && config.model != ModelKind::kMlp &&
+      config.solver == Solver::kSgd && r.outputs == 1) {
+    r.kernels = IsaName(KernelIsa(isa, (r.features + 1) * r.outputs));
+  }
   if (IsModelPartition(config.scheme)) ResolvePartition(config, r);
   if (IsReplicaScheme(config.scheme) && r.workers > 1) CheckModelFits(config, train, r, r.workers);
   if (config.scheme == SchemeKind::kSync && config.solver == Solver::kSgd && r.batch < r.workers) {

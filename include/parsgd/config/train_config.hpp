@@ -229,6 +229,9 @@ class CheckedConfig {
 // The settings a run actually uses once the automatic ones are derived from the data.
 struct ResolvedSettings {
   std::string device = "cpu";  // where the workers ran: "cpu", "host-fallback" or the GPU's name
+  // The vector path of the one-score sparse kernels the linear SGD steps run on
+  // (parsgd/kernel/isa.hpp); empty where the run uses none of them.
+  std::string kernels;
   SchemeKind scheme = SchemeKind::kSequential;  // resolved: never kAuto
   std::string scheme_reason;  // why auto chose it; empty when the scheme was given
   OptimizerKind optimizer = OptimizerKind::kSgd;  // resolved: never kAuto

@@ -108,7 +108,8 @@ class LinearLearner final : public Learner {
                         setup_.rates.empty() ? nullptr : setup_.rates.data(),
                         config_.bias == Bias::kOn,
                         setup_.l1_rates.empty() ? nullptr : setup_.l1_rates.data(),
-                        averaged_ ? &average_ : nullptr};
+                        averaged_ ? &average_ : nullptr,
+                        KernelIsa(ActiveIsa(), model.weights().size())};
   }
 
   void AverageUpTo(uint64_t now) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "parsgd/kernel/sparse_kernels.hpp"
 #include "parsgd/util/error.hpp"
 
 namespace parsgd {
@@ -29,24 +30,15 @@ LinearModel::LinearModel(ModelKind kind, uint64_t features, int classes, ClassLa
 void LinearModel::Scores(const uint32_t* index, const float* value, uint32_t nnz, float* z) const {
   const int k_out = outputs_;
   const float* w = weights_.data();
+  // Indices ascend: the entries of features this model lacks (a wider test set) are a suffix.
+  while (nnz > 0 && index[nnz - 1] >= features_) --nnz;
+  const Isa isa = KernelIsa(ActiveIsa(), weights_.size());
   if (k_out == 1) {
-    // Independent partial sums in registers (z may alias nothing, but the compiler cannot know).
-    float s0 = 0, s1 = 0;
-    uint32_t e = 0;
-    for (; e + 2 <= nnz; e += 2) {
-      if (index[e] < features_) s0 += value[e] * w[index[e]];
-      if (index[e + 1] < features_) s1 += value[e + 1] * w[index[e + 1]];
-    }
-    if (e < nnz && index[e] < features_) s0 += value[e] * w[index[e]];
-    z[0] = w[features_] + (s0 + s1);
+    z[0] = w[features_] + SparseDot(isa, w, index, value, nnz);
     return;
   }
   for (int k = 0; k < k_out; ++k) z[k] = w[features_ * k_out + k];
-  for (uint32_t e = 0; e < nnz; ++e) {
-    if (index[e] >= features_) continue;
-    const float* wj = w + static_cast<uint64_t>(index[e]) * k_out;
-    for (int k = 0; k < k_out; ++k) z[k] += value[e] * wj[k];
-  }
+  RowScores(isa, w, index, value, nnz, k_out, z);
 }
 
 double LinearModel::SquaredNorm() const {

@@ -121,7 +121,8 @@ class LinearReplicaLocal {
                          c.params.rates,
                          c.params.bias,
                          c.params.l1_rates,
-                         run_average_ != nullptr ? &r.average : nullptr};
+                         run_average_ != nullptr ? &r.average : nullptr,
+                         c.params.isa};
     const double rows = static_cast<double>(c.data->rows());
     const std::atomic<bool>& stop = c.executor->stop_flag();  // checked per block or minibatch
     // A replica's steps an epoch: its shard's samples (about rows / workers), or minibatches.

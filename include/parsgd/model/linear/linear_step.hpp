@@ -20,20 +20,16 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "parsgd/data/dataset.hpp"
+#include "parsgd/kernel/sparse_kernels.hpp"
 #include "parsgd/model/linear/average.hpp"
 #include "parsgd/model/linear/loss.hpp"
 #include "parsgd/optim/optimizer.hpp"
 #include "parsgd/scheme/write_policy.hpp"
 
 namespace parsgd {
-
-// A feature's constants for a run (8 bytes, read together).
-struct FeatureRate {
-  float step_scale;   // m_j
-  float shrink_rate;  // m_j * r_j
-};
 
 // What a step needs to know about the shared parameters.
 struct LinearParams {
@@ -44,7 +40,14 @@ struct LinearParams {
   bool bias = true;          // whether the bias is trained (--bias on); off, it stays as it is (0)
   const float* l1_rates = nullptr;  // per feature, the L1 term m_j l1 n / d_j; nullptr: no L1
   const LazyAverage* average = nullptr;  // --asgd: the averaged model, brought up to date lazily
+  // The vector path of the kernels (parsgd/kernel/sparse_kernels.hpp): the CPU runners set
+  // KernelIsa(ActiveIsa(), ...); scalar by default.
+  Isa isa = Isa::kScalar;
 };
+
+// The steps' template flag kVectorPaths: whether the kernels may take the vector paths of p.isa.
+// False in the offload backend's target regions, which a device without x86 vector units runs
+// (and which must not name the vector paths' host functions).
 
 // A loss head is a small value (empty, or the loss's parameter) that the training loops hold and
 // call per sample.
@@ -115,10 +118,16 @@ struct OneVsRestHead {
 
 // Scores z (outputs floats) of row x from the weights, read by `Read::Load` (a write policy of
 // scheme/write_policy.hpp: relaxed atomic loads of weights other workers write, by default).
-template <int kOutputs, class Read = StoreWrite>
+template <int kOutputs, class Read = StoreWrite, bool kVectorPaths = true>
 inline void LinearScores(const LinearParams& p, const SparseRow& x, float* z) {
   const float* w = p.arrays.weights;
   if constexpr (kOutputs == 1) {
+    if constexpr (kVectorPaths) {
+      if (p.isa != Isa::kScalar) {
+        z[0] = Read::Load(w[p.features]) + SparseDot(p.isa, w, x.index, x.value, x.nnz);
+        return;
+      }
+    }
     // Four partial sums in registers: the adds of one row do not wait on each other.
     float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     uint32_t e = 0;
@@ -134,6 +143,9 @@ inline void LinearScores(const LinearParams& p, const SparseRow& x, float* z) {
     const int k_out = kOutputs > 0 ? kOutputs : p.outputs;
     const float* bias = w + p.features * k_out;
     for (int k = 0; k < k_out; ++k) z[k] = Read::Load(bias[k]);
+    if constexpr (kVectorPaths) {
+      if (p.isa != Isa::kScalar) return RowScores(p.isa, w, x.index, x.value, x.nnz, k_out, z);
+    }
     for (uint32_t e = 0; e < x.nnz; ++e) {
       const float v = x.value[e];
       const float* wj = w + static_cast<uint64_t>(x.index[e]) * k_out;
@@ -172,10 +184,30 @@ template <class Rule, class Write, bool kL1>
 // loss gradient d_k m_j x_j and L2 term m_j r_j; bias k gets d_k and none. Out of line: inlined
 // into the per-sample loop under plain writes (sequential), the one-output loop ran out of
 // registers and took 5% longer; a call per sample costs the softmax step nothing measurable.
-template <int kOutputs, class Rule, class Write, class BiasWrite>
+template <int kOutputs, class Rule, class Write, class BiasWrite, bool kVectorPaths = true>
 [[gnu::noinline]] void LinearUpdate(const LinearParams& p, const SparseRow& x, const float* d_in,
                                     const RuleContext& c_in) {
   const int k_out = kOutputs > 0 ? kOutputs : p.outputs;
+  // Plain SGD without L1, written by relaxed or plain stores: the vector paths' step.
+  constexpr bool kVectorStep =
+      kVectorPaths && Rule::kKind == OptimizerKind::kSgd && !std::is_same_v<Write, CasWrite>;
+  if constexpr (kVectorStep) {
+    if (p.isa != Isa::kScalar && p.l1_rates == nullptr) {
+      if (k_out == 1) {
+        SgdSparseStep(p.isa, p.arrays.weights, x.index, x.value, x.nnz, p.rates, d_in[0], c_in.eta);
+      } else {
+        SgdRowsStep(p.isa, p.arrays.weights, x.index, x.value, x.nnz, k_out, p.rates, d_in,
+                    c_in.eta);
+      }
+      if (p.bias) {
+        const float no_reg = Rule::Prepare(c_in, 0.f);
+        for (int k = 0; k < k_out; ++k) {
+          Rule::template Apply<BiasWrite>(p.arrays, p.features * k_out + k, d_in[k], no_reg, c_in);
+        }
+      }
+      return;
+    }
+  }
   // Local copies of what the writes loop reads: the compiler treats an atomic store as writing
   // any memory whose address escaped, and reloaded the weights pointer, the step size and d from
   // memory after every coordinate (a third of the loop's loads). d is copied when K is known at
@@ -257,14 +289,14 @@ inline double WeightedLossAndGradient(const Head& head, float* z, int k_out, flo
 // One step on sample (x, target) of weight `weight`; returns the sample's weighted loss before the
 // step. z is scratch for `outputs` floats. Holds the scheme's guard from the first read to the
 // last write.
-template <class Head, class Rule, class Scheme>
+template <class Head, class Rule, class Scheme, bool kVectorPaths = true>
 inline double LinearSgdStep(const Head& head, Scheme& scheme, const LinearParams& p,
                             const SparseRow& x, float target, float weight, const RuleContext& c,
                             float* z) {
   constexpr int kOut = Head::kOutputs;
   const int k_out = kOut > 0 ? kOut : p.outputs;
   typename Scheme::Guard guard(scheme, x);
-  LinearScores<kOut, typename Scheme::Write>(p, x, z);
+  LinearScores<kOut, typename Scheme::Write, kVectorPaths>(p, x, z);
   const double loss = WeightedLossAndGradient(head, z, k_out, target, weight);
   if constexpr (Rule::kKind == OptimizerKind::kSgd) {
     // Plain SGD with a zero gradient and no penalty (hinge beyond the margin) changes nothing.
@@ -273,7 +305,8 @@ inline double LinearSgdStep(const Head& head, Scheme& scheme, const LinearParams
     if (!any) return loss;
   }
   if (p.average != nullptr) CatchUpRow<kOut, typename Scheme::Write>(*p.average, p, x, c.samples);
-  LinearUpdate<kOut, Rule, typename Scheme::Write, typename Scheme::BiasWrite>(p, x, z, c);
+  LinearUpdate<kOut, Rule, typename Scheme::Write, typename Scheme::BiasWrite, kVectorPaths>(p, x,
+                                                                                              z, c);
   return loss;
 }
 
