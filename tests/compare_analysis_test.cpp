@@ -155,6 +155,42 @@ TEST_F(CompareAnalysis, GivenTargetAndSpeedupsOverTheOneThreadRun) {
   EXPECT_FALSE(a.configs[2].time_speedup.has_value());
 }
 
+// Test accuracies per epoch: hogwild at 1 thread reaches 0.80 after epoch 2 (4 s), at 2 threads
+// after epoch 2 (2 s, three runs); sync ends at 0.84, and the default target is 0.84 - 0.005.
+TEST_F(CompareAnalysis, TimeToATargetTestAccuracyAndItsSpeedup) {
+  for (RunRecord& r : runs_) {
+    const double last = r.config == 2 ? 0.84 : 0.80;
+    r.epochs[0].test_accuracy = 0.70;
+    if (r.epochs.size() > 1) r.epochs[1].test_accuracy = last;
+  }
+  const Analysis given = Analyze(configs_, runs_, varying_, {.target_accuracy = 0.80});
+  EXPECT_TRUE(given.targets[0].accuracy_given);
+  const ConfigResult& one = given.configs[0];
+  const ConfigResult& two = given.configs[1];
+  EXPECT_EQ(one.reached_accuracy, 3);
+  EXPECT_EQ(one.epochs_to_accuracy.mean, 2.0);
+  EXPECT_EQ(one.seconds_to_accuracy.mean, 4.0);
+  EXPECT_EQ(two.seconds_to_accuracy.mean, 2.0);
+  EXPECT_EQ(two.accuracy_time_speedup, 2.0);
+  EXPECT_EQ(given.configs[2].reached_accuracy, 2);  // its failed run is not counted
+  const Analysis automatic = Analyze(configs_, runs_, varying_, {});
+  EXPECT_FALSE(automatic.targets[0].accuracy_given);
+  EXPECT_EQ(automatic.targets[0].accuracy_best, 0.84);
+  EXPECT_EQ(automatic.targets[0].accuracy_target, 0.84 - kAccuracyMargin);
+  EXPECT_EQ(automatic.configs[0].reached_accuracy, 0);
+  EXPECT_FALSE(automatic.configs[1].accuracy_time_speedup.has_value());
+  EXPECT_EQ(automatic.configs[2].reached_accuracy, 2);
+  const std::string csv = SummaryCsv(configs_, given, varying_);
+  EXPECT_NE(csv.find(",accuracy_target,reached_accuracy,epochs_to_accuracy_mean,"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find(",0.8,3,2,0,4,0,1,"), std::string::npos) << csv;  // hogwild at 1 thread
+  // Without test accuracies there is no target and nothing to reach.
+  const Analysis none = Analyze(configs_, runs_ = {MakeRun(0, 0, 0.5, 1.0)}, varying_, {});
+  EXPECT_TRUE(std::isnan(none.targets[0].accuracy_target));
+  EXPECT_EQ(none.configs[0].reached_accuracy, 0);
+}
+
 TEST_F(CompareAnalysis, PairsDifferingInOneFlagAreTested) {
   const Analysis a = Analyze(configs_, runs_, varying_, {.target = 0.5});
   ASSERT_EQ(a.comparisons.size(), 2u);

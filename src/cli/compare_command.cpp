@@ -181,6 +181,7 @@ int Compare(std::span<const std::string> args) {
   }
   compare::AnalysisOptions options;
   if (a.target >= 0) options.target = a.target;
+  if (a.target_accuracy >= 0) options.target_accuracy = a.target_accuracy / 100;
   options.alpha = a.alpha;
   options.optimum = a.optimum != OptimumMode::kNone;
   options.references = outcome.references;

@@ -241,6 +241,10 @@ void DeclareCompareOptions(OptionParser& p, CompareArgs& a) {
            "objective to reach for time to target (auto: the best final objective of all runs "
            "on the same problem + 1%)",
            0, 1e300, -1.0);
+  p.Double("target-accuracy", &a.target_accuracy,
+           "test accuracy in percent to reach for time to accuracy (auto: the best final test "
+           "accuracy of all runs on the same problem - 0.5)",
+           0, 100, -1.0);
   p.Double("alpha", &a.alpha, "threshold of the two-sided Welch t-test between configurations", 0,
            0.5, {}, true);
   p.Int("jobs", &a.jobs,

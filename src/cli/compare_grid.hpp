@@ -31,6 +31,7 @@ struct CompareArgs {
   std::string mpirun = "mpirun";  // the launcher's command (its extra flags included)
   int repeats = 3;
   double target = -1;  // < 0: the best final objective of all runs + 1%
+  double target_accuracy = -1;  // percent; < 0: the best final test accuracy of all runs - 0.5
   double alpha = 0.05;
   OptimumMode optimum = OptimumMode::kAuto;
   int jobs = 1;  // runs at once (compare_runs.hpp)

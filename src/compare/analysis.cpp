@@ -35,6 +35,15 @@ std::vector<double> Objectives(const RunRecord& r) {
   return o;
 }
 
+// The first epoch (1-based) whose test accuracy is at or above `target`; nullopt if none.
+std::optional<int> EpochsToAccuracy(const RunRecord& r, double target) {
+  for (std::size_t e = 0; e < r.epochs.size(); ++e) {
+    const auto& accuracy = r.epochs[e].test_accuracy;
+    if (accuracy && *accuracy >= target) return static_cast<int>(e + 1);
+  }
+  return std::nullopt;
+}
+
 // Per problem, f*: the reference solver's objective, lowered to the runs' lowest epoch where a run
 // went below it; the runs' lowest where no solver ran. No finished run: no f*.
 void Optima(const std::vector<Configuration>& configs, const std::vector<RunRecord>& runs,
@@ -77,6 +86,7 @@ std::vector<ProblemTarget> Targets(const std::vector<Configuration>& configs,
     t.problem = problem;
     t.target = t.best = kNaN;
     t.given = options.target.has_value();
+    t.accuracy_given = options.target_accuracy.has_value();
     targets.push_back(std::move(t));
     return targets.back();
   };
@@ -86,9 +96,17 @@ std::vector<ProblemTarget> Targets(const std::vector<Configuration>& configs,
     ProblemTarget& t = find(configs[r.config].problem);
     const double final_objective = r.epochs.back().objective;
     if (std::isnan(t.best) || final_objective < t.best) t.best = final_objective;
+    const auto& accuracy = r.epochs.back().test_accuracy;
+    if (accuracy && (std::isnan(t.accuracy_best) || *accuracy > t.accuracy_best)) {
+      t.accuracy_best = *accuracy;
+    }
   }
   for (ProblemTarget& t : targets) {
     t.target = options.target ? *options.target : t.best + 0.01 * std::fabs(t.best);
+    if (!std::isnan(t.accuracy_best)) {
+      t.accuracy_target =
+          options.target_accuracy ? *options.target_accuracy : t.accuracy_best - kAccuracyMargin;
+    }
   }
   if (options.optimum) Optima(configs, runs, options.references, targets);
   return targets;
@@ -121,8 +139,25 @@ void Suboptimality(const std::vector<const RunRecord*>& finished, double optimum
   }
 }
 
+// Epochs and seconds to the target test accuracy over the finished runs.
+void TimeToAccuracy(const std::vector<const RunRecord*>& finished, double target,
+                    ConfigResult& c) {
+  c.accuracy_target = target;
+  if (std::isnan(target)) return;
+  std::vector<double> epochs, seconds;
+  for (const RunRecord* r : finished) {
+    const auto reached = EpochsToAccuracy(*r, target);
+    if (!reached) continue;
+    ++c.reached_accuracy;
+    epochs.push_back(*reached);
+    if (auto s = SecondsToEpoch(EpochSeconds(*r), *reached)) seconds.push_back(*s);
+  }
+  c.epochs_to_accuracy = Summarize(epochs);
+  c.seconds_to_accuracy = Summarize(seconds);
+}
+
 ConfigResult SummarizeConfig(std::size_t index, const std::vector<RunRecord>& runs, double target,
-                             double optimum) {
+                             double accuracy_target, double optimum) {
   ConfigResult c;
   c.target = target;
   for (const RunRecord& r : runs) {
@@ -171,13 +206,19 @@ ConfigResult SummarizeConfig(std::size_t index, const std::vector<RunRecord>& ru
     c.curve.push_back({static_cast<int>(e + 1), Summarize(o), Summarize(s)});
   }
   Suboptimality(finished, optimum, c);
+  TimeToAccuracy(finished, accuracy_target, c);
   return c;
 }
 
-// Every finished run reached the target and carries its time.
+// Every finished run reached the target (the objective's, or the test accuracy's) and carries its
+// time.
 bool AllReachedInTime(const ConfigResult& c) {
   const int finished = c.runs - c.failed;
   return finished > 0 && c.reached == finished && c.seconds_to_target.n == finished;
+}
+bool AllReachedAccuracyInTime(const ConfigResult& c) {
+  const int finished = c.runs - c.failed;
+  return finished > 0 && c.reached_accuracy == finished && c.seconds_to_accuracy.n == finished;
 }
 
 void Speedups(const std::vector<Configuration>& configs, std::vector<ConfigResult>& results) {
@@ -197,6 +238,10 @@ void Speedups(const std::vector<Configuration>& configs, std::vector<ConfigResul
       if (AllReachedInTime(c) && AllReachedInTime(base) && c.seconds_to_target.mean > 0) {
         c.time_speedup = base.seconds_to_target.mean / c.seconds_to_target.mean;
       }
+      if (AllReachedAccuracyInTime(c) && AllReachedAccuracyInTime(base) &&
+          c.seconds_to_accuracy.mean > 0) {
+        c.accuracy_time_speedup = base.seconds_to_accuracy.mean / c.seconds_to_accuracy.mean;
+      }
       break;
     }
   }
@@ -211,6 +256,7 @@ void Speedups(const std::vector<Configuration>& configs, std::vector<ConfigResul
       results[i].baseline.reset();
       results[i].throughput_speedup.reset();
       results[i].time_speedup.reset();
+      results[i].accuracy_time_speedup.reset();
     }
   }
 }
@@ -282,13 +328,14 @@ Analysis Analyze(const std::vector<Configuration>& configs, const std::vector<Ru
   Analysis a;
   a.targets = Targets(configs, runs, options);
   for (std::size_t i = 0; i < configs.size(); ++i) {
-    double target = kNaN, optimum = kNaN;
+    double target = kNaN, accuracy_target = kNaN, optimum = kNaN;
     for (const ProblemTarget& t : a.targets) {
       if (t.problem != configs[i].problem) continue;
       target = t.target;
+      accuracy_target = t.accuracy_target;
       optimum = t.optimum;
     }
-    a.configs.push_back(SummarizeConfig(i, runs, target, optimum));
+    a.configs.push_back(SummarizeConfig(i, runs, target, accuracy_target, optimum));
   }
   Speedups(configs, a.configs);
   a.comparisons = Compare(configs, a.configs, varying);

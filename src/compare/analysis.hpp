@@ -1,5 +1,6 @@
 // The analysis of a comparison: per configuration, the mean and spread over repeats of the final
-// objective, test accuracy, time to a target objective and throughput; the speedup against the
+// objective, test accuracy, time to a target objective and to a target test accuracy, and
+// throughput; the speedup against the
 // 1-thread configuration; and Welch's t-test between configurations that differ in one flag.
 // Only finished runs enter the statistics; failed runs are counted.
 #pragma once
@@ -18,10 +19,18 @@ namespace parsgd::compare {
 // to.
 inline constexpr double kSuboptimalityLevels[] = {1e-2, 1e-3, 1e-4};
 
+// The automatic target test accuracy: a problem's best final test accuracy less this (a fraction:
+// half a percentage point), so that time to accuracy measures reaching the runs' level, not
+// matching the luckiest repeat's last epoch.
+inline constexpr double kAccuracyMargin = 0.005;
+
 struct AnalysisOptions {
   // The target objective of every problem; nullopt: per problem, the best final objective of its
   // finished runs plus 1% of its magnitude.
   std::optional<double> target = {};
+  // The target test accuracy (a fraction); nullopt: per problem, its best final test accuracy
+  // less kAccuracyMargin.
+  std::optional<double> target_accuracy = {};
   double alpha = 0.05;  // significance threshold of the two-sided Welch test
   // Distance to the optimum: per problem, f* from its reference solver run (where `references`
   // holds one that ran) or from the runs (the lowest objective of any epoch). false: none.
@@ -53,6 +62,12 @@ struct ConfigResult {
   std::optional<double> throughput_speedup;  // mean samples/s over the baseline's
   // Baseline's mean seconds to target over this one's, when every finished run of both reached it.
   std::optional<double> time_speedup;
+  // The same for the target test accuracy (NaN without test accuracies): the first epoch whose
+  // test accuracy is at or above it.
+  double accuracy_target = std::numeric_limits<double>::quiet_NaN();
+  int reached_accuracy = 0;
+  Summary epochs_to_accuracy, seconds_to_accuracy;
+  std::optional<double> accuracy_time_speedup;
   std::vector<CurvePoint> curve;  // epochs completed by every finished run
   // The final objective's relative suboptimality (f - f*) / |f*|; n == 0 without f*.
   Summary suboptimality;
@@ -91,6 +106,11 @@ struct ProblemTarget {
   double target = 0;
   double best = 0;     // best final objective (NaN when no run finished)
   bool given = false;  // from --target
+  // The target test accuracy and the best final one it is derived from (fractions; NaN when no
+  // finished run has one); accuracy_given: from --target-accuracy.
+  double accuracy_target = std::numeric_limits<double>::quiet_NaN();
+  double accuracy_best = std::numeric_limits<double>::quiet_NaN();
+  bool accuracy_given = false;
   // f*: the reference solver's objective, or the runs' lowest where that is lower (a solver
   // without a certificate can stop above a run); NaN when none.
   double optimum = std::numeric_limits<double>::quiet_NaN();

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "text_format.hpp"
 
 namespace parsgd::compare {
@@ -61,6 +63,11 @@ std::string SummaryCsv(const std::vector<Configuration>& configs, const Analysis
       header.push_back(fmt::format("{}_{:.0e}", what, level));
     }
   }
+  for (const char* name : {"accuracy_target", "reached_accuracy", "epochs_to_accuracy_mean",
+                           "epochs_to_accuracy_std", "seconds_to_accuracy_mean",
+                           "seconds_to_accuracy_std", "time_to_accuracy_speedup"}) {
+    header.push_back(name);
+  }
   header.push_back("error");
   std::string out = Row(header);
   for (std::size_t i = 0; i < configs.size(); ++i) {
@@ -103,6 +110,12 @@ std::string SummaryCsv(const std::vector<Configuration>& configs, const Analysis
                                   : (l.seconds.n > 0 ? Exact(l.seconds.mean) : ""));
       }
     }
+    const bool accuracy = c.impossible.empty() && !std::isnan(r.accuracy_target);
+    row.push_back(accuracy ? Exact(r.accuracy_target) : "");
+    row.push_back(accuracy ? std::to_string(r.reached_accuracy) : "");
+    Append(row, r.epochs_to_accuracy);
+    Append(row, r.seconds_to_accuracy);
+    row.push_back(Exact(r.accuracy_time_speedup));
     row.push_back(c.impossible.empty() ? r.error : c.impossible);
     out += Row(row);
   }

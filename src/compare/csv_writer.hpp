@@ -11,7 +11,10 @@ namespace parsgd::compare {
 
 // Columns: config, label, one per varying flag, status (ok | partial | failed | impossible), runs,
 // failed, objective and test accuracy (mean, std), target, reached, epochs and seconds to target
-// (mean, std), samples/s (mean, std), throughput_speedup, time_to_target_speedup, error.
+// (mean, std), samples/s (mean, std), throughput_speedup, time_to_target_speedup, optimum,
+// optimum_source, suboptimality (mean, std), reached, epochs_to and seconds_to each suboptimality
+// level, accuracy_target (a fraction), reached_accuracy, epochs and seconds to accuracy (mean,
+// std), time_to_accuracy_speedup, error.
 std::string SummaryCsv(const std::vector<Configuration>& configs, const Analysis& analysis,
                        const std::vector<std::string>& varying);
 
