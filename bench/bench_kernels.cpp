@@ -175,6 +175,44 @@ BENCHMARK_CAPTURE(BM_SparseUpdate_RelaxedL2, avx2, Isa::kAvx2);
 BENCHMARK_CAPTURE(BM_SparseUpdate_RelaxedL2, avx512, Isa::kAvx512);
 BENCHMARK(BM_SparseUpdate_Cas);
 
+// The K-score kernels (softmax, one-vs-rest), K = 10: the row's scores and plain SGD's update with
+// the L2 rates under relaxed writes, on each path. nnz/s counts a row's nonzeros (each moves K
+// weights). Checked first: the path's model after 64 rows is the scalar path's, bit for bit.
+void BM_SoftmaxRows(benchmark::State& state, Isa isa) {
+  if (!HasIsa(state, isa)) return;
+  constexpr int kClasses = 10;
+  std::vector<FeatureRate> reg(kFeatures, FeatureRate{1.f, 1e-3f});
+  std::vector<float> d(kClasses, 1e-3f), z(kClasses);
+  const RuleContext c = MakeRuleContext(OptimizerConfig{}, 0.1f, 1);
+  auto run = [&](std::vector<float>& w, Isa path, int rows) {
+    LinearParams p{{w.data(), nullptr, nullptr}, kFeatures, kClasses, reg.data()};
+    p.isa = path;
+    for (int r = 0; r < rows; ++r) {
+      LinearScores<0>(p, TheRows().Row(r % kRows), z.data());
+      LinearUpdate<0, SgdRule, StoreWrite, StoreWrite>(p, TheRows().Row(r % kRows), d.data(), c);
+    }
+  };
+  std::vector<float> scalar((kFeatures + 1) * kClasses, 0.01f), path = scalar;
+  run(scalar, Isa::kScalar, 64);
+  run(path, isa, 64);
+  if (scalar != path) {
+    state.SkipWithError("the path's model differs from the scalar path's");
+    return;
+  }
+  LinearParams p{{path.data(), nullptr, nullptr}, kFeatures, kClasses, reg.data()};
+  p.isa = isa;
+  int r = 0;
+  for (auto _ : state) {
+    LinearScores<0>(p, TheRows().Row(r), z.data());
+    LinearUpdate<0, SgdRule, StoreWrite, StoreWrite>(p, TheRows().Row(r), d.data(), c);
+    r = (r + 1) % kRows;
+  }
+  SetCounters(state, 12 + 8 * kClasses);
+}
+BENCHMARK_CAPTURE(BM_SoftmaxRows, scalar, Isa::kScalar);
+BENCHMARK_CAPTURE(BM_SoftmaxRows, avx2, Isa::kAvx2);
+BENCHMARK_CAPTURE(BM_SoftmaxRows, avx512, Isa::kAvx512);
+
 // The Hogwild! update from 1 thread up to every core, on one shared weight vector (relaxed atomic
 // stores, as the scheme's, on the path in use), each thread on its own rows: what two cores
 // writing the same cache lines cost. nnz/s and bytes/s are the threads' sum.

@@ -1,9 +1,7 @@
-// The sparse kernels' AVX-512 path: 16 lanes, masked tails and loads, gathers. Compiled for
+// The sparse kernels' AVX-512 path: 16 lanes, masked tails, gathers and scatters. Compiled for
 // AVX-512 by the functions' target attribute alone (the file's other code, and every header it
 // includes, stays baseline x86-64); called only where CpuSupports(Isa::kAvx512).
 #include <immintrin.h>
-
-#include <atomic>
 
 #include "parsgd/kernel/sparse_kernels.hpp"
 
@@ -70,10 +68,8 @@ PARSGD_AVX512 void SgdStepAvx512(float* w, const uint32_t* index, const float* v
                                  const FeatureRate* rates, float d, float eta) {
   const __m512 vd = _mm512_set1_ps(d), veta = _mm512_set1_ps(eta), one = _mm512_set1_ps(1.f);
   const __m512 zero = _mm512_setzero_ps();
-  alignas(64) float moved[16];
   for (uint32_t e = 0; e < n; e += 16) {
-    const uint32_t lanes = n - e < 16 ? n - e : 16;
-    const __mmask16 m = Tail(lanes);
+    const __mmask16 m = Tail(n - e);
     const __m512i i = _mm512_maskz_loadu_epi32(m, index + e);
     __m512 input = _mm512_maskz_loadu_ps(m, value + e);
     const __m512 old = _mm512_mask_i32gather_ps(zero, m, i, w, 4);
@@ -88,11 +84,7 @@ PARSGD_AVX512 void SgdStepAvx512(float* w, const uint32_t* index, const float* v
     } else {
       next = _mm512_sub_ps(old, _mm512_mul_ps(veta, _mm512_mul_ps(vd, input)));
     }
-    // One store a lane: vscatterdps measured slower (bench_kernels, Xeon model 207).
-    _mm512_store_ps(moved, next);
-    for (uint32_t k = 0; k < lanes; ++k) {
-      std::atomic_ref<float>(w[index[e + k]]).store(moved[k], std::memory_order_relaxed);
-    }
+    _mm512_mask_i32scatter_ps(w, m, i, next, 4);
   }
 }
 

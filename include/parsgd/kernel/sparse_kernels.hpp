@@ -4,9 +4,9 @@
 // path of each is the linear step's own loop (parsgd/model/linear/linear_step.hpp), which these
 // replace where the path in use is a vector one.
 //
-// Shared weights. The one-score kernels read a row's weights with the CPU's gather and write each
-// new weight with one relaxed atomic store (a scatter measured slower than the stores on the
-// Xeon of bench/README.md). The K-score kernels read and write a feature's K weights with masked
+// Shared weights. The one-score kernels read a row's weights with the CPU's gather and write them
+// with its scatter (AVX-512) or one relaxed atomic store each (AVX2, which has no scatter). The
+// K-score kernels read and write a feature's K weights with masked
 // vector loads and stores. Each lane of these is its own aligned 4-byte access (a float never
 // straddles a cache line), the same move a relaxed atomic load or store of a float compiles to on
 // x86, and the compiler treats the intrinsics as opaque memory operations, never as plain loads it
