@@ -113,6 +113,19 @@ TEST_P(VectorPath, StepWritesTheScalarPathsBits) {
   }
 }
 
+// A row scaled into sums (Newton's X^T u): the scalar path's bits.
+TEST_P(VectorPath, ScaledAddWritesTheScalarPathsBits) {
+  Rng rng(17);
+  for (uint32_t n : Lengths()) {
+    const Row r = RandomRow(rng, n);
+    std::vector<float> scalar = RandomWeights(rng, kFeatures), vector = scalar;
+    const auto a = static_cast<float>(rng.UniformDouble() - 0.5);
+    SparseScaledAdd(Isa::kScalar, scalar.data(), r.index.data(), r.value.data(), n, a);
+    SparseScaledAdd(GetParam(), vector.data(), r.index.data(), r.value.data(), n, a);
+    ASSERT_EQ(std::memcmp(scalar.data(), vector.data(), kFeatures * sizeof(float)), 0) << "n " << n;
+  }
+}
+
 // The linear step on p.isa: its scores within the dot's bound of the scalar path's, and its
 // update, given the same gradient, the same bits, bias included; where no vector path applies
 // (L1, compare-and-swap writes) the scalar path's bits whatever p.isa says.

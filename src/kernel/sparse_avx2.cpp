@@ -74,6 +74,21 @@ PARSGD_AVX2 void SgdStepAvx2(float* w, const uint32_t* index, const float* value
   }
 }
 
+PARSGD_AVX2 void ScaledAddAvx2(float* y, const uint32_t* index, const float* value, uint32_t n,
+                               float a) {
+  const __m256 va = _mm256_set1_ps(a);
+  alignas(32) float next[8];
+  for (uint32_t e = 0; e < n; e += 8) {
+    const uint32_t lanes = n - e < 8 ? n - e : 8;
+    const __m256i m = Tail(lanes);
+    const __m256i i = _mm256_maskload_epi32(reinterpret_cast<const int*>(index + e), m);
+    const __m256 old =
+        _mm256_mask_i32gather_ps(_mm256_setzero_ps(), y, i, _mm256_castsi256_ps(m), 4);
+    _mm256_store_ps(next, _mm256_add_ps(old, _mm256_mul_ps(_mm256_maskload_ps(value + e, m), va)));
+    for (uint32_t k = 0; k < lanes; ++k) y[index[e + k]] = next[k];
+  }
+}
+
 // The K-score kernels: a feature's K weights in blocks of 8 lanes, the last one masked.
 PARSGD_AVX2 void RowScoresAvx2(const float* w, const uint32_t* index, const float* value,
                                uint32_t n, int k_out, float* z) {

@@ -88,6 +88,18 @@ PARSGD_AVX512 void SgdStepAvx512(float* w, const uint32_t* index, const float* v
   }
 }
 
+PARSGD_AVX512 void ScaledAddAvx512(float* y, const uint32_t* index, const float* value,
+                                   uint32_t n, float a) {
+  const __m512 va = _mm512_set1_ps(a);
+  for (uint32_t e = 0; e < n; e += 16) {
+    const __mmask16 m = Tail(n - e);
+    const __m512i i = _mm512_maskz_loadu_epi32(m, index + e);
+    const __m512 old = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, i, y, 4);
+    const __m512 next = _mm512_add_ps(old, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, value + e), va));
+    _mm512_mask_i32scatter_ps(y, m, i, next, 4);
+  }
+}
+
 // The K-score kernels: a feature's K weights in blocks of 16 lanes, the last one masked.
 PARSGD_AVX512 void RowScoresAvx512(const float* w, const uint32_t* index, const float* value,
                                    uint32_t n, int k_out, float* z) {

@@ -41,6 +41,10 @@ void SgdStepScalar(float* w, const uint32_t* index, const float* value, uint32_t
   }
 }
 
+void ScaledAddScalar(float* y, const uint32_t* index, const float* value, uint32_t n, float a) {
+  for (uint32_t e = 0; e < n; ++e) y[index[e]] += value[e] * a;
+}
+
 void RowScoresScalar(const float* w, const uint32_t* index, const float* value, uint32_t n,
                      int k_out, float* z) {
   for (uint32_t e = 0; e < n; ++e) {

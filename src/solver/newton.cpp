@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "columns.hpp"
+#include "parsgd/kernel/sparse_kernels.hpp"
 #include "primal_losses.hpp"
 #include "solver/solvers.hpp"
 
@@ -256,38 +257,24 @@ class NewtonRunner final : public LinearRunner {
     return s0 + s1;
   }
 
-  // x.v in float, four chains: the Hessian-vector products' (conjugate gradients need them to a few
-  // digits; the gradient and the scores are summed in double).
-  static float DotFloat(const SparseRow& x, const float* v) {
-    float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    uint32_t e = 0;
-    for (; e + 3 < x.nnz; e += 4) {
-      s0 += x.value[e] * v[x.index[e]];
-      s1 += x.value[e + 1] * v[x.index[e + 1]];
-      s2 += x.value[e + 2] * v[x.index[e + 2]];
-      s3 += x.value[e + 3] * v[x.index[e + 3]];
-    }
-    for (; e < x.nnz; ++e) s0 += x.value[e] * v[x.index[e]];
-    return (s0 + s1) + (s2 + s3);
-  }
-
   // H p for p = direction_, into product_; returns p.H p. X p + p_b is left in along_.
   double Product(const LinearContext& c, double inv_n) {
     const Dataset& data = *c.data;
     for (uint64_t j = 0; j < features_; ++j) gather_[j] = static_cast<float>(direction_[j]);
     const double pb = kBias ? direction_[features_] : 0.0;
     const uint64_t m = product_.size();
+    // The Hessian-vector products in float, on the CPU's vector path (parsgd/kernel): conjugate
+    // gradients need them to a few digits; the gradient and the scores are summed in double.
+    const Isa isa = c.params.isa;
     const RowTotals rows = OverRows(c, products_, by_rows_ ? m : 0, [&](uint64_t i, RowTotals& t,
                                                                        float* sums) {
       const SparseRow x = data.row(i);
-      const double u = double(DotFloat(x, gather_.data())) + pb;
+      const double u = double(SparseDot(isa, gather_.data(), x.index, x.value, x.nnz)) + pb;
       along_[i] = u;
       const float curved = static_cast<float>(second_[i] * u);
       curved_[i] = curved;
       t.second += second_[i] * u;
-      if (sums != nullptr) {
-        for (uint32_t e = 0; e < x.nnz; ++e) sums[x.index[e]] += x.value[e] * curved;
-      }
+      if (sums != nullptr) SparseScaledAdd(isa, sums, x.index, x.value, x.nnz, curved);
     });
     if (by_rows_) {
       const double* sums = Reduce(c, products_, m);

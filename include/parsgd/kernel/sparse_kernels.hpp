@@ -41,6 +41,11 @@ float SparseDot(Isa isa, const float* w, const uint32_t* index, const float* val
 void SgdSparseStep(Isa isa, float* w, const uint32_t* index, const float* value, uint32_t n,
                    const FeatureRate* rates, float d, float eta);
 
+// y[index[e]] += value[e] * a for e < n: a row scaled into sums one thread owns (Newton's X^T u by
+// rows). Plain loads and stores; indices distinct. Every path gives the scalar path's bits.
+void SparseScaledAdd(Isa isa, float* y, const uint32_t* index, const float* value, uint32_t n,
+                     float a);
+
 // z[k] += sum over e < n of value[e] * w[index[e] * k_out + k], for k < k_out (z holds the biases
 // on entry): the K scores of a row.
 void RowScores(Isa isa, const float* w, const uint32_t* index, const float* value, uint32_t n,
@@ -62,6 +67,9 @@ void SgdStepAvx2(float* w, const uint32_t* index, const float* value, uint32_t n
                  const FeatureRate* rates, float d, float eta);
 void SgdStepAvx512(float* w, const uint32_t* index, const float* value, uint32_t n,
                    const FeatureRate* rates, float d, float eta);
+void ScaledAddScalar(float* y, const uint32_t* index, const float* value, uint32_t n, float a);
+void ScaledAddAvx2(float* y, const uint32_t* index, const float* value, uint32_t n, float a);
+void ScaledAddAvx512(float* y, const uint32_t* index, const float* value, uint32_t n, float a);
 void RowScoresScalar(const float* w, const uint32_t* index, const float* value, uint32_t n,
                      int k_out, float* z);
 void RowScoresAvx2(const float* w, const uint32_t* index, const float* value, uint32_t n,
@@ -100,6 +108,19 @@ inline void SgdSparseStep(Isa isa, float* w, const uint32_t* index, const float*
       break;
   }
   kernel::SgdStepScalar(w, index, value, n, rates, d, eta);
+}
+
+inline void SparseScaledAdd(Isa isa, float* y, const uint32_t* index, const float* value,
+                            uint32_t n, float a) {
+  switch (isa) {
+    case Isa::kAvx512:
+      return kernel::ScaledAddAvx512(y, index, value, n, a);
+    case Isa::kAvx2:
+      return kernel::ScaledAddAvx2(y, index, value, n, a);
+    case Isa::kScalar:
+      break;
+  }
+  kernel::ScaledAddScalar(y, index, value, n, a);
 }
 
 inline void RowScores(Isa isa, const float* w, const uint32_t* index, const float* value,
