@@ -112,6 +112,28 @@ std::vector<ProblemTarget> Targets(const std::vector<Configuration>& configs,
   return targets;
 }
 
+// Over the finished runs, those whose first_epoch(run) (1-based) is not nullopt: their count, and
+// the epochs and (timed runs) seconds to that epoch.
+struct Reach {
+  int runs = 0;
+  Summary epochs, seconds;
+};
+template <class FirstEpoch>
+Reach ReachOf(const std::vector<const RunRecord*>& finished, FirstEpoch first_epoch) {
+  Reach out;
+  std::vector<double> epochs, seconds;
+  for (const RunRecord* r : finished) {
+    const std::optional<int> reached = first_epoch(*r);
+    if (!reached) continue;
+    ++out.runs;
+    epochs.push_back(*reached);
+    if (auto s = SecondsToEpoch(EpochSeconds(*r), *reached)) seconds.push_back(*s);
+  }
+  out.epochs = Summarize(epochs);
+  out.seconds = Summarize(seconds);
+  return out;
+}
+
 // The configuration's distance to f*: its final relative suboptimality, and the epochs and seconds
 // to each level.
 void Suboptimality(const std::vector<const RunRecord*>& finished, double optimum, ConfigResult& c) {
@@ -125,16 +147,11 @@ void Suboptimality(const std::vector<const RunRecord*>& finished, double optimum
     ConfigResult::Level l;
     l.level = level;
     const double bound = optimum + level * std::max(std::fabs(optimum), 1e-300);
-    std::vector<double> epochs, seconds;
-    for (const RunRecord* r : finished) {
-      const auto reached = EpochsToTarget(Objectives(*r), bound);
-      if (!reached) continue;
-      ++l.reached;
-      epochs.push_back(*reached);
-      if (auto s = SecondsToEpoch(EpochSeconds(*r), *reached)) seconds.push_back(*s);
-    }
-    l.epochs = Summarize(epochs);
-    l.seconds = Summarize(seconds);
+    const Reach reach = ReachOf(
+        finished, [&](const RunRecord& r) { return EpochsToTarget(Objectives(r), bound); });
+    l.reached = reach.runs;
+    l.epochs = reach.epochs;
+    l.seconds = reach.seconds;
     c.levels.push_back(l);
   }
 }
@@ -144,16 +161,11 @@ void TimeToAccuracy(const std::vector<const RunRecord*>& finished, double target
                     ConfigResult& c) {
   c.accuracy_target = target;
   if (std::isnan(target)) return;
-  std::vector<double> epochs, seconds;
-  for (const RunRecord* r : finished) {
-    const auto reached = EpochsToAccuracy(*r, target);
-    if (!reached) continue;
-    ++c.reached_accuracy;
-    epochs.push_back(*reached);
-    if (auto s = SecondsToEpoch(EpochSeconds(*r), *reached)) seconds.push_back(*s);
-  }
-  c.epochs_to_accuracy = Summarize(epochs);
-  c.seconds_to_accuracy = Summarize(seconds);
+  const Reach reach =
+      ReachOf(finished, [&](const RunRecord& r) { return EpochsToAccuracy(r, target); });
+  c.reached_accuracy = reach.runs;
+  c.epochs_to_accuracy = reach.epochs;
+  c.seconds_to_accuracy = reach.seconds;
 }
 
 ConfigResult SummarizeConfig(std::size_t index, const std::vector<RunRecord>& runs, double target,

@@ -113,15 +113,11 @@ PARSGD_AVX2 void SgdRowsStepAvx2(float* w, const uint32_t* index, const float* v
     const __m256 vd = _mm256_maskload_ps(d + k0, m);
     for (uint32_t e = 0; e < n; ++e) {
       const uint32_t j = index[e];
-      float input = value[e], shrink = 1.f;
-      if (rates != nullptr) {
-        input = value[e] * rates[j].step_scale;
-        shrink = 1.f / (1.f + eta * rates[j].shrink_rate);
-      }
+      const FeatureStep f = StepOf(rates, j, value[e], eta);
       float* wj = w + uint64_t{j} * k_out + k0;
-      const __m256 step = _mm256_mul_ps(veta, _mm256_mul_ps(vd, _mm256_set1_ps(input)));
+      const __m256 step = _mm256_mul_ps(veta, _mm256_mul_ps(vd, _mm256_set1_ps(f.input)));
       __m256 next = _mm256_sub_ps(_mm256_maskload_ps(wj, m), step);
-      if (rates != nullptr) next = _mm256_mul_ps(next, _mm256_set1_ps(shrink));
+      if (rates != nullptr) next = _mm256_mul_ps(next, _mm256_set1_ps(f.shrink));
       _mm256_maskstore_ps(wj, m, next);
     }
   }

@@ -132,14 +132,10 @@ PARSGD_AVX512 void SgdRowsStepAvx512(float* w, const uint32_t* index, const floa
       __m512 next[kChunk];
       for (uint32_t c = 0; c < count; ++c) {
         const uint32_t e = begin + c, j = index[e];
-        float input = value[e], shrink = 1.f;
-        if (rates != nullptr) {
-          input = value[e] * rates[j].step_scale;
-          shrink = 1.f / (1.f + eta * rates[j].shrink_rate);
-        }
-        const __m512 step = _mm512_mul_ps(veta, _mm512_mul_ps(vd, _mm512_set1_ps(input)));
+        const FeatureStep f = StepOf(rates, j, value[e], eta);
+        const __m512 step = _mm512_mul_ps(veta, _mm512_mul_ps(vd, _mm512_set1_ps(f.input)));
         next[c] = _mm512_sub_ps(_mm512_maskz_loadu_ps(m, w + uint64_t{j} * k_out + k0), step);
-        if (rates != nullptr) next[c] = _mm512_mul_ps(next[c], _mm512_set1_ps(shrink));
+        if (rates != nullptr) next[c] = _mm512_mul_ps(next[c], _mm512_set1_ps(f.shrink));
       }
       for (uint32_t c = 0; c < count; ++c) {
         _mm512_mask_storeu_ps(w + uint64_t{index[begin + c]} * k_out + k0, m, next[c]);

@@ -30,14 +30,10 @@ void SgdStepScalar(float* w, const uint32_t* index, const float* value, uint32_t
                    const FeatureRate* rates, float d, float eta) {
   for (uint32_t e = 0; e < n; ++e) {
     const uint32_t j = index[e];
-    float input = value[e], shrink = 1.f;
-    if (rates != nullptr) {
-      input = value[e] * rates[j].step_scale;
-      shrink = 1.f / (1.f + eta * rates[j].shrink_rate);
-    }
-    const float step = eta * (d * input);
+    const FeatureStep f = StepOf(rates, j, value[e], eta);
+    const float step = eta * (d * f.input);
     std::atomic_ref<float> a(w[j]);
-    a.store((a.load(std::memory_order_relaxed) - step) * shrink, std::memory_order_relaxed);
+    a.store((a.load(std::memory_order_relaxed) - step) * f.shrink, std::memory_order_relaxed);
   }
 }
 
@@ -57,16 +53,12 @@ void SgdRowsStepScalar(float* w, const uint32_t* index, const float* value, uint
                        const FeatureRate* rates, const float* d, float eta) {
   for (uint32_t e = 0; e < n; ++e) {
     const uint32_t j = index[e];
-    float input = value[e], shrink = 1.f;
-    if (rates != nullptr) {
-      input = value[e] * rates[j].step_scale;
-      shrink = 1.f / (1.f + eta * rates[j].shrink_rate);
-    }
+    const FeatureStep f = StepOf(rates, j, value[e], eta);
     float* wj = w + uint64_t{j} * k_out;
     for (int k = 0; k < k_out; ++k) {
       std::atomic_ref<float> a(wj[k]);
-      const float step = eta * (d[k] * input);
-      a.store((a.load(std::memory_order_relaxed) - step) * shrink, std::memory_order_relaxed);
+      const float step = eta * (d[k] * f.input);
+      a.store((a.load(std::memory_order_relaxed) - step) * f.shrink, std::memory_order_relaxed);
     }
   }
 }

@@ -57,6 +57,16 @@ void SgdRowsStep(Isa isa, float* w, const uint32_t* index, const float* value, u
                  int k_out, const FeatureRate* rates, const float* d, float eta);
 
 namespace kernel {
+// Feature j's step input x_j m_j and shrink 1 / (1 + eta m_j r_j) (x_j and 1 without rates), as
+// the linear step computes them: the steps' per-feature factors on every path.
+struct FeatureStep {
+  float input, shrink;
+};
+inline FeatureStep StepOf(const FeatureRate* rates, uint32_t j, float value, float eta) {
+  if (rates == nullptr) return {value, 1.f};
+  return {value * rates[j].step_scale, 1.f / (1.f + eta * rates[j].shrink_rate)};
+}
+
 // The paths, for the functions above to choose from (and the tests to compare).
 float DotScalar(const float* w, const uint32_t* index, const float* value, uint32_t n);
 float DotAvx2(const float* w, const uint32_t* index, const float* value, uint32_t n);

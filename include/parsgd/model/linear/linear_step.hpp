@@ -180,6 +180,18 @@ template <class Rule, class Write, bool kL1>
   }
 }
 
+// The biases' step (--bias on): bias k gets loss gradient d_k and no L2 term.
+template <class Rule, class BiasWrite>
+[[gnu::always_inline]] inline void UpdateBias(const LinearParams& p, int k_out, const float* d,
+                                              const RuleContext& c) {
+  if (!p.bias) return;
+  const uint64_t bias = p.features * k_out;
+  const float no_reg = Rule::Prepare(c, 0.f);
+  for (int k = 0; k < k_out; ++k) {
+    Rule::template Apply<BiasWrite>(p.arrays, bias + k, d[k], no_reg, c);
+  }
+}
+
 // Applies the rule to the coordinates row x touches, given d_k = dloss/dz_k: coordinate (j, k) gets
 // loss gradient d_k m_j x_j and L2 term m_j r_j; bias k gets d_k and none. Out of line: inlined
 // into the per-sample loop under plain writes (sequential), the one-output loop ran out of
@@ -199,12 +211,7 @@ template <int kOutputs, class Rule, class Write, class BiasWrite, bool kVectorPa
         SgdRowsStep(p.isa, p.arrays.weights, x.index, x.value, x.nnz, k_out, p.rates, d_in,
                     c_in.eta);
       }
-      if (p.bias) {
-        const float no_reg = Rule::Prepare(c_in, 0.f);
-        for (int k = 0; k < k_out; ++k) {
-          Rule::template Apply<BiasWrite>(p.arrays, p.features * k_out + k, d_in[k], no_reg, c_in);
-        }
-      }
+      UpdateBias<Rule, BiasWrite>(p, k_out, d_in, c_in);
       return;
     }
   }
@@ -254,11 +261,7 @@ template <int kOutputs, class Rule, class Write, class BiasWrite, bool kVectorPa
                                      p.rates);
     }
   }
-  if (!p.bias) return;
-  const uint64_t bias = p.features * k_out;
-  const float no_reg = Rule::Prepare(c, 0.f);
-  for (int k = 0; k < k_out; ++k)
-    Rule::template Apply<BiasWrite>(arrays, bias + k, d[k], no_reg, c);
+  UpdateBias<Rule, BiasWrite>(p, k_out, d, c);
 }
 
 // --asgd: the means of the coordinates a step on row x is about to change (its features', and the
