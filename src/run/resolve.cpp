@@ -326,7 +326,7 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
   r.shards = r.workers;
   const Isa isa = ActiveIsa();  // PARSGD_ISA checked before any work, whether the run uses it or not
   if (config.backend == Backend::kCpu && config.model != ModelKind::kMlp &&
-      config.solver == Solver::kSgd && r.outputs == 1) {
+      (config.solver == Solver::kSgd || config.solver == Solver::kNewton)) {
     r.kernels = IsaName(KernelIsa(isa, (r.features + 1) * r.outputs));
   }
   if (IsModelPartition(config.scheme)) ResolvePartition(config, r);

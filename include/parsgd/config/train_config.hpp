@@ -229,8 +229,8 @@ class CheckedConfig {
 // The settings a run actually uses once the automatic ones are derived from the data.
 struct ResolvedSettings {
   std::string device = "cpu";  // where the workers ran: "cpu", "host-fallback" or the GPU's name
-  // The vector path of the one-score sparse kernels the linear SGD steps run on
-  // (parsgd/kernel/isa.hpp); empty where the run uses none of them.
+  // The vector path of the sparse kernels (parsgd/kernel/isa.hpp) a linear run on the CPU takes:
+  // SGD's scores and steps, Newton's row pass; empty where the run uses none of them.
   std::string kernels;
   SchemeKind scheme = SchemeKind::kSequential;  // resolved: never kAuto
   std::string scheme_reason;  // why auto chose it; empty when the scheme was given
