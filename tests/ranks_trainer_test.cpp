@@ -62,6 +62,7 @@ EverySample AveragingEverySample(double asgd) {
   out.in_process.threads = 2;
   out.in_process.batch = 1;
   out.in_process.period = 1;
+  out.in_process.average_rule = AverageRule::kMean;  // the ranks' auto; one process takes touched
   out.ranked.ranks_period = 1;
   return out;
 }

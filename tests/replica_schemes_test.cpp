@@ -12,6 +12,7 @@
 #include "parsgd/order/sample_order.hpp"
 #include "parsgd/run/trainer.hpp"
 #include "parsgd/util/error.hpp"
+#include "scheme/replica_settings.hpp"
 #include "scheme/replicas.hpp"
 #include "test_support.hpp"
 
@@ -522,6 +523,90 @@ TEST(TouchedRule, NeedsTheAverageScheme) {
       return s.key == "average-rule";
     })) << testing::Name(scheme);
   }
+}
+
+// The share of whole steps by its formula on four rows: feature 0 in every row (no step of it is
+// whole while another replica trains), feature 1 in one row, n_1 / rows = 1/4; the bias one step a
+// row, never whole. Period 1: (3/4)^1 of feature 1's step over 5 nonzeros + 4 bias steps; a whole
+// shard (period 0, 2 rows): (3/4)^2.
+TEST(TouchedRule, WholeStepShareCountsTheStepsNoOtherReplicaTouches) {
+  const Dataset data = testing::MakeDataset({{{0, 1.f}, {1, 1.f}}, {{0, 1.f}}, {{0, 1.f}}, {{0, 1.f}}},
+                                            {1, -1, 1, -1}, 2);
+  EXPECT_DOUBLE_EQ(WholeStepShare(data, 1, 2), 0.75 / 9);
+  EXPECT_DOUBLE_EQ(WholeStepShare(data, 0, 2), 0.5625 / 9);
+  EXPECT_DOUBLE_EQ(WholeStepShare(data, 100, 2), 0.5625 / 9);  // a period past the shard: the shard
+  EXPECT_DOUBLE_EQ(WholeStepShare(data, 1, 3), 0.5625 / 9);    // two other replicas
+  EXPECT_EQ(WholeStepShare(data, 1, 1), 1);                    // one replica: every step whole
+}
+
+// --average-rule auto and --period auto for per-sample replicas: on wide sparse rows the touched
+// rule with a period of kTouchedPeriodNonzeros nonzeros; on narrow dense rows (every feature in
+// every period of both replicas) the mean every tenth of a shard; the mean across ranks, for
+// minibatches and for the MLP; a rule or period the user gave is kept.
+TEST(TouchedRule, AutoTakesItWithAShortPeriodOnSparseRowsOnly) {
+  const Dataset sparse = testing::MakeProblem(80000, 50000, 20, 2, 0.05, 69);
+  const Dataset dense = testing::MakeProblem(20000, 30, 20, 2, 0.05, 70);
+  TrainConfig c = PlainConfig(SchemeKind::kAverage, 2);
+  c.batch = 1;
+  ASSERT_EQ(c.average_rule, AverageRule::kAuto);
+  ASSERT_LT(c.period, 0);
+  const double a_row = static_cast<double>(sparse.nnz()) / sparse.rows();
+  const ReplicaPlan wide = AutoReplicaPlan(c, sparse, 2, 1);
+  EXPECT_EQ(wide.rule, AverageRule::kTouched);
+  EXPECT_EQ(wide.period, static_cast<int>(std::ceil(kTouchedPeriodNonzeros / a_row)));
+  EXPECT_LT(wide.period, static_cast<int>(PerSampleReplicaPeriod(sparse.rows(), 2)));
+  EXPECT_DOUBLE_EQ(wide.whole_steps, WholeStepShare(sparse, wide.period, 2));
+  EXPECT_GE(wide.whole_steps, kTouchedWholeShare);
+
+  const ReplicaPlan narrow = AutoReplicaPlan(c, dense, 2, 1);
+  EXPECT_EQ(narrow.rule, AverageRule::kMean);
+  EXPECT_EQ(narrow.period, AutoReplicaPeriod(c, dense.rows(), 2));
+  EXPECT_LT(narrow.whole_steps, 0);
+
+  EXPECT_EQ(AutoReplicaPlan(c, sparse, 2, 2).rule, AverageRule::kMean);  // ranks
+  TrainConfig minibatch = c;
+  minibatch.batch = 32;
+  EXPECT_EQ(AutoReplicaPlan(minibatch, sparse, 2, 1).rule, AverageRule::kMean);
+  EXPECT_EQ(AutoReplicaPlan(minibatch, sparse, 2, 1).period, 10);
+  TrainConfig mlp = c;
+  mlp.model = ModelKind::kMlp;
+  EXPECT_EQ(AutoReplicaPlan(mlp, sparse, 2, 1).rule, AverageRule::kMean);
+
+  TrainConfig mean = c;
+  mean.average_rule = AverageRule::kMean;
+  EXPECT_EQ(AutoReplicaPlan(mean, sparse, 2, 1).rule, AverageRule::kMean);
+  EXPECT_EQ(AutoReplicaPlan(mean, sparse, 2, 1).period, AutoReplicaPeriod(c, sparse.rows(), 2));
+  TrainConfig touched = c;
+  touched.average_rule = AverageRule::kTouched;
+  EXPECT_EQ(AutoReplicaPlan(touched, sparse, 2, 1).period, wide.period);
+  EXPECT_EQ(AutoReplicaPlan(touched, dense, 2, 1).rule, AverageRule::kTouched);
+  TrainConfig given = c;
+  given.period = 0;  // a whole shard between combinations: the rule weighed at it
+  const ReplicaPlan shard = AutoReplicaPlan(given, sparse, 2, 1);
+  EXPECT_EQ(shard.period, 0);
+  EXPECT_DOUBLE_EQ(shard.whole_steps, WholeStepShare(sparse, 0, 2));
+  EXPECT_LT(shard.whole_steps, wide.whole_steps);
+  EXPECT_EQ(shard.rule, shard.whole_steps >= kTouchedWholeShare ? AverageRule::kTouched
+                                                                 : AverageRule::kMean);
+  given.period = 5;
+  EXPECT_EQ(AutoReplicaPlan(given, dense, 2, 1).rule, AverageRule::kMean);
+  EXPECT_EQ(AutoReplicaPlan(given, dense, 2, 1).period, 5);
+}
+
+// A run of per-sample replicas on wide sparse rows resolves the touched rule and its short period,
+// and the setup's words say so.
+TEST(TouchedRule, IsWhatPerSampleReplicasTakeOnSparseRows) {
+  const Dataset sparse = testing::MakeProblem(80000, 50000, 20, 2, 0.05, 69);
+  TrainConfig c = PlainConfig(SchemeKind::kAverage, 2);
+  c.batch = 1;
+  c.epochs = 1;
+  auto executor = MakeTbbExecutor(2);
+  Trainer trainer(c, sparse, nullptr, *executor);
+  EXPECT_EQ(trainer.config().average_rule, AverageRule::kTouched);
+  EXPECT_EQ(trainer.settings().period, AutoReplicaPlan(trainer.config(), sparse, 2, 1).period);
+  EXPECT_GE(trainer.settings().whole_steps, kTouchedWholeShare);
+  EXPECT_TRUE(testing::Contains(DescribeReplicas(trainer.config(), trainer.settings(), true),
+                                "touched rule"));
 }
 
 }  // namespace

@@ -113,7 +113,9 @@ bool BiasOff(const TrainConfig& c) { return c.bias == Bias::kOff; }
 bool Pipeline(const TrainConfig& c) { return c.scheme == SchemeKind::kPipeline; }
 bool Subnet(const TrainConfig& c) { return c.scheme == SchemeKind::kSubnet; }
 bool OuterStep(const TrainConfig& c) { return !c.outer.plain(); }
-bool RuleNotMean(const TrainConfig& c) { return c.average_rule != AverageRule::kMean; }
+bool RuleNotMean(const TrainConfig& c) {
+  return c.average_rule != AverageRule::kMean && c.average_rule != AverageRule::kAuto;
+}
 bool Elastic(const TrainConfig& c) { return c.scheme == SchemeKind::kElastic; }
 bool ClassWeighted(const TrainConfig& c) { return c.class_weight != "none"; }
 bool L1Penalty(const TrainConfig& c) { return c.l1 > 0; }

@@ -121,7 +121,8 @@ void ValidateRanks(const TrainConfig& c) {
           "minibatch; the period is for average and gossip");
     }
   }
-  if (c.average_rule != AverageRule::kMean && c.ranks_scheme != RanksScheme::kAverage) {
+  if (c.average_rule != AverageRule::kMean && c.average_rule != AverageRule::kAuto &&
+      c.ranks_scheme != RanksScheme::kAverage) {
     throw SettingError(fmt::format(
         "`average-rule` {} across ranks chooses the members of the ranks' average: it needs "
         "`ranks-scheme` average",

@@ -341,9 +341,11 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
         "of its {} workers (at least {})",
         r.batch, ranks, r.workers, ranks * r.workers));
   }
-  r.period =
-      config.period >= 0 ? config.period : AutoReplicaPeriod(config, train.rows(), r.workers);
+  const ReplicaPlan plan = AutoReplicaPlan(config, train, r.workers, ranks);
+  r.period = plan.period;
+  r.whole_steps = plan.whole_steps;
   config.period = r.period;
+  config.average_rule = plan.rule;
   if (config.scheme == SchemeKind::kElastic) ResolveElasticAlpha(config, r);
   r.decay = config.decay > 0 ? config.decay : DefaultDecay(config.schedule);
   r.epochs_auto = config.epochs == 0;

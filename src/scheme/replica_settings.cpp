@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <vector>
 
 #include "parsgd/config/settings.hpp"
 
@@ -23,6 +25,50 @@ int AutoReplicaPeriod(const TrainConfig& config, uint64_t rows, int workers) {
   return static_cast<int>(std::min<uint64_t>(PerSampleReplicaPeriod(rows, workers), 1 << 30));
 }
 
+double WholeStepShare(const Dataset& data, uint64_t period, int workers) {
+  const uint64_t rows = data.rows();
+  if (rows == 0 || workers < 2) return 1;
+  const uint64_t shard = (rows + workers - 1) / workers;
+  const double others =
+      static_cast<double>(period == 0 ? shard : std::min(period, shard)) * (workers - 1);
+  std::vector<uint64_t> holding(data.features(), 0);
+  const uint32_t* index = data.indices().data();
+  for (uint64_t e = 0; e < data.nnz(); ++e) ++holding[index[e]];
+  double whole = 0;
+  for (uint64_t n : holding) {
+    if (n > 0) whole += static_cast<double>(n) * std::pow(1 - static_cast<double>(n) / rows, others);
+  }
+  return whole / static_cast<double>(data.nnz() + rows);  // the bias: never whole
+}
+
+ReplicaPlan AutoReplicaPlan(const TrainConfig& config, const Dataset& data, int workers,
+                            int ranks) {
+  const bool given_rule = config.average_rule != AverageRule::kAuto;
+  ReplicaPlan plan{config.period >= 0 ? config.period
+                                      : AutoReplicaPeriod(config, data.rows(), workers),
+                   given_rule ? config.average_rule : AverageRule::kMean, -1};
+  if ((given_rule && (config.period >= 0 || config.average_rule != AverageRule::kTouched)) ||
+      config.scheme != SchemeKind::kAverage ||
+      config.batch != 1 || !IsLinear(config.model) || workers < 2 || ranks > 1 ||
+      data.nnz() == 0) {
+    return plan;
+  }
+  const double nonzeros_a_row = static_cast<double>(data.nnz()) / data.rows();
+  const uint64_t shorter = std::min<uint64_t>(
+      PerSampleReplicaPeriod(data.rows(), workers),
+      static_cast<uint64_t>(std::ceil(kTouchedPeriodNonzeros / nonzeros_a_row)));
+  const uint64_t weighed = config.period >= 0 ? static_cast<uint64_t>(config.period) : shorter;
+  plan.whole_steps = WholeStepShare(data, weighed, workers);
+  const bool sparse = plan.whole_steps >= kTouchedWholeShare;
+  if (!given_rule) plan.rule = sparse ? AverageRule::kTouched : AverageRule::kMean;
+  if (config.period < 0 && plan.rule == AverageRule::kTouched && sparse) {
+    plan.period = static_cast<int>(shorter);
+  } else if (config.period < 0) {
+    plan.whole_steps = -1;  // weighed at a period the run does not take
+  }
+  return plan;
+}
+
 void ResolveElasticAlpha(TrainConfig& config, ResolvedSettings& r) {
   r.elastic_alpha = config.elastic_alpha > 0 ? config.elastic_alpha : 0.9 / r.workers;
   config.elastic_alpha = r.elastic_alpha;
@@ -38,9 +84,10 @@ std::string DescribeReplicas(const TrainConfig& c, const ResolvedSettings& s, bo
   std::string out = s.period > 0 ? fmt::format(" (period {})", s.period) : " (period epoch)";
   if (c.average_state) out += s.scheme == SchemeKind::kGossip ? " (state mixed)" : " (state averaged)";
   if (s.scheme == SchemeKind::kAverage && c.average_rule != AverageRule::kMean) {
-    out += c.average_rule == AverageRule::kTouched
-               ? " (each coordinate over the replicas that moved it)"
-               : " (the sum of the replicas' changes)";
+    out += c.average_rule == AverageRule::kSum ? " (the sum of the replicas' changes)"
+           : s.whole_steps < 0 ? " (each coordinate over the replicas that moved it)"
+                               : fmt::format(" (touched rule: {:.0f}% of the steps whole)",
+                                             100 * s.whole_steps);
   }
   if (s.scheme == SchemeKind::kElastic) out += fmt::format(" (alpha {:.4g})", s.elastic_alpha);
   if (outer && !c.outer.plain()) {

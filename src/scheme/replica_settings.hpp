@@ -7,6 +7,7 @@
 #include <string>
 
 #include "parsgd/config/train_config.hpp"
+#include "parsgd/data/dataset.hpp"
 
 namespace parsgd {
 
@@ -16,6 +17,35 @@ uint64_t PerSampleReplicaPeriod(uint64_t rows, int workers);
 
 // --period auto for `config` (its scheme and batch resolved) on `rows` rows over `workers`.
 int AutoReplicaPeriod(const TrainConfig& config, uint64_t rows, int workers);
+
+// The share of the training steps that the touched rule keeps whole when each of `workers`
+// replicas takes `period` samples between two combinations (0: a whole shard): a step on feature j
+// is whole when no other replica's period touched j, which for rows drawn at random has
+// probability (1 - n_j / rows)^(period (workers - 1)), n_j the rows holding j. The steps are the
+// nonzeros and the bias (one a row, touched by every replica). One pass over the nonzeros.
+double WholeStepShare(const Dataset& data, uint64_t period, int workers);
+
+// The nonzeros each per-sample replica trains on between two combinations under the touched rule
+// auto takes: short enough that most rare features meet one replica only, long enough that the
+// combining step stays a small part of the period.
+inline constexpr double kTouchedPeriodNonzeros = 65536;
+// The share of whole steps (WholeStepShare) from which auto takes the touched rule.
+inline constexpr double kTouchedWholeShare = 0.05;
+
+struct ReplicaPlan {
+  int period;
+  AverageRule rule;    // never kAuto
+  double whole_steps;  // WholeStepShare at `period` where weighed; < 0 otherwise
+};
+
+// --period and --average-rule for `config` (its scheme, batch and workers resolved) on `data`, the
+// autos resolved: per-sample replicas of a linear model in one process (ranks == 1) take the
+// touched rule when their period keeps at least kTouchedWholeShare of the steps whole, and under
+// --period auto then combine every kTouchedPeriodNonzeros nonzeros (at most the tenth of a shard);
+// every other run takes the mean and AutoReplicaPeriod. Across ranks auto is the mean: the rule
+// is also the ranks' and every rank must take the same.
+ReplicaPlan AutoReplicaPlan(const TrainConfig& config, const Dataset& data, int workers,
+                            int ranks);
 
 // The elastic scheme's force, resolved (auto: 0.9 / workers, the EASGD paper's beta = 0.9) into
 // `config` and `r`; throws SettingError where alpha x workers passes 1, where the step would not

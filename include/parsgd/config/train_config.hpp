@@ -88,9 +88,13 @@ struct OuterConfig {
 
 // The average scheme's mean (in one process over the replicas, across ranks over the ranks): which
 // members a coordinate's new value is the mean of.
-enum class AverageRule { kMean, kTouched, kSum };
+enum class AverageRule { kAuto, kMean, kTouched, kSum };
 
 inline constexpr Named<AverageRule> kAverageRules[] = {
+    {AverageRule::kAuto, "auto",
+     "touched, with a period of about 65,536 nonzeros a worker, for per-sample replicas of a "
+     "linear model where that period keeps at least 5% of the steps whole (sparse data); else "
+     "mean"},
     {AverageRule::kMean, "mean", "every coordinate the mean over all the members"},
     {AverageRule::kTouched, "touched",
      "each coordinate the mean over the members that moved it since the last combination (a "
@@ -164,7 +168,7 @@ struct TrainConfig {
                     // epoch; -1: automatic (10, or a tenth of a shard for --batch 1)
   bool average_state = false;  // average, gossip: combine the optimiser state too
   OuterConfig outer;           // average: the outer optimiser
-  AverageRule average_rule = AverageRule::kMean;  // average: the members a coordinate's mean is of
+  AverageRule average_rule = AverageRule::kAuto;  // average: the members a coordinate's mean is of
   double elastic_alpha = -1;   // elastic: the elastic force; -1: automatic (0.9 / workers)
   RanksScheme ranks_scheme = RanksScheme::kAverage;  // across ranks
   int ranks_period = -1;       // across ranks: each rank's updates between two combinations; 0:
@@ -250,6 +254,9 @@ struct ResolvedSettings {
   bool tol_auto = false;
   int batch = 1;
   int period = 10;  // resolved: >= 1, or 0 for once per epoch
+  // The average scheme's automatic rule: the share of the steps the period keeps whole (taken by
+  // one replica only between two combinations), where auto weighed it; < 0 otherwise.
+  double whole_steps = -1;
   // The sample order's shards: one per worker, or one where every worker computes on the same
   // minibatches (pipeline, vertical).
   int shards = 1;
