@@ -135,7 +135,8 @@ TEST_F(TrainAcrossRanks, RunsThatAreOneProcessesScoreAlike) {
   struct Case {
     std::string one, ranks;
   };
-  for (const Case& c : {Case{"--scheme average --batch 1 --period 1 --average-rule mean --schedule constant",
+  for (const Case& c : {Case{"--scheme average --batch 1 --period 1 --average-rule mean "
+                             "--schedule constant",
                              "--ranks-period 1 --scheme sequential --schedule constant"},
                         Case{"--scheme sync --batch 2", "--ranks-scheme sync --batch 2"}}) {
     SCOPED_TRACE(c.ranks);

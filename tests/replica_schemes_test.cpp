@@ -530,8 +530,8 @@ TEST(TouchedRule, NeedsTheAverageScheme) {
 // row, never whole. Period 1: (3/4)^1 of feature 1's step over 5 nonzeros + 4 bias steps; a whole
 // shard (period 0, 2 rows): (3/4)^2.
 TEST(TouchedRule, WholeStepShareCountsTheStepsNoOtherReplicaTouches) {
-  const Dataset data = testing::MakeDataset({{{0, 1.f}, {1, 1.f}}, {{0, 1.f}}, {{0, 1.f}}, {{0, 1.f}}},
-                                            {1, -1, 1, -1}, 2);
+  const Dataset data = testing::MakeDataset(
+      {{{0, 1.f}, {1, 1.f}}, {{0, 1.f}}, {{0, 1.f}}, {{0, 1.f}}}, {1, -1, 1, -1}, 2);
   EXPECT_DOUBLE_EQ(WholeStepShare(data, 1, 2), 0.75 / 9);
   EXPECT_DOUBLE_EQ(WholeStepShare(data, 0, 2), 0.5625 / 9);
   EXPECT_DOUBLE_EQ(WholeStepShare(data, 100, 2), 0.5625 / 9);  // a period past the shard: the shard

@@ -31,12 +31,17 @@ double WholeStepShare(const Dataset& data, uint64_t period, int workers) {
   const uint64_t shard = (rows + workers - 1) / workers;
   const double others =
       static_cast<double>(period == 0 ? shard : std::min(period, shard)) * (workers - 1);
-  std::vector<uint64_t> holding(data.features(), 0);
+  // 4 bytes a feature, a model's size; a count saturates (such a feature is never whole anyway).
+  std::vector<uint32_t> holding(data.features(), 0);
   const uint32_t* index = data.indices().data();
-  for (uint64_t e = 0; e < data.nnz(); ++e) ++holding[index[e]];
+  for (uint64_t e = 0; e < data.nnz(); ++e) {
+    uint32_t& n = holding[index[e]];
+    if (n != UINT32_MAX) ++n;
+  }
   double whole = 0;
-  for (uint64_t n : holding) {
-    if (n > 0) whole += static_cast<double>(n) * std::pow(1 - static_cast<double>(n) / rows, others);
+  for (uint32_t n : holding) {
+    const double held = n;
+    if (n > 0) whole += held * std::pow(1 - held / static_cast<double>(rows), others);
   }
   return whole / static_cast<double>(data.nnz() + rows);  // the bias: never whole
 }
