@@ -41,6 +41,38 @@ class CliCsv : public ::testing::Test {
   testing::TempDir dir_;
 };
 
+// A table's model reads tables and caches of the same table: LIBSVM text (which would give its
+// columns by index, not by name) and a cache of another table are refused with both readings
+// named, a flag of another format's reading by name; a cache of the table is read as its text.
+TEST_F(CliCsv, AModelOfATableReadsThatTableOnly) {
+  const std::string train = dir_.Write("train.csv", Table(300, 1, false));
+  const std::string test = dir_.Write("test.csv", Table(100, 2, false));
+  const std::string model = dir_.File("m.bin"), cache = dir_.File("test.bin");
+  ASSERT_EQ(RunCli("train --train " + train + " --epochs 3 --threads 1 --save " + model).status,
+            0);
+  ASSERT_EQ(RunCli("convert " + test + " " + cache).status, 0);
+  EXPECT_EQ(RunCli("predict " + model + " " + cache).output,
+            RunCli("predict " + model + " " + test).output);
+  const std::string svm = dir_.Write("d.svm", "1 1:0.5 2:0.3\n0 1:0.1 3:0.9\n");
+  const auto libsvm = RunCli("predict " + model + " " + svm);
+  EXPECT_EQ(libsvm.status, 1);
+  EXPECT_TRUE(Contains(libsvm.output, svm + ": LIBSVM text, but the model's training data was CSV "
+                                            "text of 3 feature columns"))
+      << libsvm.output;
+  const std::string other = dir_.Write("other.csv", "class,a,b\nyes,1,2\nno,3,4\n");
+  const std::string other_cache = dir_.File("other.bin");
+  ASSERT_EQ(RunCli("convert " + other + " " + other_cache).status, 0);
+  const auto table = RunCli("eval " + model + " " + other_cache);
+  EXPECT_EQ(table.status, 1);
+  EXPECT_TRUE(Contains(table.output, "CSV text of 2 feature columns, but the model's training "
+                                     "data was CSV text of 3 feature columns: another table's"))
+      << table.output;
+  const auto flag = RunCli("predict " + model + " " + test + " --zero-based yes");
+  EXPECT_EQ(flag.status, 2);
+  EXPECT_TRUE(Contains(flag.output, "--zero-based would be ignored: it reads LIBSVM text"))
+      << flag.output;
+}
+
 TEST_F(CliCsv, CategoricalColumnsTrainAndPredictByNameOneHotOrHashed) {
   const std::string train = dir_.Write("train.csv", Table(600, 1, false));
   const std::string test = dir_.Write("test.csv", Table(300, 2, false));

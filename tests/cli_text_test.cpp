@@ -151,6 +151,60 @@ TEST_F(CliText, SeveralFilesTrainAsTheirConcatenation) {
             parts.output.substr(parts.output.rfind("train accuracy")));
 }
 
+// Hashed text's other files are read as the training data was, wherever its hashing was set: a
+// run trained from a binary cache hashed at 12 bits reads its --test text at 12 bits (the test
+// accuracy is eval's of the saved model on the same file); predict and eval read a cache of the
+// same hashing as its text, and refuse a cache of another (both readings named) or one of columns.
+TEST_F(CliText, OtherFilesAreReadAsTheCachedTrainingTextWas) {
+  const std::string text = dir_.Write("train.txt", Text(300, 3, true));
+  const std::string test = dir_.Write("test.txt", Text(100, 9, true));
+  const std::string cache = dir_.File("train.bin"), model = dir_.File("m.bin");
+  ASSERT_EQ(RunCli("convert " + text + " " + cache + " --hash-bits 12").status, 0);
+  const auto r =
+      RunCli("train --train " + cache + " --test " + test + " --epochs 5 --save " + model);
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto e = RunCli("eval " + model + " " + test);
+  ASSERT_EQ(e.status, 0) << e.output;
+  EXPECT_EQ(After(e.output, "accuracy "), After(r.output, "test accuracy ")) << e.output;
+  EXPECT_EQ(After(e.output, "loss "), After(r.output, "test loss ")) << e.output;
+
+  const std::string same = dir_.File("test12.bin"), other = dir_.File("test16.bin");
+  ASSERT_EQ(RunCli("convert " + test + " " + same + " --hash-bits 12").status, 0);
+  ASSERT_EQ(RunCli("convert " + test + " " + other).status, 0);
+  const auto from_cache = RunCli("eval " + model + " " + same);
+  ASSERT_EQ(from_cache.status, 0) << from_cache.output;
+  EXPECT_EQ(Lines(from_cache.output).at(0), Lines(e.output).at(0));
+  EXPECT_EQ(RunCli("predict " + model + " " + same).output,
+            RunCli("predict " + model + " " + test).output);
+  for (const std::string& command : {std::string("predict "), std::string("eval ")}) {
+    const auto refused = RunCli(command + model + " " + other);
+    EXPECT_EQ(refused.status, 1) << refused.output;
+    EXPECT_TRUE(Contains(refused.output, other + ": fastText text hashed into 2^16 features (word "
+                                         "n-grams 1 to 2), but the model's training data was "
+                                         "fastText text hashed into 2^12 features"))
+        << refused.output;
+  }
+  const auto test_refused = RunCli("train --train " + cache + " --test " + other + " --epochs 1");
+  EXPECT_EQ(test_refused.status, 1);
+  EXPECT_TRUE(Contains(test_refused.output, "but the training data " + cache + " was fastText "
+                                            "text hashed into 2^12 features"))
+      << test_refused.output;
+  const std::string columns = dir_.File("columns.bin");
+  ASSERT_EQ(RunCli("convert " + dir_.Write("d.svm", "1 1:0.5\n-1 2:1\n") + " " + columns).status,
+            0);
+  const auto not_hashed = RunCli("predict " + model + " " + columns);
+  EXPECT_EQ(not_hashed.status, 1);
+  EXPECT_TRUE(Contains(not_hashed.output, columns + ": LIBSVM text, but the model's training data "
+                                          "was fastText text"))
+      << not_hashed.output;
+  // Flags of another format's reading would be ignored: refused by predict and eval too.
+  const auto flag = RunCli("eval " + model + " " + test + " --label-column 0");
+  EXPECT_EQ(flag.status, 2);
+  EXPECT_TRUE(Contains(flag.output, "--label-column would be ignored: it reads CSV text; " + test +
+                                    " is fasttext"))
+      << flag.output;
+}
+
 TEST_F(CliText, TheDoorRefusesWhatWouldBeReadWrong) {
   const std::string text = dir_.Write("train.txt", Text(100, 5, true));
   const std::string svm = dir_.Write("d.svm", "1 1:0.5\n-1 2:1\n");
@@ -165,7 +219,9 @@ TEST_F(CliText, TheDoorRefusesWhatWouldBeReadWrong) {
   ASSERT_EQ(RunCli("train --train " + svm + " --epochs 1 --quiet --save " + model).status, 0);
   const auto wrong = RunCli("predict " + model + " " + text);
   EXPECT_EQ(wrong.status, 1);
-  EXPECT_TRUE(Contains(wrong.output, "the model was not trained on such text")) << wrong.output;
+  EXPECT_TRUE(Contains(wrong.output, "fastText text hashed into 2^16 features (word n-grams 1 to "
+                                     "2), but the model's training data was LIBSVM text"))
+      << wrong.output;
   // Two labels on a line: the place and the reason.
   const std::string two = dir_.Write("two.txt", "__label__a x\n__label__a y __label__b\n");
   const auto multi = RunCli("train --train " + two + " --model softmax");

@@ -8,6 +8,7 @@
 #include <functional>
 #include <iterator>
 #include <optional>
+#include <set>
 #include <type_traits>
 #include <variant>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "parsgd/model/targets.hpp"
 #include "parsgd/util/atomic_file.hpp"
 #include "shared_options.hpp"
+#include "train_options.hpp"
 
 namespace parsgd::cli {
 namespace {
@@ -48,6 +50,7 @@ struct ApplyArgs {
   std::string weight_column;
   // Else the model's record (DataReading's csv_label_column, csv_weight_column, csv_missing).
   bool label_column_given = false, weight_column_given = false, missing_given = false;
+  std::set<std::string, std::less<>> format_only_given;  // the kFormatOnlyOptions given
   int threads = 0;
 };
 
@@ -71,31 +74,28 @@ bool ParseApply(OptionParser& p, std::span<const std::string> args, ApplyArgs& a
   a.label_column_given = p.Given("label-column");
   a.weight_column_given = p.Given("weight-column");
   a.missing_given = p.Given("missing");
+  for (const FormatOnlyOption& option : kFormatOnlyOptions) {
+    if (p.Given(option.key)) a.format_only_given.emplace(option.key);
+  }
   return true;
 }
+
+constexpr const char* kModelsData = "the model's training data";
 
 LoadOptions DataOptions(const ApplyArgs& a, const LoadedModel& loaded) {
   LoadOptions options;
   options.format = a.format;
-  if (loaded.reading.hashing) {
-    // The model's features are hashed words: its data is text of the same format, hashed alike.
-    const bool vw = IsVw(loaded.reading.hashing->format);
-    const DataFormat format = vw ? DataFormat::kVw : DataFormat::kFasttext;
-    if (a.format != DataFormat::kAuto && a.format != format) {
-      throw UsageError(fmt::format("--format {}: the model was trained on {} text (hashed "
-                                   "features); it reads only that",
-                                   DataFormatName(a.format), vw ? "VW" : "fastText"));
-    }
-    options.format = format;
-    options.hashing = *loaded.reading.hashing;
+  if (const std::string refusal = GivenFormatRefusal(loaded.reading, a.format, kModelsData);
+      !refusal.empty()) {
+    throw UsageError(refusal);
   }
+  ReadAlike(loaded.reading, a.data, kModelsData, options);
   options.header = a.header;
   options.missing = a.missing_given ? a.missing : loaded.reading.csv_missing;
   options.weight_column = a.weight_column_given ? a.weight_column : loaded.reading.csv_weight_column;
   options.weight_column_optional = !a.weight_column_given;
   options.label_by_schema = !a.label_column_given;
-  options.csv_schema = loaded.reading.csv_schema;
-  options.csv_schema_source = "the model's training data";
+  options.csv_schema_source = kModelsData;
   options.delimiter = a.delimiter;
   options.label_column =
       a.label_column_given ? a.label_column : loaded.reading.csv_label_column.value_or("");
@@ -174,18 +174,16 @@ void CheckCsvColumns(const ApplyArgs& a, const LoadOptions& options, const Loade
 Dataset LoadData(const ApplyArgs& a, const LoadedModel& loaded, Executor& executor,
                  bool labels_needed) {
   LoadOptions options = DataOptions(a, loaded);
+  RefuseIgnoredDataOptions(
+      [&](std::string_view key) { return a.format_only_given.contains(key); }, a.data,
+      options.format != DataFormat::kAuto ? options.format : DetectDataFormat(a.data));
   options.labels_optional = !labels_needed;  // predict: images alone
   if (labels_needed && options.label_column == kNoLabelColumn) {
     throw UsageError("--label-column none: eval needs the labels; name their column");
   }
   Dataset data;
   executor.Execute([&] { data = LoadDataset(a.data, options); });
-  if (data.hashing() && !loaded.reading.hashing) {
-    throw DataError(a.data, 0, 0,
-                    fmt::format("{} text (hashed features), but the model was not trained on "
-                                "such text: its features are columns, not hashes",
-                                IsVw(data.hashing()->format) ? "VW" : "fastText"));
-  }
+  CheckReadAlike(loaded.reading, data, kModelsData);
   CheckCsvColumns(a, options, loaded, data);
   return data;
 }

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
+#include <iterator>
 
 #include "parsgd/data/shard.hpp"
 #include "parsgd/util/split.hpp"
@@ -102,17 +104,7 @@ ZeroBased RunZeroBased(const RunArgs& a, const Dataset& train) {
 }
 
 DataReading RunReading(const RunArgs& a, const Dataset& train) {
-  DataReading reading{.zero_based = RunZeroBased(a, train)};
-  // CSV text, or a binary cache of it: how the table was read, as the data records it.
-  if (const std::shared_ptr<const CsvSchema>& schema = train.csv_schema()) {
-    reading.csv_label_column = train.csv_reading().label_column;
-    reading.csv_schema = schema;
-    reading.csv_feature_columns = schema->columns.size();
-    reading.csv_weight_column = train.csv_reading().weight_column;
-    reading.csv_missing = train.csv_reading().missing;
-  }
-  reading.hashing = train.hashing();
-  return reading;
+  return ReadingOf(train, a.zero_based);
 }
 
 Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executor,
@@ -136,6 +128,8 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
   options.missing = a.missing;
   options.weight_column = a.weight_column;
   SetHashingOptions(a, options);
+  const std::string whose = train != nullptr ? "the training data " + train->source() : "";
+  const DataReading reading = train != nullptr ? RunReading(a, *train) : DataReading{};
   if (train != nullptr && train->csv_schema()) {
     // The table's other files are read as the training data was (a binary cache records it).
     options.label_column = train->csv_reading().label_column;
@@ -143,8 +137,8 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
     options.missing = train->csv_reading().missing;
   }
   if (train != nullptr) {
-    options.csv_schema = train->csv_schema();
-    options.csv_schema_source = "the training data " + train->source();
+    ReadAlike(reading, path, whose, options);
+    options.csv_schema_source = whose;
     options.label_by_schema = true;
     options.zero_based = RunZeroBased(a, *train);
     if (a.zero_based == ZeroBased::kAuto && options.zero_based == ZeroBased::kNo) {
@@ -160,6 +154,7 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
                                                          : LoadDataset(path, options);
     data = page_budget > 0 ? PagedView(read, page_budget) : ResidentCopy(read);
   });
+  if (train != nullptr) CheckReadAlike(reading, data, whose);
   if (train == nullptr && a.hash_bits != 0 && FormatRead(path, a.format, data) == DataFormat::kCsv &&
       (data.csv_schema() == nullptr || !data.csv_schema()->HasCategorical())) {
     throw UsageError(fmt::format(
@@ -178,43 +173,25 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
   return data;
 }
 
-void RefuseIgnoredDataOptions(const OptionParser& p, const RunArgs& a) {
-  const bool csv_flags = p.Given("header") || p.Given("delimiter") || p.Given("label-column") ||
-                         p.Given("missing") || p.Given("weight-column") || p.Given("categorical");
-  const bool hash_flags = p.Given("hash-bits") || p.Given("ngrams") || p.Given("char-ngrams") ||
-                          p.Given("interactions");
-  if (!csv_flags && !hash_flags && !p.Given("zero-based")) return;
-  const DataFormat format = a.format == DataFormat::kAuto ? DetectDataFormat(a.train) : a.format;
+void RefuseIgnoredDataOptions(const std::function<bool(std::string_view)>& given,
+                              const std::string& path, DataFormat format) {
   if (format == DataFormat::kAuto) return;  // standard input: its format is known once read
-  const char* name = NameOf<DataFormat>(kDataFormats, format);
-  for (const char* flag :
-       {"header", "delimiter", "label-column", "missing", "weight-column", "categorical"}) {
-    if (p.Given(flag) && format != DataFormat::kCsv) {
-      throw UsageError(fmt::format("--{} would be ignored: it reads CSV text; {} is {}", flag,
-                                   a.train, name));
+  for (const FormatOnlyOption& option : kFormatOnlyOptions) {
+    if (given(option.key) && !(option.formats & FormatBit(format))) {
+      throw UsageError(fmt::format("--{} would be ignored: it reads {}; {} is {}", option.key,
+                                   option.reads, path, DataFormatName(format)));
     }
   }
-  for (const char* flag : {"ngrams", "char-ngrams"}) {
-    if (p.Given(flag) && format != DataFormat::kFasttext) {
-      throw UsageError(fmt::format("--{} would be ignored: it reads fastText text; {} is {}", flag,
-                                   a.train, name));
-    }
+}
+
+void RefuseIgnoredDataOptions(const OptionParser& p, const RunArgs& a) {
+  const auto given = [&](std::string_view key) { return p.Given(key); };
+  if (std::none_of(std::begin(kFormatOnlyOptions), std::end(kFormatOnlyOptions),
+                   [&](const FormatOnlyOption& o) { return given(o.key); })) {
+    return;
   }
-  if (p.Given("interactions") && format != DataFormat::kVw) {
-    throw UsageError(fmt::format("--interactions would be ignored: it reads VW text; {} is {}",
-                                 a.train, name));
-  }
-  if (p.Given("hash-bits") && format != DataFormat::kFasttext && format != DataFormat::kVw &&
-      format != DataFormat::kCsv) {
-    throw UsageError(fmt::format(
-        "--hash-bits would be ignored: it reads fastText and VW text and CSV categorical "
-        "columns; {} is {}",
-        a.train, name));
-  }
-  if (p.Given("zero-based") && format != DataFormat::kLibsvm) {
-    throw UsageError(fmt::format(
-        "--zero-based would be ignored: it reads LIBSVM text; {} is {}", a.train, name));
-  }
+  RefuseIgnoredDataOptions(given, a.train,
+                           a.format == DataFormat::kAuto ? DetectDataFormat(a.train) : a.format);
 }
 
 std::unique_ptr<Executor> MakeRunExecutor(const TrainConfig& config) {

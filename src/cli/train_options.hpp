@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -63,6 +64,11 @@ void DeclareTrainingOptions(OptionParser& p, RunArgs& a);
 // text, --ngrams and --char-ngrams fastText text, --interactions VW text, --hash-bits either; a run
 // would otherwise ignore them.
 void RefuseIgnoredDataOptions(const OptionParser& p, const RunArgs& a);
+// The same for the file `path` read in `format` (kAuto, standard input's: nothing refused), by
+// the table of the options that apply to some formats only (kFormatOnlyOptions); `given` says
+// whether the command line gave a flag.
+void RefuseIgnoredDataOptions(const std::function<bool(std::string_view)>& given,
+                              const std::string& path, DataFormat format);
 
 // The host threads of a run: --threads on the cpu backend; on the offload backend, whose --threads
 // counts device workers, every core (for loading and preparing).

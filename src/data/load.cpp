@@ -36,9 +36,12 @@ std::vector<std::string> CommaParts(const std::string& path) {
 }
 
 // IMAGES,LABELS: a comma pair whose first file is IDX (or missing: the IDX reader says so).
+// Standard input is text, never IDX: "-,b.csv" is a list.
 bool IsCommaPair(const std::string& path) {
   const std::vector<std::string> parts = CommaParts(path);
-  return parts.size() == 2 && (!fs::is_regular_file(parts[0]) || HasIdxMagic(parts[0]));
+  return parts.size() == 2 && parts[0] != data_internal::kStdin &&
+         parts[1] != data_internal::kStdin &&
+         (!fs::is_regular_file(parts[0]) || HasIdxMagic(parts[0]));
 }
 
 // The images and labels files of `path`; with `labels_optional`, a labels file not found is "".

@@ -63,6 +63,30 @@ inline const char* DataFormatName(DataFormat format) {
   return NameOf<DataFormat>(kDataFormats, format);
 }
 
+// The read options that apply to some formats only (a flag of every command that reads data), and
+// what they read: a flag given for a file of another format would be ignored, and is refused.
+struct FormatOnlyOption {
+  std::string_view key;  // the flag, without its dashes
+  unsigned formats;      // FormatBit of each format it applies to
+  std::string_view reads;
+};
+constexpr unsigned FormatBit(DataFormat format) { return 1u << static_cast<unsigned>(format); }
+inline constexpr FormatOnlyOption kFormatOnlyOptions[] = {
+    {"zero-based", FormatBit(DataFormat::kLibsvm), "LIBSVM text"},
+    {"header", FormatBit(DataFormat::kCsv), "CSV text"},
+    {"delimiter", FormatBit(DataFormat::kCsv), "CSV text"},
+    {"label-column", FormatBit(DataFormat::kCsv), "CSV text"},
+    {"missing", FormatBit(DataFormat::kCsv), "CSV text"},
+    {"weight-column", FormatBit(DataFormat::kCsv), "CSV text"},
+    {"categorical", FormatBit(DataFormat::kCsv), "CSV text"},
+    {"ngrams", FormatBit(DataFormat::kFasttext), "fastText text"},
+    {"char-ngrams", FormatBit(DataFormat::kFasttext), "fastText text"},
+    {"interactions", FormatBit(DataFormat::kVw), "VW text"},
+    {"hash-bits",
+     FormatBit(DataFormat::kFasttext) | FormatBit(DataFormat::kVw) | FormatBit(DataFormat::kCsv),
+     "fastText and VW text and CSV categorical columns"},
+};
+
 struct LoadOptions {
   DataFormat format = DataFormat::kAuto;
   // 0: no limit. LIBSVM: passed to the reader (indices above it are errors). Other formats: a

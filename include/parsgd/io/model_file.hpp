@@ -62,32 +62,12 @@
 
 #include "parsgd/data/csv.hpp"
 #include "parsgd/data/dataset.hpp"
+#include "parsgd/data/reading.hpp"
 #include "parsgd/model/model.hpp"
 
 namespace parsgd {
 
 class AtomicFileWriter;
-
-// How the training data was read, where it matters to reading other files for the model: the
-// defaults of predict and eval.
-struct DataReading {
-  // LIBSVM text: how its indices were read (kYes or kNo); kAuto: not recorded.
-  ZeroBased zero_based = ZeroBased::kAuto;
-  // CSV text: its label column as given (CsvOptions::label_column; empty: the first); none: the
-  // data was not CSV text.
-  std::optional<std::string> csv_label_column = std::nullopt;
-  // With csv_label_column: the CSV text's feature columns (every column but the label's).
-  uint64_t csv_feature_columns = 0;
-  // Hashed text (fastText's or VW's format): how its words became features; none otherwise.
-  std::optional<TextHashing> hashing = std::nullopt;
-  // CSV text (version 6 on): its feature columns (names, categorical values; the model's features
-  // are laid out as data/csv_schema.hpp says), its weight column as given (empty: none) and its
-  // missing-value rule, by which predict and eval read other files of the table; null: not
-  // recorded.
-  std::shared_ptr<const CsvSchema> csv_schema = nullptr;
-  std::string csv_weight_column = {};
-  CsvMissing csv_missing = CsvMissing::kError;
-};
 
 // The longest CSV label column a model file records (bytes).
 inline constexpr std::size_t kMaxRecordedLabelColumn = 4096;
