@@ -20,6 +20,7 @@
 
 #include "bindings.hpp"
 #include "parsgd/data/load.hpp"
+#include "parsgd/data/reading.hpp"
 #include "parsgd/util/split.hpp"
 
 namespace parsgd::python {
@@ -281,14 +282,21 @@ py::tuple LoadFile(const std::string& path, const std::string& format, uint32_t 
   Dataset data;
   {
     py::gil_scoped_release release;
-    if (!like.empty()) {
-      // Another file of the table: read by the first file's columns (CSV: names, categories).
+    if (like.empty()) {
+      data = LoadDataset(path, options);
+    } else {
+      // Another file of the same data: read as the first was (data/reading.hpp: a table's
+      // columns by name, hashed text's hashing, LIBSVM's index base), or refused.
       const Dataset first = LoadDataset(like, options);
-      options.csv_schema = first.csv_schema();
+      const DataReading reading = ReadingOf(first, ZeroBased::kAuto);
+      const std::string whose = "the data " + like;
+      ReadAlike(reading, path, whose, options);
       options.csv_schema_source = like;
       options.label_by_schema = true;
+      if (reading.zero_based != ZeroBased::kAuto) options.zero_based = reading.zero_based;
+      data = LoadDataset(path, options);
+      CheckReadAlike(reading, data, whose);
     }
-    data = LoadDataset(path, options);
   }
   if (hash_bits_given && !data.hashing() &&
       !(data.csv_schema() && data.csv_schema()->HasCategorical())) {

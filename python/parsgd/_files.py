@@ -30,9 +30,10 @@ def load_file(path, *, format="auto", hash_bits=None, ngrams=2, char_ngrams=None
     text, CSV categories one column each). CSV: text columns are categorical, one column per
     value after the table's columns (or hashed into 2**hash_bits), categorical "none" makes text an
     error and "a,b" names columns categorical whatever their values (--categorical); like: the
-    path of the file this one is another part of (the training file of a test file), whose CSV
-    columns it is read by: matched by name, the same category columns (a value the first never
-    had left out). With return_weights, (X, y, w): w the rows' weights (VW importances, a CSV
+    path of the file this one is another part of (the training file of a test file), read as that
+    one was: its CSV columns matched by name, the same category columns (a value the first never
+    had left out), its hashing (a binary cache's too), its LIBSVM index base; a file that holds
+    data read otherwise (hashed with other settings, another table) raises. With return_weights, (X, y, w): w the rows' weights (VW importances, a CSV
     weight column; None when every row weighs 1).
     Raises ValueError naming the file, line and column for malformed data.
     """

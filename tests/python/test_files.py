@@ -81,3 +81,20 @@ def test_csv_categories_one_hot_hashed_and_another_file_read_like_the_first(tmp_
     svm = write(tmp_path, "d.svm", "1 1:0.5\n")
     with pytest.raises(ValueError, match="hash_bits would be ignored"):
         parsgd.load_file(svm, hash_bits=8)
+
+
+def test_another_file_is_read_like_a_cached_hashed_text_or_refused(tmp_path, cli):
+    import subprocess
+    lines = [f"__label__{'a' if i % 2 else 'b'} w{i % 7} x{i % 5}\n" for i in range(40)]
+    text = write(tmp_path, "train.txt", "".join(lines))
+    cache, other = tmp_path / "train.bin", tmp_path / "other.bin"
+    subprocess.run([cli, "convert", str(text), str(cache), "--hash-bits", "8"], check=True)
+    subprocess.run([cli, "convert", str(text), str(other)], check=True)
+    # The text read like the cache takes its 8 bits (the text's own default would be 16).
+    X, _ = parsgd.load_file(text, like=cache)
+    X_cache, _ = parsgd.load_file(cache)
+    assert X.shape == (40, 256)
+    assert (X != X_cache).nnz == 0
+    with pytest.raises(ValueError, match="hashed into 2\\^16 features.*but the data .*train.bin "
+                                         "was fastText text hashed into 2\\^8 features"):
+        parsgd.load_file(other, like=cache)
