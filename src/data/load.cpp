@@ -22,67 +22,16 @@
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/float_text.hpp"
 #include "parsgd/util/split.hpp"
+#include "format_readers.hpp"
 #include "stream_readers.hpp"
 
 namespace parsgd {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The files of a comma-separated list that is not itself a file's name; empty for one path.
-std::vector<std::string> CommaParts(const std::string& path) {
-  if (path.find(',') == std::string::npos || fs::exists(path)) return {};
-  return SplitAtCommas(path);
-}
-
-// IMAGES,LABELS: a comma pair whose first file is IDX (or missing: the IDX reader says so).
-// Standard input is text, never IDX: "-,b.csv" is a list.
-bool IsCommaPair(const std::string& path) {
-  const std::vector<std::string> parts = CommaParts(path);
-  return parts.size() == 2 && parts[0] != data_internal::kStdin &&
-         parts[1] != data_internal::kStdin &&
-         (!fs::is_regular_file(parts[0]) || HasIdxMagic(parts[0]));
-}
-
-// The images and labels files of `path`; with `labels_optional`, a labels file not found is "".
-std::pair<std::string, std::string> IdxPaths(const std::string& path, bool labels_optional) {
-  if (IsCommaPair(path)) {
-    const std::size_t comma = path.find(',');
-    return {path.substr(0, comma), path.substr(comma + 1)};
-  }
-  const fs::path images(path);
-  std::string name = images.filename().string();
-  const std::size_t at = name.find("images-idx3");
-  if (labels_optional &&
-      (at == std::string::npos ||
-       !fs::exists(images.parent_path() / std::string(name).replace(at, 11, "labels-idx1")))) {
-    return {path, ""};
-  }
-  if (at == std::string::npos) {
-    throw Error(path +
-                ": cannot derive the IDX labels file: the name has no 'images-idx3' to "
-                "replace by 'labels-idx1'; give IMAGES,LABELS");
-  }
-  name.replace(at, 11, "labels-idx1");
-  const std::string labels = (images.parent_path() / name).string();
-  if (!fs::exists(labels)) {
-    throw Error(path + ": IDX labels file not found: looked for '" + labels +
-                "'; give IMAGES,LABELS");
-  }
-  return {path, labels};
-}
-
-// Same arrays, `features` columns (>= the dataset's).
-Dataset WithFeatures(const Dataset& d, uint64_t features) {
-  Dataset::Parts parts = d.parts();
-  parts.features = features;
-  return Dataset(std::move(parts));
-}
-
-Dataset ApplyMaxFeatures(const Dataset& d, uint64_t max_features) {
-  const uint64_t features = data_internal::FeaturesGiven(d.source(), d.features(), max_features);
-  return features == d.features() ? d : WithFeatures(d, features);
-}
+using data_internal::ApplyMaxFeatures;
+using data_internal::CommaParts;
+using data_internal::IsCommaPair;
 
 bool HasCsvName(const std::string& path) {
   std::string tail = path.substr(path.size() < 4 ? 0 : path.size() - 4);
@@ -137,85 +86,18 @@ DataFormat DetectTextFormat(std::string_view head, const std::string& name) {
   return DataFormat::kLibsvm;
 }
 
-// The text readers' options of `options`.
-LibsvmOptions LibsvmOptionsOf(const LoadOptions& options) {
-  return {.max_features = options.max_features,
-          .zero_based = options.zero_based,
-          .zero_based_note = options.zero_based_note,
-          .chunk_bytes = options.chunk_bytes};
-}
-FasttextOptions FasttextOptionsOf(const LoadOptions& options) {
-  return {.hashing = options.hashing,
-          .labels_optional = options.labels_optional,
-          .chunk_bytes = options.chunk_bytes};
-}
-VwOptions VwOptionsOf(const LoadOptions& options) {
-  return {.hashing = options.hashing,
-          .labels_optional = options.labels_optional,
-          .chunk_bytes = options.chunk_bytes};
-}
-CsvOptions CsvOptionsOf(const LoadOptions& options) {
-  return {.header = options.header,
-          .delimiter = options.delimiter,
-          .label_column = options.label_column,
-          .label_column_note = options.label_column_note,
-          .missing = options.missing,
-          .weight_column = options.weight_column,
-          .weight_column_optional = options.weight_column_optional,
-          .labels_optional = options.labels_optional,
-          .label_by_schema = options.label_by_schema,
-          .categorical_auto = options.categorical_auto,
-          .categorical = options.categorical,
-          .category_hash_bits = options.category_hash_bits,
-          .schema = options.csv_schema,
-          .schema_source = options.csv_schema_source,
-          .chunk_bytes = options.chunk_bytes};
-}
-
-// `text` (the whole of a stream or an inflated file) parsed as `format`, a text format.
-Dataset ParseText(std::string_view text, const std::string& name, DataFormat format,
-                  const LoadOptions& options) {
-  if (format == DataFormat::kCsv) {
-    return ApplyMaxFeatures(ParseCsv(text, name,
-                                     CsvOptionsOf(options)),
-                            options.max_features);
-  }
-  if (format == DataFormat::kFasttext) {
-    return ApplyMaxFeatures(ParseFasttext(text, name, FasttextOptionsOf(options)),
-                            options.max_features);
-  }
-  if (format == DataFormat::kVw) {
-    return ApplyMaxFeatures(ParseVw(text, name, VwOptionsOf(options)), options.max_features);
-  }
-  if (format != DataFormat::kLibsvm) {
-    throw Error(fmt::format("{}: {} is read from a file: give its path", name,
-                            format == DataFormat::kBinary ? "the binary cache" : "IDX"));
-  }
-  return ParseLibsvm(text, name,
-                     LibsvmOptionsOf(options));
-}
-
 // `in` (a gzip-compressed file or standard input, `head` what was read of it first) read as
-// `format`, a text format: LIBSVM, fastText and VW text parsed as they stream, CSV read whole
-// first (a column of numbers and text is read twice, and standard input cannot be read again; a
-// compressed CSV file is parsed as it inflates by ReadCsv, which opens it again for that).
+// `format`: parsed as it streams where its reader can, else read whole and parsed.
 Dataset ReadStream(data_internal::ByteStream& in, std::string head, const std::string& name,
                    DataFormat format, const LoadOptions& options) {
-  switch (format) {
-    case DataFormat::kLibsvm:
-      return data_internal::ReadLibsvmFrom(in, std::move(head), name, LibsvmOptionsOf(options));
-    case DataFormat::kFasttext:
-      return ApplyMaxFeatures(
-          data_internal::ReadFasttextFrom(in, std::move(head), name, FasttextOptionsOf(options)),
-          options.max_features);
-    case DataFormat::kVw:
-      return ApplyMaxFeatures(
-          data_internal::ReadVwFrom(in, std::move(head), name, VwOptionsOf(options)),
-          options.max_features);
-    default:
-      data_internal::ReadRest(in, head);
-      return ParseText(head, name, format, options);
+  LoadOptions read = options;
+  read.format = format;
+  const data_internal::FormatReader& reader = data_internal::ReaderOf(format);
+  if (reader.stream != nullptr) {
+    return ApplyMaxFeatures(reader.stream(in, std::move(head), name, read), options.max_features);
   }
+  data_internal::ReadRest(in, head);
+  return ApplyMaxFeatures(reader.parse(head, name, read), options.max_features);
 }
 
 // The format of standard input (`in`, just opened) as `given` says, or told from its first bytes,
@@ -336,9 +218,9 @@ DataFormat ListFormat(const std::vector<std::string>& files, const std::string& 
     }
     const DataFormat detected =
         options.format != DataFormat::kAuto ? options.format : DetectDataFormat(file);
-    if (detected == DataFormat::kIdx) {
-      throw Error(fmt::format("{}: {} is IDX; a list of files reads text or binary caches", name,
-                              file));
+    if (!FormatOf(detected).in_list) {
+      throw Error(fmt::format("{}: {} is {}; a list of files reads text or binary caches", name,
+                              file, FormatOf(detected).what));
     }
     if (format == DataFormat::kAuto) format = detected;
     if (detected != format) {
@@ -437,36 +319,10 @@ Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
   if (const std::vector<std::string> files = SeveralFiles(path); !files.empty()) {
     return LoadSeveral(files, path, options);
   }
-  const DataFormat format =
-      options.format == DataFormat::kAuto ? DetectDataFormat(path) : options.format;
-  switch (format) {
-    case DataFormat::kLibsvm:
-    case DataFormat::kCsv:
-    case DataFormat::kFasttext:
-    case DataFormat::kVw:
-      if (format != DataFormat::kCsv && data_internal::IsGzip(path)) {
-        data_internal::ByteStream in(path);
-        return ReadStream(in, {}, path, format, options);
-      }
-      if (format == DataFormat::kLibsvm) return ReadLibsvm(path, LibsvmOptionsOf(options));
-      if (format == DataFormat::kCsv) {
-        return ApplyMaxFeatures(ReadCsv(path, CsvOptionsOf(options)), options.max_features);
-      }
-      if (format == DataFormat::kFasttext) {
-        return ApplyMaxFeatures(ReadFasttext(path, FasttextOptionsOf(options)),
-                                options.max_features);
-      }
-      return ApplyMaxFeatures(ReadVw(path, VwOptionsOf(options)), options.max_features);
-    case DataFormat::kIdx: {
-      const auto [images, labels] = IdxPaths(path, options.labels_optional);
-      return ApplyMaxFeatures(ReadIdx(images, labels), options.max_features);
-    }
-    case DataFormat::kBinary:
-      return ApplyMaxFeatures(ReadBinaryCache(path), options.max_features);
-    case DataFormat::kAuto:
-      break;
-  }
-  throw Error(path + ": no data format");  // not reached: kAuto was resolved above
+  LoadOptions read = options;
+  if (read.format == DataFormat::kAuto) read.format = DetectDataFormat(path);
+  return ApplyMaxFeatures(data_internal::ReaderOf(read.format).file(path, read),
+                          options.max_features);
 }
 
 CacheShape ConvertToCache(const std::string& input, const LoadOptions& options,
@@ -485,30 +341,11 @@ CacheShape ConvertToCache(const std::string& input, const LoadOptions& options,
     if (format == DataFormat::kAuto) format = DetectDataFormat(input);
     inputs = {input};
   }
-  if (format == DataFormat::kLibsvm || format == DataFormat::kFasttext ||
-      format == DataFormat::kVw) {
-    data_internal::CachedText text;
-    text.max_features = options.max_features;
-    text.chunk_bytes = options.chunk_bytes;
-    if (format == DataFormat::kLibsvm) text.libsvm = LibsvmOptionsOf(options);
-    if (format == DataFormat::kFasttext) {
-      text.lines = data_internal::FasttextLines(FasttextOptionsOf(options));
-    }
-    if (format == DataFormat::kVw) text.lines = data_internal::VwLines(VwOptionsOf(options));
-    return data_internal::StreamToCache(inputs, text, output, begun.get(), std::move(head));
-  }
-  if (format == DataFormat::kIdx) {
-    const auto [images, labels] = IdxPaths(input, options.labels_optional);
-    return data_internal::StreamIdxToCache(images, labels, options.max_features, output);
-  }
-  if (format == DataFormat::kCsv) {
-    CsvOptions csv = CsvOptionsOf(options);
-    csv.chunk_bytes = options.chunk_bytes;
-    return data_internal::StreamCsvToCache(inputs, csv, options.max_features, options.chunk_bytes,
-                                           output, begun.get(), head);
-  }
   LoadOptions given = options;
   given.format = format;
+  if (const auto convert = data_internal::ReaderOf(format).convert) {
+    return convert(inputs, input, given, output, begun.get(), std::move(head));
+  }
   SaveDataset(begun ? ReadStream(*begun, std::move(head), "standard input", format, given)
                     : LoadDataset(input, given),
               output);
@@ -538,19 +375,15 @@ Dataset LoadShard(const std::string& path, const LoadOptions& options, Communica
   comm.AgreeOn([&] {
     if (format == DataFormat::kAuto) format = DetectDataFormat(path);
   });
-  if (format == DataFormat::kLibsvm && !data_internal::IsGzip(path) && !IsSeveralFiles(path)) {
-    return ReadLibsvmShard(path,
-                           LibsvmOptionsOf(options),
-                           comm);
-  }
-  if (format == DataFormat::kBinary && !IsSeveralFiles(path)) {
-    const Dataset share = ReadBinaryCacheShard(path, comm);
-    Dataset out;
-    comm.AgreeOn([&] { out = ApplyMaxFeatures(share, options.max_features); });
-    return out;
-  }
   LoadOptions whole = options;
   whole.format = format;
+  if (const auto share = data_internal::ReaderOf(format).share;
+      share != nullptr && !data_internal::IsGzip(path) && !IsSeveralFiles(path)) {
+    const Dataset read = share(path, whole, comm);
+    Dataset out;
+    comm.AgreeOn([&] { out = ApplyMaxFeatures(read, options.max_features); });
+    return out;
+  }
   Dataset all;
   comm.AgreeOn([&] { all = LoadDataset(path, whole); });
   const auto [first, last] = ShardRange(all.rows(), comm.rank(), comm.size());

@@ -2,6 +2,8 @@
 // All functions here may be called from several threads at once (they share no state).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -19,23 +21,65 @@ namespace parsgd {
 
 enum class DataFormat { kAuto, kLibsvm, kIdx, kBinary, kCsv, kFasttext, kVw };
 
-inline constexpr Named<DataFormat> kDataFormats[] = {
-    {DataFormat::kAuto, "auto",
-     "detected from the file's first bytes (CSV: a name ending in .csv or .tsv, or a first line "
-     "with commas, tabs or semicolons and no index:value pair; fasttext: a first line with a "
-     "__label__ word; vw: a first line with a '|' and a space; csv too: one with '|' and no "
-     "space)"},
-    {DataFormat::kLibsvm, "libsvm", "LIBSVM/svmlight text: label idx:val ..."},
-    {DataFormat::kIdx, "idx", "IDX images (MNIST family, raw or gzip): IMAGES[,LABELS]"},
-    {DataFormat::kBinary, "bin", "parsgd's binary cache (memory-mapped, checksummed)"},
-    {DataFormat::kCsv, "csv",
-     "comma-, tab- or semicolon-separated fields, a header line or none, one label column "
-     "(numbers or class names)"},
-    {DataFormat::kFasttext, "fasttext",
-     "fastText's text: '__label__NAME word word ...' lines, the words hashed into features"},
-    {DataFormat::kVw, "vw",
-     "Vowpal Wabbit's text: 'label [importance] |namespace feature[:value] ...', hashed"},
+// One row per format: what the command line calls it, what it is in a sentence ("LIBSVM text"),
+// whether a comma-separated list of files may hold it, and the help. How each is read is its
+// reader's (src/data/format_readers.hpp); how it is told from its first bytes, DetectDataFormat's.
+struct FormatInfo {
+  DataFormat format;
+  const char* name;
+  const char* what;
+  bool in_list;
+  const char* help;
 };
+
+// clang-format off
+inline constexpr FormatInfo kFormats[] = {
+  {DataFormat::kAuto,     "auto",     "data of a format to detect", false,
+   "detected from the file's first bytes (CSV: a name ending in .csv or .tsv, or a first line "
+   "with commas, tabs or semicolons and no index:value pair; fasttext: a first line with a "
+   "__label__ word; vw: a first line with a '|' and a space; csv too: one with '|' and no "
+   "space)"},
+  {DataFormat::kLibsvm,   "libsvm",   "LIBSVM text",             true,
+   "LIBSVM/svmlight text: label idx:val ..."},
+  {DataFormat::kIdx,      "idx",      "IDX images",              false,
+   "IDX images (MNIST family, raw or gzip): IMAGES[,LABELS]"},
+  {DataFormat::kBinary,   "bin",      "a binary cache",          true,
+   "parsgd's binary cache (memory-mapped, checksummed)"},
+  {DataFormat::kCsv,      "csv",      "CSV text",                true,
+   "comma-, tab- or semicolon-separated fields, a header line or none, one label column "
+   "(numbers or class names)"},
+  {DataFormat::kFasttext, "fasttext", "fastText text",           true,
+   "fastText's text: '__label__NAME word word ...' lines, the words hashed into features"},
+  {DataFormat::kVw,       "vw",       "VW text",                 true,
+   "Vowpal Wabbit's text: 'label [importance] |namespace feature[:value] ...', hashed"},
+};
+// clang-format on
+
+namespace format_detail {
+constexpr bool EveryFormatOnce() {
+  for (std::size_t i = 0; i < std::size(kFormats); ++i) {
+    if (static_cast<std::size_t>(kFormats[i].format) != i) return false;
+  }
+  return std::size(kFormats) == static_cast<std::size_t>(DataFormat::kVw) + 1;
+}
+static_assert(EveryFormatOnce(), "kFormats: one row per DataFormat, in the enum's order");
+constexpr std::array<Named<DataFormat>, std::size(kFormats)> MakeNamed() {
+  std::array<Named<DataFormat>, std::size(kFormats)> out{};
+  for (std::size_t i = 0; i < std::size(kFormats); ++i) {
+    out[i] = {kFormats[i].format, kFormats[i].name, kFormats[i].help};
+  }
+  return out;
+}
+}  // namespace format_detail
+
+// The row of `format`.
+constexpr const FormatInfo& FormatOf(DataFormat format) {
+  return kFormats[static_cast<std::size_t>(format)];
+}
+
+// The rows as a name table (util/named.hpp), for --format and lookups by name.
+inline constexpr std::array<Named<DataFormat>, std::size(kFormats)> kDataFormats =
+    format_detail::MakeNamed();
 
 inline constexpr Named<ZeroBased> kZeroBasedSettings[] = {
     {ZeroBased::kAuto, "auto", "zero-based if an index 0 appears in the file"},
