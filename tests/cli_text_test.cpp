@@ -201,7 +201,7 @@ TEST_F(CliText, OtherFilesAreReadAsTheCachedTrainingTextWas) {
   const auto flag = RunCli("eval " + model + " " + test + " --label-column 0");
   EXPECT_EQ(flag.status, 2);
   EXPECT_TRUE(Contains(flag.output, "--label-column would be ignored: it reads CSV text; " + test +
-                                    " is fasttext"))
+                                    " is fastText text"))
       << flag.output;
 }
 

@@ -179,7 +179,7 @@ void RefuseIgnoredDataOptions(const std::function<bool(std::string_view)>& given
   for (const FormatOnlyOption& option : kFormatOnlyOptions) {
     if (given(option.key) && !(option.formats & FormatBit(format))) {
       throw UsageError(fmt::format("--{} would be ignored: it reads {}; {} is {}", option.key,
-                                   option.reads, path, DataFormatName(format)));
+                                   option.reads, path, FormatOf(format).what));
     }
   }
 }

@@ -88,7 +88,8 @@ void ReadAlike(const DataReading& reading, const std::string& path, std::string_
   const std::string described = DescribeReading(reading);
   if (reading.hashing) {
     if (detected == DataFormat::kIdx) {
-      throw DataError(path, 0, 0, fmt::format("IDX images, but {} was {}", whose, described));
+      throw DataError(path, 0, 0,
+                      fmt::format("{}, but {} was {}", FormatOf(detected).what, whose, described));
     }
     // A file to predict may lack the __label__ words that tell fastText text apart.
     options.format =
@@ -102,14 +103,10 @@ void ReadAlike(const DataReading& reading, const std::string& path, std::string_
       detected == DataFormat::kAuto) {
     return;
   }
-  const std::string what = detected == DataFormat::kIdx      ? "IDX images"
-                           : detected == DataFormat::kLibsvm ? "LIBSVM text"
-                           : detected == DataFormat::kVw     ? "VW text"
-                                                             : "fastText text";
   throw DataError(path, 0, 0,
                   fmt::format("{}, but {} was {}: give a table of its columns (--format csv "
                               "reads a file as one)",
-                              what, whose, described));
+                              FormatOf(detected).what, whose, described));
 }
 
 void CheckReadAlike(const DataReading& reading, const Dataset& data, std::string_view whose) {
