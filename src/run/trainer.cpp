@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <atomic>
-#include <bit>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -19,7 +18,6 @@
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/config/settings.hpp"
 #include "parsgd/data/holdout.hpp"
-#include "parsgd/model/class_report.hpp"
 #include "parsgd/model/class_weights.hpp"
 #include "parsgd/model/evaluate.hpp"
 #include "parsgd/model/targets.hpp"
@@ -29,6 +27,8 @@
 #include "ranks_combiner.hpp"
 #include "resolve.hpp"
 #include "scheme/replica_settings.hpp"
+#include "epoch_evaluation.hpp"
+#include "stopping.hpp"
 #include "util/xxhash64.hpp"
 
 namespace parsgd {
@@ -43,84 +43,11 @@ void StartAtTheMeanTarget(Learner& learner, double mean) {
   learner.StartFrom(start);
 }
 
-// A regression's scores from its evaluation; none for a classifier's.
-std::optional<RegressionScores> FitOf(const Evaluation& e) {
-  if (!e.regression) return std::nullopt;
-  return RegressionScores{e.rmse(), e.mae(), e.r2()};
-}
-
 constexpr uint64_t kOrderStream = 0x6f72646572;  // "order"
 constexpr uint64_t kHoldoutStream = 0x68656c64;  // "held"
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
-
-// The stopping rule without a dual (ResolvedSettings::tol): the objective has not fallen below the
-// best so far by more than tol of it for `patience` epochs in a row: --patience (5) for SGD
-// (scikit-learn's rule and its n_iter_no_change: a stochastic objective rises now and then), 1 for
-// primal cd (whose epochs lower it every time). Counted within this process: a resumed run starts
-// counting afresh.
-struct Progress {
-  std::optional<double> best;
-  int stale = 0;
-
-  bool Stalled(double objective, double tol, int patience) {
-    if (best && objective > *best - tol * std::abs(*best)) {
-      ++stale;
-    } else {
-      stale = 0;
-    }
-    if (!best || objective < *best) best = objective;
-    return stale >= patience;
-  }
-};
-
-// Early stopping on held-out rows: the best epoch by the validation metric, its model and report,
-// and the epochs since the last improvement. An epoch improves on the best where its loss is lower
-// by more than kImprovement of it, or its accuracy higher; the best model is the best value's,
-// improvement or not.
-struct EarlyStop {
-  static constexpr double kImprovement = 1e-4;
-  std::optional<EpochReport> best;
-  std::optional<Model> model;  // the best epoch's
-  int stale = 0;
-
-  // Lower is better.
-  static double Value(const EpochReport& r, ValidationMetric metric) {
-    switch (metric) {
-      case ValidationMetric::kAccuracy:
-        return -*r.validation_accuracy;
-      case ValidationMetric::kAuc:
-        return -*r.validation_auc;
-      case ValidationMetric::kLoss:
-        break;
-    }
-    return *r.validation_loss;
-  }
-  // After an evaluated epoch: whether it is the best so far, and whether the run should stop.
-  bool Update(const EpochReport& r, ValidationMetric metric, int patience, bool& is_best) {
-    const double v = Value(r, metric);
-    is_best = !best || v < Value(*best, metric);
-    const bool improved =
-        !best || (metric == ValidationMetric::kLoss
-                      ? v < Value(*best, metric) - kImprovement * std::abs(Value(*best, metric))
-                      : v < Value(*best, metric));
-    stale = improved ? 0 : stale + 1;
-    return stale >= patience;
-  }
-};
-
-// The stopping rule after an epoch: the relative duality gap where the solver has a dual, else
-// Progress.
-bool Converged(const EpochReport& r, Progress& progress, double tol, Solver solver, int patience) {
-  if (tol <= 0) return false;
-  if (r.partial) {  // the best objective still counts; the test waits for a whole epoch
-    progress.Stalled(r.objective, tol, 1);
-    return false;
-  }
-  if (const std::optional<double> gap = r.relative_gap()) return *gap <= tol;
-  return progress.Stalled(r.objective, tol, solver == Solver::kSgd ? patience : 1);
 }
 
 // The identity of the training data of every rank together: the rows and nonzeros summed, and a
@@ -168,12 +95,6 @@ void RefuseIgnored(const CheckedConfig& checked, const Resolution& r, int ranks)
   }
 }
 
-// Whether the training and the test rows have weights (on any rank).
-struct Weighted {
-  bool train = false;
-  bool test = false;
-};
-
 // Applies --class-weight to the targets of the training and test rows (balanced: by the rows of
 // every rank) and scales each set's weights to a mean of 1. Collective.
 Weighted WeighRows(const TrainConfig& given, const Dataset& train, Targets& train_targets,
@@ -206,89 +127,6 @@ Weighted WeighRows(const TrainConfig& given, const Dataset& train, Targets& trai
   // The held-out rows are measured by their weighted loss; their accuracy stays the share right.
   if (held_targets) ScaleWeightsToMeanOne(*held_targets, "the held-out rows", ranks);
   return weighted;
-}
-
-// The ROC AUC of a two-class model's scores on `data` (the positive class: target > 0, +1 of the
-// binary linear models, class 1 of the MLP, whose score is z_1 - z_0).
-double ScoresAuc(const Learner& learner, const Dataset& data, const Targets& targets,
-                 Executor& executor) {
-  std::vector<float> scores;
-  if (const LinearModel* m = learner.linear()) {
-    scores = PredictScores(*m, data, 0, data.rows(), executor);
-  } else {
-    const std::vector<float> z = PredictScores(*learner.mlp(), data, 0, data.rows(), executor);
-    scores.resize(data.rows());
-    for (uint64_t i = 0; i < data.rows(); ++i) scores[i] = z[2 * i + 1] - z[2 * i];
-  }
-  std::vector<uint8_t> positive(data.rows());
-  for (uint64_t i = 0; i < data.rows(); ++i) positive[i] = targets.values[i] > 0 ? 1 : 0;
-  return RocAuc(scores, positive);
-}
-
-std::span<const float> ParamsOf(const LinearModel& m) { return m.weights(); }
-std::span<const float> ParamsOf(const MlpModel& m) { return m.params(); }
-std::span<float> ParamsOf(LinearModel& m) { return m.weights(); }
-std::span<float> ParamsOf(MlpModel& m) { return m.params(); }
-
-// The best epoch in a checkpoint: its model's parameters and what its report says.
-void SaveEarlyStop(const EarlyStop& e, TrainingState& state) {
-  if (!e.best || !e.model) return;
-  std::visit([&](const auto& m) { state.Put("best.params", ParamsOf(m)); }, *e.model);
-  const EpochReport& b = *e.best;
-  auto put = [&](const std::string& name, double v) {
-    state.Put(name, std::bit_cast<uint64_t>(v));
-  };
-  state.Put("best.epoch", static_cast<uint64_t>(b.epoch));
-  state.Put("best.stale", static_cast<uint64_t>(e.stale));
-  put("best.objective", b.objective);
-  put("best.train_accuracy", b.train_accuracy);
-  put("best.validation_loss", *b.validation_loss);
-  put("best.validation_accuracy", *b.validation_accuracy);
-  if (b.validation_auc) put("best.validation_auc", *b.validation_auc);
-  if (b.test_loss) put("best.test_loss", *b.test_loss);
-  if (b.test_accuracy) put("best.test_accuracy", *b.test_accuracy);
-  // A regression's fits (the last lines print them).
-  auto put_fit = [&](const std::string& set, const std::optional<RegressionScores>& fit) {
-    if (!fit) return;
-    put("best." + set + "_rmse", fit->rmse);
-    put("best." + set + "_mae", fit->mae);
-    put("best." + set + "_r2", fit->r2);
-  };
-  put_fit("train", b.train_fit);
-  put_fit("test", b.test_fit);
-  put_fit("validation", b.validation_fit);
-}
-
-// Back from a checkpoint (none: the run starts without a best epoch); `current`: a model of the
-// run's shape, copied and given the best parameters.
-template <class M>
-void LoadEarlyStop(const TrainingState& state, const M& current, EarlyStop& e) {
-  e = EarlyStop{};
-  if (!state.Has("best.params")) return;
-  M best = current;
-  state.Get("best.params", ParamsOf(best));
-  e.model = std::move(best);
-  auto get = [&](const std::string& name) { return std::bit_cast<double>(state.Counter(name)); };
-  EpochReport b;
-  b.epoch = static_cast<int>(state.Counter("best.epoch"));
-  b.best_epoch = b.epoch;
-  b.objective = get("best.objective");
-  b.train_accuracy = get("best.train_accuracy");
-  b.validation_loss = get("best.validation_loss");
-  b.validation_accuracy = get("best.validation_accuracy");
-  if (state.Has("best.validation_auc")) b.validation_auc = get("best.validation_auc");
-  if (state.Has("best.test_loss")) b.test_loss = get("best.test_loss");
-  if (state.Has("best.test_accuracy")) b.test_accuracy = get("best.test_accuracy");
-  auto get_fit = [&](const std::string& set) -> std::optional<RegressionScores> {
-    if (!state.Has("best." + set + "_rmse")) return std::nullopt;
-    return RegressionScores{get("best." + set + "_rmse"), get("best." + set + "_mae"),
-                            get("best." + set + "_r2")};
-  };
-  b.train_fit = get_fit("train");
-  b.test_fit = get_fit("test");
-  b.validation_fit = get_fit("validation");
-  e.best = b;
-  e.stale = static_cast<int>(state.Counter("best.stale"));
 }
 
 }  // namespace
@@ -557,35 +395,16 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
   }
 
   const auto eval_start = std::chrono::steady_clock::now();
-  // Each rank evaluates its share; the ranks' evaluations together are the whole data's.
-  auto evaluation = [&](const Dataset& data, const Targets& targets) {
-    const Evaluation mine = s.learner->Evaluate(data, targets, s.executor);
-    return shared ? CombineEvaluations(mine, ranks) : mine;
-  };
-  const Evaluation on_train = evaluation(s.train, s.train_targets);
-  report.objective = on_train.mean_loss + s.learner->Regularizer();
-  report.nonzero_weights = s.learner->NonzeroWeights();
-  report.train_accuracy = on_train.accuracy;
-  report.train_fit = FitOf(on_train);
-  if (s.weighted.train) report.train_weighted_accuracy = on_train.weighted_accuracy;
-  if (s.test != nullptr) {
-    const Evaluation on_test = evaluation(*s.test, *s.test_targets);
-    report.test_loss = on_test.mean_loss;
-    report.test_accuracy = on_test.accuracy;
-    report.test_fit = FitOf(on_test);
-    if (s.weighted.test) report.test_weighted_accuracy = on_test.weighted_accuracy;
-  }
-  if (s.validation != nullptr) {
-    const Evaluation held = evaluation(*s.validation, *s.validation_targets);
-    report.validation_loss = held.mean_loss;
-    report.validation_accuracy = held.accuracy;
-    report.validation_fit = FitOf(held);
-    if (s.config.validation_metric == ValidationMetric::kAuc) {
-      report.validation_auc =
-          ScoresAuc(*s.learner, *s.validation, *s.validation_targets, s.executor);
-    }
-  }
-  report.dual_objective = s.learner->DualObjective();
+  EvaluateEpoch(report, *s.learner,
+                {.train = s.train,
+                 .train_targets = s.train_targets,
+                 .test = s.test,
+                 .test_targets = s.test_targets ? &*s.test_targets : nullptr,
+                 .validation = s.validation,
+                 .validation_targets = s.validation_targets ? &*s.validation_targets : nullptr,
+                 .weighted = s.weighted,
+                 .metric = s.config.validation_metric},
+                s.executor, ranks);
   report.eval_seconds = Seconds(eval_start);
 
   if (!std::isfinite(report.objective) || !std::isfinite(report.progressive_loss)) {

@@ -1,0 +1,83 @@
+// Internal: the rules that end a run before its last epoch (run/trainer.cpp calls them after each
+// epoch): the stopping rule on the objective or the duality gap (--tol), and early stopping on
+// held-out rows (--validation, --validation-fraction) with the best epoch's model, which a
+// checkpoint keeps.
+#pragma once
+
+#include <optional>
+
+#include "parsgd/config/train_config.hpp"
+#include "parsgd/model/model.hpp"
+#include "parsgd/run/epoch_report.hpp"
+#include "parsgd/run/training_state.hpp"
+
+namespace parsgd {
+
+// The stopping rule without a dual (ResolvedSettings::tol): the objective has not fallen below the
+// best so far by more than tol of it for `patience` epochs in a row: --patience (5) for SGD
+// (scikit-learn's rule and its n_iter_no_change: a stochastic objective rises now and then), 1 for
+// primal cd (whose epochs lower it every time). Counted within this process: a resumed run starts
+// counting afresh.
+struct Progress {
+  std::optional<double> best;
+  int stale = 0;
+
+  bool Stalled(double objective, double tol, int patience) {
+    if (best && objective > *best - tol * std::abs(*best)) {
+      ++stale;
+    } else {
+      stale = 0;
+    }
+    if (!best || objective < *best) best = objective;
+    return stale >= patience;
+  }
+};
+
+// Early stopping on held-out rows: the best epoch by the validation metric, its model and report,
+// and the epochs since the last improvement. An epoch improves on the best where its loss is lower
+// by more than kImprovement of it, or its accuracy higher; the best model is the best value's,
+// improvement or not.
+struct EarlyStop {
+  static constexpr double kImprovement = 1e-4;
+  std::optional<EpochReport> best;
+  std::optional<Model> model;  // the best epoch's
+  int stale = 0;
+
+  // Lower is better.
+  static double Value(const EpochReport& r, ValidationMetric metric) {
+    switch (metric) {
+      case ValidationMetric::kAccuracy:
+        return -*r.validation_accuracy;
+      case ValidationMetric::kAuc:
+        return -*r.validation_auc;
+      case ValidationMetric::kLoss:
+        break;
+    }
+    return *r.validation_loss;
+  }
+  // After an evaluated epoch: whether it is the best so far, and whether the run should stop.
+  bool Update(const EpochReport& r, ValidationMetric metric, int patience, bool& is_best) {
+    const double v = Value(r, metric);
+    is_best = !best || v < Value(*best, metric);
+    const bool improved =
+        !best || (metric == ValidationMetric::kLoss
+                      ? v < Value(*best, metric) - kImprovement * std::abs(Value(*best, metric))
+                      : v < Value(*best, metric));
+    stale = improved ? 0 : stale + 1;
+    return stale >= patience;
+  }
+};
+
+// The stopping rule after an epoch: the relative duality gap where the solver has a dual, else
+// Progress.
+bool Converged(const EpochReport& r, Progress& progress, double tol, Solver solver, int patience);
+
+// The best epoch in a checkpoint: its model's parameters and what its report says.
+void SaveEarlyStop(const EarlyStop& e, TrainingState& state);
+
+// Back from a checkpoint (none: the run starts without a best epoch); `current`: a model of the
+// run's shape, copied and given the best parameters.
+void LoadEarlyStop(const TrainingState& state, const LinearModel& current, EarlyStop& e);
+void LoadEarlyStop(const TrainingState& state, const MlpModel& current, EarlyStop& e);
+
+}  // namespace parsgd
