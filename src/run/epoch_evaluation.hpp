@@ -10,14 +10,9 @@
 #include "parsgd/exec/executor.hpp"
 #include "parsgd/model/targets.hpp"
 #include "parsgd/run/epoch_report.hpp"
+#include "row_weights.hpp"
 
 namespace parsgd {
-
-// Whether the training and the test rows have weights (on any rank).
-struct Weighted {
-  bool train = false;
-  bool test = false;
-};
 
 // The rows an epoch is measured on: the training rows, and the test and held-out rows where the
 // run has them (null otherwise).

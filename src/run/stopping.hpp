@@ -66,6 +66,21 @@ struct EarlyStop {
     stale = improved ? 0 : stale + 1;
     return stale >= patience;
   }
+
+  // After an evaluated epoch: Update, the best epoch's report and model (`make()`, called only
+  // for a new best) kept, r.best_epoch set; whether the run should stop.
+  template <class MakeModel>
+  bool Record(EpochReport& r, ValidationMetric metric, int patience, MakeModel make) {
+    bool is_best = false;
+    const bool stop = Update(r, metric, patience, is_best);
+    if (is_best) {
+      r.best_epoch = r.epoch;
+      best = r;
+      model = make();
+    }
+    r.best_epoch = best->epoch;
+    return stop;
+  }
 };
 
 // The stopping rule after an epoch: the relative duality gap where the solver has a dual, else

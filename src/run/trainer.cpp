@@ -18,16 +18,15 @@
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/config/settings.hpp"
 #include "parsgd/data/holdout.hpp"
-#include "parsgd/model/class_weights.hpp"
-#include "parsgd/model/evaluate.hpp"
 #include "parsgd/model/targets.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/float_env.hpp"
 #include "parsgd/util/rng.hpp"
+#include "epoch_evaluation.hpp"
 #include "ranks_combiner.hpp"
 #include "resolve.hpp"
+#include "row_weights.hpp"
 #include "scheme/replica_settings.hpp"
-#include "epoch_evaluation.hpp"
 #include "stopping.hpp"
 #include "util/xxhash64.hpp"
 
@@ -93,40 +92,6 @@ void RefuseIgnored(const CheckedConfig& checked, const Resolution& r, int ranks)
     throw SettingError(fmt::format("`{}`{} would be ignored: {} (`scheme` auto chose it: {})",
                                    s.key, value, why, r.settings.scheme_reason));
   }
-}
-
-// Applies --class-weight to the targets of the training and test rows (balanced: by the rows of
-// every rank) and scales each set's weights to a mean of 1. Collective.
-Weighted WeighRows(const TrainConfig& given, const Dataset& train, Targets& train_targets,
-                   std::optional<Targets>& test_targets, std::optional<Targets>& held_targets,
-                   Communicator& ranks) {
-  if (given.class_weight != "none") {
-    ranks.AgreeOn([&] {
-      if (train_targets.regression) {
-        throw SettingError(fmt::format("`class-weight` {}: {}'s labels are real values, not classes",
-                                       given.class_weight, train.source()));
-      }
-    });
-    std::vector<uint64_t> counts = ClassCounts(train_targets);
-    ranks.SumAll(std::span<uint64_t>(counts));
-    std::vector<double> weights;
-    ranks.AgreeOn([&] {
-      try {
-        weights = ClassWeightsOf(ParseClassWeights(given.class_weight), train_targets.labels, counts);
-      } catch (const Error& e) {
-        throw SettingError(fmt::format("`class-weight` {}: {}", given.class_weight, e.what()));
-      }
-    });
-    WeighClasses(train_targets, weights);
-    if (test_targets) WeighClasses(*test_targets, weights);
-    if (held_targets) WeighClasses(*held_targets, weights);
-  }
-  Weighted weighted;
-  weighted.train = ScaleWeightsToMeanOne(train_targets, train.source(), ranks);
-  if (test_targets) weighted.test = ScaleWeightsToMeanOne(*test_targets, "the test data", ranks);
-  // The held-out rows are measured by their weighted loss; their accuracy stays the share right.
-  if (held_targets) ScaleWeightsToMeanOne(*held_targets, "the held-out rows", ranks);
-  return weighted;
 }
 
 }  // namespace
@@ -413,19 +378,10 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
   report.converged =
       Converged(report, s.progress, s.settings.tol, s.config.solver, s.config.patience);
   if (s.validation != nullptr) {
-    bool is_best = false;
-    const bool stop =
-        s.early.Update(report, s.config.validation_metric, s.config.patience, is_best);
-    if (is_best) {
-      report.best_epoch = report.epoch;
-      s.early.best = report;
-      if (const LinearModel* m = s.learner->linear()) {
-        s.early.model = *m;
-      } else {
-        s.early.model = *s.learner->mlp();
-      }
-    }
-    report.best_epoch = s.early.best->epoch;
+    const bool stop = s.early.Record(report, s.config.validation_metric, s.config.patience, [&] {
+      const LinearModel* linear = s.learner->linear();
+      return linear ? Model(*linear) : Model(*s.learner->mlp());
+    });
     report.converged = report.converged || stop;
   }
   return report;
