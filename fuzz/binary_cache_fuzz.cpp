@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "data/cache_format.hpp"  // internal: the header layout and the checksums
+#include "data/cache/cache_format.hpp"  // internal: the header layout and the checksums
 #include "fuzz_support.hpp"
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/util/error.hpp"

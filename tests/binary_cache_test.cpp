@@ -10,7 +10,7 @@
 #include <limits>
 #include <string>
 
-#include "data/cache_format.hpp"  // internal: forges headers with valid checksums
+#include "data/cache/cache_format.hpp"  // internal: forges headers with valid checksums
 #include "data_test_util.hpp"
 #include "parsgd/data/generator.hpp"
 #include "parsgd/data/libsvm.hpp"

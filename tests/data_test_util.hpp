@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "data/cache_format.hpp"  // internal: forges cache headers with valid checksums
+#include "data/cache/cache_format.hpp"  // internal: forges cache headers with valid checksums
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/util/error.hpp"
 

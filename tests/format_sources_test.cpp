@@ -1,7 +1,7 @@
 // Every text format through every source its reader takes: a plain file, the same file
 // gzip-compressed, a list of its two halves, and a binary cache converted from each: the same rows
 // (offsets, indices, values, labels, weights) as the plain file. The formats' readers are rows of
-// one table (src/data/format_readers.hpp); this sweeps the table.
+// one table (src/data/format/format_readers.hpp); this sweeps the table.
 #include <gtest/gtest.h>
 #include <zlib.h>
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "data/stream_readers.hpp"
+#include "data/format/stream_readers.hpp"
 #include "data_test_util.hpp"
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/load.hpp"

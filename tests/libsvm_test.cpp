@@ -8,7 +8,7 @@
 #include <limits>
 #include <string>
 
-#include "data/libsvm_chunk.hpp"  // internal: the chunk parser under a rows limit
+#include "data/format/libsvm_chunk.hpp"  // internal: the chunk parser under a rows limit
 #include "data_test_util.hpp"
 #include "parsgd/util/rng.hpp"
 #include "test_support.hpp"

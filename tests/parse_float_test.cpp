@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string>
 
-#include "data/text_chunks.hpp"  // internal
+#include "data/format/text_chunks.hpp"  // internal
 #include "parsgd/util/rng.hpp"
 
 namespace parsgd {

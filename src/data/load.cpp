@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "byte_stream.hpp"
-#include "csv_categorical.hpp"
+#include "data/source/byte_stream.hpp"
+#include "data/format/csv_categorical.hpp"
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/fasttext.hpp"
 #include "parsgd/data/idx.hpp"
@@ -22,8 +22,8 @@
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/float_text.hpp"
 #include "parsgd/util/split.hpp"
-#include "format_readers.hpp"
-#include "stream_readers.hpp"
+#include "data/format/format_readers.hpp"
+#include "data/format/stream_readers.hpp"
 
 namespace parsgd {
 namespace {

@@ -23,7 +23,8 @@ enum class DataFormat { kAuto, kLibsvm, kIdx, kBinary, kCsv, kFasttext, kVw };
 
 // One row per format: what the command line calls it, what it is in a sentence ("LIBSVM text"),
 // whether a comma-separated list of files may hold it, and the help. How each is read is its
-// reader's (src/data/format_readers.hpp); how it is told from its first bytes, DetectDataFormat's.
+// reader's (src/data/format/format_readers.hpp); how it is told from its first bytes,
+// DetectDataFormat's.
 struct FormatInfo {
   DataFormat format;
   const char* name;

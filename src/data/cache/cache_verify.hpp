@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cache_format.hpp"
+#include "data/cache/cache_format.hpp"
 #include "parsgd/util/mapped_file.hpp"
 
 namespace parsgd::cache_internal {

@@ -16,14 +16,14 @@
 #include <utility>
 #include <vector>
 
-#include "byte_stream.hpp"
-#include "cache_rows.hpp"
-#include "csv_categorical.hpp"
-#include "csv_chunk.hpp"
-#include "csv_plan.hpp"
+#include "data/source/byte_stream.hpp"
+#include "data/cache/cache_rows.hpp"
+#include "data/format/csv_categorical.hpp"
+#include "data/format/csv_chunk.hpp"
+#include "data/format/csv_plan.hpp"
 #include "parsgd/util/atomic_file.hpp"
 #include "parsgd/util/error.hpp"
-#include "stream_readers.hpp"
+#include "data/format/stream_readers.hpp"
 
 namespace parsgd::data_internal {
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "parsgd/data/csv_schema.hpp"
-#include "text_chunks.hpp"
+#include "data/format/text_chunks.hpp"
 
 namespace parsgd::csv_internal {
 

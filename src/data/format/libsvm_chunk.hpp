@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "parsgd/data/libsvm.hpp"
-#include "text_chunks.hpp"
+#include "data/format/text_chunks.hpp"
 
 namespace parsgd::libsvm_internal {
 

@@ -11,14 +11,14 @@
 #include <utility>
 #include <vector>
 
-#include "byte_stream.hpp"
-#include "cache_rows.hpp"
-#include "libsvm_chunk.hpp"
+#include "data/source/byte_stream.hpp"
+#include "data/cache/cache_rows.hpp"
+#include "data/format/libsvm_chunk.hpp"
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/util/atomic_file.hpp"
 #include "parsgd/util/error.hpp"
-#include "stream_readers.hpp"
-#include "text_chunks.hpp"
+#include "data/format/stream_readers.hpp"
+#include "data/format/text_chunks.hpp"
 
 namespace parsgd {
 namespace {

@@ -18,10 +18,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "cache_format.hpp"
+#include "data/cache/cache_format.hpp"
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/util/atomic_file.hpp"
-#include "text_chunks.hpp"
+#include "data/format/text_chunks.hpp"
 
 namespace parsgd::data_internal {
 

@@ -12,10 +12,10 @@
 #include <optional>
 #include <vector>
 
-#include "byte_stream.hpp"
-#include "cache_rows.hpp"
+#include "data/source/byte_stream.hpp"
+#include "data/cache/cache_rows.hpp"
 #include "parsgd/util/error.hpp"
-#include "stream_readers.hpp"
+#include "data/format/stream_readers.hpp"
 
 namespace parsgd {
 namespace {

@@ -13,10 +13,10 @@
 #include <optional>
 #include <vector>
 
-#include "byte_stream.hpp"
-#include "csv_categorical.hpp"
-#include "csv_chunk.hpp"
-#include "csv_plan.hpp"
+#include "data/source/byte_stream.hpp"
+#include "data/format/csv_categorical.hpp"
+#include "data/format/csv_chunk.hpp"
+#include "data/format/csv_plan.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/float_text.hpp"
 #include "parsgd/util/mapped_file.hpp"

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "byte_stream.hpp"
+#include "data/source/byte_stream.hpp"
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/dataset.hpp"

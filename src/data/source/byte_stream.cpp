@@ -1,4 +1,4 @@
-#include "byte_stream.hpp"
+#include "data/source/byte_stream.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "csv_chunk.hpp"
+#include "data/format/csv_chunk.hpp"
 
 #include <fmt/format.h>
 

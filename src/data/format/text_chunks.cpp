@@ -1,4 +1,4 @@
-#include "text_chunks.hpp"
+#include "data/format/text_chunks.hpp"
 
 #include <fmt/format.h>
 #include <tbb/blocked_range.h>
@@ -10,7 +10,7 @@
 #include <deque>
 #include <iterator>
 
-#include "byte_stream.hpp"
+#include "data/source/byte_stream.hpp"
 #include "parsgd/data/csv.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/float_text.hpp"

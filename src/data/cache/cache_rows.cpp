@@ -1,6 +1,6 @@
 // The streaming converts' shared machinery: a text's chunks spilled to temporary files and the
 // binary cache written from the spills.
-#include "cache_rows.hpp"
+#include "data/cache/cache_rows.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -14,7 +14,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "byte_stream.hpp"
+#include "data/source/byte_stream.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/float_text.hpp"
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <string_view>
 
-#include "byte_stream.hpp"
-#include "csv_categorical.hpp"
-#include "csv_chunk.hpp"
+#include "data/source/byte_stream.hpp"
+#include "data/format/csv_categorical.hpp"
+#include "data/format/csv_chunk.hpp"
 #include "parsgd/data/csv.hpp"
 
 namespace parsgd::csv_internal {

@@ -8,8 +8,8 @@
 
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/mapped_file.hpp"
-#include "stream_readers.hpp"
-#include "text_chunks.hpp"
+#include "data/format/stream_readers.hpp"
+#include "data/format/text_chunks.hpp"
 
 namespace parsgd {
 namespace {

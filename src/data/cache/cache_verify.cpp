@@ -1,4 +1,4 @@
-#include "cache_verify.hpp"
+#include "data/cache/cache_verify.hpp"
 
 #include <fmt/format.h>
 #include <tbb/parallel_for.h>

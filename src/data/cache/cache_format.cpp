@@ -1,4 +1,4 @@
-#include "cache_format.hpp"
+#include "data/cache/cache_format.hpp"
 
 #include <fmt/format.h>
 

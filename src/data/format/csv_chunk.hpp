@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "parsgd/data/csv.hpp"
-#include "text_chunks.hpp"
+#include "data/format/text_chunks.hpp"
 
 namespace parsgd::csv_internal {
 

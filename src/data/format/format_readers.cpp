@@ -1,4 +1,4 @@
-#include "format_readers.hpp"
+#include "data/format/format_readers.hpp"
 
 #include <fmt/format.h>
 
@@ -14,7 +14,7 @@
 #include "parsgd/data/vw.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/split.hpp"
-#include "stream_readers.hpp"
+#include "data/format/stream_readers.hpp"
 
 namespace parsgd::data_internal {
 namespace fs = std::filesystem;

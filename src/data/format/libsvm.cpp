@@ -6,9 +6,9 @@
 #include <functional>
 #include <vector>
 
-#include "stream_readers.hpp"
+#include "data/format/stream_readers.hpp"
 
-#include "libsvm_chunk.hpp"
+#include "data/format/libsvm_chunk.hpp"
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/data/shard.hpp"
 #include "parsgd/util/error.hpp"

@@ -11,14 +11,14 @@
 #include <string_view>
 #include <vector>
 
-#include "byte_stream.hpp"
+#include "data/source/byte_stream.hpp"
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/csv.hpp"
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/data/fasttext.hpp"
 #include "parsgd/data/libsvm.hpp"
 #include "parsgd/data/vw.hpp"
-#include "text_chunks.hpp"
+#include "data/format/text_chunks.hpp"
 
 namespace parsgd::data_internal {
 

@@ -1,4 +1,4 @@
-#include "libsvm_chunk.hpp"
+#include "data/format/libsvm_chunk.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "cache_format.hpp"
-#include "cache_verify.hpp"
+#include "data/cache/cache_format.hpp"
+#include "data/cache/cache_verify.hpp"
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/data/shard.hpp"
 #include "parsgd/util/error.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cache_format.hpp"
+#include "data/cache/cache_format.hpp"
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/util/atomic_file.hpp"
 #include "parsgd/util/error.hpp"

@@ -1,4 +1,4 @@
-#include "csv_categorical.hpp"
+#include "data/format/csv_categorical.hpp"
 
 #include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
