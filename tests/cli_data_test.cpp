@@ -544,6 +544,12 @@ TEST_F(CliData, CompressedFilesAndStandardInputTrainAsTheFileDoes) {
     EXPECT_EQ(testing::RunShell("cat " + file + " | " + cli + "-").output, plain.output);
     EXPECT_EQ(testing::RunShell("cat " + file + ".gz | " + cli + "-").output, plain.output);
   }
+  // The formats read from files only are refused on standard input, by their names.
+  const auto idx = testing::RunShell("cat " + svm + " | " + cli + "- --format idx");
+  EXPECT_NE(idx.status, 0);
+  EXPECT_TRUE(Contains(idx.output, "standard input: the idx format is read from files only (IDX "
+                                   "images): give a path"))
+      << idx.output;
   // CSV from standard input records its label column as a file would: predict of the file then
   // reads the label where training did.
   const std::string last = dir_.Write("last.csv", "x,y\n0,no\n1,yes\n0.1,no\n0.9,yes\n");

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "experiment_file.hpp"
+#include "parsgd/data/load.hpp"
 #include "parsgd/exec/executor.hpp"
 
 namespace parsgd::cli {
@@ -17,31 +18,20 @@ using compare::Block;
 using compare::Point;
 
 // The flags that change what the objective means: configurations that share them share a target.
-// (Not --normalize: for the linear models it is SGD's step scaling, a method's choice on the same
+// The training data, every read option (kReadOptions: how it is read), and these settings. (Not
+// --normalize: for the linear models it is SGD's step scaling, a method's choice on the same
 // objective.)
-constexpr const char* kProblemFlags[] = {"train",
-                                         "format",
-                                         "features",
-                                         "zero-based",
-                                         "header",
-                                         "delimiter",
-                                         "label-column",
-                                         "weight-column",
-                                         "missing",
-                                         "categorical",
-                                         "hash-bits",
-                                         "ngrams",
-                                         "char-ngrams",
-                                         "interactions",
-                                         "model",
-                                         "hidden",
-                                         "l2",
-                                         "l1",
-                                         "loss-epsilon",
-                                         "multiclass",
-                                         "class-weight",
-                                         "bias",
-                                         "validation-fraction"};
+constexpr const char* kProblemSettings[] = {
+    "model", "hidden", "l2", "l1", "loss-epsilon", "multiclass", "class-weight", "bias",
+    "validation-fraction"};
+
+bool DefinesProblem(const std::string& flag) {
+  return flag == "train" ||
+         std::any_of(std::begin(kReadOptions), std::end(kReadOptions),
+                     [&](const ReadOption& o) { return flag == o.key; }) ||
+         std::any_of(std::begin(kProblemSettings), std::end(kProblemSettings),
+                     [&](const char* f) { return flag == f; });
+}
 
 bool Contains(const Block& block, const std::string& flag) {
   return std::any_of(block.begin(), block.end(), [&](const Axis& a) { return a.flag == flag; });
@@ -166,9 +156,7 @@ PlannedConfig PlanConfig(const OptionParser& parser, const Point& point,
   // set belongs to its problem, not to the method).
   std::vector<std::string> problem, method;
   for (const std::string& flag : varying) {
-    const bool defines = std::any_of(std::begin(kProblemFlags), std::end(kProblemFlags),
-                                     [&](const char* f) { return flag == f; });
-    if (defines) {
+    if (DefinesProblem(flag)) {
       problem.push_back(flag);
     } else if (flag != "test" && flag != "validation") {
       method.push_back(flag);

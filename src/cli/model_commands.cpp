@@ -50,7 +50,7 @@ struct ApplyArgs {
   std::string weight_column;
   // Else the model's record (DataReading's csv_label_column, csv_weight_column, csv_missing).
   bool label_column_given = false, weight_column_given = false, missing_given = false;
-  std::set<std::string, std::less<>> format_only_given;  // the kFormatOnlyOptions given
+  std::set<std::string, std::less<>> read_options_given;  // the kReadOptions given
   int threads = 0;
 };
 
@@ -74,8 +74,8 @@ bool ParseApply(OptionParser& p, std::span<const std::string> args, ApplyArgs& a
   a.label_column_given = p.Given("label-column");
   a.weight_column_given = p.Given("weight-column");
   a.missing_given = p.Given("missing");
-  for (const FormatOnlyOption& option : kFormatOnlyOptions) {
-    if (p.Given(option.key)) a.format_only_given.emplace(option.key);
+  for (const ReadOption& option : kReadOptions) {
+    if (p.Given(option.key)) a.read_options_given.emplace(option.key);
   }
   return true;
 }
@@ -175,7 +175,7 @@ Dataset LoadData(const ApplyArgs& a, const LoadedModel& loaded, Executor& execut
                  bool labels_needed) {
   LoadOptions options = DataOptions(a, loaded);
   RefuseIgnoredDataOptions(
-      [&](std::string_view key) { return a.format_only_given.contains(key); }, a.data,
+      [&](std::string_view key) { return a.read_options_given.contains(key); }, a.data,
       options.format != DataFormat::kAuto ? options.format : DetectDataFormat(a.data));
   options.labels_optional = !labels_needed;  // predict: images alone
   if (labels_needed && options.label_column == kNoLabelColumn) {

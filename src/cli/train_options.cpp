@@ -176,7 +176,7 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
 void RefuseIgnoredDataOptions(const std::function<bool(std::string_view)>& given,
                               const std::string& path, DataFormat format) {
   if (format == DataFormat::kAuto) return;  // standard input: its format is known once read
-  for (const FormatOnlyOption& option : kFormatOnlyOptions) {
+  for (const ReadOption& option : kReadOptions) {
     if (given(option.key) && !(option.formats & FormatBit(format))) {
       throw UsageError(fmt::format("--{} would be ignored: it reads {}; {} is {}", option.key,
                                    option.reads, path, FormatOf(format).what));
@@ -186,8 +186,9 @@ void RefuseIgnoredDataOptions(const std::function<bool(std::string_view)>& given
 
 void RefuseIgnoredDataOptions(const OptionParser& p, const RunArgs& a) {
   const auto given = [&](std::string_view key) { return p.Given(key); };
-  if (std::none_of(std::begin(kFormatOnlyOptions), std::end(kFormatOnlyOptions),
-                   [&](const FormatOnlyOption& o) { return given(o.key); })) {
+  if (std::none_of(std::begin(kReadOptions), std::end(kReadOptions), [&](const ReadOption& o) {
+        return o.formats != kEveryFormat && given(o.key);
+      })) {
     return;
   }
   RefuseIgnoredDataOptions(given, a.train,

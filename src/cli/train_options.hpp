@@ -65,7 +65,7 @@ void DeclareTrainingOptions(OptionParser& p, RunArgs& a);
 // would otherwise ignore them.
 void RefuseIgnoredDataOptions(const OptionParser& p, const RunArgs& a);
 // The same for the file `path` read in `format` (kAuto, standard input's: nothing refused), by
-// the table of the options that apply to some formats only (kFormatOnlyOptions); `given` says
+// the table of the read options and their formats (kReadOptions); `given` says
 // whether the command line gave a flag.
 void RefuseIgnoredDataOptions(const std::function<bool(std::string_view)>& given,
                               const std::string& path, DataFormat format);

@@ -108,15 +108,20 @@ inline const char* DataFormatName(DataFormat format) {
   return NameOf<DataFormat>(kDataFormats, format);
 }
 
-// The read options that apply to some formats only (a flag of every command that reads data), and
-// what they read: a flag given for a file of another format would be ignored, and is refused.
-struct FormatOnlyOption {
+// The read options: the flags of every command that reads data, in one table, with the formats
+// each applies to (a flag given for a file of another format would be ignored, and is refused)
+// and what it reads. Every one changes what is read, so `compare` counts each as part of a
+// problem (configurations that differ in one do not share a target).
+struct ReadOption {
   std::string_view key;  // the flag, without its dashes
-  unsigned formats;      // FormatBit of each format it applies to
+  unsigned formats;      // FormatBit of each format it applies to; kEveryFormat: all
   std::string_view reads;
 };
 constexpr unsigned FormatBit(DataFormat format) { return 1u << static_cast<unsigned>(format); }
-inline constexpr FormatOnlyOption kFormatOnlyOptions[] = {
+inline constexpr unsigned kEveryFormat = ~0u;
+inline constexpr ReadOption kReadOptions[] = {
+    {"format", kEveryFormat, "every format"},
+    {"features", kEveryFormat, "every format"},
     {"zero-based", FormatBit(DataFormat::kLibsvm), "LIBSVM text"},
     {"header", FormatBit(DataFormat::kCsv), "CSV text"},
     {"delimiter", FormatBit(DataFormat::kCsv), "CSV text"},

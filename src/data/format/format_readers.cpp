@@ -116,8 +116,8 @@ CsvOptions CsvOptionsOf(const LoadOptions& options) {
 
 // Refused for the formats read from files only (IDX, the binary cache) on standard input.
 Dataset NotText(std::string_view, const std::string& name, const LoadOptions& options) {
-  throw Error(fmt::format("{}: {} is read from a file: give its path", name,
-                          FormatOf(options.format).what));
+  throw Error(fmt::format("{}: the {} format is read from files only ({}): give a path", name,
+                          FormatOf(options.format).name, FormatOf(options.format).what));
 }
 
 CacheShape ConvertText(const std::vector<std::string>& inputs, const LoadOptions& options,
