@@ -17,6 +17,7 @@
 #include "model/linear/linear_settings.hpp"
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/data/binary_cache.hpp"
+#include "parsgd/data/fasttext.hpp"
 #include "parsgd/data/libsvm.hpp"
 #include "parsgd/data/load.hpp"
 #include "parsgd/exec/executor.hpp"
@@ -200,6 +201,70 @@ TEST(LoadShard, ABadLineOnOneRankEndsEveryRankWithItsWholeFileLineNumber) {
       RunRanks(3, [&](Communicator& comm) { LoadShard(dir.File("none.svm"), {}, comm); });
   for (const std::string& e : missing)
     EXPECT_TRUE(testing::Contains(e, "none.svm: cannot open")) << e;
+}
+
+// fastText and VW text: each rank reads its byte range; the rows, the weights and the class
+// names (one class met in a single share among them) are the whole file's on every rank.
+TEST(LoadShard, HashedTextSharesAreTheFileWithItsClassNamesAndWeights) {
+  testing::TempDir dir;
+  std::string ft, vw;
+  for (int i = 0; i < 400; ++i) {
+    // "Rare", first of the names, is in the last share only: read alone, the others would
+    // number "a", "b" and "c" from 0.
+    const std::string name = i == 333 ? "Rare" : std::string(1, static_cast<char>('a' + i % 3));
+    ft += "__label__" + name + " word" + std::to_string(i % 17) + " other" +
+          std::to_string(i % 5) + (i % 90 == 5 ? "\n\n" : "\n");
+    vw += std::string(i % 2 ? "1" : "-1") + (i % 7 == 0 ? " 2.5" : "") + " |f x" +
+          std::to_string(i % 11) + ":0.5 y |g z" + std::to_string(i % 3) + "\n";
+  }
+  const std::string ft_path = dir.Write("t.ft", ft);
+  const std::string vw_path = dir.Write("t.vw", vw);
+  LoadOptions ft_options, vw_options;
+  ft_options.format = DataFormat::kFasttext;
+  vw_options.format = DataFormat::kVw;
+  for (const auto& [path, options] :
+       {std::pair{ft_path, ft_options}, std::pair{vw_path, vw_options}}) {
+    const Dataset whole = LoadDataset(path, options);
+    ASSERT_TRUE(whole.hashing().has_value());
+    auto weights_of = [](const Dataset& d, std::vector<float>& out) {
+      for (uint64_t i = 0; i < d.rows(); ++i) out.push_back(d.weights().empty() ? 1.f : d.weights()[i]);
+    };
+    std::vector<float> whole_weights;
+    weights_of(whole, whole_weights);
+    for (int ranks = 1; ranks <= 5; ++ranks) {
+      const std::string what = path + ", " + std::to_string(ranks) + " ranks";
+      std::vector<Dataset> shares(ranks);
+      const std::vector<std::string> errors = RunRanks(
+          ranks, [&](Communicator& comm) { shares[comm.rank()] = LoadShard(path, options, comm); });
+      for (const std::string& e : errors) EXPECT_EQ(e, "") << what;
+      Rows rows;
+      std::vector<float> weights;
+      for (const Dataset& d : shares) {
+        Append(d, rows);
+        weights_of(d, weights);
+        EXPECT_EQ(d.class_names(), whole.class_names()) << what;
+        EXPECT_EQ(d.features(), whole.features()) << what;
+        ASSERT_TRUE(d.hashing().has_value()) << what;
+        EXPECT_EQ(d.hashing()->bits, whole.hashing()->bits) << what;
+      }
+      const Rows expected = Whole(whole);
+      EXPECT_EQ(rows.labels, expected.labels) << what;
+      EXPECT_EQ(rows.entries, expected.entries) << what;
+      EXPECT_EQ(weights, whole_weights) << what;
+    }
+  }
+  // A bad line in the last share: every rank throws the whole file's message and line.
+  const std::string bad = dir.Write("bad.vw", vw + "1 |f x:zz\n");
+  std::string expected;
+  try {
+    LoadDataset(bad, vw_options);
+  } catch (const DataError& e) {
+    expected = e.what();
+  }
+  ASSERT_TRUE(testing::Contains(expected, ":401:")) << expected;
+  const std::vector<std::string> failed =
+      RunRanks(3, [&](Communicator& comm) { LoadShard(bad, vw_options, comm); });
+  for (const std::string& e : failed) EXPECT_EQ(e, expected);
 }
 
 TEST(LoadShard, BinaryCacheSharesAreItsRowsAndADamagedOneIsRefusedByEveryRank) {

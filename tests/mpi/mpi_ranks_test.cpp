@@ -91,6 +91,25 @@ TEST(MpiShards, LibsvmAndBinarySharesAreTheFileInOrder) {
   ExpectShareOfWhole(LoadShard(bin, {}, *world), whole, *world);
 }
 
+// fastText text by byte range: the class names are every share's ("Early", first of them, is
+// on the last line only), so each rank numbers the labels as the whole file does.
+TEST(MpiShards, FasttextSharesNameTheClassesOfTheWholeFile) {
+  testing::TempDir dir;
+  std::string text;
+  for (int i = 0; i < 1001; ++i) {
+    text.append("__label__").append(i == 1000 ? "Early" : i % 3 ? "yes" : "no");
+    text.append(" w").append(std::to_string(i % 13)).append(" v").append(std::to_string(i % 4));
+    text.append("\n");
+  }
+  const std::string path = dir.Write("d.ft", text);
+  LoadOptions options;
+  options.format = DataFormat::kFasttext;
+  const Dataset whole = LoadDataset(path, options);
+  const Dataset share = LoadShard(path, options, *world);
+  EXPECT_EQ(share.class_names(), whole.class_names());
+  ExpectShareOfWhole(share, whole, *world);
+}
+
 TEST(MpiShards, AFaultOnOneRankEndsEveryRankWithItsMessage) {
   testing::TempDir dir;
   std::string text;

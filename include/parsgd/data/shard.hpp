@@ -24,11 +24,12 @@ inline std::pair<uint64_t, uint64_t> ShardRange(uint64_t count, int part, int pa
 // Rows [first, last) of `data` (the entries and labels shared, the row offsets copied).
 Dataset RowRange(const Dataset& data, uint64_t first, uint64_t last);
 
-// Rank comm.rank()'s share of `path` (LoadDataset's formats and options). Collective. LIBSVM text
-// by byte range at line starts (ReadLibsvmShard), the binary cache by row range
-// (ReadBinaryCacheShard): each rank reads only its share. CSV and IDX are read whole by every
-// rank and cut by row range (ShardRange). The feature count, the index base and the first error
-// are the whole file's, and an error on one rank is thrown on every rank. One rank: LoadDataset.
+// Rank comm.rank()'s share of `path` (LoadDataset's formats and options). Collective. LIBSVM,
+// fastText and VW text by byte range at line starts (ReadLibsvmShard, ReadLinesShard), the binary
+// cache by row range (ReadBinaryCacheShard): each rank reads only its share. CSV, IDX, gzip files
+// and lists are read whole by every rank and cut by row range (ShardRange). The feature count,
+// the index base, the class names and the first error are the whole file's, and an error on one
+// rank is thrown on every rank. One rank: LoadDataset.
 Dataset LoadShard(const std::string& path, const LoadOptions& options, Communicator& comm);
 
 }  // namespace parsgd

@@ -95,7 +95,7 @@ Dataset Parse(const data_internal::TextSource& source, const std::string& name,
   if (empty) throw DataError(name, 0, 0, fmt::format("empty file: expected {}", lines.expected));
   data_internal::ThrowFirstError(chunks, name);
   std::vector<std::string> classes;
-  if (!options.labels_optional) {
+  if (lines.class_names) {
     try {
       classes = data_internal::NameClasses(chunks);
     } catch (const Error& e) {
@@ -131,7 +131,8 @@ data_internal::LineParser data_internal::FasttextLines(const FasttextOptions& gi
   return {.parse = [options](std::string_view piece, Chunk* c) { ParseChunk(piece, options, c); },
           .hashing = options.hashing,
           .features = uint64_t{1} << options.hashing.bits,
-          .expected = fmt::format("lines of '{}NAME word word ...'", kFasttextLabelPrefix)};
+          .expected = fmt::format("lines of '{}NAME word word ...'", kFasttextLabelPrefix),
+          .class_names = !options.labels_optional};
 }
 
 Dataset data_internal::ReadFasttextFrom(ByteStream& in, std::string head, const std::string& name,

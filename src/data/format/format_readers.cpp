@@ -200,7 +200,9 @@ const FormatReader kFasttextReader{
     },
     .stream = FasttextStream,
     .file = TextFile<FasttextStream, FasttextFile>,
-    .share = nullptr,
+    .share = [](const std::string& path, const LoadOptions& o, Communicator& comm) {
+      return ReadLinesShard(path, FasttextLines(FasttextOptionsOf(o)), o.chunk_bytes, comm);
+    },
     .convert = [](const std::vector<std::string>& inputs, const std::string&,
                   const LoadOptions& o, const std::string& output, ByteStream* begun,
                   std::string head) {
@@ -214,7 +216,9 @@ const FormatReader kVwReader{
     },
     .stream = VwStream,
     .file = TextFile<VwStream, VwFile>,
-    .share = nullptr,
+    .share = [](const std::string& path, const LoadOptions& o, Communicator& comm) {
+      return ReadLinesShard(path, VwLines(VwOptionsOf(o)), o.chunk_bytes, comm);
+    },
     .convert = [](const std::vector<std::string>& inputs, const std::string&,
                   const LoadOptions& o, const std::string& output, ByteStream* begun,
                   std::string head) {

@@ -31,9 +31,18 @@ struct LineParser {
   TextHashing hashing;
   uint64_t features = 0;
   std::string expected;
+  bool class_names = false;  // the labels are names (fastText's), else numbers
 };
 LineParser FasttextLines(const FasttextOptions& options);
 LineParser VwLines(const VwOptions& options);
+
+// Rank comm.rank()'s share of the hashed text at `path`, read by `lines` in pieces of
+// `chunk_bytes` (0: chosen from the size): the lines whose first byte lies in the rank's byte
+// range (ShardRange), the shares in rank order being the file's rows. The first error (with the
+// whole file's line number), the class names and an empty file's refusal are the whole file's, on
+// every rank. Collective.
+Dataset ReadLinesShard(const std::string& path, const LineParser& lines, uint64_t chunk_bytes,
+                       Communicator& comm);
 
 // The text a streaming convert reads: LIBSVM's (with `libsvm`'s options) or a hashed format's
 // (`lines`; `max_features`: the feature count given, 0 none), in pieces of `chunk_bytes` (0: 2

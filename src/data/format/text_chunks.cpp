@@ -11,6 +11,7 @@
 #include <iterator>
 
 #include "data/source/byte_stream.hpp"
+#include "parsgd/comm/communicator.hpp"
 #include "parsgd/data/csv.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/float_text.hpp"
@@ -240,8 +241,42 @@ Dataset Assemble(std::vector<Chunk> chunks, uint64_t features, const std::string
 }
 
 std::vector<std::string> NameClasses(std::vector<Chunk>& chunks) {
+  SoloCommunicator solo;
+  return NameClasses(chunks, solo);
+}
+
+namespace {
+
+// The union of every rank's sorted `names`, sorted, on every rank. Collective.
+std::vector<std::string> UnionOverRanks(const std::vector<std::string>& names, Communicator& comm) {
+  std::vector<std::string> all;
+  for (int root = 0; root < comm.size(); ++root) {
+    std::string packed;  // each name as its length (8 bytes) and its bytes
+    if (comm.rank() == root) {
+      for (const std::string& n : names) {
+        const uint64_t length = n.size();
+        packed.append(reinterpret_cast<const char*>(&length), sizeof length).append(n);
+      }
+    }
+    comm.Broadcast(packed, root);
+    for (std::size_t at = 0; at < packed.size();) {
+      uint64_t length = 0;
+      std::memcpy(&length, packed.data() + at, sizeof length);
+      all.emplace_back(packed, at + sizeof length, length);
+      at += sizeof length + length;
+    }
+  }
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  return all;
+}
+
+}  // namespace
+
+std::vector<std::string> NameClasses(std::vector<Chunk>& chunks, Communicator& comm) {
   bool text = false;
   for (const Chunk& chunk : chunks) text |= chunk.text_labels;
+  if (comm.size() > 1) text = comm.Max(text ? 1 : 0) != 0;  // a share may hold numbers only
   if (!text) return {};
   std::vector<std::string> names;
   for (const Chunk& chunk : chunks) {
@@ -258,6 +293,7 @@ std::vector<std::string> NameClasses(std::vector<Chunk>& chunks) {
   }
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
+  if (comm.size() > 1) names = UnionOverRanks(names, comm);
   auto index_of = [&](const std::string& name) {
     return static_cast<float>(std::lower_bound(names.begin(), names.end(), name) - names.begin());
   };

@@ -20,6 +20,10 @@
 #include "parsgd/data/dataset.hpp"
 #include "parsgd/util/mapped_file.hpp"
 
+namespace parsgd {
+class Communicator;
+}  // namespace parsgd
+
 namespace parsgd::data_internal {
 
 // The first malformed line of a chunk. `line` counts lines from the chunk start (0-based).
@@ -163,6 +167,10 @@ Dataset Assemble(std::vector<Chunk> chunks, uint64_t features, const std::string
 // where every label is a number: the labels stay those numbers). Throws parsgd::Error for a name
 // over kMaxClassNameBytes or more names than kMaxLabelTexts.
 std::vector<std::string> NameClasses(std::vector<Chunk>& chunks);
+// NameClasses over the ranks of `comm`, each holding its share's chunks: the names are the
+// union of every rank's, so that each rank numbers the labels as the whole file's read does.
+// Collective.
+std::vector<std::string> NameClasses(std::vector<Chunk>& chunks, Communicator& comm);
 // Throws NameClasses's parsgd::Error for a name over kMaxClassNameBytes or more than
 // kMaxLabelTexts names.
 void CheckClassNames(const std::vector<std::string>& names);

@@ -1,0 +1,61 @@
+// A rank's share of a hashed text file (fastText, VW): the lines whose first byte lies in the
+// rank's byte range, as LIBSVM's shares are cut.
+#include <fmt/format.h>
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "data/format/stream_readers.hpp"
+#include "data/format/text_chunks.hpp"
+#include "parsgd/comm/communicator.hpp"
+#include "parsgd/data/shard.hpp"
+#include "parsgd/util/error.hpp"
+#include "parsgd/util/mapped_file.hpp"
+
+namespace parsgd::data_internal {
+
+Dataset ReadLinesShard(const std::string& path, const LineParser& lines, uint64_t chunk_bytes,
+                       Communicator& comm) {
+  std::shared_ptr<const MappedFile> file;
+  comm.AgreeOn([&] { file = MappedFile::Open(path); });  // a file missing on one host ends all
+  const std::string_view text(file->chars(), file->size());
+  const auto [from, to] = ShardRange(text.size(), comm.rank(), comm.size());
+  const std::size_t begin = LineStartFrom(text, from, file.get());
+  const std::size_t end = LineStartFrom(text, to, file.get());
+  std::string_view share = text.substr(begin, end - begin);
+  // A UTF-8 byte order mark: only the first share can start with one (the others start at a line).
+  if (share.starts_with("\xEF\xBB\xBF")) share.remove_prefix(3);
+  if (comm.Sum(share.size()) == 0) {
+    throw DataError(path, 0, 0, fmt::format("empty file: expected {}", lines.expected));
+  }
+  std::vector<Chunk> chunks = ParseChunks(share, chunk_bytes, lines.parse, file.get());
+  // The first error numbered from the whole file's first line: the lines of the ranks before.
+  uint64_t mine = 0;
+  for (const Chunk& chunk : chunks) mine += chunk.lines;
+  const std::vector<uint64_t> all = comm.Gather(mine);
+  uint64_t before = 0;
+  for (int r = 0; r < comm.rank(); ++r) before += all[r];
+  comm.AgreeOn([&] { ThrowFirstError(chunks, path, before + 1); });
+  std::vector<std::string> classes;
+  if (lines.class_names) {
+    try {  // the names are every rank's: each throws the same or none does
+      classes = NameClasses(chunks, comm);
+    } catch (const Error& e) {
+      throw DataError(path, 0, 0, e.what());
+    }
+  }
+  uint64_t rows = 0;
+  for (const Chunk& chunk : chunks) rows += chunk.labels.size();
+  if (comm.Sum(rows) == 0) {
+    throw DataError(path, 0, 0, "no data rows: every line is blank or a comment");
+  }
+  Dataset data = Assemble(std::move(chunks), lines.features, path, 0, ZeroBased::kAuto,
+                          /*empty_ok=*/true);
+  Dataset::Parts parts = data.parts();
+  parts.class_names = std::move(classes);
+  parts.hashing = lines.hashing;
+  return Dataset(std::move(parts));
+}
+
+}  // namespace parsgd::data_internal
