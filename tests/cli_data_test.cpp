@@ -351,6 +351,48 @@ TEST_F(CliData, AWeightColumnIsNotAFeatureAndWeightsAreNotIgnored) {
       << ReadFile(mlp_metrics);
 }
 
+// The model records the class weights its run resolved (balanced: from the training rows'
+// counts), and eval weighs the rows by them as train's --test does: the same loss to the digits.
+TEST_F(CliData, EvalWeighsTheClassesAsTrainsTestDoes) {
+  std::string train, test;
+  for (int i = 0; i < 60; ++i) {
+    const bool rare = i % 5 == 0;
+    const std::string row = std::string(rare ? "+1" : "-1") + " 1:" + std::to_string(i % 7) +
+                            " 2:" + std::to_string(rare ? 1 : i % 3) + "\n";
+    (i < 45 ? train : test) += row;
+  }
+  const std::string train_path = dir_.Write("imbalanced.svm", train);
+  const std::string test_path = dir_.Write("imbalanced.test.svm", test);
+  auto after = [](const std::string& text, const std::string& key) {
+    const std::size_t at = text.find(key);
+    return at == std::string::npos ? std::string("(none)")
+                                   : text.substr(at + key.size(), text.find_first_of(" \n", at + key.size()) - at - key.size());
+  };
+  for (const std::string run : {"--class-weight balanced", "--class-weight 1:3",
+                                "--class-weight balanced --model mlp --hidden 3"}) {
+    const std::string model = dir_.File("cw.bin");
+    const auto t = RunCli("train --train " + train_path + " --test " + test_path + " " + run +
+                          " --epochs 3 --save " + model);
+    ASSERT_EQ(t.status, 0) << t.output;
+    const auto e = RunCli("eval " + model + " " + test_path);
+    ASSERT_EQ(e.status, 0) << e.output;
+    EXPECT_EQ(after(e.output, "loss "), after(t.output, "test loss ")) << run << "\n"
+                                                                        << t.output << e.output;
+    EXPECT_TRUE(Contains(e.output, "(weighted)")) << e.output;
+  }
+  // A model file whose settings say --class-weight but do not record the weights (written by an
+  // earlier parsgd) is evaluated unweighted by class, and eval says so.
+  const auto t = RunCli("train --train " + train_path + " --epochs 2 --quiet --save " +
+                        dir_.File("plain.bin"));
+  ASSERT_EQ(t.status, 0) << t.output;
+  LoadedModel plain = LoadModel(dir_.File("plain.bin"));
+  SaveModel(std::get<LinearModel>(plain.model), dir_.File("old.bin"),
+            plain.settings + "class_weight=balanced\n", plain.reading);
+  const auto old = RunCli("eval " + dir_.File("old.bin") + " " + test_path);
+  ASSERT_EQ(old.status, 0) << old.output;
+  EXPECT_TRUE(Contains(old.output, "does not record the weights it resolved")) << old.output;
+}
+
 TEST_F(CliData, CsvWithoutAHeaderAndItsErrors) {
   const std::string txt = dir_.Write("plain.txt", "1,0.5,0\n0,0,0.5\n1,0.7,0.1\n0,0.1,0.9\n");
   const auto r = RunCli("train --train " + txt + " --format csv --epochs 2 --quiet");

@@ -19,6 +19,7 @@
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/data/load.hpp"
 #include "parsgd/io/model_file.hpp"
+#include "parsgd/model/class_weights.hpp"
 #include "parsgd/model/class_report.hpp"
 #include "parsgd/model/evaluate.hpp"
 #include "parsgd/model/targets.hpp"
@@ -392,11 +393,28 @@ int Eval(std::span<const std::string> args) {
   const bool regression = linear != nullptr && linear->regression();
   const Dataset read = LoadData(a, loaded, *executor, true);
   const Dataset data = regression ? AsRealValues(read) : read;  // a regression's labels are values
-  // Rows with weights (a weight column, VW importances) weigh the loss, scaled to a mean of 1 as
-  // in training: the loss is the weighted mean, and a weighted accuracy comes beside the accuracy.
+  // Rows with weights (a weight column, VW importances) and the model's class weights weigh the
+  // loss, scaled to a mean of 1, as train's --test weighs them: the loss is the weighted mean, and
+  // a weighted accuracy comes beside the accuracy.
+  const std::optional<std::vector<double>> class_weights = RecordedClassWeights(loaded.settings);
+  if (!class_weights && loaded.settings.find("\nclass_weight=") != std::string::npos) {
+    std::printf("%s", fmt::format("{} was trained with --class-weight but does not record the "
+                                  "weights it resolved (a model file from an earlier parsgd): "
+                                  "the loss is not weighted by class\n",
+                                  a.model)
+                          .c_str());
+  }
   bool weighted = false;
   auto targets_of = [&](ModelKind kind, const ClassLabels& labels) {
     Targets t = MakeTargets(kind, data, labels);
+    if (class_weights) {
+      if (class_weights->size() != static_cast<std::size_t>(labels.classes())) {
+        throw DataError(a.model, 0, 0,
+                        fmt::format("damaged: {} class weights recorded for a model of {} classes",
+                                    class_weights->size(), labels.classes()));
+      }
+      WeighClasses(t, *class_weights);
+    }
     SoloCommunicator solo;
     weighted = ScaleWeightsToMeanOne(t, data.source(), solo);
     return t;

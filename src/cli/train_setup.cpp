@@ -9,6 +9,7 @@
 
 #include "parsgd/config/settings.hpp"
 #include "parsgd/exec/executor.hpp"
+#include "parsgd/model/class_weights.hpp"
 
 namespace parsgd::cli {
 namespace {
@@ -248,6 +249,7 @@ std::string SettingsText(const Trainer& trainer, const std::string& train,
   const ResolvedSettings& s = trainer.settings();
   std::string out = fmt::format("train={}\n", train) + SettingsTextLines(trainer.config()) +
                     fmt::format("workers={}\ndevice={}\n", s.workers, s.device);
+  if (!trainer.class_weights().empty()) out += ClassWeightsRecord(trainer.class_weights());
   if (!init.empty()) out += fmt::format("init={}\n", init);
   return out;
 }

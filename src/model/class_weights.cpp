@@ -1,6 +1,7 @@
 #include "parsgd/model/class_weights.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
@@ -101,6 +102,39 @@ void WeighClasses(Targets& targets, std::span<const double> class_weights) {
     all_one &= weights[i] == 1.f;
   }
   targets.weights = all_one ? AlignedArray<float>() : std::move(weights);
+}
+
+namespace {
+constexpr std::string_view kRecordKey = "class_weights=";
+}  // namespace
+
+std::string ClassWeightsRecord(std::span<const double> class_weights) {
+  return fmt::format("{}{}\n", kRecordKey, fmt::join(class_weights, ","));
+}
+
+std::optional<std::vector<double>> RecordedClassWeights(std::string_view settings) {
+  for (std::size_t at = 0; at < settings.size();) {
+    const std::size_t end = std::min(settings.find('\n', at), settings.size());
+    const std::string_view line = settings.substr(at, end - at);
+    at = end + 1;
+    if (!line.starts_with(kRecordKey)) continue;
+    std::vector<double> weights;
+    for (std::string_view rest = line.substr(kRecordKey.size());;) {
+      const std::size_t comma = std::min(rest.find(','), rest.size());
+      double w = 0;
+      const auto [stop, ec] = std::from_chars(rest.data(), rest.data() + comma, w);
+      if (ec != std::errc() || stop != rest.data() + comma || !std::isfinite(w) || w < 0) {
+        throw Error(fmt::format("the model's class weights '{}': expected finite weights, 0 or "
+                                "more, separated by commas",
+                                line.substr(kRecordKey.size())));
+      }
+      weights.push_back(w);
+      if (comma == rest.size()) break;
+      rest.remove_prefix(comma + 1);
+    }
+    return weights;
+  }
+  return std::nullopt;
 }
 
 }  // namespace parsgd

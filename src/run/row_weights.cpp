@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "parsgd/config/settings.hpp"
@@ -15,6 +16,7 @@ namespace parsgd {
 Weighted WeighRows(const TrainConfig& given, const Dataset& train, Targets& train_targets,
                    std::optional<Targets>& test_targets, std::optional<Targets>& held_targets,
                    Communicator& ranks) {
+  Weighted weighted;
   if (given.class_weight != "none") {
     ranks.AgreeOn([&] {
       if (train_targets.regression) {
@@ -35,8 +37,8 @@ Weighted WeighRows(const TrainConfig& given, const Dataset& train, Targets& trai
     WeighClasses(train_targets, weights);
     if (test_targets) WeighClasses(*test_targets, weights);
     if (held_targets) WeighClasses(*held_targets, weights);
+    weighted.classes = std::move(weights);
   }
-  Weighted weighted;
   weighted.train = ScaleWeightsToMeanOne(train_targets, train.source(), ranks);
   if (test_targets) weighted.test = ScaleWeightsToMeanOne(*test_targets, "the test data", ranks);
   // The held-out rows are measured by their weighted loss; their accuracy stays the share right.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/config/train_config.hpp"
@@ -16,6 +17,9 @@ namespace parsgd {
 struct Weighted {
   bool train = false;
   bool test = false;
+  // Each class's weight under --class-weight (indexed by Targets::ClassOf), as the rows of every
+  // set took it before their scaling to a mean of 1; empty: none given.
+  std::vector<double> classes = {};
 };
 
 // Applies --class-weight to the targets of the training and test rows (balanced: by the rows of

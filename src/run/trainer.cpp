@@ -253,6 +253,7 @@ Trainer::~Trainer() = default;
 
 const ResolvedSettings& Trainer::settings() const { return state_->settings; }
 const TrainConfig& Trainer::config() const { return state_->config; }
+const std::vector<double>& Trainer::class_weights() const { return state_->weighted.classes; }
 int Trainer::epochs_done() const { return state_->epochs_done; }
 bool Trainer::early_stopping() const { return state_->validation != nullptr; }
 std::optional<EpochReport> Trainer::best_epoch() const { return state_->early.best; }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,5 +43,14 @@ std::vector<double> ClassWeightsOf(const ClassWeightSpec& spec, const ClassLabel
 // Multiplies each row's weight in `targets` (1 where it has none) by its class's. Weights that
 // are all 1 after it are none (Targets::weights empty).
 void WeighClasses(Targets& targets, std::span<const double> class_weights);
+
+// The model file's record of the class weights a run resolved, for `eval` to weigh the rows as
+// train's --test does: the settings line "class_weights=W0,W1,...\n", one weight a class in the
+// model's class order (each the shortest text that reads back as it).
+std::string ClassWeightsRecord(std::span<const double> class_weights);
+// The class weights recorded in a model's settings text (the line above): none where the text has
+// none (no --class-weight, or a model file from before the record). Throws parsgd::Error for a
+// line that is not a list of finite weights, 0 or more.
+std::optional<std::vector<double>> RecordedClassWeights(std::string_view settings);
 
 }  // namespace parsgd

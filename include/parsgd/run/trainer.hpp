@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/config/train_config.hpp"
@@ -65,6 +66,9 @@ class Trainer {
   // The settings the run uses: the given ones with every automatic choice made (scheme, optimizer,
   // epochs, learning rate, decay, l2, batch, period resolved; threads as given).
   const TrainConfig& config() const;
+  // Each class's weight under --class-weight as the run resolved it (`balanced` from the training
+  // rows' counts; indexed by the model's classes in order); empty where none was given.
+  const std::vector<double>& class_weights() const;
 
   // Runs the next epoch with all workers, then (with `evaluate`) evaluates on the training and test
   // sets: a pass over both. Throws parsgd::Error if the run diverged (a loss or objective that is
