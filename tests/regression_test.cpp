@@ -217,12 +217,17 @@ Dataset Scaled(const Dataset& data, float factor) {
 // The auto width and L2 follow the targets' scale: Huber on targets 100 times larger is the same
 // fit 100 times larger (its zone and its objective scale with them); the insensitive loss's auto
 // L2 is 100 times smaller.
-TEST(Regression, TheAutoWidthAndL2FollowTheTargetsScale) {
+// The auto width, L2 and step follow the targets' scale: targets 100 times as large give the
+// same run 100 times as large (weights, width; the L2 so that the penalty weighs the same), for
+// every loss under SGD and under the adaptive optimisers (whose steps are the same size whatever
+// the gradients': prices in dollars fit as prices in thousands).
+TEST(Regression, TheAutoWidthL2AndStepFollowTheTargetsScale) {
   const Dataset data = RegressionProblem(300, 0.5, 10, 8);
   const Dataset large = Scaled(data, 100.f);
-  auto train = [](const Dataset& d, ModelKind model) {
+  auto train = [](const Dataset& d, ModelKind model, OptimizerKind optimizer) {
     TrainConfig c;
     c.model = model;
+    c.optimizer.kind = optimizer;
     c.scheme = SchemeKind::kSequential;
     c.threads = 1;
     c.epochs = 5;
@@ -231,20 +236,28 @@ TEST(Regression, TheAutoWidthAndL2FollowTheTargetsScale) {
     testing::TrainFor(trainer, c.epochs);
     return std::make_tuple(trainer.model(), trainer.settings().l2, trainer.config().loss_epsilon);
   };
-  const auto [small_fit, small_l2, small_width] = train(data, ModelKind::kHuber);
-  const auto [large_fit, large_l2, large_width] = train(large, ModelKind::kHuber);
-  EXPECT_NEAR(large_width, 100 * small_width, 1e-4 * large_width);
-  EXPECT_GT(small_width, 1.35 * 3);  // 1.35 times a scale of several units
-  EXPECT_EQ(small_l2, large_l2);
-  for (std::size_t j = 0; j < small_fit.weights().size(); ++j) {
-    EXPECT_NEAR(large_fit.weights()[j], 100 * small_fit.weights()[j],
-                1e-3 * std::abs(large_fit.weights()[j]) + 1e-3);
+  for (const ModelKind model :
+       {ModelKind::kSquared, ModelKind::kHuber, ModelKind::kEpsilonInsensitive}) {
+    for (const OptimizerKind optimizer : {OptimizerKind::kSgd, OptimizerKind::kAdam}) {
+      const std::string what = fmt::format("{}, {}", static_cast<int>(model),
+                                           static_cast<int>(optimizer));
+      const auto [small_fit, small_l2, small_width] = train(data, model, optimizer);
+      const auto [large_fit, large_l2, large_width] = train(large, model, optimizer);
+      EXPECT_NEAR(large_width, 100 * small_width, 1e-4 * large_width) << what;
+      if (model == ModelKind::kHuber) EXPECT_GT(small_width, 1.35 * 3);  // 1.35 times several units
+      if (model == ModelKind::kEpsilonInsensitive) {
+        EXPECT_GT(small_width, 0.1 * 3) << what;  // 0.1 times several units
+        EXPECT_NEAR(large_l2, small_l2 / 100, 1e-6 * small_l2) << what;
+      } else {
+        EXPECT_EQ(small_l2, large_l2) << what;
+      }
+      for (std::size_t j = 0; j < small_fit.weights().size(); ++j) {
+        EXPECT_NEAR(large_fit.weights()[j], 100 * small_fit.weights()[j],
+                    1e-3 * std::abs(large_fit.weights()[j]) + 1e-3)
+            << what << ", weight " << j;
+      }
+    }
   }
-  const auto [a, tube_l2, tube_width] = train(data, ModelKind::kEpsilonInsensitive);
-  const auto [b, large_tube_l2, large_tube_width] = train(large, ModelKind::kEpsilonInsensitive);
-  EXPECT_EQ(tube_width, 0.1);
-  EXPECT_EQ(large_tube_width, 0.1);
-  EXPECT_NEAR(large_tube_l2, tube_l2 / 100, 1e-6 * tube_l2);
 }
 
 TEST(Regression, TheEvaluationMeasuresRmseMaeAndR2) {

@@ -301,7 +301,7 @@ std::vector<Setting> MakeTable() {
                 "huber: the residual past which the loss grows linearly; "
                 "epsilon-insensitive: the tube within which it is 0; in the targets' "
                 "units, scikit-learn's epsilon (auto: huber 1.35 times the targets' "
-                "scale, epsilon-insensitive 0.1)",
+                "scale, epsilon-insensitive 0.1 times it)",
                 [](auto& c) -> auto& { return c.loss_epsilon; }, 0, 1e30, true, {{"auto", -1}}),
            {.runs = kLinearModels | kSgdSolver | kCpuBackend,
             .models = {ModelKind::kHuber, ModelKind::kEpsilonInsensitive}},

@@ -408,29 +408,44 @@ double TargetScale(const Targets& targets, double mean, Communicator& comm) {
   return scale > 0 ? scale : 1;
 }
 
-// A regression's auto width and L2. The width: Huber's zone 1.35 times the targets' scale s
-// (HuberRegressor's 1.35, on the targets' spread: no residual is known before training), so that
-// it grows linearly only far from the fit; the insensitive tube 0.1 (scikit-learn's and LIBLINEAR's
-// -p). The auto L2 weighs the penalty against the loss's slope at a residual of the targets' scale,
-// as 1 / rows weighs it against least squares' (slope s): times min(1, epsilon / s) for Huber, 1 /
-// s for the insensitive loss. Without it the penalty held weights of targets in the hundreds near 0
-// (bench/README.md, "Regression"). Returns the factor of the auto L2; `mean`: the targets' mean.
-// Collective.
-double ResolveRegression(TrainConfig& config, const Targets& targets, Communicator& comm,
-                         double& mean) {
+// A regression's auto width, L2 and step, from the targets' scale s (their spread: no residual is
+// known before training).
+// - The width: Huber's zone 1.35 s (HuberRegressor's 1.35), so that it grows linearly only far from
+//   the fit; the insensitive tube 0.1 s (scikit-learn's and LIBLINEAR's 0.1 on targets of scale 1).
+// - The auto L2 weighs the penalty against the loss's slope at a residual of s, as 1 / rows weighs
+//   it against least squares' (slope s): times min(1, epsilon / s) for Huber, 1 / s for the
+//   insensitive loss. Without it the penalty held weights of targets in the hundreds near 0
+//   (bench/README.md, "Regression").
+// - The auto step: the insensitive loss's slope is 1 at any residual, so a step sized for a row
+//   (the score moved by about the step times |x|^2) moves the score by a target of scale 1: times
+//   s, it moves it as least squares' step does at a residual of s (prices in dollars then fit as
+//   in thousands). Huber's slope grows to its width (1.35 s) and least squares' with the
+//   residual: under SGD their step needs no factor. The adaptive optimisers (AdaGrad, RMSProp,
+//   Adam) divide each gradient by its own size, so that every loss's step moves a weight by about
+//   the step whatever the targets: times s for every loss.
+// `mean`: the targets' mean. Collective.
+struct RegressionScales {
+  double l2 = 1;
+  double step = 1;
+};
+RegressionScales ResolveRegression(TrainConfig& config, const Targets& targets, Communicator& comm,
+                                   double& mean) {
   constexpr double kHuberWidth = 1.35, kTubeWidth = 0.1;
   mean = MeanTarget(targets, comm);
   const double s = TargetScale(targets, mean, comm);
   if (config.loss_epsilon < 0) {
-    config.loss_epsilon = config.model == ModelKind::kHuber ? kHuberWidth * s : kTubeWidth;
+    config.loss_epsilon = (config.model == ModelKind::kHuber ? kHuberWidth : kTubeWidth) * s;
   }
+  const OptimizerKind optimizer = config.optimizer.kind;
+  const bool adaptive = optimizer == OptimizerKind::kAdaGrad ||
+                        optimizer == OptimizerKind::kRmsProp || optimizer == OptimizerKind::kAdam;
   switch (config.model) {
     case ModelKind::kHuber:
-      return std::min(1.0, config.loss_epsilon / s);
+      return {.l2 = std::min(1.0, config.loss_epsilon / s), .step = adaptive ? s : 1};
     case ModelKind::kEpsilonInsensitive:
-      return 1 / s;
+      return {.l2 = 1 / s, .step = s};
     default:
-      return 1;
+      return {.l2 = 1, .step = adaptive ? s : 1};
   }
 }
 
@@ -444,9 +459,10 @@ void ResolveModel(TrainConfig& config, const Dataset& train, const Targets& targ
     // at C = 1 (on a set of 3% positives under --class-weight balanced, 1 / rows let the rare
     // class overfit: bench/README.md, "Row and class weights").
     const double heaviest = r.l2_auto || r.eta0_auto ? HeaviestClassWeight(targets, comm) : 1.0;
-    const double regression =
-        targets.regression ? ResolveRegression(config, targets, comm, out.target_mean) : 1.0;
-    const double scale = r.l2_auto ? heaviest * regression : 1.0;
+    const RegressionScales regression =
+        targets.regression ? ResolveRegression(config, targets, comm, out.target_mean)
+                           : RegressionScales{};
+    const double scale = r.l2_auto ? heaviest * regression.l2 : 1.0;
     LinearSettings linear = comm.size() > 1
                                 ? ResolveLinearSettings(config, train, executor, comm, scale)
                                 : ResolveLinearSettings(config, train, executor, scale);
@@ -457,6 +473,7 @@ void ResolveModel(TrainConfig& config, const Dataset& train, const Targets& targ
     if (r.eta0_auto && (loss == Loss::kSquared || loss == Loss::kSquaredHinge)) {
       linear.eta0 /= heaviest;
     }
+    if (r.eta0_auto) linear.eta0 *= regression.step;
     out.rates = std::move(linear.rates);
     out.l1_rates = std::move(linear.l1_rates);
     r.l2 = linear.l2;
