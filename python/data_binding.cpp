@@ -258,7 +258,8 @@ py::array_t<To> Copy(const SharedArray<From>& from) {
 py::tuple LoadFile(const std::string& path, const std::string& format, uint32_t hash_bits,
                    uint32_t ngrams, uint32_t char_min, uint32_t char_max,
                    const std::string& interactions, bool labels_optional,
-                   const std::string& categorical, const std::string& like) {
+                   const std::string& categorical, const std::string& like,
+                   const std::vector<std::string>& ignore_columns) {
   LoadOptions options;
   const bool hash_bits_given = hash_bits != 0;
   const std::optional<DataFormat> parsed = ParseDataFormat(format);
@@ -278,6 +279,7 @@ py::tuple LoadFile(const std::string& path, const std::string& format, uint32_t 
                      .char_max = char_max,
                      .interactions = interactions};
   options.labels_optional = labels_optional;
+  options.ignore_columns = ignore_columns;
   CheckTextHashing(options.hashing);
   Dataset data;
   {
@@ -293,6 +295,7 @@ py::tuple LoadFile(const std::string& path, const std::string& format, uint32_t 
       ReadAlike(reading, path, whose, options);
       options.csv_schema_source = like;
       options.label_by_schema = true;
+      options.ignore_columns = {};  // the first file's, by name where both have a header
       if (reading.zero_based != ZeroBased::kAuto) options.zero_based = reading.zero_based;
       data = LoadDataset(path, options);
       CheckReadAlike(reading, data, whose);
@@ -318,6 +321,7 @@ void BindData(py::module_& m) {
   m.def("load_file", &LoadFile, py::arg("path"), py::arg("format"), py::arg("hash_bits"),
         py::arg("ngrams"), py::arg("char_min"), py::arg("char_max"), py::arg("interactions"),
         py::arg("labels_optional"), py::arg("categorical"), py::arg("like"),
+        py::arg("ignore_columns"),
         "(indptr, indices, data, labels, features, class_names, weights) of a data file");
   py::class_<PyDataset>(m, "Dataset",
                         "Rows for the library: CSR arrays whose values, indices and labels are "

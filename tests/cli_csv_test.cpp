@@ -44,6 +44,45 @@ class CliCsv : public ::testing::Test {
 // A table's model reads tables and caches of the same table: LIBSVM text (which would give its
 // columns by index, not by name) and a cache of another table are refused with both readings
 // named, a flag of another format's reading by name; a cache of the table is read as its text.
+// --ignore-columns: an id column left out is no feature, so the ids of the test rows cannot move
+// the model's loss; the model records it, so predict and eval leave it out by themselves and read
+// a file without it; a flag for another format is refused.
+TEST_F(CliCsv, ColumnsLeftOutAreRecordedInTheModel) {
+  std::string train = "id,y,a,b\n", test = "id,y,a,b\n", shifted = "id,y,a,b\n",
+              bare = "b,y,a\n";
+  for (int i = 0; i < 80; ++i) {
+    const double a = (i % 9) / 4.0 - 1, b = (i % 5) / 2.0 - 1;
+    const int y = a + 0.5 * b > 0 ? 1 : 0;
+    const std::string row = fmt::format("{},{},{},{}\n", i, y, a, b);
+    (i < 60 ? train : test) += row;
+    if (i >= 60) {
+      shifted += fmt::format("{},{},{},{}\n", i + 100000, y, a, b);
+      bare += fmt::format("{},{},{}\n", b, y, a);
+    }
+  }
+  const std::string model = dir_.File("m.bin");
+  const auto t = RunCli("train --train " + dir_.Write("train.csv", train) +
+                        " --label-column y --ignore-columns id --epochs 5 --threads 1 --save " + model);
+  ASSERT_EQ(t.status, 0) << t.output;
+  const auto e = RunCli("eval " + model + " " + dir_.Write("test.csv", test));
+  ASSERT_EQ(e.status, 0) << e.output;
+  EXPECT_EQ(RunCli("eval " + model + " " + dir_.Write("shifted.csv", shifted)).output, e.output);
+  EXPECT_EQ(RunCli("eval " + model + " " + dir_.Write("bare.csv", bare)).output, e.output);
+  const auto p = RunCli("predict " + model + " " + dir_.File("test.csv"));
+  ASSERT_EQ(p.status, 0) << p.output;
+  EXPECT_EQ(RunCli("predict " + model + " " + dir_.File("bare.csv")).output, p.output);
+  // Unrecorded, the id is a feature, and the shifted ids move the loss.
+  const std::string with_id = dir_.File("with_id.bin");
+  ASSERT_EQ(RunCli("train --train " + dir_.File("train.csv") +
+                   " --label-column y --epochs 5 --threads 1 --save " + with_id).status, 0);
+  EXPECT_NE(RunCli("eval " + with_id + " " + dir_.File("shifted.csv")).output,
+            RunCli("eval " + with_id + " " + dir_.File("test.csv")).output);
+  const auto svm = RunCli("train --train " + dir_.Write("t.svm", "1 1:1\n0 2:1\n") +
+                          " --ignore-columns 2");
+  EXPECT_EQ(svm.status, 2) << svm.output;
+  EXPECT_TRUE(Contains(svm.output, "--ignore-columns")) << svm.output;
+}
+
 TEST_F(CliCsv, AModelOfATableReadsThatTableOnly) {
   const std::string train = dir_.Write("train.csv", Table(300, 1, false));
   const std::string test = dir_.Write("test.csv", Table(100, 2, false));

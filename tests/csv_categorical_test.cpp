@@ -108,6 +108,61 @@ TEST(CsvCategorical, AnotherFileIsReadByTheSchemaByNameOrPosition) {
   ExpectSameData(unlabelled, testing::MakeDataset({{{1, 1.f}, {2, 1.f}}}, {0.f}, 4));
 }
 
+// Columns left out (--ignore-columns): by name or position, whatever they hold (text, a missing
+// value, a quoted delimiter), neither features nor read; the schema records them, so that another
+// file of the table leaves them out by name, may lack them, and by position leaves out the same
+// fields; a binary cache and a model file keep the record.
+TEST(CsvCategorical, ColumnsLeftOutAreNotReadAndTheSchemaRecordsThem) {
+  const std::string text = "id,y,x,note\n7,1,0.5,\"a, b\"\nNA,0,2,\n9,1,0,red\n";
+  const Dataset expected = testing::MakeDataset({{{0, 0.5f}}, {{0, 2.f}}, {}}, {1.f, 0.f, 1.f}, 1);
+  for (const std::vector<std::string>& left_out :
+       {std::vector<std::string>{"id", "note"}, std::vector<std::string>{"0", "-1"}}) {
+    const Dataset d = ParseCsv(text, "t.csv", {.label_column = "y", .ignore_columns = left_out});
+    ExpectSameData(d, expected);
+    ASSERT_NE(d.csv_schema(), nullptr);
+    EXPECT_EQ(d.csv_schema()->ignored,
+              (std::vector<CsvIgnored>{{.name = "id", .field = 0}, {.name = "note", .field = 3}}));
+    EXPECT_FALSE(d.csv_schema()->HasCategorical());  // the text column is not one
+  }
+  const Dataset train =
+      ParseCsv(text, "train.csv", {.label_column = "y", .ignore_columns = {"id", "note"}});
+  CsvOptions by{.label_column = "y", .schema = train.csv_schema()};
+  // By name: the columns left out wherever they are, or absent.
+  ExpectSameData(ParseCsv("note,x,y,id\nz,0.5,1,1\n", "a.csv", by),
+                 testing::MakeDataset({{{0, 0.5f}}}, {1.f}, 1));
+  ExpectSameData(ParseCsv("y,x\n1,0.5\n", "b.csv", by), testing::MakeDataset({{{0, 0.5f}}}, {1.f}, 1));
+  // Headerless: the training file's fields by position.
+  const Dataset plain = ParseCsv("7,1,0.5,x\n8,0,2,y\n", "p.csv",
+                                 {.label_column = "1", .ignore_columns = {"0", "3"}});
+  ExpectSameData(plain, testing::MakeDataset({{{0, 0.5f}}, {{0, 2.f}}}, {1.f, 0.f}, 1));
+  CsvOptions by_position{.label_column = "1", .schema = plain.csv_schema()};
+  ExpectSameData(ParseCsv("9,1,3,text\n", "q.csv", by_position),
+                 testing::MakeDataset({{{0, 3.f}}}, {1.f}, 1));
+  // Not the label, the weight or a categorical column; a name the header lacks.
+  ExpectError([&] { ParseCsv(text, "t.csv", {.label_column = "y", .ignore_columns = {"y"}}); },
+              {"t.csv: column 'y' is left out, but it is the label column"});
+  ExpectError([&] {
+    ParseCsv(text, "t.csv",
+             {.label_column = "y", .weight_column = "x", .ignore_columns = {"x"}});
+  }, {"column 'x' is left out, but it is the weight column"});
+  ExpectError([&] {
+    ParseCsv(text, "t.csv",
+             {.label_column = "y", .ignore_columns = {"note"}, .categorical = {"note"}});
+  }, {"categorical column 'note' is left out"});
+  ExpectError([&] { ParseCsv(text, "t.csv", {.label_column = "y", .ignore_columns = {"zz"}}); },
+              {"ignored column 'zz' is not in the header"});
+  // A headerless file with text in a column left out by position is still headerless.
+  ExpectSameData(ParseCsv("alice,1,0.5\nbob,0,2\n", "h.csv",
+                          {.label_column = "1", .ignore_columns = {"0"}}),
+                 testing::MakeDataset({{{0, 0.5f}}, {{0, 2.f}}}, {1.f, 0.f}, 1));
+  // The cache keeps the record, and reads files by it.
+  testing::TempDir dir;
+  SaveDataset(train, dir.File("t.bin"));
+  const Dataset cached = ReadBinaryCache(dir.File("t.bin"));
+  ASSERT_NE(cached.csv_schema(), nullptr);
+  EXPECT_EQ(*cached.csv_schema(), *train.csv_schema());
+}
+
 // The files of a list are one table: the one-hot values the union of theirs.
 TEST(CsvCategorical, SeveralFilesShareTheUnionOfTheirValues) {
   testing::TempDir dir;

@@ -66,9 +66,15 @@ TEST(ConvertCsvToCache, WritesTheInMemoryCacheByteForByte) {
   headerless_options.weight_column = "5";
   LoadOptions hashed = table_options;
   hashed.category_hash_bits = 5;
+  LoadOptions left_out = table_options;  // a text column and one of numbers and text
+  left_out.ignore_columns = {"colour", "size"};
+  LoadOptions headerless_left_out = headerless_options;
+  headerless_left_out.ignore_columns = {"1", "3"};
   for (const auto& [input, given] :
        std::vector<std::pair<std::string, LoadOptions>>{{table, table_options},
                                                         {table, hashed},
+                                                        {table, left_out},
+                                                        {headerless, headerless_left_out},
                                                         {headerless, headerless_options},
                                                         {label_header, {}},
                                                         {label_row, {}},

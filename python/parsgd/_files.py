@@ -17,7 +17,7 @@ from . import _parsgd
 
 def load_file(path, *, format="auto", hash_bits=None, ngrams=2, char_ngrams=None,
               interactions="", labels=True, return_weights=False, categorical="auto",
-              like=None):
+              like=None, ignore_columns=()):
     """(X, y) from the data file at path, as scikit-learn's load_svmlight_file returns them.
 
     X: scipy CSR, float32, one column per feature (fastText and VW text: 2**hash_bits hashed
@@ -29,7 +29,9 @@ def load_file(path, *, format="auto", hash_bits=None, ngrams=2, char_ngrams=None
     "ab,abc") are --hash-bits, --ngrams, --char-ngrams and --interactions (hash_bits None: 16 for
     text, CSV categories one column each). CSV: text columns are categorical, one column per
     value after the table's columns (or hashed into 2**hash_bits), categorical "none" makes text an
-    error and "a,b" names columns categorical whatever their values (--categorical); like: the
+    error and "a,b" names columns categorical whatever their values (--categorical);
+    ignore_columns: CSV columns left out, by header name or 0-based position ("id,note" or a
+    sequence; --ignore-columns), and so in a file read like this one; like: the
     path of the file this one is another part of (the training file of a test file), read as that
     one was: its CSV columns matched by name, the same category columns (a value the first never
     had left out), its hashing (a binary cache's too), its LIBSVM index base; a file that holds
@@ -38,10 +40,12 @@ def load_file(path, *, format="auto", hash_bits=None, ngrams=2, char_ngrams=None
     Raises ValueError naming the file, line and column for malformed data.
     """
     char_min, char_max = (0, 0) if char_ngrams is None else (int(c) for c in char_ngrams)
+    left_out = ([c for c in ignore_columns.split(",") if c] if isinstance(ignore_columns, str)
+                else [str(c) for c in ignore_columns])
     indptr, indices, data, row_labels, features, names, weights = _parsgd.load_file(
         os.fspath(path), format, 0 if hash_bits is None else int(hash_bits), int(ngrams),
         char_min, char_max, str(interactions), not labels, str(categorical),
-        "" if like is None else os.fspath(like))
+        "" if like is None else os.fspath(like), left_out)
     X = sp.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, features))
     if not labels:
         y = None

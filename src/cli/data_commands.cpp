@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "distinct_paths.hpp"
 #include "options.hpp"
+#include "parsgd/util/split.hpp"
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/generator.hpp"
 #include "parsgd/data/load.hpp"
@@ -69,8 +70,9 @@ int Convert(std::span<const std::string> args) {
   ZeroBasedOption(p, &load.zero_based,
                   "libsvm: whether feature indices start at 0 (auto: when an index 0 appears); the "
                   "cache records the decision");
+  std::string ignore_columns;
   CsvReadOptions(p, &load.header, &load.delimiter, &load.label_column, &load.missing,
-                 &load.weight_column);
+                 &load.weight_column, &ignore_columns);
   RunArgs hashing;  // the text hashing flags, as train's
   DeclareHashingOptions(p, hashing);
   ThreadsOption(p, &threads);
@@ -82,6 +84,7 @@ int Convert(std::span<const std::string> args) {
   hashing.format = load.format;
   RefuseIgnoredDataOptions(p, hashing);
   SetHashingOptions(hashing, load);
+  if (!ignore_columns.empty()) load.ignore_columns = SplitAtCommas(ignore_columns);
   RefuseOverwrites({{"INPUT", input}}, {{"OUTPUT", output}});
   auto executor = MakeTbbExecutor(threads);
   if (output.ends_with(".bin")) {

@@ -24,6 +24,7 @@
 #include "parsgd/model/evaluate.hpp"
 #include "parsgd/model/targets.hpp"
 #include "parsgd/util/atomic_file.hpp"
+#include "parsgd/util/split.hpp"
 #include "shared_options.hpp"
 #include "train_options.hpp"
 
@@ -49,6 +50,7 @@ struct ApplyArgs {
   std::string label_column;
   CsvMissing missing = CsvMissing::kError;
   std::string weight_column;
+  std::string ignore_columns;  // beside the model's record's
   // Else the model's record (DataReading's csv_label_column, csv_weight_column, csv_missing).
   bool label_column_given = false, weight_column_given = false, missing_given = false;
   std::set<std::string, std::less<>> read_options_given;  // the kReadOptions given
@@ -62,6 +64,7 @@ void Declare(OptionParser& p, ApplyArgs& a) {
   p.Choice<ZeroBasedChoice>("zero-based", &a.zero_based, kZeroBasedChoices,
                             "libsvm: whether feature indices start at 0");
   CsvReadOptions(p, &a.header, &a.delimiter, &a.label_column, &a.missing, &a.weight_column,
+                 &a.ignore_columns,
                  "csv: the label column, by header name or 0-based position (-1: the last), or "
                  "none (every column a feature; predict only) [default: the model's training "
                  "data's, else the first]",
@@ -95,6 +98,7 @@ LoadOptions DataOptions(const ApplyArgs& a, const LoadedModel& loaded) {
   options.missing = a.missing_given ? a.missing : loaded.reading.csv_missing;
   options.weight_column = a.weight_column_given ? a.weight_column : loaded.reading.csv_weight_column;
   options.weight_column_optional = !a.weight_column_given;
+  if (!a.ignore_columns.empty()) options.ignore_columns = SplitAtCommas(a.ignore_columns);
   options.label_by_schema = !a.label_column_given;
   options.csv_schema_source = kModelsData;
   options.delimiter = a.delimiter;

@@ -26,7 +26,7 @@ inline void ZeroBasedOption(OptionParser& p, ZeroBased* zero_based, const std::s
 // the model's record of its training data.
 inline void CsvReadOptions(OptionParser& p, CsvHeader* header, char* delimiter,
                            std::string* label_column, CsvMissing* missing,
-                           std::string* weight_column,
+                           std::string* weight_column, std::string* ignore_columns,
                            const std::string& label_help =
                                "csv: the label column, by header name or 0-based position (-1: "
                                "the last) [default: the first]",
@@ -41,6 +41,11 @@ inline void CsvReadOptions(OptionParser& p, CsvHeader* header, char* delimiter,
            std::string("csv: a column of row weights (numbers >= 0), by header name or 0-based "
                        "position; not a feature [default: ") +
                (model_defaults ? "the model's training data's, else none]" : "none]"));
+  p.String("ignore-columns", ignore_columns, "COLS",
+           std::string("csv: columns left out, neither features nor read (an id, a free text), by "
+                       "header name or 0-based position, comma-separated; the model records "
+                       "them, and a file to predict may lack them [default: ") +
+               (model_defaults ? "the model's training data's]" : "none]"));
   p.Choice<CsvMissing>("missing", missing, kCsvMissings,
                        std::string("csv: a missing feature value (an empty field, NA, N/A, ?, "
                                    "NaN, null, None)") +

@@ -30,7 +30,8 @@ void DeclareDataOptions(OptionParser& p, RunArgs& a, bool train_required) {
   ZeroBasedOption(p, &a.zero_based,
                   "libsvm: whether feature indices start at 0 (auto: when an index 0 appears in "
                   "the training data; test data follows the training data's decision)");
-  CsvReadOptions(p, &a.header, &a.delimiter, &a.label_column, &a.missing, &a.weight_column);
+  CsvReadOptions(p, &a.header, &a.delimiter, &a.label_column, &a.missing, &a.weight_column,
+                 &a.ignore_columns);
   DeclareHashingOptions(p, a);
 }
 
@@ -127,6 +128,7 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
   options.label_column = a.label_column;
   options.missing = a.missing;
   options.weight_column = a.weight_column;
+  if (!a.ignore_columns.empty()) options.ignore_columns = SplitAtCommas(a.ignore_columns);
   SetHashingOptions(a, options);
   const std::string whose = train != nullptr ? "the training data " + train->source() : "";
   const DataReading reading = train != nullptr ? RunReading(a, *train) : DataReading{};
@@ -135,6 +137,7 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
     options.label_column = train->csv_reading().label_column;
     options.weight_column = train->csv_reading().weight_column;
     options.missing = train->csv_reading().missing;
+    options.ignore_columns = {};  // the schema's, by name where the files have a header
   }
   if (train != nullptr) {
     ReadAlike(reading, path, whose, options);

@@ -28,6 +28,7 @@ struct RunArgs {
   std::string label_column;
   CsvMissing missing = CsvMissing::kError;
   std::string weight_column;
+  std::string ignore_columns;  // comma-separated
   // --categorical as given ("auto", "none" or columns).
   std::string categorical = "auto";
   // --hash-bits (0: auto: TextHashing's default for fastText and VW text, one-hot CSV

@@ -1,5 +1,5 @@
 // Layout (after the hashed-text field H):
-//   4  R (uint32): 0 no record; 1 a record follows:
+//   4  R (uint32): 0 no record; else the record's version, 1 or 2 (the lowest that holds it):
 //   4  flags (uint32): bit 0 the columns are named (CsvSchema::named)
 //   4  label column name length + the name (CsvSchema::label_name)
 //   4  hash bits of the categorical values (0: one-hot)
@@ -8,6 +8,8 @@
 //        8 value count V and per value 4 bytes of length + its bytes (strictly ascending)
 //   4  weight column length + the weight column as given (empty: none)
 //   4  missing values (CsvMissing: 0 error, 1 zero)
+// version 2 adds the columns left out (CsvSchema::ignored; a record without any is version 1):
+//   8  count I, then per column: 4 name length + the name (empty: none), 8 its field
 #include "csv_record.hpp"
 
 #include <fmt/format.h>
@@ -42,8 +44,12 @@ std::string GetText(FieldReader& in, const char* what, const std::string& path) 
 
 void PutCsvRecord(std::string& head, const CsvSchema* schema, const std::string& weight_column,
                   CsvMissing missing) {
-  PutField<uint32_t>(head, schema != nullptr ? 1 : 0);
-  if (schema == nullptr) return;
+  if (schema == nullptr) {
+    PutField<uint32_t>(head, 0);
+    return;
+  }
+  const uint32_t version = schema->ignored.empty() ? 1 : 2;
+  PutField<uint32_t>(head, version);
   PutField<uint32_t>(head, schema->named ? 1 : 0);
   PutText(head, schema->label_name, "label column name");
   PutField<uint32_t>(head, schema->hash_bits);
@@ -57,13 +63,19 @@ void PutCsvRecord(std::string& head, const CsvSchema* schema, const std::string&
   }
   PutText(head, weight_column, "weight column");
   PutField<uint32_t>(head, static_cast<uint32_t>(missing));
+  if (version < 2) return;
+  PutField<uint64_t>(head, schema->ignored.size());
+  for (const CsvIgnored& left_out : schema->ignored) {
+    PutText(head, left_out.name, "left-out column name");
+    PutField<uint64_t>(head, left_out.field);
+  }
 }
 
 void ReadCsvRecord(FieldReader& in, std::shared_ptr<const CsvSchema>& schema_out,
                    std::string& weight_column, CsvMissing& missing_out, const std::string& path) {
   auto bad = [&](const std::string& what) { return DataError(path, 0, 0, "CSV record: " + what); };
   const auto present = in.Get<uint32_t>("CSV record");
-  if (present > 1) throw bad(fmt::format("unknown kind {}: expected 0 or 1", present));
+  if (present > 2) throw bad(fmt::format("unknown version {}: expected 0 to 2", present));
   if (present == 0) return;
   auto schema = std::make_shared<CsvSchema>();
   const auto flags = in.Get<uint32_t>("CSV flags");
@@ -96,6 +108,16 @@ void ReadCsvRecord(FieldReader& in, std::shared_ptr<const CsvSchema>& schema_out
   std::string weight = GetText(in, "weight column", path);
   const auto missing = in.Get<uint32_t>("missing values");
   if (missing > 1) throw bad(fmt::format("unknown missing-value rule {}", missing));
+  if (present >= 2) {
+    const auto count = in.Get<uint64_t>("left-out column count");
+    // Each takes at least 12 bytes.
+    if (count > in.left() / 12) throw bad(fmt::format("{} left-out columns in {} bytes", count, in.left()));
+    schema->ignored.resize(count);
+    for (CsvIgnored& left_out : schema->ignored) {
+      left_out.name = GetText(in, "left-out column name", path);
+      left_out.field = in.Get<uint64_t>("left-out column field");
+    }
+  }
   weight_column = std::move(weight);
   missing_out = static_cast<CsvMissing>(missing);
   schema_out = std::move(schema);

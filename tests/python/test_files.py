@@ -83,6 +83,18 @@ def test_csv_categories_one_hot_hashed_and_another_file_read_like_the_first(tmp_
         parsgd.load_file(svm, hash_bits=8)
 
 
+def test_csv_columns_left_out_by_name_or_position_and_in_a_file_read_like_it(tmp_path):
+    train = write(tmp_path, "train.csv", 'y,id,x,note\n1,7,0.5,"a, b"\n0,NA,2,\n')
+    for left_out in ("id,note", ["id", "note"], [1, 3]):
+        X, y = parsgd.load_file(train, ignore_columns=left_out)
+        assert X.shape == (2, 1) and X.toarray().ravel().tolist() == [0.5, 2.0]
+    other = write(tmp_path, "other.csv", "x,y\n3,1\n")
+    X, _ = parsgd.load_file(other, like=train, ignore_columns="id,note")
+    assert X.toarray().ravel().tolist() == [3.0]
+    with pytest.raises(ValueError, match="column 'y' is left out, but it is the label column"):
+        parsgd.load_file(train, ignore_columns="y")
+
+
 def test_another_file_is_read_like_a_cached_hashed_text_or_refused(tmp_path, cli):
     import subprocess
     lines = [f"__label__{'a' if i % 2 else 'b'} w{i % 7} x{i % 5}\n" for i in range(40)]

@@ -35,11 +35,13 @@
 // files record it (4 bytes H: 0 not hashed; 1 fastText's text, and 4 uint32: bits, word n-grams,
 // character n-grams' min and max; 2 VW's, and 4 bytes of bits, 4 bytes of length I (at most 4096)
 // and I bytes of interactions); then how a CSV table was read, as model files record it (4 bytes
-// K: 0 not CSV text; 1 its schema follows: 4 bytes of flags, bit 0 the columns are named; the
+// K: 0 not CSV text; 1 or 2 (the record's version) its schema follows: 4 bytes of flags, bit 0
+// the columns are named; the
 // label column's header name; 4 bytes of the categorical values' hash bits; 8 bytes of column
 // count and per column its name, 4 bytes categorical 0 or 1 and, one-hot, 8 bytes of value count
 // and the values, strictly ascending; the weight column as given; 4 bytes missing values, 0 an
-// error, 1 zero; then the label column as given), every text 4 bytes of length (at most 4096) and
+// error, 1 zero; version 2: 8 bytes of the count of columns left out and per column its name and
+// 8 bytes of its field; then the label column as given), every text 4 bytes of length (at most 4096) and
 // its bytes. A record that ends after the hashing has no CSV reading. The schema's features
 // (data/csv_schema.hpp) are at most the header's.
 //

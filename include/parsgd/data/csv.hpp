@@ -69,6 +69,10 @@ struct CsvOptions {
   // The weight column, by header name or 0-based position as label_column (empty: none): each
   // row's weight, a number >= 0 (Dataset::weights), not a feature.
   std::string weight_column = {};
+  // Columns left out (LightGBM's ignore_column): neither features nor read (any text, missing
+  // values too), by header name or 0-based position as label_column; not the label's or the
+  // weight's. The schema records them (CsvSchema::ignored).
+  std::vector<std::string> ignore_columns = {};
   // A weight column named (not numbered) but not in the header is no weight column, not an error
   // (data to predict, read by a model's record of its training data's weight column).
   bool weight_column_optional = false;

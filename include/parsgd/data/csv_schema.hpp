@@ -28,8 +28,19 @@ struct CsvColumn {
   bool operator==(const CsvColumn&) const = default;
 };
 
+// A column of the training file left out (--ignore-columns): its header name (empty where the file
+// had none) and its 0-based position among the file's fields.
+struct CsvIgnored {
+  std::string name;
+  uint64_t field = 0;
+  bool operator==(const CsvIgnored&) const = default;
+};
+
 struct CsvSchema {
   std::vector<CsvColumn> columns;  // the feature columns, in the training file's order
+  // The columns left out, in file order: other files of the table leave out the columns of these
+  // names (by position where the files have no header), and may lack them.
+  std::vector<CsvIgnored> ignored = {};
   bool named = false;              // the columns have the header's names
   std::string label_name = {};     // named: the label column's name (empty: none)
   uint32_t hash_bits = 0;          // 0: categorical values one-hot; else hashed into 2^hash_bits

@@ -128,6 +128,7 @@ inline constexpr ReadOption kReadOptions[] = {
     {"label-column", FormatBit(DataFormat::kCsv), "CSV text"},
     {"missing", FormatBit(DataFormat::kCsv), "CSV text"},
     {"weight-column", FormatBit(DataFormat::kCsv), "CSV text"},
+    {"ignore-columns", FormatBit(DataFormat::kCsv), "CSV text"},
     {"categorical", FormatBit(DataFormat::kCsv), "CSV text"},
     {"ngrams", FormatBit(DataFormat::kFasttext), "fastText text"},
     {"char-ngrams", FormatBit(DataFormat::kFasttext), "fastText text"},
@@ -146,7 +147,7 @@ struct LoadOptions {
   ZeroBased zero_based = ZeroBased::kAuto;
   std::string zero_based_note = {};
   // CSV text: see CsvOptions (header, delimiter, label_column, label_column_note, missing,
-  // weight_column, weight_column_optional).
+  // ignore_columns, weight_column, weight_column_optional).
   // Data to predict, whose labels are not needed. IDX: images whose labels file is not found are
   // read with every label 0. fastText and VW text: see their options' labels_optional.
   bool labels_optional = false;
@@ -158,6 +159,7 @@ struct LoadOptions {
   std::string label_column = {};
   std::string label_column_note = {};
   CsvMissing missing = CsvMissing::kError;
+  std::vector<std::string> ignore_columns = {};
   std::string weight_column = {};
   bool weight_column_optional = false;
   bool label_by_schema = false;  // CsvOptions::label_by_schema

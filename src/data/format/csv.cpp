@@ -163,7 +163,19 @@ FirstLineIs ClassifyFirstLine(std::string_view line, char delimiter, const CsvOp
     return options.header == CsvHeader::kYes ? FirstLineIs::kHeader : FirstLineIs::kData;
   }
   const std::vector<RawField> fields_of_line = SplitFields(line, delimiter);
-  const std::vector<uint64_t> text = TextFields(fields_of_line);
+  std::vector<uint64_t> text = TextFields(fields_of_line);
+  // A column left out may hold any text: its field says nothing of the line (by position; a
+  // column left out by name implies a header).
+  for (const std::string& column : options.ignore_columns) {
+    if (IsColumnName(column)) return FirstLineIs::kHeader;
+    long long at = 0;
+    std::from_chars(column.data(), column.data() + column.size(), at);
+    if (at < 0) at += static_cast<long long>(fields_of_line.size());
+    std::erase(text, static_cast<uint64_t>(at));
+  }
+  if (options.schema && !options.schema->named) {
+    for (const CsvIgnored& left_out : options.schema->ignored) std::erase(text, left_out.field);
+  }
   const bool no_label = options.label_column == kNoLabelColumn;
   if (text.empty()) {
     // Without a label column no row's label can tell a numbered header from a row: a header.
@@ -194,6 +206,9 @@ FirstLineIs ClassifyBySchema(std::string_view line, char delimiter,
   if (schema.named) {
     for (const std::string& n : names) {
       if (n == schema.label_name) return FirstLineIs::kHeader;
+      for (const CsvIgnored& left_out : schema.ignored) {
+        if (!left_out.name.empty() && n == left_out.name) return FirstLineIs::kHeader;
+      }
       for (const CsvColumn& column : schema.columns) {
         if (n == column.name) return FirstLineIs::kHeader;
       }
@@ -201,7 +216,10 @@ FirstLineIs ClassifyBySchema(std::string_view line, char delimiter,
     return FirstLineIs::kData;
   }
   const FirstLineIs is = ClassifyFirstLine(line, delimiter, options);
-  if (is != FirstLineIs::kHeader || names.size() != schema.columns.size() + 1) return is;
+  if (is != FirstLineIs::kHeader ||
+      names.size() != schema.columns.size() + 1 + schema.ignored.size()) {
+    return is;
+  }
   // Headerless training data, the label first or where given by position: the fields past it
   // are the columns in order.
   const std::vector<RawField> fields = SplitFields(line, delimiter);
@@ -214,6 +232,10 @@ FirstLineIs ClassifyBySchema(std::string_view line, char delimiter,
   uint64_t column = 0;
   for (uint64_t f = 0; f < fields.size(); ++f) {
     if (static_cast<long long>(f) == label) continue;
+    if (std::any_of(schema.ignored.begin(), schema.ignored.end(),
+                    [&](const CsvIgnored& left_out) { return left_out.field == f; })) {
+      continue;
+    }
     if (column >= schema.columns.size()) return is;
     const bool text = fields[f].quoted ||
                       !(IsNumber(fields[f].text) || IsMissingValue(fields[f].text));
@@ -293,17 +315,54 @@ uint64_t WeightColumn(const std::string& column, uint64_t label,
   return at;
 }
 
+// Which of `fields` are left out: the columns options.ignore_columns names (by header name or
+// position in this file), and those of options.schema's record (by name where both files have a
+// header, a file lacking one leaving nothing out; else by position). Throws parsgd::Error for a
+// column named that is not in the file, and for the label or weight column.
+std::vector<bool> LeftOut(const CsvOptions& options, const std::vector<std::string>& names,
+                          uint64_t fields, uint64_t label, uint64_t weight,
+                          const std::string& name) {
+  std::vector<bool> out(fields, false);
+  auto leave_out = [&](uint64_t f, const std::string& column, const std::string& whose) {
+    if (f == label || f == weight) {
+      throw Error(fmt::format("{}: column '{}'{} is left out, but it is the {} column", name,
+                              column, whose, f == label ? "label" : "weight"));
+    }
+    out[f] = true;
+  };
+  for (const std::string& column : options.ignore_columns) {
+    leave_out(ColumnPosition("ignored column", column, names, fields, name, ""), column, "");
+  }
+  if (options.schema == nullptr) return out;
+  const CsvSchema& schema = *options.schema;
+  const std::string whose = fmt::format(" (left out of {})", options.schema_source);
+  for (const CsvIgnored& recorded : schema.ignored) {
+    if (schema.named && !names.empty() && !recorded.name.empty()) {
+      const auto at = std::find(names.begin(), names.end(), recorded.name);
+      if (at != names.end()) leave_out(static_cast<uint64_t>(at - names.begin()), recorded.name, whose);
+    } else if (recorded.field < fields) {
+      leave_out(recorded.field, std::to_string(recorded.field), whose);
+    }
+  }
+  return out;
+}
+
 // The feature fields' roles and the schema's columns of a file read by itself: every feature field
 // a column in file order (named where `names` holds a header), its kind auto, a number, or
 // categorical where `options` names it.
 std::vector<FieldRole> OwnRoles(const CsvOptions& options, const std::vector<std::string>& names,
                                 uint64_t fields, uint64_t label, uint64_t weight,
-                                const std::string& name, CsvSchema& schema) {
+                                const std::vector<bool>& left_out, const std::string& name,
+                                CsvSchema& schema) {
   std::vector<FieldRole> roles(fields);
   const FieldKind kind = options.categorical_auto ? FieldKind::kAuto : FieldKind::kNumber;
   uint32_t column = 0;
   for (uint64_t f = 0; f < fields; ++f) {
-    if (f == label || f == weight) continue;
+    if (left_out[f]) {
+      roles[f] = {FieldKind::kIgnored, 0};
+      schema.ignored.push_back({.name = names.empty() ? std::string() : names[f], .field = f});
+    }
+    if (f == label || f == weight || left_out[f]) continue;
     roles[f] = {kind, column++};
     schema.columns.push_back({.name = names.empty() ? std::string() : names[f]});
   }
@@ -315,6 +374,10 @@ std::vector<FieldRole> OwnRoles(const CsvOptions& options, const std::vector<std
       throw Error(fmt::format("{}: categorical column '{}' is the {} column", name, given,
                               f == label ? "label" : "weight"));
     }
+    if (left_out[f]) {
+      throw Error(fmt::format("{}: categorical column '{}' is left out (--ignore-columns)", name,
+                              given));
+    }
     roles[f].kind = FieldKind::kCategory;
   }
   return roles;
@@ -325,12 +388,14 @@ std::vector<FieldRole> OwnRoles(const CsvOptions& options, const std::vector<std
 // schema's order.
 std::vector<FieldRole> SchemaRoles(const CsvOptions& options, const std::vector<std::string>& names,
                                    uint64_t fields, uint64_t label, uint64_t weight,
-                                   const std::string& name, bool* reorder) {
+                                   const std::vector<bool>& left_out, const std::string& name,
+                                   bool* reorder) {
   const CsvSchema& schema = *options.schema;
   std::vector<FieldRole> roles(fields);
   std::vector<uint64_t> features;  // the feature fields
   for (uint64_t f = 0; f < fields; ++f) {
-    if (f != label && f != weight) features.push_back(f);
+    if (left_out[f]) roles[f] = {FieldKind::kIgnored, 0};
+    if (f != label && f != weight && !left_out[f]) features.push_back(f);
   }
   auto kind = [&](uint64_t c) {
     return schema.columns[c].categorical ? FieldKind::kCategory : FieldKind::kNumber;
@@ -578,9 +643,11 @@ CsvPlan PlanCsv(std::string_view text, const std::string& name, const CsvOptions
   // turns out one.
   const std::vector<std::string> header =
       plan.is == FirstLineIs::kData ? std::vector<std::string>() : names;
-  shape.roles = options.schema
-                    ? SchemaRoles(options, header, fields, label, shape.weight, name, &plan.reorder)
-                    : OwnRoles(options, header, fields, label, shape.weight, name, plan.schema);
+  const std::vector<bool> left_out = LeftOut(options, header, fields, label, shape.weight, name);
+  shape.roles = options.schema ? SchemaRoles(options, header, fields, label, shape.weight,
+                                             left_out, name, &plan.reorder)
+                               : OwnRoles(options, header, fields, label, shape.weight, left_out,
+                                          name, plan.schema);
   if (options.schema) plan.schema = *options.schema;
   shape.feature_columns = static_cast<uint32_t>(plan.schema.columns.size());
   return plan;
@@ -614,6 +681,7 @@ void FinishSchema(CsvPlan& plan, const CsvSurvey& survey, bool first_is_header,
   CsvSchema& schema = plan.schema;
   if (!first_is_header) {
     for (CsvColumn& column : schema.columns) column.name.clear();
+    for (CsvIgnored& left_out : schema.ignored) left_out.name.clear();
     schema.named = false;
     schema.label_name.clear();
   }

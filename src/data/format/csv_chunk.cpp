@@ -219,6 +219,20 @@ bool ParseField(const LineContext& cx, uint64_t f, const char*& p, const char* e
   }
   const bool weight = f == cx.shape.weight;
   const FieldRole role = weight ? FieldRole{} : cx.Role(f);
+  if (role.kind == FieldKind::kIgnored) {  // left out: only its end is found
+    if (p != end && *p == '"') {
+      std::string unused;
+      const char* after = ParseQuoted(cx, p, end, unused, "value");
+      if (after == nullptr) return false;
+      p = SkipBlanks(after, end, cx.shape.delimiter);
+      if (p != end && *p != cx.shape.delimiter) {
+        return cx.Fail(p, cx.Field(f) + ": text after the closing quote");
+      }
+      return true;
+    }
+    p = std::find(p, end, cx.shape.delimiter);
+    return true;
+  }
   if (role.kind != FieldKind::kCategory) {
     // The common case first: a finite number (a weight 0 or more) up to the delimiter or the line
     // end. Anything else (a missing value, text, NaN, an error) takes the way below.
@@ -359,6 +373,7 @@ const char* ParsePlainLine(const LineContext& cx, const char* p, const char* end
       chunk.weights.push_back(value);
     } else {
       const FieldRole role = cx.Role(f);
+      if (role.kind == FieldKind::kIgnored) continue;
       if (role.kind == FieldKind::kCategory) return undo();
       if (role.kind == FieldKind::kAuto) chunk.numbers_in[role.column] = 1;
       if (value != 0) {

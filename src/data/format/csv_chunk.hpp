@@ -14,8 +14,9 @@ namespace parsgd::csv_internal {
 inline constexpr uint64_t kNoColumn = ~uint64_t{0};
 
 // What a feature field holds: a number; a number or else a categorical value (a column whose kind
-// the whole file decides); always a categorical value (its text, numbers included).
-enum class FieldKind : uint8_t { kNumber, kAuto, kCategory };
+// the whole file decides); always a categorical value (its text, numbers included); anything,
+// unread (a column left out: CsvOptions::ignore_columns).
+enum class FieldKind : uint8_t { kNumber, kAuto, kCategory, kIgnored };
 
 // A feature field's kind and its feature column (0-based among the feature columns, in the
 // schema's order: the file's own, or the model's where columns are matched by name).

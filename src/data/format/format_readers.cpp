@@ -102,6 +102,7 @@ CsvOptions CsvOptionsOf(const LoadOptions& options) {
           .label_column_note = options.label_column_note,
           .missing = options.missing,
           .weight_column = options.weight_column,
+          .ignore_columns = options.ignore_columns,
           .weight_column_optional = options.weight_column_optional,
           .labels_optional = options.labels_optional,
           .label_by_schema = options.label_by_schema,
