@@ -259,7 +259,7 @@ py::tuple LoadFile(const std::string& path, const std::string& format, uint32_t 
                    uint32_t ngrams, uint32_t char_min, uint32_t char_max,
                    const std::string& interactions, bool labels_optional,
                    const std::string& categorical, const std::string& like,
-                   const std::vector<std::string>& ignore_columns) {
+                   const std::vector<std::string>& ignore_columns, const std::string& missing) {
   LoadOptions options;
   const bool hash_bits_given = hash_bits != 0;
   const std::optional<DataFormat> parsed = ParseDataFormat(format);
@@ -280,6 +280,12 @@ py::tuple LoadFile(const std::string& path, const std::string& format, uint32_t 
                      .interactions = interactions};
   options.labels_optional = labels_optional;
   options.ignore_columns = ignore_columns;
+  const std::optional<CsvMissing> rule = FindByName<CsvMissing>(kCsvMissings, missing);
+  if (!rule) {
+    throw py::value_error(fmt::format(
+        "missing '{}': expected error, zero, mean, median, most-frequent or indicator", missing));
+  }
+  options.missing = *rule;
   CheckTextHashing(options.hashing);
   Dataset data;
   {
@@ -321,7 +327,7 @@ void BindData(py::module_& m) {
   m.def("load_file", &LoadFile, py::arg("path"), py::arg("format"), py::arg("hash_bits"),
         py::arg("ngrams"), py::arg("char_min"), py::arg("char_max"), py::arg("interactions"),
         py::arg("labels_optional"), py::arg("categorical"), py::arg("like"),
-        py::arg("ignore_columns"),
+        py::arg("ignore_columns"), py::arg("missing"),
         "(indptr, indices, data, labels, features, class_names, weights) of a data file");
   py::class_<PyDataset>(m, "Dataset",
                         "Rows for the library: CSR arrays whose values, indices and labels are "

@@ -83,6 +83,38 @@ TEST_F(CliCsv, ColumnsLeftOutAreRecordedInTheModel) {
   EXPECT_TRUE(Contains(svm.output, "--ignore-columns")) << svm.output;
 }
 
+// --missing mean: the model records the training rows' fills, so that train's --test, eval and
+// predict fill a file's missing cells in alike (eval's loss is train's test loss), and a model
+// trained under another rule refuses to fill in.
+TEST_F(CliCsv, MissingValuesAreFilledInByTheModelsRecord) {
+  std::string train = "y,a,b\n", test = "y,a,b\n";
+  for (int i = 0; i < 80; ++i) {
+    const double a = (i % 9) / 4.0 + 3, b = (i % 5) / 2.0 - 1;
+    const int y = a - 4 + 0.5 * b > 0 ? 1 : 0;
+    const std::string as = i % 4 == 0 ? "" : fmt::format("{}", a);
+    (i < 60 ? train : test) += fmt::format("{},{},{}\n", y, as, i % 7 == 0 ? "NA" : fmt::format("{}", b));
+  }
+  const std::string model = dir_.File("m.bin");
+  const std::string test_path = dir_.Write("test.csv", test);
+  const auto t = RunCli("train --train " + dir_.Write("train.csv", train) + " --test " + test_path +
+                        " --missing mean --epochs 4 --threads 1 --save " + model);
+  ASSERT_EQ(t.status, 0) << t.output;
+  const auto e = RunCli("eval " + model + " " + test_path);
+  ASSERT_EQ(e.status, 0) << e.output;
+  const std::string loss = t.output.substr(t.output.rfind("test loss ") + 10);
+  EXPECT_TRUE(Contains(e.output, "loss " + loss.substr(0, loss.find_first_of(" \n"))))
+      << t.output << e.output;
+  const auto p = RunCli("predict " + model + " " + test_path);
+  ASSERT_EQ(p.status, 0) << p.output;
+  EXPECT_EQ(Lines(p.output).size(), 20u);
+  const std::string zero_model = dir_.File("z.bin");
+  ASSERT_EQ(RunCli("train --train " + dir_.File("train.csv") +
+                   " --missing zero --epochs 2 --threads 1 --save " + zero_model).status, 0);
+  const auto refused = RunCli("eval " + zero_model + " " + test_path + " --missing mean");
+  EXPECT_EQ(refused.status, 1) << refused.output;
+  EXPECT_TRUE(Contains(refused.output, "no values to fill in were learnt")) << refused.output;
+}
+
 TEST_F(CliCsv, AModelOfATableReadsThatTableOnly) {
   const std::string train = dir_.Write("train.csv", Table(300, 1, false));
   const std::string test = dir_.Write("test.csv", Table(100, 2, false));

@@ -401,7 +401,8 @@ TEST_F(CliData, CsvWithoutAHeaderAndItsErrors) {
   const auto empty = RunCli("train --train " + bad);
   EXPECT_EQ(empty.status, 1);
   EXPECT_TRUE(Contains(empty.output, bad + ":3:3: field 2 is empty: a missing value (--missing "
-                                           "zero reads missing values as 0)"))
+                                           "zero, mean, median, most-frequent or indicator fills "
+                                           "missing values in)"))
       << empty.output;
   ASSERT_EQ(RunCli("train --train " + bad + " --missing zero --epochs 1 --quiet").status, 0);
   const std::string word = dir_.Write("word.csv", "y,a\n1,0.5\nyes,1\n");

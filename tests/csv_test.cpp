@@ -177,7 +177,7 @@ TEST(Csv, EveryMalformedFieldIsNamedByLineAndColumn) {
       {"y,a,b\n\"x,2,4\n", 2, 1, "unterminated quoted label"},
       {"y,a,b\n\"x\"z,2,4\n", 2, 4, "label field 1: text after the closing quote"},
       {"y,a,b\n1,2,4\ninf,2,4\n", 3, 1, "label field 1: 'inf' is not finite"},
-      {"y,a,b\n1,nan,4\n", 2, 3, "field 2: 'nan': a missing value (--missing zero reads"},
+      {"y,a,b\n1,nan,4\n", 2, 3, "field 2: 'nan': a missing value (--missing zero, mean, median"},
       {"y,a,b\n1,NA,4\n", 2, 3, "field 2: 'NA': a missing value"},
       {"y,a,b\n1,1,inf\n", 2, 5, "field 3: 'inf' is not finite"},
       {"y,a,b\n1,2,1e39\n", 2, 5, "field 3: '1e39' is not finite"},

@@ -17,7 +17,7 @@ from . import _parsgd
 
 def load_file(path, *, format="auto", hash_bits=None, ngrams=2, char_ngrams=None,
               interactions="", labels=True, return_weights=False, categorical="auto",
-              like=None, ignore_columns=()):
+              like=None, ignore_columns=(), missing="error"):
     """(X, y) from the data file at path, as scikit-learn's load_svmlight_file returns them.
 
     X: scipy CSR, float32, one column per feature (fastText and VW text: 2**hash_bits hashed
@@ -31,7 +31,10 @@ def load_file(path, *, format="auto", hash_bits=None, ngrams=2, char_ngrams=None
     value after the table's columns (or hashed into 2**hash_bits), categorical "none" makes text an
     error and "a,b" names columns categorical whatever their values (--categorical);
     ignore_columns: CSV columns left out, by header name or 0-based position ("id,note" or a
-    sequence; --ignore-columns), and so in a file read like this one; like: the
+    sequence; --ignore-columns), and so in a file read like this one; missing: what a CSV
+    missing value is, "error", "zero", or filled in by the file's own rows ("mean", "median",
+    "most-frequent", "indicator"; --missing), and in a file read like this one by this one's
+    rows; like: the
     path of the file this one is another part of (the training file of a test file), read as that
     one was: its CSV columns matched by name, the same category columns (a value the first never
     had left out), its hashing (a binary cache's too), its LIBSVM index base; a file that holds
@@ -45,7 +48,7 @@ def load_file(path, *, format="auto", hash_bits=None, ngrams=2, char_ngrams=None
     indptr, indices, data, row_labels, features, names, weights = _parsgd.load_file(
         os.fspath(path), format, 0 if hash_bits is None else int(hash_bits), int(ngrams),
         char_min, char_max, str(interactions), not labels, str(categorical),
-        "" if like is None else os.fspath(like), left_out)
+        "" if like is None else os.fspath(like), left_out, str(missing))
     X = sp.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, features))
     if not labels:
         y = None

@@ -13,6 +13,7 @@
 
 #include "data/source/byte_stream.hpp"
 #include "data/format/csv_categorical.hpp"
+#include "data/format/csv_impute.hpp"
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/fasttext.hpp"
 #include "parsgd/data/idx.hpp"
@@ -235,13 +236,43 @@ DataFormat ListFormat(const std::vector<std::string>& files, const std::string& 
 // LoadDataset of a comma-separated list of files: each read in the format given or detected
 // (the same for all), LIBSVM's index base decided for the whole list, the rows concatenated.
 Dataset LoadSeveral(const std::vector<std::string>& files, const std::string& name,
+                    const LoadOptions& options);
+
+// LoadDataset's data before a CSV table's missing values are filled in (each a NaN entry: a list's
+// files are filled in once joined, as one table).
+Dataset ReadData(const std::string& path, const LoadOptions& options) {
+  if (path == data_internal::kStdin) {
+    data_internal::ByteStream in(path);
+    std::string head;
+    const DataFormat format = StdinFormat(in, options.format, head);
+    return ReadStream(in, std::move(head), "standard input", format, options);
+  }
+  if (const std::vector<std::string> files = SeveralFiles(path); !files.empty()) {
+    return LoadSeveral(files, path, options);
+  }
+  LoadOptions read = options;
+  if (read.format == DataFormat::kAuto) read.format = DetectDataFormat(path);
+  return ApplyMaxFeatures(data_internal::ReaderOf(read.format).file(path, read),
+                          options.max_features);
+}
+
+// `data` with a CSV table's missing values filled in under options.missing: by the fills of
+// options.csv_schema (a file read as the training data was), else learnt from its rows.
+Dataset Filled(const Dataset& data, const LoadOptions& options) {
+  if (!Imputes(options.missing) || data.csv_schema() == nullptr) return data;
+  return ApplyMaxFeatures(
+      csv_internal::FillMissing(data, options.missing, options.csv_schema == nullptr),
+      options.max_features);
+}
+
+Dataset LoadSeveral(const std::vector<std::string>& files, const std::string& name,
                     const LoadOptions& options) {
   const DataFormat format = ListFormat(files, name, options);
   LoadOptions each = options;
   each.format = format;
   each.max_features = 0;  // applied to the whole
   std::vector<Dataset> parts;
-  for (const std::string& file : files) parts.push_back(LoadDataset(file, each));
+  for (const std::string& file : files) parts.push_back(ReadData(file, each));
   if (format == DataFormat::kLibsvm && options.zero_based == ZeroBased::kAuto) {
     // One index base for the whole list: zero-based where any file has an index 0.
     const bool zero = std::any_of(parts.begin(), parts.end(), [](const Dataset& d) {
@@ -250,7 +281,7 @@ Dataset LoadSeveral(const std::vector<std::string>& files, const std::string& na
     if (zero) {
       each.zero_based = ZeroBased::kYes;
       for (std::size_t i = 0; i < files.size(); ++i) {
-        if (parts[i].zero_based() != ZeroBased::kYes) parts[i] = LoadDataset(files[i], each);
+        if (parts[i].zero_based() != ZeroBased::kYes) parts[i] = ReadData(files[i], each);
       }
     }
   }
@@ -310,19 +341,7 @@ DataFormat FormatRead(const std::string& path, DataFormat given, const Dataset& 
 }
 
 Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
-  if (path == data_internal::kStdin) {
-    data_internal::ByteStream in(path);
-    std::string head;
-    const DataFormat format = StdinFormat(in, options.format, head);
-    return ReadStream(in, std::move(head), "standard input", format, options);
-  }
-  if (const std::vector<std::string> files = SeveralFiles(path); !files.empty()) {
-    return LoadSeveral(files, path, options);
-  }
-  LoadOptions read = options;
-  if (read.format == DataFormat::kAuto) read.format = DetectDataFormat(path);
-  return ApplyMaxFeatures(data_internal::ReaderOf(read.format).file(path, read),
-                          options.max_features);
+  return Filled(ReadData(path, options), options);
 }
 
 CacheShape ConvertToCache(const std::string& input, const LoadOptions& options,
@@ -343,10 +362,13 @@ CacheShape ConvertToCache(const std::string& input, const LoadOptions& options,
   }
   LoadOptions given = options;
   given.format = format;
-  if (const auto convert = data_internal::ReaderOf(format).convert) {
+  // Filling missing values in needs each column's values first: the table is read whole.
+  if (const auto convert = data_internal::ReaderOf(format).convert;
+      convert != nullptr && !Imputes(given.missing)) {
     return convert(inputs, input, given, output, begun.get(), std::move(head));
   }
-  SaveDataset(begun ? ReadStream(*begun, std::move(head), "standard input", format, given)
+  SaveDataset(begun ? Filled(ReadStream(*begun, std::move(head), "standard input", format, given),
+                             given)
                     : LoadDataset(input, given),
               output);
   return ReadBinaryCacheShape(output);

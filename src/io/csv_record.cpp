@@ -1,5 +1,5 @@
 // Layout (after the hashed-text field H):
-//   4  R (uint32): 0 no record; else the record's version, 1 or 2 (the lowest that holds it):
+//   4  R (uint32): 0 no record; else the record's version, 1 to 3 (the lowest that holds it):
 //   4  flags (uint32): bit 0 the columns are named (CsvSchema::named)
 //   4  label column name length + the name (CsvSchema::label_name)
 //   4  hash bits of the categorical values (0: one-hot)
@@ -7,13 +7,19 @@
 //        4 name length + the name; 4 categorical (0 or 1); for a one-hot categorical column,
 //        8 value count V and per value 4 bytes of length + its bytes (strictly ascending)
 //   4  weight column length + the weight column as given (empty: none)
-//   4  missing values (CsvMissing: 0 error, 1 zero)
+//   4  missing values (CsvMissing: 0 error, 1 zero, 2 mean, 3 median, 4 most frequent,
+//      5 indicator)
 // version 2 adds the columns left out (CsvSchema::ignored; a record without any is version 1):
 //   8  count I, then per column: 4 name length + the name (empty: none), 8 its field
+// version 3 adds the fills of the missing values (CsvSchema::fills; a record without is version
+// 1 or 2):
+//   8  count F (0 or C), then per column: 4 the feature (uint32; 0xFFFFFFFF none), 4 its value
+//      (float32), 4 indicator (0 or 1)
 #include "csv_record.hpp"
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <memory>
 
 #include "parsgd/util/error.hpp"
@@ -48,7 +54,7 @@ void PutCsvRecord(std::string& head, const CsvSchema* schema, const std::string&
     PutField<uint32_t>(head, 0);
     return;
   }
-  const uint32_t version = schema->ignored.empty() ? 1 : 2;
+  const uint32_t version = !schema->fills.empty() ? 3 : !schema->ignored.empty() ? 2 : 1;
   PutField<uint32_t>(head, version);
   PutField<uint32_t>(head, schema->named ? 1 : 0);
   PutText(head, schema->label_name, "label column name");
@@ -69,13 +75,20 @@ void PutCsvRecord(std::string& head, const CsvSchema* schema, const std::string&
     PutText(head, left_out.name, "left-out column name");
     PutField<uint64_t>(head, left_out.field);
   }
+  if (version < 3) return;
+  PutField<uint64_t>(head, schema->fills.size());
+  for (const CsvFill& fill : schema->fills) {
+    PutField<uint32_t>(head, fill.feature);
+    PutField<float>(head, fill.value);
+    PutField<uint32_t>(head, fill.indicator ? 1 : 0);
+  }
 }
 
 void ReadCsvRecord(FieldReader& in, std::shared_ptr<const CsvSchema>& schema_out,
                    std::string& weight_column, CsvMissing& missing_out, const std::string& path) {
   auto bad = [&](const std::string& what) { return DataError(path, 0, 0, "CSV record: " + what); };
   const auto present = in.Get<uint32_t>("CSV record");
-  if (present > 2) throw bad(fmt::format("unknown version {}: expected 0 to 2", present));
+  if (present > 3) throw bad(fmt::format("unknown version {}: expected 0 to 3", present));
   if (present == 0) return;
   auto schema = std::make_shared<CsvSchema>();
   const auto flags = in.Get<uint32_t>("CSV flags");
@@ -107,7 +120,9 @@ void ReadCsvRecord(FieldReader& in, std::shared_ptr<const CsvSchema>& schema_out
   if (schema->Features() > (uint64_t{1} << 32)) throw bad("more than 2^32 features");
   std::string weight = GetText(in, "weight column", path);
   const auto missing = in.Get<uint32_t>("missing values");
-  if (missing > 1) throw bad(fmt::format("unknown missing-value rule {}", missing));
+  if (missing > static_cast<uint32_t>(kLastCsvMissing)) {
+    throw bad(fmt::format("unknown missing-value rule {}", missing));
+  }
   if (present >= 2) {
     const auto count = in.Get<uint64_t>("left-out column count");
     // Each takes at least 12 bytes.
@@ -117,6 +132,27 @@ void ReadCsvRecord(FieldReader& in, std::shared_ptr<const CsvSchema>& schema_out
       left_out.name = GetText(in, "left-out column name", path);
       left_out.field = in.Get<uint64_t>("left-out column field");
     }
+  }
+  if (present >= 3) {
+    const auto count = in.Get<uint64_t>("fill count");
+    if (count != 0 && count != schema->columns.size()) {
+      throw bad(fmt::format("{} fills for {} columns", count, schema->columns.size()));
+    }
+    schema->fills.resize(count);
+    for (CsvFill& fill : schema->fills) {
+      fill.feature = in.Get<uint32_t>("fill feature");
+      fill.value = in.Get<float>("fill value");
+      const auto indicator = in.Get<uint32_t>("fill indicator");
+      if (indicator > 1 || !std::isfinite(fill.value) ||
+          (fill.feature != kNoFill && fill.feature >= schema->BaseFeatures())) {
+        throw bad(fmt::format("a fill of feature {} and value {} (indicator {})", fill.feature,
+                              fill.value, indicator));
+      }
+      fill.indicator = indicator == 1;
+    }
+  }
+  if (!schema->columns.empty() && Imputes(static_cast<CsvMissing>(missing)) != !schema->fills.empty()) {
+    throw bad(fmt::format("missing-value rule {} with {} fills", missing, schema->fills.size()));
   }
   weight_column = std::move(weight);
   missing_out = static_cast<CsvMissing>(missing);

@@ -95,6 +95,21 @@ def test_csv_columns_left_out_by_name_or_position_and_in_a_file_read_like_it(tmp
         parsgd.load_file(train, ignore_columns="y")
 
 
+def test_csv_missing_values_filled_in_by_the_first_files_rows(tmp_path):
+    train = write(tmp_path, "train.csv", "y,a,b\n1,1,\n0,,2\n1,3,4\n")
+    X, _ = parsgd.load_file(train, missing="mean")
+    assert X.toarray().tolist() == [[1, 3], [2, 2], [3, 4]]
+    X, _ = parsgd.load_file(train, missing="indicator")
+    assert X.toarray().tolist() == [[1, 0, 0, 1], [0, 2, 1, 0], [3, 4, 0, 0]]
+    test = write(tmp_path, "test.csv", "y,a,b\n1,,\n")
+    X, _ = parsgd.load_file(test, like=train, missing="median")
+    assert X.toarray().tolist() == [[2, 3]]
+    with pytest.raises(ValueError, match="a missing value"):
+        parsgd.load_file(train)
+    with pytest.raises(ValueError, match="missing 'average'"):
+        parsgd.load_file(train, missing="average")
+
+
 def test_another_file_is_read_like_a_cached_hashed_text_or_refused(tmp_path, cli):
     import subprocess
     lines = [f"__label__{'a' if i % 2 else 'b'} w{i % 7} x{i % 5}\n" for i in range(40)]

@@ -36,8 +36,25 @@ struct CsvIgnored {
   bool operator==(const CsvIgnored&) const = default;
 };
 
+// How a feature column's missing values are filled in under an imputing rule (CsvMissing kMean,
+// kMedian, kMostFrequent, kIndicator), learnt from the training rows: the feature a missing cell
+// sets and its value (a number column: its own feature and the training rows' mean, median or
+// most frequent value; a one-hot categorical column: its most frequent value's feature and 1;
+// kNoFill: nothing, as a 0), and whether an indicator feature (1 where the cell was missing)
+// follows the table's features. The indicators are features Features() - k .. Features() - 1,
+// one per column with `indicator`, in column order.
+inline constexpr uint32_t kNoFill = ~uint32_t{0};
+struct CsvFill {
+  uint32_t feature = kNoFill;
+  float value = 0;
+  bool indicator = false;
+  bool operator==(const CsvFill&) const = default;
+};
+
 struct CsvSchema {
   std::vector<CsvColumn> columns;  // the feature columns, in the training file's order
+  // Under an imputing rule, one per column (its fill learnt from the training rows); else empty.
+  std::vector<CsvFill> fills = {};
   // The columns left out, in file order: other files of the table leave out the columns of these
   // names (by position where the files have no header), and may lack them.
   std::vector<CsvIgnored> ignored = {};
@@ -52,18 +69,32 @@ struct CsvSchema {
     }
     return false;
   }
-  // The features of the layout above.
-  uint64_t Features() const {
+  // The features of the layout above, before the missing values' indicators.
+  uint64_t BaseFeatures() const {
     uint64_t features = columns.size();
     if (!HasCategorical()) return features;
     if (hash_bits != 0) return features + (uint64_t{1} << hash_bits);
     for (const CsvColumn& c : columns) features += c.values.size();
     return features;
   }
+  uint64_t Indicators() const {
+    uint64_t count = 0;
+    for (const CsvFill& f : fills) count += f.indicator;
+    return count;
+  }
+  // The features of the layout above, the indicators last.
+  uint64_t Features() const { return BaseFeatures() + Indicators(); }
 };
 
-// What a missing feature value is (data/csv.hpp): an error, or 0.
-enum class CsvMissing { kError, kZero };
+// What a missing feature value is (data/csv.hpp): an error; 0; or filled in by what the training
+// rows' values of its column give (CsvFill): their mean, their median, their most frequent value
+// (a categorical column's most frequent category under all three), or 0 and an indicator feature.
+enum class CsvMissing { kError, kZero, kMean, kMedian, kMostFrequent, kIndicator };
+inline constexpr CsvMissing kLastCsvMissing = CsvMissing::kIndicator;
+// Whether `missing` fills missing values in from the training rows (CsvSchema::fills).
+inline bool Imputes(CsvMissing missing) {
+  return missing != CsvMissing::kError && missing != CsvMissing::kZero;
+}
 
 // How a CSV table was read beyond its columns, as given (CsvOptions: label_column, weight_column,
 // missing): with its schema, what reads the table's other files the same way (a model file and a

@@ -91,6 +91,17 @@ inline constexpr Named<ZeroBased> kZeroBasedSettings[] = {
 inline constexpr Named<CsvMissing> kCsvMissings[] = {
     {CsvMissing::kError, "error", "a missing value is an error naming its place"},
     {CsvMissing::kZero, "zero", "a missing value is 0 (the feature absent from the row)"},
+    {CsvMissing::kMean, "mean",
+     "the mean of its column's values in the training rows (a categorical column's most frequent "
+     "category)"},
+    {CsvMissing::kMedian, "median",
+     "the median of its column's values in the training rows (a categorical column's most "
+     "frequent category)"},
+    {CsvMissing::kMostFrequent, "most-frequent",
+     "its column's most frequent value in the training rows (the smallest of a tie)"},
+    {CsvMissing::kIndicator, "indicator",
+     "0, and a feature of its own that is 1 where the column's value is missing (one for each "
+     "column with missing values in the training rows)"},
 };
 
 inline constexpr Named<CsvHeader> kCsvHeaders[] = {

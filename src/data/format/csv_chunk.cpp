@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -273,9 +274,17 @@ bool ParseField(const LineContext& cx, uint64_t f, const char*& p, const char* e
       p = after;
       return true;
     }
+    if (Imputes(cx.shape.missing)) {  // marked for the fill: NaN at the column's own feature
+      Chunk& chunk = *cx.chunk;
+      chunk.indices.push_back(role.column);
+      chunk.values.push_back(std::numeric_limits<float>::quiet_NaN());
+      p = after;
+      return true;
+    }
     return cx.Fail(p == e ? field : p,
                    cx.Field(f) + (p == e ? " is empty" : ": " + Quote(p, end, cx.shape.delimiter)) +
-                       ": a missing value (--missing zero reads missing values as 0)");
+                       ": a missing value (--missing zero, mean, median, most-frequent or "
+                       "indicator fills missing values in)");
   }
   if (role.kind == FieldKind::kCategory) {
     cx.categories->Add(role.column, trimmed, *cx.chunk);
