@@ -755,6 +755,11 @@ TEST_F(CliData, EvalOfABinaryModelGivesTheAucOfItsScores) {
   EXPECT_LT(auc, 0.95) << e.output;
   EXPECT_TRUE(Contains(e.output, "\n-1 ")) << e.output;
   EXPECT_TRUE(Contains(e.output, "\n1 ")) << e.output;
+  // Rows of one class rank no pair: the AUC is undefined, and said so, not "nan".
+  const auto one = RunCli("eval " + model + " " + dir_.Write("one.svm", "1 1:1\n1 2:1\n"));
+  ASSERT_EQ(one.status, 0) << one.output;
+  EXPECT_FALSE(Contains(one.output, "nan")) << one.output;
+  EXPECT_TRUE(Contains(one.output, "auc - (the rows hold one class")) << one.output;
 }
 
 }  // namespace

@@ -252,6 +252,7 @@ TEST_F(Cli, BadCommandLinesExitWithStatus2AndSayWhatIsWrong) {
       {"train --train " + train_ + " --learning-rate 0", "--learning-rate: must be a number in (0"},
       {"train --train " + train_ + " --l2 -1", "--l2: must be a number in [0"},
       {"train --train " + train_ + " --schem hogwild", "unknown option --schem (did you mean --scheme?)"},
+      {"train --train " + train_ + " --lr 0.1", "unknown option --lr (did you mean --learning-rate?)"},
       {"train --train " + train_ + " --scheme fast", "--scheme: expected one of auto, sequential, hogwild"},
       {"train --train " + train_ + " --threads two", "--threads: expected an integer or 'auto'"},
       {"train --test " + test_, "--train is required"},
@@ -531,6 +532,12 @@ TEST_F(Cli, SetupSaysWhatWasGivenThenWhatTheRunResolved) {
   }
   EXPECT_FALSE(Contains(sgd_resolved, "--tol 1e-05")) << sgd.output;
   EXPECT_TRUE(Contains(find(sgd_lines, "  model logistic, "), "scheme average")) << sgd.output;
+  // The resolved line is flags the command line takes back (the asgd's "off", not -1).
+  EXPECT_TRUE(Contains(sgd_resolved, " --asgd off ")) << sgd.output;
+  std::string flags = sgd_resolved.substr(std::string("  resolved: ").size());
+  for (std::size_t at; (at = flags.find(" (auto)")) != std::string::npos;) flags.erase(at, 7);
+  const auto again = RunShell(cli + " --epochs 1 --scheme average --threads 2 " + flags);
+  EXPECT_EQ(again.status, 0) << flags << "\n" << again.output;
 }
 
 TEST_F(Cli, DeterministicIsRefusedWhereTimingDecides) {

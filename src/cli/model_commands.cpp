@@ -353,7 +353,13 @@ void PrintClassReport(const Predictor& predictor, const Targets& targets, uint64
     }
   }
   std::string text;
-  if (binary) fmt::format_to(std::back_inserter(text), "auc {:.6f}\n", RocAuc(decision, positive));
+  if (binary) {
+    // Undefined where the rows hold one class (no pair of a positive and a negative row): said.
+    const double auc = RocAuc(decision, positive);
+    fmt::format_to(std::back_inserter(text), "{}\n",
+                   std::isnan(auc) ? std::string("auc - (the rows hold one class: no pair to rank)")
+                                   : fmt::format("auc {:.6f}", auc));
+  }
   const ClassReport report = CountClasses(truth, predicted, classes);
   std::size_t width = 5;
   for (int c = 0; c < classes; ++c) width = std::max(width, predictor.labels->Text(c).size());

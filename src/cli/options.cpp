@@ -213,6 +213,24 @@ const OptionParser::Option& OptionParser::Declared(std::string_view name) const 
 }
 
 std::string OptionParser::Suggest(std::string_view name) const {
+  // An abbreviation first: the initials of a hyphenated name (--lr: --learning-rate), or the start
+  // of exactly one name (--valid: --validation).
+  const Option* starts = nullptr;
+  int starting = 0;
+  for (const Option& o : options_) {
+    std::string initials;
+    bool word = true;
+    for (char c : o.name) {
+      if (word) initials += c;
+      word = c == '-';
+    }
+    if (initials.size() > 1 && initials == name) return " (did you mean --" + o.name + "?)";
+    if (name.size() >= 3 && o.name.starts_with(name)) {
+      starts = &o;
+      ++starting;
+    }
+  }
+  if (starting == 1) return " (did you mean --" + starts->name + "?)";
   const Option* best = nullptr;
   std::size_t best_distance = 3;  // suggest only close matches
   for (const Option& o : options_) {

@@ -102,10 +102,12 @@ std::string ResolvedLine(const OptionParser& parser, const Trainer& trainer) {
       continue;
     }
     const bool automatic = SettingText(s, s.get(defaults)) == "auto";
-    // Reals to 4 significant digits, as people read them (the model file keeps them exact).
-    const std::string text = s.type == SettingType::kReal && SettingText(s, value) != "none"
+    // Reals to 4 significant digits, as people read them (the model file keeps them exact); a
+    // value that is a word ("none", the asgd's "off") as the word, which the flag takes back.
+    const std::string word = SettingText(s, value);
+    const std::string text = s.type == SettingType::kReal && word == FormatSetting(value, false)
                                  ? fmt::format("{:.4g}", std::get<double>(value))
-                                 : SettingText(s, value);
+                                 : word;
     items.push_back(fmt::format("--{} {}{}", s.key, text, automatic ? " (auto)" : ""));
   }
   return Line("resolved: ", items);
