@@ -273,11 +273,19 @@ py::tuple LoadFile(const std::string& path, const std::string& format, uint32_t 
   } else if (!categorical.empty() && categorical != "auto") {
     options.categorical = SplitAtCommas(categorical);
   }
+  std::vector<std::string> repeated;  // terms that pair an earlier one's namespaces: once
+  const std::string terms = WithoutDuplicateInteractions(interactions, &repeated);
+  for (const std::string& term : repeated) {
+    const std::string message = fmt::format(
+        "interactions '{}': '{}' pairs the namespaces of an earlier term; taken once (as VW does)",
+        interactions, term);
+    if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) != 0) throw py::error_already_set();
+  }
   options.hashing = {.bits = hash_bits,
                      .ngrams = ngrams,
                      .char_min = char_min,
                      .char_max = char_max,
-                     .interactions = interactions};
+                     .interactions = terms};
   options.labels_optional = labels_optional;
   options.ignore_columns = ignore_columns;
   const std::optional<CsvMissing> rule = FindByName<CsvMissing>(kCsvMissings, missing);

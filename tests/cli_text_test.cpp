@@ -105,6 +105,13 @@ TEST_F(CliText, VwTextTrainsWithInteractionsAndPredictsWithTheModelsHashing) {
                           std::string(PARSGD_CLI_PATH) + " predict " + model + " -");
   ASSERT_EQ(p.status, 0) << p.output;
   EXPECT_EQ(Lines(p.output), (std::vector<std::string>{"1", "-1"}));
+  // A term repeated (in any order) is taken once, with a warning: the same run.
+  const auto twice = RunCli("train --train " + train_path + args + " --interactions ui,iu");
+  ASSERT_EQ(twice.status, 0) << twice.output;
+  EXPECT_TRUE(Contains(twice.output, "warning: --interactions 'ui,iu': 'iu' pairs the namespaces "
+                                     "of an earlier term; taken once"))
+      << twice.output;
+  EXPECT_EQ(After(twice.output, "test loss "), After(paired.output, "test loss ")) << twice.output;
   // Importances: the rows' weights, in training and in a test set's metrics (a weighted
   // accuracy beside the accuracy), under every solver and model.
   const std::string weighted = dir_.Write("w.vw", "1 2 |u a\n-1 |u b\n1 0.5 |u a\n");

@@ -54,14 +54,18 @@ TEST(Targets, MoreThanTwoValuesForABinaryModelAreListed) {
 }
 
 // More distinct labels than half the rows (and more than 10) are values or ids, not classes: a
-// regression target or the wrong column, named as such, whatever the model.
+// regression target or the wrong column, named as such, for the binary models (the default);
+// softmax and the MLP, models of classes only and so asked for by name, take them as classes.
 TEST(Targets, MoreLabelsThanHalfTheRowsAreNotClasses) {
   std::vector<float> values;
   for (int i = 0; i < 40; ++i) values.push_back(0.25f * static_cast<float>(i % 30));
-  for (ModelKind kind : {ModelKind::kSoftmax, ModelKind::kSquared}) {
+  for (ModelKind kind : {ModelKind::kLogistic, ModelKind::kSquared}) {
     ExpectError([&] { MakeTargets(kind, WithLabels(values)); },
                 {"d: 30 distinct labels in 40 rows: real values or ids, not classes",
                  "check --label-column"});
+  }
+  for (ModelKind kind : {ModelKind::kSoftmax, ModelKind::kMlp}) {
+    EXPECT_EQ(MakeTargets(kind, WithLabels(values)).classes, 30);
   }
   // 20 distinct in 20 rows, but told the classes (a batch of partial_fit's).
   values.resize(20);
@@ -90,7 +94,7 @@ TEST(Targets, MultiClassNeedsTwoToTwoTo16Classes) {
   std::vector<float> many;
   for (int i = 0; i <= 65536; ++i) many.push_back(static_cast<float>(i));
   ExpectError([&] { MakeTargets(ModelKind::kMlp, WithLabels(many)); },
-              {"more than 65536 distinct labels in 65537 rows", "check --label-column"});
+              {"more than 65536 distinct labels (model mlp makes one class of each)"});
 }
 
 TEST(Targets, OtherDataIsMappedWithTheTrainingLabels) {

@@ -112,6 +112,12 @@ TEST(Vw, NamesOfDigitsAreTheirNumbersAsVwHashesThem) {
                       {Murmur3("x4", a), 1.f}, {Murmur3("4294967297", a), 1.f},
                       {Murmur3("3", Murmur3("b", 0)), 1.f}},
                      31));
+  // Features without a name are VW's anonymous ones: the namespace's hash plus their place among
+  // the namespace's anonymous features, counted again in each namespace.
+  const Dataset anonymous = ParseVw("1 |a :0.5 :0.7 x |b :2\n", "t", {.hashing = {.bits = 31}});
+  ExpectRow(RowOf(anonymous, 0), Expected({{a, 0.5f}, {a + 1, 0.7f}, {Murmur3("x", a), 1.f},
+                                           {Murmur3("b", 0), 2.f}},
+                                          31));
   // Numbers fill distinct columns: 2^bits of them never collide.
   const Dataset small = ParseVw("1 | 0 1 2 3 4 5 6 7\n", "t", {.hashing = {.bits = 3}});
   EXPECT_EQ(small.row(0).nnz, 8u);
@@ -140,6 +146,16 @@ TEST(Vw, InteractionsArePairsAndTriplesOfNamespaceFeatures) {
                        {"'' is not 2 or 3"});
 }
 
+// A term that pairs the namespaces of an earlier one, in any order, is taken once (as VW does).
+TEST(Vw, DuplicateInteractionsAreTakenOnce) {
+  std::vector<std::string> removed;
+  EXPECT_EQ(WithoutDuplicateInteractions("ui,ab,iu,ui,abc,cab,aa", &removed), "ui,ab,abc,aa");
+  EXPECT_EQ(removed, (std::vector<std::string>{"iu", "ui", "cab"}));
+  removed.clear();
+  EXPECT_EQ(WithoutDuplicateInteractions("", &removed), "");
+  EXPECT_TRUE(removed.empty());
+}
+
 TEST(Vw, EdgeCasesOfTheFormat) {
   const VwOptions options{.hashing = {.bits = 8}};
   // An empty namespace, a bare '|', a fractional importance, CRLF, blank lines, a BOM.
@@ -154,8 +170,6 @@ TEST(Vw, EdgeCasesOfTheFormat) {
                   "importance '-2': an example's weight is 0 or more");
   ExpectDataError([&] { ParseVw("1 |a x:nan\n", "t", options); }, "t", 1, 8,
                   "feature value 'nan'");
-  ExpectDataError([&] { ParseVw("1 |a :3\n", "t", options); }, "t", 1, 6,
-                  "a feature has a name before its ':value'");
   ExpectDataError([&] { ParseVw("1 |a:x y\n", "t", options); }, "t", 1, 6, "namespace scale 'x'");
   ExpectDataError([&] { ParseVw("1 x:1\n", "t", options); }, "t", 1, 3,
                   "expected a label, an importance or a 'tag");

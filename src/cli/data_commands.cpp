@@ -83,6 +83,7 @@ int Convert(std::span<const std::string> args) {
   hashing.train = input;
   hashing.format = load.format;
   RefuseIgnoredDataOptions(p, hashing);
+  DropDuplicateInteractions(hashing);
   SetHashingOptions(hashing, load);
   if (!ignore_columns.empty()) load.ignore_columns = SplitAtCommas(ignore_columns);
   RefuseOverwrites({{"INPUT", input}}, {{"OUTPUT", output}});

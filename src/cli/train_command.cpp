@@ -172,6 +172,7 @@ CheckedRun Check(const OptionParser& parser, TrainArgs& a, Communicator& ranks) 
     throw UsageError("--checkpoint-every would be ignored: it applies with --checkpoint PATH");
   }
   RefuseIgnoredDataOptions(parser, run);
+  DropDuplicateInteractions(run, ranks.rank() == 0);
   run.config.held_out_file = !run.validation.empty();
   CheckedRun out;
   if (!a.init.empty()) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <iterator>
 
 #include "parsgd/data/shard.hpp"
@@ -54,6 +55,19 @@ void DeclareHashingOptions(OptionParser& p, RunArgs& a) {
            "vw: products of the features of namespaces, by their first letters: 'ab,abc' pairs "
            "every feature of a namespace starting 'a' with every one starting 'b' (VW's -q ab) "
            "and adds triples (--cubic abc) [default: none]");
+}
+
+void DropDuplicateInteractions(RunArgs& a, bool say) {
+  std::vector<std::string> removed;
+  const std::string kept = WithoutDuplicateInteractions(a.interactions, &removed);
+  for (const std::string& term : say ? removed : std::vector<std::string>{}) {
+    std::fprintf(stderr, "%s",
+                 fmt::format("parsgd: warning: --interactions '{}': '{}' pairs the namespaces of "
+                             "an earlier term; taken once (as VW does)\n",
+                             a.interactions, term)
+                     .c_str());
+  }
+  a.interactions = kept;
 }
 
 TextHashing RunHashing(const RunArgs& a) {

@@ -44,6 +44,9 @@ struct RunArgs {
 // is not MIN,MAX with 1 <= MIN <= MAX <= kMaxCharNgram, or --interactions that are not 2- or
 // 3-letter terms.
 TextHashing RunHashing(const RunArgs& a);
+// Leaves out of a.interactions each term that pairs the namespaces of an earlier one ('ui,iu'),
+// saying so on standard error where `say` (one rank of several says it), as VW does.
+void DropDuplicateInteractions(RunArgs& a, bool say = true);
 
 // --train, --test, --format, --features, --zero-based, --header, --delimiter, --label-column,
 // --hash-bits, --ngrams, --char-ngrams, --interactions. `train_required`:

@@ -65,8 +65,10 @@ std::string ListNames(const std::vector<std::string>& names) {
   return out;
 }
 
-// More distinct labels than half the rows (and more than a handful): values, not classes.
-bool LooksLikeValues(const Dataset& data, std::size_t distinct, uint64_t rows) {
+// More distinct labels than half the rows (and more than a handful): values, not classes, unless
+// the model is one of classes only (softmax, mlp: never the default, so asked for by name).
+bool LooksLikeValues(ModelKind kind, const Dataset& data, std::size_t distinct, uint64_t rows) {
+  if (kind == ModelKind::kSoftmax || kind == ModelKind::kMlp) return false;
   return data.declared_classes().empty() && distinct > 10 && 2 * distinct > rows;
 }
 
@@ -187,7 +189,7 @@ Targets MakeTargets(ModelKind kind, const Dataset& data, bool one_vs_rest) {
   if (data.label_kind() == LabelKind::kValues || IsRegressor(kind)) return ValueTargets(kind, data);
   std::vector<float> found = FoundLabels(data);
   if (found.empty()) throw Error(data.source() + ": no rows, so no labels");
-  if (LooksLikeValues(data, found.size(), data.rows())) {
+  if (LooksLikeValues(kind, data, found.size(), data.rows())) {
     throw Error(ValuesNotClasses(kind, data, found.size(), data.rows()));
   }
   return MakeTargets(kind, data, ClassesOf(kind, data, std::move(found), one_vs_rest));
@@ -202,7 +204,7 @@ Targets MakeShareTargets(ModelKind kind, const Dataset& share, Communicator& com
   if (found.empty()) throw Error(share.source() + ": no rows, so no labels");
   // Judged on the whole data, as MakeTargets judges it: every rank alike.
   const uint64_t rows = comm.Sum(share.rows());
-  if (LooksLikeValues(share, found.size(), rows)) {
+  if (LooksLikeValues(kind, share, found.size(), rows)) {
     throw Error(ValuesNotClasses(kind, share, found.size(), rows));
   }
   return MakeTargets(kind, share, ClassesOf(kind, share, std::move(found), one_vs_rest));

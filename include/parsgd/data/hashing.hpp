@@ -73,6 +73,12 @@ void CheckTextHashing(const TextHashing& hashing);
 // term between commas is one, which CheckTextHashing refuses).
 std::vector<std::string_view> SplitInteractions(std::string_view interactions);
 
+// `interactions` without the terms that repeat an earlier one, its letters in any order ('ui,iu'
+// pair the same namespaces: VW removes such duplicates, with a warning); `removed` gets each term
+// left out.
+std::string WithoutDuplicateInteractions(std::string_view interactions,
+                                         std::vector<std::string>* removed);
+
 // MurmurHash3_x86_32 of `key` with `seed`.
 uint32_t Murmur3(std::string_view key, uint32_t seed);
 // MurmurHash3's 32-bit finaliser (an invertible mix of every bit into every bit).

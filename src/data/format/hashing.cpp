@@ -48,6 +48,24 @@ std::vector<std::string_view> SplitInteractions(std::string_view interactions) {
   }
 }
 
+std::string WithoutDuplicateInteractions(std::string_view interactions,
+                                         std::vector<std::string>* removed) {
+  std::vector<std::string> kept, seen;
+  for (const std::string_view term : SplitInteractions(interactions)) {
+    std::string letters(term);
+    std::sort(letters.begin(), letters.end());
+    if (std::find(seen.begin(), seen.end(), letters) != seen.end()) {
+      removed->emplace_back(term);
+      continue;
+    }
+    seen.push_back(std::move(letters));
+    kept.emplace_back(term);
+  }
+  std::string out;
+  for (const std::string& term : kept) out += (out.empty() ? "" : ",") + term;
+  return out;
+}
+
 uint32_t Fmix32(uint32_t h) {
   h ^= h >> 16;
   h *= 0x85ebca6bu;

@@ -210,6 +210,7 @@ void ParseChunk(std::string_view piece, const VwOptions& options, const Interact
       }
       const uint32_t ns_hash = name.empty() ? 0 : Murmur3(name, 0);
       const auto letter = static_cast<unsigned char>(name.empty() ? ' ' : name[0]);
+      uint32_t anonymous = 0;  // the namespace's features without a name, counted (VW's rule)
       for (;;) {
         while (p < next && IsSpace(*p)) ++p;
         if (p == next) break;
@@ -217,10 +218,6 @@ void ParseChunk(std::string_view piece, const VwOptions& options, const Interact
         while (e < next && !IsSpace(*e)) ++e;
         const char* colon = Find(p, e, ':');
         const char* name_end = colon != nullptr ? colon : e;
-        if (name_end == p) {
-          return fail(p, fmt::format("{}: a feature has a name before its ':value'",
-                                     data_internal::QuoteSpan(p, e)));
-        }
         float value = 1;
         if (colon != nullptr) {
           const std::optional<float> v = Number(colon + 1, e);
@@ -234,9 +231,14 @@ void ParseChunk(std::string_view piece, const VwOptions& options, const Interact
         if (!std::isfinite(value)) {
           return fail(p, "the feature's value times its namespace's scale is not finite");
         }
+        // A feature without a name (':0.5') is VW's anonymous one: the namespace's hash plus
+        // its place among the namespace's anonymous features.
+        const bool named = name_end != p;
+        const uint32_t place = named ? 0 : anonymous++;
         if (value != 0) {
-          const uint32_t h = FeatureHash(std::string_view(p, name_end - p), ns_hash,
-                                         options.hashing.format);
+          const uint32_t h = named ? FeatureHash(std::string_view(p, name_end - p), ns_hash,
+                                                 options.hashing.format)
+                                   : ns_hash + place;
           hasher.AddHash(h, value);
           if (x.used[letter]) by_letter[letter].push_back({h, value});
         }
