@@ -115,6 +115,27 @@ TEST_F(CliCsv, MissingValuesAreFilledInByTheModelsRecord) {
   EXPECT_TRUE(Contains(refused.output, "no values to fill in were learnt")) << refused.output;
 }
 
+// Class names as fields: one holding a space is quoted in predict's header and rows (one field,
+// not two), and a control byte reaches no terminal raw (eval's report escapes it).
+TEST_F(CliCsv, ClassNamesWithSpacesOrControlBytesAreOneQuotedField) {
+  const std::string table = dir_.Write(
+      "city.csv", "y,a\n\"new york\",1\nboston,0\n\"new york\",2\n\"a\x01\",-1\n");
+  const std::string model = dir_.File("city.bin");
+  ASSERT_EQ(RunCli("train --train " + table + " --model softmax --epochs 2 --threads 1 --quiet "
+                   "--save " + model).status, 0);
+  const auto p = RunCli("predict " + model + " " + table + " --probabilities");
+  ASSERT_EQ(p.status, 0) << p.output;
+  const std::vector<std::string> lines = Lines(p.output);
+  ASSERT_EQ(lines.size(), 5u) << p.output;
+  EXPECT_EQ(lines[0], "labels \"a\\x01\" boston \"new york\"");
+  EXPECT_TRUE(lines[1].starts_with("\"")) << p.output;  // a quoted name, then 3 numbers
+  const auto e = RunCli("eval " + model + " " + table);
+  ASSERT_EQ(e.status, 0) << e.output;
+  EXPECT_FALSE(Contains(e.output, "\x01")) << e.output;
+  EXPECT_TRUE(Contains(e.output, "\"a\\x01\"")) << e.output;
+  EXPECT_TRUE(Contains(e.output, "\"new york\"")) << e.output;
+}
+
 TEST_F(CliCsv, AModelOfATableReadsThatTableOnly) {
   const std::string train = dir_.Write("train.csv", Table(300, 1, false));
   const std::string test = dir_.Write("test.csv", Table(100, 2, false));

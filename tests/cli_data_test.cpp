@@ -480,7 +480,7 @@ TEST_F(CliData, TextClassesRoundTripThroughTrainPredictAndEval) {
     EXPECT_EQ(RunCli("predict " + model + " " + train + " --output -").output, p.output);
     EXPECT_FALSE(std::filesystem::exists("-"));
     const auto probabilities = RunCli("predict " + model + " " + train + " --probabilities");
-    EXPECT_EQ(Lines(probabilities.output).at(0), "labels 1 setosa versi color");
+    EXPECT_EQ(Lines(probabilities.output).at(0), "labels 1 setosa \"versi color\"");
     const auto report = RunCli("eval " + model + " " + train);
     EXPECT_EQ(After(report.output, "accuracy "), After(r.output, "train accuracy "));
     // Each class's line, then the confusion matrix: a row of counts per true class, each row
@@ -491,7 +491,8 @@ TEST_F(CliData, TextClassesRoundTripThroughTrainPredictAndEval) {
                               "class, as above):");
     ASSERT_NE(at, report_lines.end()) << report.output;
     ASSERT_GE(report_lines.end() - at, 4) << report.output;
-    const char* ordered[] = {"1", "setosa", "versi color"};  // the classes in byte order
+    // The classes in byte order (a name with a space one quoted field).
+    const char* ordered[] = {"1", "setosa", "\"versi color\""};
     double diagonal = 0;
     for (int t = 0; t < 3; ++t) {
       const std::string& line = *(at + 1 + t);

@@ -532,6 +532,12 @@ TEST_F(Cli, SetupSaysWhatWasGivenThenWhatTheRunResolved) {
   }
   EXPECT_FALSE(Contains(sgd_resolved, "--tol 1e-05")) << sgd.output;
   EXPECT_TRUE(Contains(find(sgd_lines, "  model logistic, "), "scheme average")) << sgd.output;
+  // The data's flags given are said too, before the settings.
+  const auto data_flags = RunShell(cli + " --epochs 1 --zero-based auto --threads 1");
+  ASSERT_EQ(data_flags.status, 0) << data_flags.output;
+  EXPECT_EQ(find(setup(data_flags.output), "  given: "),
+            "  given: --zero-based auto --threads 1 --epochs 1 ")
+      << data_flags.output;
   // The resolved line is flags the command line takes back (the asgd's "off", not -1).
   EXPECT_TRUE(Contains(sgd_resolved, " --asgd off ")) << sgd.output;
   std::string flags = sgd_resolved.substr(std::string("  resolved: ").size());

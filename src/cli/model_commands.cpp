@@ -220,6 +220,29 @@ Predictor MakePredictor(const LoadedModel& loaded, const Dataset& data, Executor
       loaded.model);
 }
 
+// A class name as a field of a line of space-separated fields: as it is, or where it is empty or
+// holds a space, a quote or a control byte, in double quotes (a quote inside doubled, a control
+// byte as \xNN), so that "new york" is one field and no raw control byte reaches a terminal.
+std::string Field(const std::string& name) {
+  const bool plain = !name.empty() && std::none_of(name.begin(), name.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u <= ' ' || u == 0x7f || c == '"';
+  });
+  if (plain) return name;
+  std::string out = "\"";
+  for (char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"') {
+      out += "\"\"";
+    } else if (u < ' ' || u == 0x7f) {
+      out += fmt::format("\\x{:02x}", u);
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
 int ClassOf(const Predictor& p, const float* z) {
   if (p.outputs == 1) return z[0] >= 0 ? 1 : 0;  // ties go to the positive class
   return static_cast<int>(std::max_element(z, z + p.outputs) - z);
@@ -240,7 +263,7 @@ void FormatRow(const Predictor& p, Output output, const float* z, std::vector<fl
     case Output::kProbabilities:
       scratch.resize(labels.values.size());
       Probabilities(p.kind, z, labels.classes(), scratch.data());
-      fmt::format_to(std::back_inserter(text), "{} {}\n", labels.Text(ClassOf(p, z)),
+      fmt::format_to(std::back_inserter(text), "{} {}\n", Field(labels.Text(ClassOf(p, z))),
                      fmt::join(scratch, " "));
       break;
   }
@@ -252,7 +275,7 @@ void WritePredictions(const Predictor& p, Output output, uint64_t rows, Executor
                       const std::function<void(const std::string&)>& write) {
   if (output == Output::kProbabilities || (output == Output::kScores && p.outputs > 1)) {
     std::string line = "labels";
-    for (int k = 0; k < p.labels->classes(); ++k) line += " " + p.labels->Text(k);
+    for (int k = 0; k < p.labels->classes(); ++k) line += " " + Field(p.labels->Text(k));
     write(line + "\n");
   }
   constexpr uint64_t kWindow = uint64_t{1} << 16, kBlock = 4096;
@@ -362,19 +385,19 @@ void PrintClassReport(const Predictor& predictor, const Targets& targets, uint64
   }
   const ClassReport report = CountClasses(truth, predicted, classes);
   std::size_t width = 5;
-  for (int c = 0; c < classes; ++c) width = std::max(width, predictor.labels->Text(c).size());
+  for (int c = 0; c < classes; ++c) width = std::max(width, Field(predictor.labels->Text(c)).size());
   auto share = [](double v) { return std::isnan(v) ? std::string("-") : fmt::format("{:.4f}", v); };
   fmt::format_to(std::back_inserter(text), "{:<{}}  precision  recall      f1  support\n", "class",
                  width);
   for (int c = 0; c < classes; ++c) {
     fmt::format_to(std::back_inserter(text), "{:<{}}  {:>9}  {:>6}  {:>6}  {:>7}\n",
-                   predictor.labels->Text(c), width, share(report.Precision(c)),
+                   Field(predictor.labels->Text(c)), width, share(report.Precision(c)),
                    share(report.Recall(c)), share(report.F1(c)), report.Support(c));
   }
   if (classes <= kMaxConfusionClasses) {
     text += "confusion matrix (a row per true class, a column per predicted class, as above):\n";
     for (int t = 0; t < classes; ++t) {
-      fmt::format_to(std::back_inserter(text), "{:<{}}", predictor.labels->Text(t), width);
+      fmt::format_to(std::back_inserter(text), "{:<{}}", Field(predictor.labels->Text(t)), width);
       for (int p = 0; p < classes; ++p) {
         fmt::format_to(std::back_inserter(text), " {:>7}", report.Count(t, p));
       }

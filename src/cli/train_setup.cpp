@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "parsgd/config/settings.hpp"
+#include "parsgd/data/load.hpp"
 #include "parsgd/exec/executor.hpp"
 #include "parsgd/model/class_weights.hpp"
 
@@ -44,10 +45,16 @@ std::string Sentence(std::string_view text) {
   return "  " + WrapText(text, 4, 2, static_cast<std::size_t>(TerminalWidth())) + "\n";
 }
 
-// "given --model softmax --epochs 3": the training settings the command line gave, in the table's
-// order, as the user wrote them.
+// "given --label-column y --model softmax --epochs 3": the read options (kReadOptions) and the
+// training settings the command line gave, in their tables' order, as the user wrote them.
 std::string GivenLine(const OptionParser& parser) {
   std::vector<std::string> items;
+  for (const ReadOption& option : kReadOptions) {
+    if (!parser.Given(option.key)) continue;
+    for (const std::string& value : parser.Values(option.key)) {
+      items.push_back(fmt::format("--{} {}", option.key, value));
+    }
+  }
   for (const Setting& s : TrainSettings()) {
     if (!parser.Given(s.key)) continue;
     for (const std::string& value : parser.Values(s.key)) {
