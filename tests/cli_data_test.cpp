@@ -508,7 +508,7 @@ TEST_F(CliData, TextClassesRoundTripThroughTrainPredictAndEval) {
       EXPECT_TRUE(Contains(report.output, std::string(ordered[t]))) << report.output;
     }
     EXPECT_NEAR(diagonal / 3, After(report.output, "accuracy "), 1e-9) << report.output;
-    EXPECT_TRUE(Contains(report.output, "class        precision  recall      f1  support"))
+    EXPECT_TRUE(Contains(report.output, "class          precision  recall      f1  support"))
         << report.output;
     // A file whose labels are all "1" reads them as the number 1: the model's class named "1".
     const auto ones = RunCli("eval " + model + " " + dir_.Write("ones.csv", numeric));
