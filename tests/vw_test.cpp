@@ -146,6 +146,20 @@ TEST(Vw, InteractionsArePairsAndTriplesOfNamespaceFeatures) {
                        {"'' is not 2 or 3"});
 }
 
+// Interactions given for a file are checked against its namespaces: a letter that starts none
+// pairs nothing, and is refused naming the letters there are; a model's record (VW format set) is
+// not (a file to predict may lack a namespace).
+TEST(Vw, InteractionsNamingNoNamespaceOfTheFileAreRefused) {
+  const std::string text = "1 |user a |item b\n-1 |user c |item d\n";
+  ExpectDataError([&] { ParseVw(text, "t", {.hashing = {.bits = 8, .interactions = "ux"}}); }, "t",
+                  0, 0, "--interactions 'ux': no namespace starts with 'x' (the term 'ux' would "
+                        "pair nothing); the namespaces start with 'i', 'u'");
+  EXPECT_EQ(ParseVw(text, "t", {.hashing = {.bits = 8, .interactions = "ui"}}).rows(), 2u);
+  const Dataset recorded = ParseVw(
+      "1 |user a\n", "t", {.hashing = {.bits = 8, .format = HashedText::kVw, .interactions = "ui"}});
+  EXPECT_EQ(recorded.rows(), 1u);
+}
+
 // A term that pairs the namespaces of an earlier one, in any order, is taken once (as VW does).
 TEST(Vw, DuplicateInteractionsAreTakenOnce) {
   std::vector<std::string> removed;

@@ -40,6 +40,7 @@ struct Chunk {
   std::vector<uint32_t> indices;  // as the reader stores them; Assemble subtracts its offset
   std::vector<float> values;
   std::vector<float> weights;  // VW: each row's importance; other readers: empty
+  std::vector<uint8_t> letters;  // VW: 256 flags, the namespaces' first letters its lines name
   uint64_t lines = 0;      // '\n' characters consumed (all of them when there is no error)
   uint64_t max_index = 0;  // largest stored index, if any entry (LIBSVM: the raw index)
   bool has_zero = false;   // LIBSVM: an index 0 was read

@@ -135,6 +135,7 @@ void ParseChunk(std::string_view piece, const VwOptions& options, const Interact
                 Chunk* chunk) {
   RowHasher hasher(options.hashing);
   std::array<std::vector<Feature>, 256> by_letter;
+  chunk->letters.assign(256, 0);
   data_internal::ForEachLine(piece, chunk, [&](const char* begin, const char* end) {
     auto fail = [&](const char* at, std::string message) {
       chunk->error = ChunkError{chunk->lines, static_cast<uint64_t>(at - begin) + 1,
@@ -210,6 +211,7 @@ void ParseChunk(std::string_view piece, const VwOptions& options, const Interact
       }
       const uint32_t ns_hash = name.empty() ? 0 : Murmur3(name, 0);
       const auto letter = static_cast<unsigned char>(name.empty() ? ' ' : name[0]);
+      chunk->letters[letter] = 1;
       uint32_t anonymous = 0;  // the namespace's features without a name, counted (VW's rule)
       for (;;) {
         while (p < next && IsSpace(*p)) ++p;
@@ -272,6 +274,31 @@ Dataset Parse(const data_internal::TextSource& source, const std::string& name,
       data_internal::ParseSource(source, name, options.chunk_bytes, lines.parse, &empty);
   if (empty) throw DataError(name, 0, 0, "empty file: expected " + lines.expected);
   data_internal::ThrowFirstError(chunks, name);
+  // Interactions given for this file (not a model's or a cache's record, which other files of
+  // the data may lack namespaces of): a letter that starts none of its namespaces pairs nothing.
+  if (!IsVw(options.hashing.format)) {
+    std::array<bool, 256> met{};
+    for (const Chunk& chunk : chunks) {
+      for (std::size_t c = 0; c < chunk.letters.size(); ++c) met[c] |= chunk.letters[c] != 0;
+    }
+    for (const std::string_view term : SplitInteractions(lines.hashing.interactions)) {
+      for (const char c : term) {
+        if (met[static_cast<unsigned char>(c)]) continue;
+        std::string letters;
+        for (std::size_t l = 0; l < met.size(); ++l) {
+          if (!met[l]) continue;
+          letters += (letters.empty() ? "" : ", ") +
+                     (l == ' ' ? std::string("' ' (the default namespace)")
+                               : "'" + std::string(1, static_cast<char>(l)) + "'");
+        }
+        throw DataError(name, 0, 0,
+                        fmt::format("--interactions '{}': no namespace starts with '{}' (the "
+                                    "term '{}' would pair nothing); the namespaces start with {}",
+                                    lines.hashing.interactions, c, term,
+                                    letters.empty() ? "nothing: no line names one" : letters));
+      }
+    }
+  }
   Dataset data =
       data_internal::Assemble(std::move(chunks), lines.features, name, 0, ZeroBased::kAuto);
   Dataset::Parts parts = data.parts();
