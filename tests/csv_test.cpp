@@ -16,6 +16,7 @@ namespace parsgd {
 namespace {
 
 using testing::ExpectDataError;
+using testing::ExpectError;
 using testing::ExpectSameData;
 
 TEST(Csv, ReadsAHeaderLineAndKeepsOnlyNonzeroFeatures) {
@@ -24,6 +25,22 @@ TEST(Csv, ReadsAHeaderLineAndKeepsOnlyNonzeroFeatures) {
                                          {1.f, 0.f, -1.f}, 3));
   EXPECT_EQ(d.source(), "t");
   EXPECT_EQ(d.zero_based(), ZeroBased::kAuto);  // not LIBSVM text
+}
+
+// pandas' to_csv writes its row index first, unnamed: taken for the label by default it would be
+// trained on, so it is refused with the flags that read the file; named, the label is found.
+TEST(Csv, APandasIndexColumnIsNotTakenForTheLabel) {
+  const std::string text = ",y,a\n0,1,0.5\n1,0,2\n";
+  ExpectError([&] { ParseCsv(text, "p.csv"); },
+              {"p.csv: the first column, the label unless --label-column names another, has no "
+               "name in the header: the row index pandas' to_csv writes",
+               "--ignore-columns 0"});
+  ExpectSameData(ParseCsv(text, "p.csv", {.label_column = "y", .ignore_columns = {"0"}}),
+                 testing::MakeDataset({{{0, 0.5f}}, {{0, 2.f}}}, {1.f, 0.f}, 1));
+  // A first line read as a row has no names to look a column up by: said so.
+  ExpectError([&] { ParseCsv("y,a\nyes,1\n", "h.csv", {.header = CsvHeader::kNo, .label_column = "y"}); },
+              {"label column 'y' is a name, but the file has no header line (its first line is "
+               "read as a row; --header yes reads it as the columns' names)"});
 }
 
 TEST(Csv, AFirstLineOfNumbersIsData) {

@@ -266,8 +266,9 @@ uint64_t ColumnPosition(const char* what, const std::string& column,
   }
   if (names.empty()) {
     throw Error(
-        fmt::format("{}: {} '{}' is a name, but the file has no header line (its "
-                    "first line is all numbers): give the column's 0-based position{}",
+        fmt::format("{}: {} '{}' is a name, but the file has no header line (its first line "
+                    "is read as a row; --header yes reads it as the columns' names): give the "
+                    "column's 0-based position{}",
                     name, what, column, why));
   }
   std::optional<uint64_t> found;
@@ -635,6 +636,17 @@ CsvPlan PlanCsv(std::string_view text, const std::string& name, const CsvOptions
   const uint64_t label =
       label_absent ? fields
                    : LabelColumn(label_column, names, fields, name, options.label_column_note);
+  // The label by default, the first column, unnamed in a header that names others: the index
+  // pandas' to_csv writes (unless index=False), not a label.
+  if (label_column.empty() && !options.schema && plan.is == FirstLineIs::kHeader && fields > 1 &&
+      names.front().empty() &&
+      std::any_of(names.begin() + 1, names.end(), [](const std::string& n) { return !n.empty(); })) {
+    throw Error(fmt::format(
+        "{}: the first column, the label unless --label-column names another, has no name in the "
+        "header: the row index pandas' to_csv writes (unless index=False)? Name the label column "
+        "with --label-column, and leave the index out with --ignore-columns 0",
+        name));
+  }
   RowShape& shape = plan.shape;
   shape = RowShape{fields, label, delimiter, options.missing,
                    WeightColumn(options.weight_column, label, names, fields, name,
