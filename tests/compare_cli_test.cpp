@@ -314,6 +314,13 @@ TEST_F(Compare, FailedConfigurationsAreNamedWhereNothingIsTested) {
   EXPECT_TRUE(Contains(report, "## Which configuration to use")) << report;
   EXPECT_TRUE(Contains(report, "- **Lowest final objective**: #1 learning-rate=0.1 (")) << report;
   EXPECT_TRUE(Contains(report, "- **Fastest to the target**: #1 learning-rate=0.1 (")) << report;
+  // A problem none of whose runs finished gets no reference optimum solved for it.
+  const auto failed =
+      RunCli("compare" + data_ + " --out " + dir_.File("failed") +
+             " --model squared --normalize none --schedule constant --learning-rate 1e9 "
+             "--threads 1 --epochs 2 --repeats 1 --gnuplot none --optimum auto");
+  EXPECT_TRUE(Contains(failed.output, "no run of the problem finished")) << failed.output;
+  EXPECT_FALSE(Contains(failed.output, "solving for the reference")) << failed.output;
 }
 
 // Ctrl-C (SIGINT) ends the grid, not the command's output: the runs finished before it are kept,
@@ -462,6 +469,10 @@ TEST_F(Compare, JobsRunSeveralAtOnceWithTheResultsOfOneAtATime) {
   const std::string summary = ReadFile(dir_.File("timed/summary.csv"));
   EXPECT_EQ(CsvCell(summary, 1, "samples_per_second_mean"), "") << summary;
   EXPECT_NE(CsvCell(summary, 1, "objective_mean"), "") << summary;
+  // The plot left out is said to be for the shared machine, not for --deterministic.
+  const std::string timed_report = ReadFile(dir_.File("timed/report.md"));
+  EXPECT_TRUE(Contains(timed_report, "the runs shared the machine (--jobs 2)")) << timed_report;
+  EXPECT_FALSE(Contains(timed_report, "(--deterministic)")) << timed_report;
 
   const std::string out = dir_.File("cut"), err = dir_.File("err.txt");
   const std::string many = data_ +

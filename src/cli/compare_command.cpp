@@ -188,7 +188,7 @@ int Compare(std::span<const std::string> args) {
   const compare::Analysis analysis = compare::Analyze(configs, outcome.runs, plan.varying, options);
   folder.Write("summary.csv", compare::SummaryCsv(configs, analysis, plan.varying));
   folder.Write("runs.csv", compare::RunsCsv(configs, outcome.runs, analysis));
-  const compare::Plots plots = compare::MakePlots(configs, analysis, plan.varying);
+  const compare::Plots plots = compare::MakePlots(configs, analysis, plan.varying, a.jobs);
   for (const compare::PlotFile& f : plots.files) folder.Write(f.name, f.contents);
   compare::DrawResult drawn;
   if (a.gnuplot == "none") {

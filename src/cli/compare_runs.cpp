@@ -340,9 +340,11 @@ class Runner {
 };
 
 // The reference optimum of every problem of data group `key` (its configurations' first of each
-// problem), on the group's data (loaded here where its runs ran across ranks).
+// problem), on the group's data (loaded here where its runs ran across ranks); none for a problem
+// none of whose `runs` finished (nothing to measure against it).
 void SolveGroupOptima(const Plan& plan, const std::string& key, std::optional<Loaded>& data,
-                      InterruptGuard& guard, std::vector<compare::Reference>& references) {
+                      InterruptGuard& guard, const std::vector<compare::RunRecord>& runs,
+                      std::vector<compare::Reference>& references) {
   for (const PlannedConfig& pc : plan.configs) {
     if (!pc.config.impossible.empty() || DataKey(pc.args) != key) continue;
     const std::string& problem = pc.config.problem;
@@ -350,9 +352,20 @@ void SolveGroupOptima(const Plan& plan, const std::string& key, std::optional<Lo
                     [&](const compare::Reference& r) { return r.problem == problem; })) {
       continue;
     }
+    const bool any_finished = std::any_of(runs.begin(), runs.end(), [&](const compare::RunRecord& r) {
+      return r.finished() && r.config < plan.configs.size() &&
+             plan.configs[r.config].config.problem == problem;
+    });
+    compare::Reference ref;
+    if (!any_finished) {
+      ref.problem = problem;
+      ref.why_none = "no run of the problem finished: nothing to measure against an optimum";
+      std::fprintf(stderr, "    no solver: %s\n", ref.why_none.c_str());
+      references.push_back(std::move(ref));
+      continue;
+    }
     std::vector<std::string> notes;  // the runs' loading noted the data already
     if (!data) data = LoadGroup(pc.args, notes);
-    compare::Reference ref;
     if (!data->error.empty()) {
       ref.problem = problem;
       ref.why_none = data->error;
@@ -531,7 +544,7 @@ RunOutcome RunAll(const Plan& plan, int repeats, const std::string& mpirun, Atom
       }
     }
     if (optimum) {
-      SolveGroupOptima(plan, key, data, guard, out.references);
+      SolveGroupOptima(plan, key, data, guard, out.runs, out.references);
       if (guard.signal() != 0) {
         out.signal = guard.signal();
         return out;

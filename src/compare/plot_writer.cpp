@@ -355,7 +355,7 @@ std::string ProfilePlot(const Profile& p, const std::string& stem, const std::st
 }  // namespace
 
 Plots MakePlots(const std::vector<Configuration>& configs, const Analysis& analysis,
-                const std::vector<std::string>& varying) {
+                const std::vector<std::string>& varying, int jobs) {
   Plots plots;
   // Configurations on different problems (another --train, --model, --l2) minimise different
   // objectives: one set of objective plots per problem, each with its own target and y range.
@@ -405,7 +405,11 @@ Plots MakePlots(const std::vector<Configuration>& configs, const Analysis& analy
   }
   if (untimed) {
     plots.notes.push_back(
-        "no objective-vs-seconds plot: the runs carry no times (--deterministic)");
+        jobs > 1 ? fmt::format("no objective-vs-seconds plot: the runs shared the machine "
+                               "(--jobs {}), so no time is a run's alone; run with --jobs 1 "
+                               "for times",
+                               jobs)
+                 : "no objective-vs-seconds plot: the runs carry no times (--deterministic)");
   }
   for (const Profile& p : PerformanceProfiles(configs, analysis)) {
     const std::string stem = std::string("profile_") + p.cost_name();

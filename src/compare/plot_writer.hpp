@@ -26,7 +26,9 @@ struct Plots {
   std::vector<std::string> notes;    // plots left out, and why
 };
 
+// `jobs`: the runs that shared the machine at once (--jobs; more than 1: their times are not a
+// run's alone, and none was recorded), for the note on a plot left out.
 Plots MakePlots(const std::vector<Configuration>& configs, const Analysis& analysis,
-                const std::vector<std::string>& varying);
+                const std::vector<std::string>& varying, int jobs = 1);
 
 }  // namespace parsgd::compare
