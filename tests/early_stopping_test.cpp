@@ -204,7 +204,7 @@ TEST(EarlyStopping, ItsSettingsAreRefusedWithoutHeldOutRows) {
   EXPECT_EQ(patience.status, 2);
   EXPECT_TRUE(testing::Contains(patience.output, "--patience 3 would be ignored"))
       << patience.output;
-  EXPECT_TRUE(testing::Contains(patience.output, "this run has neither")) << patience.output;
+  EXPECT_TRUE(testing::Contains(patience.output, "this run has none of them")) << patience.output;
   const testing::CliResult metric =
       testing::RunCli("train --train " + testing::SourcePath("data/fixtures/cd_bias.svm") +
                       " --validation-metric accuracy --tol 1e-3");

@@ -167,7 +167,18 @@ std::string DerivedLine(const Trainer& trainer, const Dataset& train) {
     items.push_back(fmt::format("eta = 1 / ({} (t0 + t)), t0 {:.6g} samples",
                                 s.l1 > 0 ? "(l2 + l1)" : "l2", 1.0 / (s.eta0 * alpha)));
   }
-  if (s.tol > 0) {
+  const bool adaptive = c.solver == Solver::kSgd && c.schedule == ScheduleKind::kAdaptive;
+  if (adaptive) {
+    items.push_back(fmt::format(
+        "the step halves once {} epochs in a row do not {}, and the run stops at the {}th such "
+        "stall",
+        c.patience,
+        trainer.early_stopping()
+            ? fmt::format("better the validation {}",
+                          NameOf<ValidationMetric>(kValidationMetrics, c.validation_metric))
+            : fmt::format("lower the best objective by more than {:.3g} of it", s.tol),
+        kAdaptiveHalvings + 1));
+  } else if (s.tol > 0) {
     items.push_back(
         c.solver == Solver::kDualCd
             ? fmt::format("stops at a relative duality gap of {:.3g}", s.tol)
@@ -178,10 +189,12 @@ std::string DerivedLine(const Trainer& trainer, const Dataset& train) {
                           c.patience, s.tol));
   }
   if (trainer.early_stopping()) {
-    items.push_back(fmt::format(
-        "stops after {} epochs in a row without a better validation {} and keeps the best "
-        "epoch's model",
-        c.patience, NameOf<ValidationMetric>(kValidationMetrics, c.validation_metric)));
+    items.push_back(adaptive ? std::string("keeps the best epoch's model")
+                             : fmt::format("stops after {} epochs in a row without a better "
+                                           "validation {} and keeps the best epoch's model",
+                                           c.patience,
+                                           NameOf<ValidationMetric>(kValidationMetrics,
+                                                                    c.validation_metric)));
   }
   return Line("", items, ", ");
 }
@@ -237,6 +250,10 @@ std::string SetupLines(const OptionParser& parser, const Trainer& trainer, const
 
 std::string ConvergedLine(const EpochReport& r, const ResolvedSettings& s, const TrainConfig& c) {
   const Solver solver = c.solver;
+  if (solver == Solver::kSgd && c.schedule == ScheduleKind::kAdaptive) {
+    return fmt::format("stopped after {} epochs: the step, halved {} times, stalled again",
+                       r.epoch, kAdaptiveHalvings);
+  }
   if (r.validation_loss && r.best_epoch + c.patience <= r.epoch) {
     return fmt::format("stopped after {} epochs: {} in a row without a better validation {}",
                        r.epoch, r.epoch - r.best_epoch,

@@ -57,6 +57,9 @@ constexpr double kDualGapTol = 1e-4;
 constexpr double kSmoothDualGapTol = 1e-5;
 constexpr double kPrimalCdTol = 1e-6;
 constexpr double kNewtonTol = 1e-5;
+// The adaptive schedule's stall: --patience epochs that lower the best objective by at most this
+// of it (scikit-learn's tol of 1e-3 on the objective's scale, a tenth of it: the halvings follow).
+constexpr double kAdaptiveTol = 1e-4;
 constexpr int kCoordinateEpochs = 1000;
 
 
@@ -368,6 +371,7 @@ void ResolveLocal(const TrainConfig& given, const Dataset& train, const Targets&
               ? (config.model == ModelKind::kHinge ? kDualGapTol : kSmoothDualGapTol)
           : config.solver == Solver::kCd     ? kPrimalCdTol
           : config.solver == Solver::kNewton ? kNewtonTol
+          : config.schedule == ScheduleKind::kAdaptive ? kAdaptiveTol
                                          : 0.0;
 }
 

@@ -104,3 +104,13 @@ def test_n_workers_gives_the_same_model_on_any_n_jobs():
                                 max_iter=2, random_state=2).fit(X, y) for n in (1, 2)]
     for a, b in zip(mlp[0].coefs_, mlp[1].coefs_):
         np.testing.assert_array_equal(a, b)
+
+
+def test_learning_rate_adaptive_halves_on_stalls_and_ends_before_max_iter():
+    # scikit-learn's name for a step that shrinks when the loss stalls: parsgd's halves, and the
+    # fit ends at the stall after the fifth halving, before max_iter.
+    from sklearn.datasets import load_breast_cancer
+    X, y = load_breast_cancer(return_X_y=True)
+    clf = parsgd.SGDClassifier(learning_rate="adaptive", max_iter=1000, n_jobs=1).fit(X, y)
+    assert clf.n_iter_ < 1000
+    assert clf.score(X, y) > 0.9

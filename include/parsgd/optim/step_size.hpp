@@ -10,7 +10,7 @@
 
 namespace parsgd {
 
-enum class ScheduleKind { kConstant, kInvTime, kGeometric, kLinear, kOptimal };
+enum class ScheduleKind { kConstant, kInvTime, kGeometric, kLinear, kOptimal, kAdaptive };
 
 inline constexpr Named<ScheduleKind> kScheduleKinds[] = {
     {ScheduleKind::kConstant, "constant", "eta0 throughout"},
@@ -23,7 +23,15 @@ inline constexpr Named<ScheduleKind> kScheduleKinds[] = {
     {ScheduleKind::kOptimal, "optimal",
      "1 / (l2 (t0 + t)), t = samples done: scikit-learn SGDClassifier's default (Bottou's t0); "
      "plain sgd with l2 > 0 and normalize none"},
+    {ScheduleKind::kAdaptive, "adaptive",
+     "eta0 until --patience epochs in a row do not lower the best objective (the held-out "
+     "measure under early stopping) by more than --tol of it, then half of it, and so on; the "
+     "run ends when the step has been halved 5 times and stalls again (or at --epochs): "
+     "independent of the planned epochs"},
 };
+
+// adaptive: the halvings of the step before a stall ends the run (eta0 / 32 at the last).
+inline constexpr int kAdaptiveHalvings = 5;
 
 class StepSize {
  public:
@@ -35,11 +43,32 @@ class StepSize {
   StepSize(ScheduleKind kind, double eta0, double decay, int epochs = 1)
       : kind_(kind), eta0_(eta0), decay_(decay), epochs_(epochs) {}
 
+  // adaptive: the step from the next epoch on is half the current one; `done`: the epochs done,
+  // whose steps Sum counts from then on at the old size.
+  void Halve(uint64_t done) {
+    halved_sum_ += eta0_ * scale_ * static_cast<double>(done - halved_at_);
+    halved_at_ = done;
+    scale_ /= 2;
+    ++halvings_;
+  }
+  int halvings() const { return halvings_; }
+  // A checkpoint's: the halvings and the epoch of the last (adaptive; Halve's state).
+  void Restore(int halvings, uint64_t halved_at, double halved_sum) {
+    halvings_ = halvings;
+    halved_at_ = halved_at;
+    halved_sum_ = halved_sum;
+    scale_ = std::ldexp(1.0, -halvings);
+  }
+  uint64_t halved_at() const { return halved_at_; }
+  double halved_sum() const { return halved_sum_; }
+
   // The step size at `epoch` (whole epochs done) plus `fraction` of the current one, in [0, 1).
   float At(uint64_t epoch, double fraction) const {
     switch (kind_) {
       case ScheduleKind::kConstant:
         return static_cast<float>(eta0_);
+      case ScheduleKind::kAdaptive:
+        return static_cast<float>(eta0_ * scale_);
       case ScheduleKind::kInvTime:
       case ScheduleKind::kOptimal:
         return static_cast<float>(eta0_ / (1.0 + decay_ * (static_cast<double>(epoch) + fraction)));
@@ -61,6 +90,8 @@ class StepSize {
     switch (kind_) {
       case ScheduleKind::kConstant:
         return eta0_ * p;
+      case ScheduleKind::kAdaptive:
+        return halved_sum_ + eta0_ * scale_ * (p - static_cast<double>(halved_at_));
       case ScheduleKind::kInvTime:
       case ScheduleKind::kOptimal:
         return eta0_ / decay_ * std::log1p(decay_ * p);
@@ -86,6 +117,12 @@ class StepSize {
   double eta0_ = 0.1;
   double decay_ = 1.0;
   int epochs_ = 1;  // the run's length, for the linear schedule
+  // adaptive: the step's factor (2^-halvings), the epoch of the last halving and the steps' sum
+  // (Sum) up to it.
+  double scale_ = 1;
+  int halvings_ = 0;
+  uint64_t halved_at_ = 0;
+  double halved_sum_ = 0;
 };
 
 }  // namespace parsgd
