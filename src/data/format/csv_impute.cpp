@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <memory>
 #include <utility>
 #include <vector>
 
+#include "parsgd/data/load.hpp"
 #include "parsgd/util/error.hpp"
 
 namespace parsgd::csv_internal {
@@ -102,10 +102,7 @@ Dataset FillMissing(const Dataset& data, CsvMissing rule, bool learn) {
           "{}: --missing {} fills missing values in with what the training rows give, and the "
           "training data was read under another rule (no values to fill in were learnt): "
           "give the rule the training data was read under, or train under this one",
-          data.source(), rule == CsvMissing::kMean           ? "mean"
-                         : rule == CsvMissing::kMedian       ? "median"
-                         : rule == CsvMissing::kMostFrequent ? "most-frequent"
-                                                             : "indicator"));
+          data.source(), NameOf<CsvMissing>(kCsvMissings, rule)));
     }
     auto learnt = std::make_shared<CsvSchema>(*schema);
     learnt->fills = LearnFills(data, *schema, rule);
