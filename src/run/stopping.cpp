@@ -1,9 +1,13 @@
 #include "stopping.hpp"
 
+#include <fmt/format.h>
+
 #include <bit>
 #include <cmath>
 #include <span>
 #include <string>
+
+#include "parsgd/util/error.hpp"
 
 namespace parsgd {
 namespace {
@@ -89,6 +93,43 @@ void LoadEarlyStop(const TrainingState& state, const LinearModel& current, Early
 }
 void LoadEarlyStop(const TrainingState& state, const MlpModel& current, EarlyStop& e) {
   LoadBest(state, current, e);
+}
+
+bool AdaptiveStall(bool stalled, uint64_t epochs_done, StepSize& step, Progress& progress,
+                   EarlyStop& early) {
+  if (!stalled) return false;
+  if (step.halvings() >= kAdaptiveHalvings) return true;
+  step.Halve(epochs_done);
+  progress.stale = 0;
+  early.stale = 0;
+  return false;
+}
+
+void SaveAdaptive(const StepSize& step, const Progress& progress, const EarlyStop& early,
+                  TrainingState& state) {
+  state.Put("adaptive.halvings", static_cast<uint64_t>(step.halvings()));
+  state.Put("adaptive.halved_at", step.halved_at());
+  state.Put("adaptive.halved_sum", std::bit_cast<uint64_t>(step.halved_sum()));
+  state.Put("adaptive.stale", static_cast<uint64_t>(progress.stale));
+  state.Put("adaptive.early_stale", static_cast<uint64_t>(early.stale));
+  if (progress.best) state.Put("adaptive.best", std::bit_cast<uint64_t>(*progress.best));
+}
+
+void LoadAdaptive(const TrainingState& state, uint64_t epochs_done, StepSize& step,
+                  Progress& progress, EarlyStop& early) {
+  if (!state.Has("adaptive.halvings")) return;
+  const uint64_t halvings = state.Counter("adaptive.halvings");
+  const uint64_t halved_at = state.Counter("adaptive.halved_at");
+  if (halvings > static_cast<uint64_t>(kAdaptiveHalvings) || halved_at > epochs_done) {
+    throw Error(fmt::format("the checkpoint's adaptive step: {} halvings, the last at epoch {}",
+                            halvings, halved_at));
+  }
+  step.Restore(static_cast<int>(halvings), halved_at,
+               std::bit_cast<double>(state.Counter("adaptive.halved_sum")));
+  progress.stale = static_cast<int>(state.Counter("adaptive.stale"));
+  early.stale = static_cast<int>(state.Counter("adaptive.early_stale"));
+  progress.best = std::nullopt;
+  if (state.Has("adaptive.best")) progress.best = std::bit_cast<double>(state.Counter("adaptive.best"));
 }
 
 }  // namespace parsgd

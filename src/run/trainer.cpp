@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <atomic>
-#include <bit>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -387,14 +386,9 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
     });
   }
   if (s.config.schedule == ScheduleKind::kAdaptive && s.config.solver == Solver::kSgd) {
-    // A stall halves the step (the held-out measure's under early stopping), until the last.
-    const bool stalled = s.validation != nullptr ? held_out_stalled : objective_stalled;
-    report.converged = stalled && s.step.halvings() >= kAdaptiveHalvings;
-    if (stalled && !report.converged) {
-      s.step.Halve(static_cast<uint64_t>(s.epochs_done));
-      s.progress.stale = 0;
-      s.early.stale = 0;
-    }
+    report.converged =
+        AdaptiveStall(s.validation != nullptr ? held_out_stalled : objective_stalled,
+                      static_cast<uint64_t>(s.epochs_done), s.step, s.progress, s.early);
   } else {
     report.converged = objective_stalled || held_out_stalled;
   }
@@ -428,15 +422,7 @@ TrainingState Trainer::Snapshot() const {
   state.Put("epochs_done", static_cast<uint64_t>(state_->epochs_done));
   SaveEarlyStop(state_->early, state);
   if (state_->config.schedule == ScheduleKind::kAdaptive) {
-    // The step's halvings and the stall counted so far: a resumed run goes on as this one would.
-    const StepSize& step = state_->step;
-    const Progress& progress = state_->progress;
-    state.Put("adaptive.halvings", static_cast<uint64_t>(step.halvings()));
-    state.Put("adaptive.halved_at", step.halved_at());
-    state.Put("adaptive.halved_sum", std::bit_cast<uint64_t>(step.halved_sum()));
-    state.Put("adaptive.stale", static_cast<uint64_t>(progress.stale));
-    state.Put("adaptive.early_stale", static_cast<uint64_t>(state_->early.stale));
-    if (progress.best) state.Put("adaptive.best", std::bit_cast<uint64_t>(*progress.best));
+    SaveAdaptive(state_->step, state_->progress, state_->early, state);
   }
   return state;
 }
@@ -458,21 +444,8 @@ void Trainer::Restore(const TrainingState& state) {
       LoadEarlyStop(state, *s.learner->mlp(), s.early);
     }
   }
-  if (s.config.schedule == ScheduleKind::kAdaptive && state.Has("adaptive.halvings")) {
-    const uint64_t halvings = state.Counter("adaptive.halvings");
-    const uint64_t halved_at = state.Counter("adaptive.halved_at");
-    if (halvings > static_cast<uint64_t>(kAdaptiveHalvings) || halved_at > epochs) {
-      throw Error(fmt::format("the checkpoint's adaptive step: {} halvings, the last at epoch {}",
-                              halvings, halved_at));
-    }
-    s.step.Restore(static_cast<int>(halvings), halved_at,
-                   std::bit_cast<double>(state.Counter("adaptive.halved_sum")));
-    s.progress.stale = static_cast<int>(state.Counter("adaptive.stale"));
-    s.early.stale = static_cast<int>(state.Counter("adaptive.early_stale"));
-    s.progress.best = std::nullopt;
-    if (state.Has("adaptive.best")) {
-      s.progress.best = std::bit_cast<double>(state.Counter("adaptive.best"));
-    }
+  if (s.config.schedule == ScheduleKind::kAdaptive) {
+    LoadAdaptive(state, epochs, s.step, s.progress, s.early);
   }
 }
 
