@@ -1,7 +1,7 @@
 // --schedule adaptive: the step stays eta0 until the objective stalls (--patience epochs without
-// lowering the best by more than --tol of it), then halves; the fifth halving's stall ends the
-// run, before --epochs; the held-out measure decides under early stopping; a checkpoint keeps the
-// halvings, so that a resumed run goes on bit for bit as the straight one.
+// lowering the best by more than --tol of it), then falls to a quarter; the stall after the fifth
+// cut ends the run, before --epochs; the held-out measure decides under early stopping; a checkpoint keeps the
+// cuts, so that a resumed run goes on bit for bit as the straight one.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -35,31 +35,62 @@ std::vector<double> Steps(Trainer& t, int epochs) {
   return steps;
 }
 
-TEST(AdaptiveSchedule, StallsHalveTheStepFiveTimesThenEndTheRun) {
+TEST(AdaptiveSchedule, StallsCutTheStepToAQuarterFiveTimesThenEndTheRun) {
   const Dataset data = testing::MakeProblem(300, 20, 4, 2, 0.05, 7);
   auto executor = MakeTbbExecutor(1);
   const TrainConfig c = Adaptive();
   Trainer t(c, data, nullptr, *executor);
-  EXPECT_EQ(t.settings().tol, 1e-4);  // the stall's tolerance, automatic
+  EXPECT_EQ(t.settings().tol, 1e-3);  // the stall's tolerance, automatic
   const std::vector<double> steps = Steps(t, c.epochs);
   ASSERT_LT(static_cast<int>(steps.size()), c.epochs) << "never converged";
   const double eta0 = steps.front();
   EXPECT_EQ(eta0, static_cast<float>(t.settings().eta0));
-  int halvings = 0;
+  int cuts = 0;
   for (std::size_t e = 1; e < steps.size(); ++e) {
     if (steps[e] == steps[e - 1]) continue;
-    EXPECT_EQ(steps[e], static_cast<float>(steps[e - 1] / 2)) << "epoch " << e + 1;
-    ++halvings;
+    EXPECT_EQ(steps[e], static_cast<float>(steps[e - 1] / 4)) << "epoch " << e + 1;
+    ++cuts;
   }
-  EXPECT_EQ(halvings, 5);
-  EXPECT_EQ(steps.back(), static_cast<float>(eta0 / 32));
+  EXPECT_EQ(cuts, 5);
+  EXPECT_EQ(steps.back(), static_cast<float>(eta0 / 1024));
   // The held-out measure decides under early stopping: the run ends too, its best epoch kept.
   TrainConfig held = c;
   held.validation_fraction = 0.2;
   Trainer v(held, data, nullptr, *executor);
   const std::vector<double> held_steps = Steps(v, held.epochs);
   EXPECT_LT(static_cast<int>(held_steps.size()), held.epochs);
-  EXPECT_EQ(held_steps.back(), static_cast<float>(held_steps.front() / 32));
+  EXPECT_EQ(held_steps.back(), static_cast<float>(held_steps.front() / 1024));
+}
+
+// --schedule auto, the default: adaptive where sgd plans at least 50 epochs and the run can end at
+// a stall; linear otherwise.
+TEST(AdaptiveSchedule, AutoIsAdaptiveWhereManyEpochsArePlannedAndTheRunCanStall) {
+  const Dataset small = testing::MakeProblem(300, 20, 4, 2, 0.05, 7);
+  const Dataset large = testing::MakeProblem(30000, 20, 4, 2, 0.05, 7);  // 34 automatic epochs
+  auto executor = MakeTbbExecutor(1);
+  auto resolved = [&](const Dataset& data, int epochs, double tol, double held_out,
+                      Solver solver = Solver::kSgd) {
+    TrainConfig c;
+    c.threads = 1;
+    c.epochs = epochs;
+    c.tol = tol;
+    c.validation_fraction = held_out;
+    c.solver = solver;
+    Trainer t(c, data, nullptr, *executor);
+    return std::pair(t.config().schedule, t.settings().tol);
+  };
+  // Automatic epochs: 1000 on 300 rows, stopped by the objective's stall at tol 1e-3.
+  EXPECT_EQ(resolved(small, 0, -1, 0), std::pair(ScheduleKind::kAdaptive, 1e-3));
+  EXPECT_EQ(resolved(large, 0, -1, 0), std::pair(ScheduleKind::kLinear, 0.0));
+  // Epochs given: the plan, run to its end, unless something can stop it.
+  EXPECT_EQ(resolved(small, 200, -1, 0).first, ScheduleKind::kLinear);
+  EXPECT_EQ(resolved(small, 200, -1, 0.1).first, ScheduleKind::kAdaptive);
+  EXPECT_EQ(resolved(small, 200, 1e-2, 0), std::pair(ScheduleKind::kAdaptive, 1e-2));
+  EXPECT_EQ(resolved(small, 49, -1, 0.1).first, ScheduleKind::kLinear);
+  EXPECT_EQ(resolved(large, 0, -1, 0.1).first, ScheduleKind::kLinear);
+  // --tol none: automatic epochs cannot stall, so the plan is run to its end.
+  EXPECT_EQ(resolved(small, 0, 0, 0).first, ScheduleKind::kLinear);
+  EXPECT_EQ(resolved(small, 0, -1, 0, Solver::kCd).first, ScheduleKind::kLinear);
 }
 
 TEST(AdaptiveSchedule, AResumedRunGoesOnAsTheStraightOne) {
@@ -68,10 +99,10 @@ TEST(AdaptiveSchedule, AResumedRunGoesOnAsTheStraightOne) {
   const TrainConfig c = Adaptive();
   Trainer straight(c, data, nullptr, *executor);
   const std::vector<double> all = Steps(straight, c.epochs);
-  // Cut after the second halving.
+  // Stopped after the second cut.
   int cut = 0;
-  for (int e = 1, halvings = 0; e < static_cast<int>(all.size()); ++e) {
-    if (all[e] != all[e - 1] && ++halvings == 2) {
+  for (int e = 1, cuts = 0; e < static_cast<int>(all.size()); ++e) {
+    if (all[e] != all[e - 1] && ++cuts == 2) {
       cut = e;
       break;
     }

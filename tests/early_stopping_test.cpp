@@ -199,12 +199,28 @@ TEST(EarlyStopping, ItsSettingsAreRefusedWithoutHeldOutRows) {
   EXPECT_THROW([&] { Trainer t(c, data, nullptr, *executor, nullptr, &data); }(), Error);
   c.held_out_file = false;
   c.validation_fraction = 0;
-  const testing::CliResult patience = testing::RunCli(
-      "train --train " + testing::SourcePath("data/fixtures/cd_bias.svm") + " --patience 3");
+  const testing::CliResult patience =
+      testing::RunCli("train --train " + testing::SourcePath("data/fixtures/cd_bias.svm") +
+                      " --schedule linear --patience 3");
   EXPECT_EQ(patience.status, 2);
   EXPECT_TRUE(testing::Contains(patience.output, "--patience 3 would be ignored"))
       << patience.output;
   EXPECT_TRUE(testing::Contains(patience.output, "this run has none of them")) << patience.output;
+  // --schedule auto: refused once the data says the schedule is linear (20 planned epochs)...
+  const testing::CliResult planned =
+      testing::RunCli("train --train " + testing::SourcePath("data/fixtures/cd_bias.svm") +
+                      " --epochs 20 --patience 3");
+  EXPECT_EQ(planned.status, 2);
+  EXPECT_TRUE(testing::Contains(planned.output, "--patience 3 would be ignored: --schedule auto "
+                                                "is linear for this run's 20 planned epochs"))
+      << planned.output;
+  // ... and taken where it is adaptive (the automatic epochs of 300 rows: 1000).
+  const testing::CliResult adaptive = testing::RunCli(
+      "train --train " + testing::SourcePath("data/fixtures/cd_bias.svm") + " --patience 3");
+  EXPECT_EQ(adaptive.status, 0) << adaptive.output;
+  EXPECT_TRUE(testing::Contains(adaptive.output, "--schedule adaptive (auto)")) << adaptive.output;
+  EXPECT_TRUE(testing::Contains(adaptive.output, "the step falls to a quarter once 3 epochs in a row"))
+      << adaptive.output;
   const testing::CliResult metric =
       testing::RunCli("train --train " + testing::SourcePath("data/fixtures/cd_bias.svm") +
                       " --validation-metric accuracy --tol 1e-3");

@@ -23,6 +23,7 @@ TrainConfig Sgd(int epochs, double tol) {
   c.threads = 1;
   c.epochs = epochs;
   c.tol = tol;
+  c.schedule = ScheduleKind::kLinear;  // the rule on its own (auto is adaptive from 50 epochs)
   return c;
 }
 

@@ -135,7 +135,11 @@ class ParsgdEstimator(BaseEstimator):
 
     def _settings(self, model, fixed, data):  # noqa: ARG002 - data: for the subclasses'
         pairs = [("model", model)]
-        stopping = getattr(self, "early_stopping", False) or getattr(self, "tol", None)
+        # The adaptive schedule counts stalled epochs too. Under 'auto' (adaptive or linear, as
+        # the data decides) n_iter_no_change goes with early stopping or tol only: the default 5
+        # elsewhere.
+        stopping = (getattr(self, "early_stopping", False) or getattr(self, "tol", None)
+                    or getattr(self, "learning_rate", None) == "adaptive")
         for k in self._keywords:
             # n_iter_no_change where no rule counts epochs: scikit-learn takes it silently.
             if k.key == "patience" and not stopping:

@@ -44,8 +44,9 @@ class ParsgdClassifier(ClassifierMixin, _base.ParsgdEstimator):
         """One epoch over the batch X, y, starting from the current model (the first call from
         scratch). `classes`, every label y may ever hold, is required on the first call; a
         batch may lack some. Each call starts the optimiser's state and the step-size schedule
-        afresh (with the default linear schedule the step falls to 0 over the batch; set
-        learning_rate='constant' for a steady one), and alpha=None means 1/rows of this batch.
+        afresh (with the default schedule, linear for one epoch, the step falls to 0 over the
+        batch; set learning_rate='constant' for a steady one), and alpha=None means 1/rows of
+        this batch.
         Rows weigh as in fit, their weights scaled to a mean of 1 over the batch (a weight counts
         against the rest of its batch; a batch whose rows all weigh 0 is refused);
         class_weight='balanced' is refused here (as scikit-learn does)."""

@@ -271,7 +271,7 @@ std::string Start(Trainer& trainer, const CheckedRun& checked, const TrainArgs& 
   std::string lines;
   ranks.AgreeOn([&] {
     if (checked.checkpoint) {
-      lines = Resume(trainer, checked.config->config(), *checked.checkpoint, a.resume);
+      lines = Resume(trainer, *checked.checkpoint, a.resume);
     }
     if (checked.init) lines = StartFromModel(trainer, *checked.init, a.init);
   });

@@ -170,14 +170,14 @@ std::string DerivedLine(const Trainer& trainer, const Dataset& train) {
   const bool adaptive = c.solver == Solver::kSgd && c.schedule == ScheduleKind::kAdaptive;
   if (adaptive) {
     items.push_back(fmt::format(
-        "the step halves once {} epochs in a row do not {}, and the run stops at the {}th such "
-        "stall",
+        "the step falls to a quarter once {} epochs in a row do not {}, and the run stops at "
+        "the {}th such stall",
         c.patience,
         trainer.early_stopping()
             ? fmt::format("better the validation {}",
                           NameOf<ValidationMetric>(kValidationMetrics, c.validation_metric))
             : fmt::format("lower the best objective by more than {:.3g} of it", s.tol),
-        kAdaptiveHalvings + 1));
+        kAdaptiveCuts + 1));
   } else if (s.tol > 0) {
     items.push_back(
         c.solver == Solver::kDualCd
@@ -251,8 +251,8 @@ std::string SetupLines(const OptionParser& parser, const Trainer& trainer, const
 std::string ConvergedLine(const EpochReport& r, const ResolvedSettings& s, const TrainConfig& c) {
   const Solver solver = c.solver;
   if (solver == Solver::kSgd && c.schedule == ScheduleKind::kAdaptive) {
-    return fmt::format("stopped after {} epochs: the step, halved {} times, stalled again",
-                       r.epoch, kAdaptiveHalvings);
+    return fmt::format("stopped after {} epochs: the step, cut to a quarter {} times, stalled again",
+                       r.epoch, kAdaptiveCuts);
   }
   if (r.validation_loss && r.best_epoch + c.patience <= r.epoch) {
     return fmt::format("stopped after {} epochs: {} in a row without a better validation {}",

@@ -65,7 +65,7 @@ int CheckpointBatch(const Checkpoint& c, const std::string& path) {
                           path, value));
 }
 
-std::string Resume(Trainer& trainer, const TrainConfig& config, const Checkpoint& c,
+std::string Resume(Trainer& trainer, const Checkpoint& c,
                    const std::string& path) {
   // Other data first: the settings made from it (eta0, l2, ...) differ with it and would hide the
   // cause. But the data's identity across ranks hashes each rank's share: another rank count
@@ -95,7 +95,7 @@ std::string Resume(Trainer& trainer, const TrainConfig& config, const Checkpoint
   std::string out = fmt::format("  resuming after epoch {} from {}", done, path);
   if (before == s.epochs) return out + "\n";
   out += fmt::format(", a run of {} epochs continued to {}\n", before, s.epochs);
-  return out + PlanLine(config, s, static_cast<int>(done), before);
+  return out + PlanLine(trainer.config(), s, static_cast<int>(done), before);
 }
 
 void TakeModelDefaults(const OptionParser& parser, const LoadedModel& model, RunArgs& run) {

@@ -22,7 +22,7 @@ int CheckpointBatch(const Checkpoint& c, const std::string& path);
 // data; only the number of epochs may differ, as long as it is at least the epochs the checkpoint
 // has done. Returns the setup lines that say so (and, for the linear schedule, its new plan).
 // Throws parsgd::Error naming the differing settings, the other data, or the epochs.
-std::string Resume(Trainer& trainer, const TrainConfig& config, const Checkpoint& c,
+std::string Resume(Trainer& trainer, const Checkpoint& c,
                    const std::string& path);
 
 // --init: the flags the command line left out take the model's values: --model, --hidden (an mlp)

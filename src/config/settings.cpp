@@ -246,8 +246,8 @@ std::vector<Setting> MakeTable() {
            "stop once the relative duality gap is at most this (dual-cd), an epoch lowers "
            "the objective by at most this of it (cd, newton), or --patience epochs in a row do not "
            "lower the best objective by more than this of it (sgd) (auto: dual-cd 1e-4 for "
-           "hinge, 1e-5 for squared-hinge and logistic; cd 1e-6; newton 1e-5; sgd 1e-4 under "
-           "--schedule adaptive, else none)",
+           "hinge, 1e-5 for squared-hinge and logistic; cd 1e-6; newton 1e-5; sgd 1e-3 where the "
+           "schedule is adaptive, else none)",
            [](auto& c) -> auto& { return c.tol; }, 0, 1, true, {{"auto", -1}, {"none", 0}}),
       always));
   const Applies sgd{.runs = kSgdOnly};
@@ -263,7 +263,7 @@ std::vector<Setting> MakeTable() {
                        "stop after this many epochs in a row without a better validation "
                        "measure (early stopping: --validation, --validation-fraction), or, with "
                        "--tol, without lowering the best objective by more than tol of it "
-                       "(--schedule adaptive: halve the step instead, until its last)",
+                       "(where the schedule is adaptive: cut the step to a quarter instead, until its last)",
                        [](auto& c) -> auto& { return c.patience; }, 1, 1000000),
                    {.runs = kSgdOnly, .stopping = true}));
   t.push_back(With(Choice<ValidationMetric>(
@@ -774,9 +774,12 @@ std::string WhyNotApplied(const Setting& s, const TrainConfig& c, int ranks) {
     return "it applies where rows are held out (--validation FILE or --validation-fraction); this "
            "run holds none out";
   }
-  if (a.stopping && !held_out && !(c.tol > 0) && c.schedule != ScheduleKind::kAdaptive) {
+  // --schedule auto may resolve to adaptive (run/resolve.cpp, ResolveSchedule, which refuses it
+  // where it does not).
+  if (a.stopping && !held_out && !(c.tol > 0) && c.schedule != ScheduleKind::kAdaptive &&
+      c.schedule != ScheduleKind::kAuto) {
     return "it applies where rows are held out (--validation FILE or --validation-fraction), "
-           "with --tol, or under --schedule adaptive; this run has none of them";
+           "with --tol, or under --schedule adaptive or auto; this run has none of them";
   }
   if (!Holds(a.outer_kinds, c.outer.kind)) {
     return fmt::format(

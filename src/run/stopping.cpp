@@ -98,8 +98,8 @@ void LoadEarlyStop(const TrainingState& state, const MlpModel& current, EarlySto
 bool AdaptiveStall(bool stalled, uint64_t epochs_done, StepSize& step, Progress& progress,
                    EarlyStop& early) {
   if (!stalled) return false;
-  if (step.halvings() >= kAdaptiveHalvings) return true;
-  step.Halve(epochs_done);
+  if (step.cuts() >= kAdaptiveCuts) return true;
+  step.Cut(epochs_done);
   progress.stale = 0;
   early.stale = 0;
   return false;
@@ -107,9 +107,9 @@ bool AdaptiveStall(bool stalled, uint64_t epochs_done, StepSize& step, Progress&
 
 void SaveAdaptive(const StepSize& step, const Progress& progress, const EarlyStop& early,
                   TrainingState& state) {
-  state.Put("adaptive.halvings", static_cast<uint64_t>(step.halvings()));
-  state.Put("adaptive.halved_at", step.halved_at());
-  state.Put("adaptive.halved_sum", std::bit_cast<uint64_t>(step.halved_sum()));
+  state.Put("adaptive.cuts", static_cast<uint64_t>(step.cuts()));
+  state.Put("adaptive.cut_at", step.cut_at());
+  state.Put("adaptive.cut_sum", std::bit_cast<uint64_t>(step.cut_sum()));
   state.Put("adaptive.stale", static_cast<uint64_t>(progress.stale));
   state.Put("adaptive.early_stale", static_cast<uint64_t>(early.stale));
   if (progress.best) state.Put("adaptive.best", std::bit_cast<uint64_t>(*progress.best));
@@ -117,15 +117,20 @@ void SaveAdaptive(const StepSize& step, const Progress& progress, const EarlySto
 
 void LoadAdaptive(const TrainingState& state, uint64_t epochs_done, StepSize& step,
                   Progress& progress, EarlyStop& early) {
-  if (!state.Has("adaptive.halvings")) return;
-  const uint64_t halvings = state.Counter("adaptive.halvings");
-  const uint64_t halved_at = state.Counter("adaptive.halved_at");
-  if (halvings > static_cast<uint64_t>(kAdaptiveHalvings) || halved_at > epochs_done) {
-    throw Error(fmt::format("the checkpoint's adaptive step: {} halvings, the last at epoch {}",
-                            halvings, halved_at));
+  if (state.Has("adaptive.halvings")) {
+    throw Error(
+        "the checkpoint's adaptive step was halved at each stall; this version cuts it to a "
+        "quarter: the run cannot continue from it");
   }
-  step.Restore(static_cast<int>(halvings), halved_at,
-               std::bit_cast<double>(state.Counter("adaptive.halved_sum")));
+  if (!state.Has("adaptive.cuts")) return;
+  const uint64_t cuts = state.Counter("adaptive.cuts");
+  const uint64_t cut_at = state.Counter("adaptive.cut_at");
+  if (cuts > static_cast<uint64_t>(kAdaptiveCuts) || cut_at > epochs_done) {
+    throw Error(fmt::format("the checkpoint's adaptive step: {} cuts, the last at epoch {}",
+                            cuts, cut_at));
+  }
+  step.Restore(static_cast<int>(cuts), cut_at,
+               std::bit_cast<double>(state.Counter("adaptive.cut_sum")));
   progress.stale = static_cast<int>(state.Counter("adaptive.stale"));
   early.stale = static_cast<int>(state.Counter("adaptive.early_stale"));
   progress.best = std::nullopt;

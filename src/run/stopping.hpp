@@ -1,7 +1,7 @@
 // Internal: the rules that end a run before its last epoch (run/trainer.cpp calls them after each
 // epoch): the stopping rule on the objective or the duality gap (--tol), early stopping on
 // held-out rows (--validation, --validation-fraction) with the best epoch's model, and the
-// adaptive schedule's halvings (--schedule adaptive), which a checkpoint keeps.
+// adaptive schedule's cuts of the step (--schedule adaptive), which a checkpoint keeps.
 #pragma once
 
 #include <optional>
@@ -89,15 +89,15 @@ struct EarlyStop {
 bool Converged(const EpochReport& r, Progress& progress, double tol, Solver solver, int patience);
 
 // --schedule adaptive, after an evaluated epoch (`epochs_done` of them) whose measure `stalled`
-// (the objective's Progress; the held-out EarlyStop's under early stopping): the step halves and
-// the stall counts start again, or, once it has halved kAdaptiveHalvings times, the run ends.
+// (the objective's Progress; the held-out EarlyStop's under early stopping): the step falls to a quarter
+// and the stall counts start again, or, once it has been cut kAdaptiveCuts times, the run ends.
 // Returns whether it ends.
 bool AdaptiveStall(bool stalled, uint64_t epochs_done, StepSize& step, Progress& progress,
                    EarlyStop& early);
 
-// The adaptive schedule's halvings and the stall counted so far in a checkpoint, and back (none
+// The adaptive schedule's cuts and the stall counted so far in a checkpoint, and back (none
 // there: as the schedule starts), so that a resumed run goes on as the straight one. Load throws
-// parsgd::Error for more halvings than the schedule takes or one after `epochs_done`.
+// parsgd::Error for more cuts than the schedule takes or one after `epochs_done`.
 void SaveAdaptive(const StepSize& step, const Progress& progress, const EarlyStop& early,
                   TrainingState& state);
 void LoadAdaptive(const TrainingState& state, uint64_t epochs_done, StepSize& step,

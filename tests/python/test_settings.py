@@ -35,7 +35,7 @@ def test_every_setting_of_the_table_is_a_keyword(cls, names, excluded):
         assert name in params, key
         assert f"{name} : " in cls.__doc__ and f"(parsgd setting `{key}`)" in cls.__doc__, key
     assert params["alpha"].default is None  # l2's 'auto'
-    assert params["learning_rate"].default == TABLE["schedule"]["default"] == "linear"
+    assert params["learning_rate"].default == TABLE["schedule"]["default"] == "auto"
     assert params["n_jobs"].default is None and params["random_state"].default is None
 
 

@@ -137,7 +137,7 @@ struct TrainConfig {
   double tol = -1;           // stopping rule; -1: the solver's default; 0: none (see
                              // ResolvedSettings::tol)
   double learning_rate = 0;  // eta0; 0: derived from the data (see ResolvedSettings)
-  ScheduleKind schedule = ScheduleKind::kLinear;
+  ScheduleKind schedule = ScheduleKind::kAuto;
   double decay = 0;  // 0: the schedule's default (invtime 1 per epoch, geometric 0.9)
   double l2 = -1;    // -1: 1 / rows (LIBLINEAR's default C = 1); on hashed text 1 / (20 rows);
                      // 0 where l1 is above 0
