@@ -40,12 +40,13 @@ TEST(Stopping, SgdStopsAfterFiveEpochsWithoutProgressAndChecksItsRule) {
     Trainer trainer(Sgd(100, tol), Problem(), nullptr, *executor);
     const std::vector<double> o = Objectives(trainer);
     ASSERT_LT(o.size(), 100u) << "tol " << tol;
-    // The rule, replayed: the epoch it stopped at is the first with 5 stale epochs in a row.
+    // The rule, replayed: the epoch it stopped at is the first with 5 stale epochs in a row, each
+    // measured against the first epoch's objective.
     double best = o[0];
     int stale = 0;
     std::size_t stop = 0;
     for (std::size_t e = 1; e < o.size() && stop == 0; ++e) {
-      stale = o[e] > best - tol * std::abs(best) ? stale + 1 : 0;
+      stale = o[e] > best - tol * std::abs(o[0]) ? stale + 1 : 0;
       best = std::min(best, o[e]);
       if (stale == 5) stop = e + 1;
     }

@@ -176,7 +176,8 @@ std::string DerivedLine(const Trainer& trainer, const Dataset& train) {
         trainer.early_stopping()
             ? fmt::format("better the validation {}",
                           NameOf<ValidationMetric>(kValidationMetrics, c.validation_metric))
-            : fmt::format("lower the best objective by more than {:.3g} of it", s.tol),
+            : fmt::format("lower the best objective by more than {:.3g} of the first epoch's",
+                          s.tol),
         kAdaptiveCuts + 1));
   } else if (s.tol > 0) {
     items.push_back(
@@ -185,7 +186,7 @@ std::string DerivedLine(const Trainer& trainer, const Dataset& train) {
         : c.solver == Solver::kCd || c.solver == Solver::kNewton
             ? fmt::format("stops once an epoch lowers the objective by at most {:.3g} of it", s.tol)
             : fmt::format("stops once {} epochs in a row do not lower the best objective by "
-                          "more than {:.3g} of it",
+                          "more than {:.3g} of the first epoch's",
                           c.patience, s.tol));
   }
   if (trainer.early_stopping()) {
@@ -266,8 +267,9 @@ std::string ConvergedLine(const EpochReport& r, const ResolvedSettings& s, const
   const bool sgd = solver == Solver::kSgd;
   return fmt::format(
       "converged after {} epochs: {} did not lower the best objective by more than "
-      "--tol {:.3g} of it",
-      r.epoch, sgd ? fmt::format("{} epochs in a row", c.patience) : "the last epoch", s.tol);
+      "--tol {:.3g} of {}",
+      r.epoch, sgd ? fmt::format("{} epochs in a row", c.patience) : "the last epoch", s.tol,
+      sgd ? "the first epoch's" : "it");
 }
 
 std::string SettingsText(const Trainer& trainer, const std::string& train,

@@ -245,9 +245,9 @@ std::vector<Setting> MakeTable() {
       Real("tol",
            "stop once the relative duality gap is at most this (dual-cd), an epoch lowers "
            "the objective by at most this of it (cd, newton), or --patience epochs in a row do not "
-           "lower the best objective by more than this of it (sgd) (auto: dual-cd 1e-4 for "
-           "hinge, 1e-5 for squared-hinge and logistic; cd 1e-6; newton 1e-5; sgd 1e-3 where the "
-           "schedule is adaptive, else none)",
+           "lower the best objective by more than this of the first epoch's (sgd) (auto: dual-cd "
+           "1e-4 for hinge, 1e-5 for squared-hinge and logistic; cd 1e-6; newton 1e-5; sgd 1e-3 "
+           "where the schedule is adaptive, else none)",
            [](auto& c) -> auto& { return c.tol; }, 0, 1, true, {{"auto", -1}, {"none", 0}}),
       always));
   const Applies sgd{.runs = kSgdOnly};
@@ -262,7 +262,7 @@ std::vector<Setting> MakeTable() {
                        "patience",
                        "stop after this many epochs in a row without a better validation "
                        "measure (early stopping: --validation, --validation-fraction), or, with "
-                       "--tol, without lowering the best objective by more than tol of it "
+                       "--tol, without lowering the best objective by more than tol of the first epoch's "
                        "(where the schedule is adaptive: cut the step to a quarter instead, until its last)",
                        [](auto& c) -> auto& { return c.patience; }, 1, 1000000),
                    {.runs = kSgdOnly, .stopping = true}));

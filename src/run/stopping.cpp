@@ -52,12 +52,13 @@ void LoadBest(const TrainingState& state, const M& current, EarlyStop& e) {
 
 bool Converged(const EpochReport& r, Progress& progress, double tol, Solver solver, int patience) {
   if (tol <= 0) return false;
+  const bool sgd = solver == Solver::kSgd;
   if (r.partial) {  // the best objective still counts; the test waits for a whole epoch
-    progress.Stalled(r.objective, tol, 1);
+    progress.Stalled(r.objective, tol, 1, sgd);
     return false;
   }
   if (const std::optional<double> gap = r.relative_gap()) return *gap <= tol;
-  return progress.Stalled(r.objective, tol, solver == Solver::kSgd ? patience : 1);
+  return progress.Stalled(r.objective, tol, sgd ? patience : 1, sgd);
 }
 
 void SaveEarlyStop(const EarlyStop& e, TrainingState& state) {
@@ -113,6 +114,7 @@ void SaveAdaptive(const StepSize& step, const Progress& progress, const EarlySto
   state.Put("adaptive.stale", static_cast<uint64_t>(progress.stale));
   state.Put("adaptive.early_stale", static_cast<uint64_t>(early.stale));
   if (progress.best) state.Put("adaptive.best", std::bit_cast<uint64_t>(*progress.best));
+  if (progress.scale) state.Put("adaptive.scale", std::bit_cast<uint64_t>(*progress.scale));
 }
 
 void LoadAdaptive(const TrainingState& state, uint64_t epochs_done, StepSize& step,
@@ -135,6 +137,10 @@ void LoadAdaptive(const TrainingState& state, uint64_t epochs_done, StepSize& st
   early.stale = static_cast<int>(state.Counter("adaptive.early_stale"));
   progress.best = std::nullopt;
   if (state.Has("adaptive.best")) progress.best = std::bit_cast<double>(state.Counter("adaptive.best"));
+  progress.scale = std::nullopt;
+  if (state.Has("adaptive.scale")) {
+    progress.scale = std::bit_cast<double>(state.Counter("adaptive.scale"));
+  }
 }
 
 }  // namespace parsgd
