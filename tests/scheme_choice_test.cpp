@@ -46,6 +46,19 @@ TEST(SchemeChoice, LinearSharesTheModelOnlyBetweenNearThreads) {
   EXPECT_NE(ChooseScheme(c, 2, 480, 50).reason.find("50 cache lines"), std::string::npos);
 }
 
+// An epoch of a few thousand nonzeros (a table of a few hundred rows): one worker, the threads'
+// distance left unmeasured (the measurement outlasts the training); replicas still where their
+// periods hold enough.
+TEST(SchemeChoice, ATinyEpochStaysOnOneWorker) {
+  const TrainConfig c = Auto(ModelKind::kLogistic);
+  const SchemeChoice tiny = ChooseScheme(c, 2, -1, -1, 1.0, 1344);
+  EXPECT_EQ(tiny.scheme, SchemeKind::kSequential);
+  EXPECT_NE(tiny.reason.find("1344 nonzeros times outputs an epoch"), std::string::npos)
+      << tiny.reason;
+  EXPECT_EQ(ChooseScheme(c, 2, 120, -1, 1.0, kShareableWork).scheme, SchemeKind::kHogwild);
+  EXPECT_EQ(ChooseScheme(c, 2, -1, -1, kReplicaWork, 1344).scheme, SchemeKind::kAverage);
+}
+
 // Periods that hold many times the model: per-sample replicas, with --batch 1, near threads or
 // far; a period too small for its model falls to the round-trip rules.
 TEST(SchemeChoice, LinearTakesPerSampleReplicasWhereAPeriodOutweighsTheModel) {

@@ -200,11 +200,13 @@ SchemeChoice AutoScheme(const TrainConfig& config, const Dataset& train, int thr
   const bool asks = NeedsRoundTrip(config, threads);
   const bool per_sample = config.batch <= 1;  // minibatches: sync or sequential, by the distance
   const double work = asks && per_sample ? ReplicaWork(train, threads) : -1;
-  const bool measure = asks && work < kReplicaWork;
+  const double epoch_work =
+      asks && per_sample ? static_cast<double>(train.nnz()) * std::max(outputs, 1) : -1;
+  const bool measure = asks && work < kReplicaWork && !(per_sample && epoch_work < kShareableWork);
   const double trip = measure ? MeasureRoundTripNs(executor) : -1;
   const bool near = trip >= 0 && trip <= kNearRoundTripNs;
   const double lines = measure && !near && per_sample ? EffectiveWriteLines(train, outputs) : -1;
-  return ChooseScheme(config, threads, trip, lines, work);
+  return ChooseScheme(config, threads, trip, lines, work, epoch_work);
 }
 
 // The coordinate-descent solvers under --scheme auto. dual-cd: one worker (sequential) at any

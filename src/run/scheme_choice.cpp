@@ -36,7 +36,7 @@ bool NeedsRoundTrip(const TrainConfig& c, int threads) {
 }
 
 SchemeChoice ChooseScheme(const TrainConfig& c, int threads, double round_trip_ns,
-                          double write_lines, double replica_work) {
+                          double write_lines, double replica_work, double epoch_work) {
   if (c.backend == Backend::kOffload) {
     if (c.deterministic) return {SchemeKind::kSequential, "offload, --deterministic"};
     if (c.batch > 1) return {SchemeKind::kSync, fmt::format("offload, --batch {}", c.batch)};
@@ -71,6 +71,10 @@ SchemeChoice ChooseScheme(const TrainConfig& c, int threads, double round_trip_n
     return {SchemeKind::kAverage,
             fmt::format("per-sample replicas, {:.0f} nonzeros a feature a period", replica_work),
             1};
+  }
+  if (epoch_work >= 0 && epoch_work < kShareableWork) {
+    return {SchemeKind::kSequential,
+            fmt::format("{:.0f} nonzeros times outputs an epoch: too little to share", epoch_work)};
   }
   if (round_trip_ns >= 0 && round_trip_ns <= kNearRoundTripNs) {
     return {

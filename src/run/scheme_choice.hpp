@@ -19,7 +19,10 @@
 //    each worker's period holds at least kReplicaWork nonzeros per feature (per weight of a
 //    binary model; each nonzero of a K-class model trains, and each feature averages, K): the
 //    combining step and the model's cache lines crossing the machine after it are then small
-//    beside the training, wherever the cores are. Else hogwild when a cache line's round trip
+//    beside the training, wherever the cores are. Else, where an epoch holds fewer than
+//    kShareableWork nonzeros times the outputs (tables of a few hundred rows), sequential without
+//    measuring: the round trip's measurement took 5-8 ms there, longer than the whole training,
+//    and a second Hogwild! worker ran as fast as one. Else hogwild when a cache line's round trip
 //    between two of the run's threads is at most kNearRoundTripNs (the cores share a cache), or
 //    when the data spreads its writes over at least kSpreadWriteLines cache lines of weights (few
 //    writes then meet a line the other worker holds); else sequential: where the writes
@@ -39,6 +42,7 @@ inline constexpr double kNearRoundTripNs = 150;
 inline constexpr double kSpreadWriteLines = 4096;
 inline constexpr double kReplicaWork = 10;
 inline constexpr int kSyncShare = 8;
+inline constexpr double kShareableWork = 16384;
 
 struct SchemeChoice {
   SchemeKind scheme;
@@ -51,11 +55,12 @@ struct SchemeChoice {
 bool NeedsRoundTrip(const TrainConfig& config, int threads);
 
 // The rule, pure: from the settings (scheme kAuto), the run's threads, the measured round trip in
-// nanoseconds, the data's EffectiveWriteLines and its ReplicaWork (all ignored where
-// NeedsRoundTrip is false; a round trip < 0: not measured, taken as far; lines < 0: not counted,
-// taken as concentrated; work < 0: not computed, replicas not chosen).
+// nanoseconds, the data's EffectiveWriteLines, its ReplicaWork and an epoch's nonzeros times the
+// model's outputs (all ignored where NeedsRoundTrip is false; a round trip < 0: not measured,
+// taken as far; lines < 0: not counted, taken as concentrated; work < 0: not computed, replicas
+// not chosen; epoch work < 0: not computed, taken as large).
 SchemeChoice ChooseScheme(const TrainConfig& config, int threads, double round_trip_ns,
-                          double write_lines, double replica_work = -1);
+                          double write_lines, double replica_work = -1, double epoch_work = -1);
 
 
 // The nonzeros of one worker's automatic per-sample period per feature of the model (features + 1,
