@@ -10,7 +10,6 @@
 
 #include "data/format/libsvm_chunk.hpp"
 #include "parsgd/comm/communicator.hpp"
-#include "parsgd/data/shard.hpp"
 #include "parsgd/util/error.hpp"
 #include "parsgd/util/mapped_file.hpp"
 
@@ -32,16 +31,7 @@ Dataset Finish(std::vector<Chunk> chunks, const std::string& name, const LibsvmO
                Communicator& comm,
                const std::function<Dataset(const LibsvmOptions&)>& again) {
   const bool solo = comm.size() == 1;
-  if (solo) {
-    data_internal::ThrowFirstError(chunks, name);
-  } else {  // numbered from the whole file's first line: the lines of the ranks before
-    uint64_t lines = 0;
-    for (const Chunk& chunk : chunks) lines += chunk.lines;
-    const std::vector<uint64_t> all = comm.Gather(lines);
-    uint64_t before = 0;
-    for (int r = 0; r < comm.rank(); ++r) before += all[r];
-    comm.AgreeOn([&] { data_internal::ThrowFirstError(chunks, name, before + 1); });
-  }
+  data_internal::ThrowFirstErrorOfRanks(chunks, name, comm);
   bool zero_based = false;
   bool any_entry = false;
   uint64_t largest = 0;
@@ -132,15 +122,8 @@ Dataset data_internal::ReadLibsvmFrom(ByteStream& in, std::string head, const st
 }
 
 Dataset ReadLibsvmShard(const std::string& path, const LibsvmOptions& options, Communicator& comm) {
-  std::shared_ptr<const MappedFile> file;
-  comm.AgreeOn([&] { file = MappedFile::Open(path); });  // a file missing on one host ends all
-  const std::string_view text(file->chars(), file->size());
-  // Each rank's byte range, moved on to the next line start: a line is read by the rank whose
-  // range holds its first byte.
-  const auto [from, to] = ShardRange(text.size(), comm.rank(), comm.size());
-  const std::size_t begin = data_internal::LineStartFrom(text, from, file.get());
-  const std::size_t end = data_internal::LineStartFrom(text, to, file.get());
-  return Parse(text.substr(begin, end - begin), path, options, file.get(), comm);
+  const data_internal::TextShare share = data_internal::MapTextShare(path, comm);
+  return Parse(share.text, path, options, share.file.get(), comm);
 }
 
 }  // namespace parsgd

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -154,6 +155,21 @@ std::vector<Chunk> ParseSource(const TextSource& source, const std::string& name
 // place the error exactly.
 void ThrowFirstError(const std::vector<Chunk>& chunks, const std::string& name,
                      uint64_t first_line = 1);
+
+// A rank's share of a text file (text_share.cpp): the mapping, and in it the lines whose first
+// byte lies in rank comm.rank()'s byte range (ShardRange), each range moved on to the next line
+// start, so that the shares in rank order are the file's lines. A file missing on one host ends
+// every rank (AgreeOn). Collective.
+struct TextShare {
+  std::shared_ptr<const MappedFile> file;
+  std::string_view text;
+};
+TextShare MapTextShare(const std::string& path, Communicator& comm);
+// ThrowFirstError over the ranks of `comm`, each holding its share's chunks: the first error in
+// the file's order, its line numbered from the whole file's first line (the lines of the ranks
+// before), thrown on every rank. Collective.
+void ThrowFirstErrorOfRanks(const std::vector<Chunk>& chunks, const std::string& name,
+                            Communicator& comm);
 
 // Moves the chunks' rows into one CSR dataset (chunks in parallel), each stored index minus
 // `index_offset`, freeing each chunk once copied (the rows are not held twice). Rows' weights

@@ -1,5 +1,5 @@
-// A rank's share of a hashed text file (fastText, VW): the lines whose first byte lies in the
-// rank's byte range, as LIBSVM's shares are cut.
+// A rank's share of a text file (LIBSVM, fastText, VW): the lines whose first byte lies in the
+// rank's byte range, and the first error over the ranks; the hashed formats' share read whole.
 #include <fmt/format.h>
 
 #include <memory>
@@ -15,28 +15,39 @@
 
 namespace parsgd::data_internal {
 
-Dataset ReadLinesShard(const std::string& path, const LineParser& lines, uint64_t chunk_bytes,
-                       Communicator& comm) {
-  std::shared_ptr<const MappedFile> file;
-  comm.AgreeOn([&] { file = MappedFile::Open(path); });  // a file missing on one host ends all
-  const std::string_view text(file->chars(), file->size());
+TextShare MapTextShare(const std::string& path, Communicator& comm) {
+  TextShare share;
+  comm.AgreeOn([&] { share.file = MappedFile::Open(path); });
+  const std::string_view text(share.file->chars(), share.file->size());
   const auto [from, to] = ShardRange(text.size(), comm.rank(), comm.size());
-  const std::size_t begin = LineStartFrom(text, from, file.get());
-  const std::size_t end = LineStartFrom(text, to, file.get());
-  std::string_view share = text.substr(begin, end - begin);
-  // A UTF-8 byte order mark: only the first share can start with one (the others start at a line).
-  if (share.starts_with("\xEF\xBB\xBF")) share.remove_prefix(3);
-  if (comm.Sum(share.size()) == 0) {
-    throw DataError(path, 0, 0, fmt::format("empty file: expected {}", lines.expected));
-  }
-  std::vector<Chunk> chunks = ParseChunks(share, chunk_bytes, lines.parse, file.get());
-  // The first error numbered from the whole file's first line: the lines of the ranks before.
+  const std::size_t begin = LineStartFrom(text, from, share.file.get());
+  const std::size_t end = LineStartFrom(text, to, share.file.get());
+  share.text = text.substr(begin, end - begin);
+  return share;
+}
+
+void ThrowFirstErrorOfRanks(const std::vector<Chunk>& chunks, const std::string& name,
+                            Communicator& comm) {
+  if (comm.size() == 1) return ThrowFirstError(chunks, name);
   uint64_t mine = 0;
   for (const Chunk& chunk : chunks) mine += chunk.lines;
   const std::vector<uint64_t> all = comm.Gather(mine);
   uint64_t before = 0;
   for (int r = 0; r < comm.rank(); ++r) before += all[r];
-  comm.AgreeOn([&] { ThrowFirstError(chunks, path, before + 1); });
+  comm.AgreeOn([&] { ThrowFirstError(chunks, name, before + 1); });
+}
+
+Dataset ReadLinesShard(const std::string& path, const LineParser& lines, uint64_t chunk_bytes,
+                       Communicator& comm) {
+  const TextShare mapped = MapTextShare(path, comm);
+  std::string_view share = mapped.text;
+  // A UTF-8 byte order mark: only the first share can start with one (the others start at a line).
+  if (share.starts_with("\xEF\xBB\xBF")) share.remove_prefix(3);
+  if (comm.Sum(share.size()) == 0) {
+    throw DataError(path, 0, 0, fmt::format("empty file: expected {}", lines.expected));
+  }
+  std::vector<Chunk> chunks = ParseChunks(share, chunk_bytes, lines.parse, mapped.file.get());
+  ThrowFirstErrorOfRanks(chunks, path, comm);
   std::vector<std::string> classes;
   if (lines.class_names) {
     try {  // the names are every rank's: each throws the same or none does
