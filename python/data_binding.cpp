@@ -276,9 +276,7 @@ py::tuple LoadFile(const std::string& path, const std::string& format, uint32_t 
   std::vector<std::string> repeated;  // terms that pair an earlier one's namespaces: once
   const std::string terms = WithoutDuplicateInteractions(interactions, &repeated);
   for (const std::string& term : repeated) {
-    const std::string message = fmt::format(
-        "interactions '{}': '{}' pairs the namespaces of an earlier term; taken once (as VW does)",
-        interactions, term);
+    const std::string message = "interactions " + DuplicateInteractionWarning(interactions, term);
     if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) != 0) throw py::error_already_set();
   }
   options.hashing = {.bits = hash_bits,

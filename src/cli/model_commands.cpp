@@ -24,6 +24,7 @@
 #include "parsgd/model/evaluate.hpp"
 #include "parsgd/model/targets.hpp"
 #include "parsgd/util/atomic_file.hpp"
+#include "parsgd/util/control_bytes.hpp"
 #include "parsgd/util/split.hpp"
 #include "shared_options.hpp"
 #include "train_options.hpp"
@@ -225,19 +226,15 @@ Predictor MakePredictor(const LoadedModel& loaded, const Dataset& data, Executor
 // byte as \xNN), so that "new york" is one field and no raw control byte reaches a terminal.
 std::string Field(const std::string& name) {
   const bool plain = !name.empty() && std::none_of(name.begin(), name.end(), [](char c) {
-    const auto u = static_cast<unsigned char>(c);
-    return u <= ' ' || u == 0x7f || c == '"';
+    return c == ' ' || c == '"' || IsControlByte(c);
   });
   if (plain) return name;
   std::string out = "\"";
   for (char c : name) {
-    const auto u = static_cast<unsigned char>(c);
     if (c == '"') {
       out += "\"\"";
-    } else if (u < ' ' || u == 0x7f) {
-      out += fmt::format("\\x{:02x}", u);
     } else {
-      out += c;
+      AppendVisible(out, c);
     }
   }
   return out + "\"";

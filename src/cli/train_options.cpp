@@ -61,11 +61,8 @@ void DropDuplicateInteractions(RunArgs& a, bool say) {
   std::vector<std::string> removed;
   const std::string kept = WithoutDuplicateInteractions(a.interactions, &removed);
   for (const std::string& term : say ? removed : std::vector<std::string>{}) {
-    std::fprintf(stderr, "%s",
-                 fmt::format("parsgd: warning: --interactions '{}': '{}' pairs the namespaces of "
-                             "an earlier term; taken once (as VW does)\n",
-                             a.interactions, term)
-                     .c_str());
+    std::fprintf(stderr, "parsgd: warning: --interactions %s\n",
+                 DuplicateInteractionWarning(a.interactions, term).c_str());
   }
   a.interactions = kept;
 }

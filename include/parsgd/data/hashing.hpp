@@ -78,6 +78,9 @@ std::vector<std::string_view> SplitInteractions(std::string_view interactions);
 // left out.
 std::string WithoutDuplicateInteractions(std::string_view interactions,
                                          std::vector<std::string>* removed);
+// The warning for term `removed` of `interactions` (WithoutDuplicateInteractions), after the
+// option's name: "'ui,iu': 'iu' pairs the namespaces of an earlier term; taken once (as VW does)".
+std::string DuplicateInteractionWarning(std::string_view interactions, std::string_view removed);
 
 // MurmurHash3_x86_32 of `key` with `seed`.
 uint32_t Murmur3(std::string_view key, uint32_t seed);

@@ -158,6 +158,15 @@ bool NumbersTheColumns(const std::vector<RawField>& fields) {
   return true;
 }
 
+// The field a column given by position names, among `fields`: 0-based, counted from the end where
+// negative; an empty text is the first (the label's default). The range is checked elsewhere
+// (LabelColumn, the ignored columns' check).
+long long FieldAt(std::string_view position, std::size_t fields) {
+  long long at = 0;
+  std::from_chars(position.data(), position.data() + position.size(), at);
+  return at < 0 ? at + static_cast<long long>(fields) : at;
+}
+
 FirstLineIs ClassifyFirstLine(std::string_view line, char delimiter, const CsvOptions& options) {
   if (options.header != CsvHeader::kAuto) {
     return options.header == CsvHeader::kYes ? FirstLineIs::kHeader : FirstLineIs::kData;
@@ -168,10 +177,7 @@ FirstLineIs ClassifyFirstLine(std::string_view line, char delimiter, const CsvOp
   // column left out by name implies a header).
   for (const std::string& column : options.ignore_columns) {
     if (IsColumnName(column)) return FirstLineIs::kHeader;
-    long long at = 0;
-    std::from_chars(column.data(), column.data() + column.size(), at);
-    if (at < 0) at += static_cast<long long>(fields_of_line.size());
-    std::erase(text, static_cast<uint64_t>(at));
+    std::erase(text, static_cast<uint64_t>(FieldAt(column, fields_of_line.size())));
   }
   if (options.schema && !options.schema->named) {
     for (const CsvIgnored& left_out : options.schema->ignored) std::erase(text, left_out.field);
@@ -183,14 +189,7 @@ FirstLineIs ClassifyFirstLine(std::string_view line, char delimiter, const CsvOp
     return no_label ? FirstLineIs::kHeader : FirstLineIs::kNumbered;
   }
   if (IsColumnName(options.label_column) || no_label) return FirstLineIs::kHeader;
-  // The label's position, counted from the end where negative (LabelColumn checks the range).
-  long long label = 0;
-  if (!options.label_column.empty()) {
-    std::from_chars(options.label_column.data(),
-                    options.label_column.data() + options.label_column.size(), label);
-  }
-  const auto fields = static_cast<long long>(fields_of_line.size());
-  if (label < 0) label += fields;
+  const long long label = FieldAt(options.label_column, fields_of_line.size());
   return text.size() == 1 && static_cast<long long>(text[0]) == label
              ? FirstLineIs::kHeaderIfLabelUnseen
              : FirstLineIs::kHeader;
@@ -223,12 +222,7 @@ FirstLineIs ClassifyBySchema(std::string_view line, char delimiter,
   // Headerless training data, the label first or where given by position: the fields past it
   // are the columns in order.
   const std::vector<RawField> fields = SplitFields(line, delimiter);
-  long long label = 0;
-  if (!options.label_column.empty()) {
-    std::from_chars(options.label_column.data(),
-                    options.label_column.data() + options.label_column.size(), label);
-  }
-  if (label < 0) label += static_cast<long long>(fields.size());
+  const long long label = FieldAt(options.label_column, fields.size());
   uint64_t column = 0;
   for (uint64_t f = 0; f < fields.size(); ++f) {
     if (static_cast<long long>(f) == label) continue;

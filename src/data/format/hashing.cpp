@@ -66,6 +66,11 @@ std::string WithoutDuplicateInteractions(std::string_view interactions,
   return out;
 }
 
+std::string DuplicateInteractionWarning(std::string_view interactions, std::string_view removed) {
+  return fmt::format("'{}': '{}' pairs the namespaces of an earlier term; taken once (as VW does)",
+                     interactions, removed);
+}
+
 uint32_t Fmix32(uint32_t h) {
   h ^= h >> 16;
   h *= 0x85ebca6bu;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "parsgd/data/dataset.hpp"
+#include "parsgd/util/control_bytes.hpp"
 #include "parsgd/util/mapped_file.hpp"
 
 namespace parsgd {
@@ -216,15 +217,7 @@ void ForEachLine(std::string_view text, Chunk* chunk, ParseLine parse_line) {
 inline std::string QuoteSpan(const char* p, const char* e) {
   const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(e - p), 40);
   std::string quoted(1, '\'');  // built by appending: GCC 12 warns falsely on "'" + string
-  constexpr char kHex[] = "0123456789abcdef";
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto c = static_cast<unsigned char>(p[i]);
-    if (c < 0x20 || c == 0x7f) {
-      quoted.append("\\x").append(1, kHex[c >> 4]).append(1, kHex[c & 15]);
-    } else {
-      quoted += static_cast<char>(c);
-    }
-  }
+  for (std::size_t i = 0; i < n; ++i) AppendVisible(quoted, p[i]);
   quoted.append(p + n < e ? "...'" : "'");
   return quoted;
 }
