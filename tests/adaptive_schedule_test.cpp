@@ -1,7 +1,8 @@
 // --schedule adaptive: the step stays eta0 until the objective stalls (--patience epochs without
-// lowering the best by more than --tol of it), then falls to a quarter; the stall after the fifth
-// cut ends the run, before --epochs; the held-out measure decides under early stopping; a checkpoint keeps the
-// cuts, so that a resumed run goes on bit for bit as the straight one.
+// lowering the best by more than --tol of the first epoch's), then falls to a quarter; the stall
+// after the fifth cut ends the run, before --epochs; the held-out measure decides under early
+// stopping; a checkpoint keeps the cuts, so that a resumed run goes on bit for bit as the straight
+// one; a refit replays a run's cuts on all its rows.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -91,6 +92,37 @@ TEST(AdaptiveSchedule, AutoIsAdaptiveWhereManyEpochsArePlannedAndTheRunCanStall)
   // --tol none: automatic epochs cannot stall, so the plan is run to its end.
   EXPECT_EQ(resolved(small, 0, 0, 0).first, ScheduleKind::kLinear);
   EXPECT_EQ(resolved(small, 0, -1, 0, Solver::kCd).first, ScheduleKind::kLinear);
+}
+
+// --refit: a run on all the rows replays an early-stopped run's step (its cuts) and ends at its
+// best epoch, whatever its own objective does.
+TEST(AdaptiveSchedule, ARefitReplaysTheCutsAndEndsAtTheBestEpoch) {
+  const Dataset data = testing::MakeProblem(300, 20, 4, 2, 0.05, 7);
+  auto executor = MakeTbbExecutor(1);
+  TrainConfig held = Adaptive();
+  held.validation_fraction = 0.2;
+  held.patience = 1;  // cuts early, so that the best epoch comes after some
+  Trainer first(held, data, nullptr, *executor);
+  const std::vector<double> first_steps = Steps(first, held.epochs);
+  const int best = first.best_epoch()->epoch;
+  std::vector<uint64_t> cuts;
+  for (const uint64_t e : first.step_cuts()) {
+    if (e < static_cast<uint64_t>(best)) cuts.push_back(e);
+  }
+  ASSERT_FALSE(cuts.empty()) << "best epoch " << best << " before any cut";
+  TrainConfig all = Adaptive();
+  Trainer refit(all, data, nullptr, *executor);
+  refit.Replay(best, cuts);
+  const std::vector<double> steps = Steps(refit, all.epochs);
+  ASSERT_EQ(static_cast<int>(steps.size()), best);
+  EXPECT_EQ(refit.epochs_done(), best);
+  // Its own eta0 (from all the rows), cut after the same epochs: the same ratios.
+  for (int e = 0; e < best; ++e) {
+    EXPECT_FLOAT_EQ(static_cast<float>(steps[e] / steps[0]),
+                    static_cast<float>(first_steps[e] / first_steps[0]))
+        << "epoch " << e + 1;
+  }
+  EXPECT_THROW(refit.Replay(best, cuts), Error);  // after its first epoch
 }
 
 TEST(AdaptiveSchedule, AResumedRunGoesOnAsTheStraightOne) {

@@ -228,6 +228,41 @@ TEST(EarlyStopping, ItsSettingsAreRefusedWithoutHeldOutRows) {
   EXPECT_TRUE(testing::Contains(metric.output, "holds none out")) << metric.output;
 }
 
+// --refit: the run again on all the rows for the best epoch's count, its model the one saved; refused
+// where nothing is held out or a checkpoint would cover the first run only.
+TEST(EarlyStopping, ARefitTrainsAgainOnAllTheRows) {
+  testing::TempDir dir;
+  const std::string data = testing::SourcePath("data/fixtures/cd_bias.svm");
+  const std::string run = "train --train " + data + " --threads 1 --validation-fraction 0.2 ";
+  const testing::CliResult refit = testing::RunCli(run + "--refit --save " + dir.File("r.model"));
+  ASSERT_EQ(refit.status, 0) << refit.output;
+  // 300 rows: 240 trained on first, all 300 in the refit, for the best epoch's count.
+  EXPECT_TRUE(testing::Contains(refit.output, "parsgd train: 300 rows")) << refit.output;
+  const std::size_t best = refit.output.find("best epoch ");
+  ASSERT_NE(best, std::string::npos) << refit.output;
+  const int epoch = std::stoi(refit.output.substr(best + 11));
+  EXPECT_TRUE(testing::Contains(refit.output, "its epochs are the refit's")) << refit.output;
+  EXPECT_TRUE(testing::Contains(
+      refit.output, "refit: all 300 training rows, " + std::to_string(epoch) + " epochs"))
+      << refit.output;
+  const std::string last = std::to_string(epoch) + "/" + std::to_string(epoch) + " ";
+  EXPECT_TRUE(testing::Contains(refit.output, " " + last)) << refit.output;
+  // The model saved is the refit's: it differs from the early-stopped run's.
+  const testing::CliResult kept = testing::RunCli(run + "--save " + dir.File("k.model"));
+  ASSERT_EQ(kept.status, 0) << kept.output;
+  EXPECT_NE(testing::ReadFile(dir.File("r.model")), testing::ReadFile(dir.File("k.model")));
+
+  const testing::CliResult alone =
+      testing::RunCli("train --train " + data + " --threads 1 --refit");
+  EXPECT_EQ(alone.status, 2);
+  EXPECT_TRUE(testing::Contains(alone.output, "--refit would be ignored")) << alone.output;
+  const testing::CliResult checkpointed =
+      testing::RunCli(run + "--refit --checkpoint " + dir.File("c.ckpt"));
+  EXPECT_EQ(checkpointed.status, 2);
+  EXPECT_TRUE(testing::Contains(checkpointed.output, "--refit with --checkpoint or --resume"))
+      << checkpointed.output;
+}
+
 // The command line: --validation FILE, the columns, the last lines, the metrics.
 TEST(EarlyStopping, TheCommandLineMeasuresAFileAndKeepsTheBestModel) {
   testing::TempDir dir;

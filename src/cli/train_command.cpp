@@ -53,6 +53,7 @@ struct TrainArgs {
   int checkpoint_every = 1;
   bool quiet = false;
   bool suboptimality = false;
+  bool refit = false;
 };
 
 void Declare(OptionParser& p, TrainArgs& a) {
@@ -70,6 +71,10 @@ void Declare(OptionParser& p, TrainArgs& a) {
   p.String("init", &a.init, "MODEL",
            "start from a saved model's weights (parsgd train --save), optimiser state zero: "
            "fine-tuning, other data or settings");
+  p.Switch("refit", &a.refit,
+           "early stopping with --validation-fraction: then train again on all the training "
+           "rows for the best epoch's count, the step as the first run took it, and keep that "
+           "model (its test figures the last line's)");
   p.Switch("quiet", &a.quiet, "print only the final result");
   p.Switch("suboptimality", &a.suboptimality,
            "solve the problem first with a reference solver (dual-cd where it applies, its "
@@ -170,6 +175,16 @@ CheckedRun Check(const OptionParser& parser, TrainArgs& a, Communicator& ranks) 
   }
   if (parser.Given("checkpoint-every") && a.checkpoint.empty()) {
     throw UsageError("--checkpoint-every would be ignored: it applies with --checkpoint PATH");
+  }
+  if (a.refit && !(a.run.config.validation_fraction > 0)) {
+    throw UsageError(
+        "--refit would be ignored: it trains again on the rows --validation-fraction holds out "
+        "(with --validation FILE the training rows are all trained on already)");
+  }
+  if (a.refit && (!a.checkpoint.empty() || !a.resume.empty())) {
+    throw UsageError(
+        "--refit with --checkpoint or --resume: a checkpoint holds the first run only; give "
+        "--refit on a run without them");
   }
   RefuseIgnoredDataOptions(parser, run);
   DropDuplicateInteractions(run, ranks.rank() == 0);
@@ -278,26 +293,32 @@ std::string Start(Trainer& trainer, const CheckedRun& checked, const TrainArgs& 
   return lines;
 }
 
-// Stage 6: the last lines and the model.
+// Stage 6: why the epochs ended, and early stopping's best epoch (whose model is kept, or under
+// --refit the count of epochs the run on all rows takes).
+void EndLines(const RunLoopResult& result, const Trainer& trainer, bool refit) {
+  if (result.last.converged) {
+    std::printf("%s\n", ConvergedLine(result.last, trainer.settings(), trainer.config()).c_str());
+  }
+  if (result.best) {
+    const EpochReport& b = *result.best;
+    std::printf(
+        "best epoch %d of %d: validation loss %.6f, %s; %s\n", b.epoch, result.last.epoch,
+        *b.validation_loss,
+        b.validation_fit
+            ? FitText(*b.validation_fit).c_str()
+            : fmt::format("accuracy {:.2f}%{}", 100 * *b.validation_accuracy,
+                          b.validation_auc ? fmt::format(", auc {:.6f}", *b.validation_auc) : "")
+                  .c_str(),
+        refit ? "its epochs are the refit's" : "its model is kept");
+  }
+}
+
+// Stage 7: the last lines and the model.
 int Finish(const RunLoopResult& result, const Trainer& trainer, const TrainArgs& a,
            const RunData& data, Outputs& outputs) {
   // Early stopping: the best epoch's model is the run's, and its figures the last lines'.
   const EpochReport& last = result.best ? *result.best : result.last;
   const ResolvedSettings& s = trainer.settings();
-  if (result.last.converged && !a.quiet) {
-    std::printf("%s\n", ConvergedLine(result.last, s, trainer.config()).c_str());
-  }
-  if (result.best && !a.quiet) {
-    const EpochReport& b = *result.best;
-    std::printf(
-        "best epoch %d of %d: validation loss %.6f, %s; its model is kept\n", b.epoch,
-        result.last.epoch, *b.validation_loss,
-        b.validation_fit
-            ? FitText(*b.validation_fit).c_str()
-            : fmt::format("accuracy {:.2f}%{}", 100 * *b.validation_accuracy,
-                          b.validation_auc ? fmt::format(", auc {:.6f}", *b.validation_auc) : "")
-                  .c_str());
-  }
   if (result.last.epoch == 0) {
     std::printf("nothing to do: the checkpoint is already after the last of the %d epochs\n",
                 s.epochs);
@@ -332,6 +353,59 @@ int Finish(const RunLoopResult& result, const Trainer& trainer, const TrainArgs&
   }
   if (outputs.metrics) outputs.metrics->Commit();
   return 0;
+}
+
+// Stage 6b, --refit: the run again on every training row, none held out, for the best epoch's
+// count, its step replayed (the first run's schedule and planned epochs; the adaptive schedule's
+// cuts after the same epochs); its model and test figures are the run's. The metrics file keeps
+// the first run's epochs. An interrupt ends it with nothing saved.
+int Refit(const EpochReport& best, const Trainer& first, const CheckedRun& checked,
+          const OptionParser& parser, const TrainArgs& a, const RunData& data, Executor& executor,
+          Communicator& ranks, Outputs& outputs) {
+  TrainConfig c = checked.config->config();
+  c.validation_fraction = 0;
+  c.schedule = first.config().schedule;
+  c.epochs = first.settings().epochs;
+  std::optional<Trainer> made;
+  ranks.AgreeOn([&] {
+    // The held-out rows' own settings were the first run's.
+    const CheckedConfig config(c, ranks.size(), [&parser](const Setting& s) {
+      return parser.Given(s.key) && s.key != "patience" && s.key != "validation-metric" &&
+             s.key != "validation-fraction";
+    });
+    made.emplace(config, data.train, data.test ? &*data.test : nullptr, executor, &ranks);
+    std::vector<uint64_t> cuts;  // those that shape its epochs: after one of them
+    for (const uint64_t e : first.step_cuts()) {
+      if (e < static_cast<uint64_t>(best.epoch)) cuts.push_back(e);
+    }
+    made->Replay(best.epoch, std::move(cuts));
+  });
+  Trainer& refit = *made;
+  const bool quiet = a.quiet || ranks.rank() != 0;
+  if (!quiet) {
+    std::string cuts;
+    for (const uint64_t e : refit.step_cuts()) cuts += (cuts.empty() ? "" : ", ") + std::to_string(e);
+    std::printf("refit: all %llu training rows, %d epochs%s\n%s\n",
+                static_cast<unsigned long long>(ranks.Sum(data.train.rows())), best.epoch,
+                cuts.empty() ? "" : fmt::format(", the step cut after epochs {}", cuts).c_str(),
+                EpochHeader(data.test.has_value(), false, false,
+                            data.train.label_kind() == LabelKind::kValues, false)
+                    .c_str());
+  }
+  RunLoopOptions loop;  // the first run's InterruptGuard watches the same executor
+  loop.snapshots = RunLoopOptions::Snapshots::kNone;
+  RunLoopResult result = RunEpochs(refit, loop, [&](const EpochReport& r, double elapsed) {
+    if (quiet) return;
+    std::printf("%s\n", EpochLine(r, best.epoch, elapsed, data.test.has_value(), false,
+                                  std::nullopt).c_str());
+    std::fflush(stdout);
+  });
+  if (result.interrupted) {
+    if (!quiet) std::fprintf(stderr, "parsgd: interrupted during the refit: nothing saved\n");
+    return 128 + SIGINT;
+  }
+  result.last.converged = false;  // the replay's end: its planned epochs, not a stopping rule
+  return ranks.rank() == 0 ? Finish(result, refit, a, data, outputs) : 0;
 }
 
 int TrainRun(std::span<const std::string> args, Communicator& ranks) {
@@ -415,6 +489,10 @@ int TrainRun(std::span<const std::string> args, Communicator& ranks) {
       if (lead) code = Interrupted(interrupts.signal(), result.consistent, trainer, a, args);
     });
     return code;
+  }
+  if (lead && !a.quiet) EndLines(result, trainer, a.refit && result.best);
+  if (a.refit && result.best) {
+    return Refit(*result.best, trainer, checked, parser, a, data, *executor, ranks, outputs);
   }
   return lead ? Finish(result, trainer, a, data, outputs) : 0;
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <span>
@@ -96,11 +97,19 @@ void LoadEarlyStop(const TrainingState& state, const MlpModel& current, EarlySto
   LoadBest(state, current, e);
 }
 
+bool ReplayedEpoch(uint64_t epochs_done, StepSize& step, const StepPlan& plan) {
+  if (std::find(plan.cuts.begin(), plan.cuts.end(), epochs_done) != plan.cuts.end()) {
+    step.Cut(epochs_done);
+  }
+  return epochs_done >= static_cast<uint64_t>(plan.replay_last);
+}
+
 bool AdaptiveStall(bool stalled, uint64_t epochs_done, StepSize& step, Progress& progress,
-                   EarlyStop& early) {
+                   EarlyStop& early, StepPlan& plan) {
   if (!stalled) return false;
   if (step.cuts() >= kAdaptiveCuts) return true;
   step.Cut(epochs_done);
+  plan.cuts.push_back(epochs_done);
   progress.stale = 0;
   early.stale = 0;
   return false;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "parsgd/config/train_config.hpp"
 #include "parsgd/model/model.hpp"
@@ -95,12 +96,24 @@ struct EarlyStop {
 // Progress.
 bool Converged(const EpochReport& r, Progress& progress, double tol, Solver solver, int patience);
 
+// The adaptive schedule's cuts so far (the epochs after which the step fell to a quarter), or a
+// replay of another run's schedule (--refit): its cuts, no stopping rule, and the end at its
+// epoch `replay_last` (> 0 while replaying).
+struct StepPlan {
+  std::vector<uint64_t> cuts;
+  int replay_last = 0;
+};
+
+// A replaying run after epoch `epochs_done`: the step cut where the plan cut it; whether the run
+// ends here.
+bool ReplayedEpoch(uint64_t epochs_done, StepSize& step, const StepPlan& plan);
+
 // --schedule adaptive, after an evaluated epoch (`epochs_done` of them) whose measure `stalled`
-// (the objective's Progress; the held-out EarlyStop's under early stopping): the step falls to a quarter
-// and the stall counts start again, or, once it has been cut kAdaptiveCuts times, the run ends.
-// Returns whether it ends.
+// (the objective's Progress; the held-out EarlyStop's under early stopping): the step falls to a
+// quarter (the epoch recorded in plan.cuts) and the stall counts start again, or, once it has been
+// cut kAdaptiveCuts times, the run ends. Returns whether it ends.
 bool AdaptiveStall(bool stalled, uint64_t epochs_done, StepSize& step, Progress& progress,
-                   EarlyStop& early);
+                   EarlyStop& early, StepPlan& plan);
 
 // The adaptive schedule's cuts and the stall counted so far in a checkpoint, and back (none
 // there: as the schedule starts), so that a resumed run goes on as the straight one. Load throws

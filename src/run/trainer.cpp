@@ -118,6 +118,7 @@ struct Trainer::State {
   std::optional<RanksCombiner> combiner;  // across ranks, under average and gossip
   int epochs_done = 0;
   Progress progress;
+  StepPlan plan;  // the adaptive schedule's cuts, or a replay (Replay)
 
   State(const TrainConfig& given, const Dataset& tr, const Dataset* te, const Dataset* held,
         Executor& ex, int rank)
@@ -354,7 +355,10 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
     report.interrupted = true;  // a partial epoch: not worth an evaluation pass
     return report;
   }
+  const bool replayed_end =
+      s.plan.replay_last > 0 && ReplayedEpoch(static_cast<uint64_t>(s.epochs_done), s.step, s.plan);
   if (!evaluate) {
+    report.converged = replayed_end;
     report.evaluated = false;
     if (!std::isfinite(report.progressive_loss)) throw Diverged(report, s.settings.eta0);
     return report;
@@ -385,15 +389,27 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
       return linear ? Model(*linear) : Model(*s.learner->mlp());
     });
   }
-  if (s.config.schedule == ScheduleKind::kAdaptive && s.config.solver == Solver::kSgd) {
+  if (s.plan.replay_last > 0) {
+    report.converged = replayed_end;
+  } else if (s.config.schedule == ScheduleKind::kAdaptive && s.config.solver == Solver::kSgd) {
     report.converged =
         AdaptiveStall(s.validation != nullptr ? held_out_stalled : objective_stalled,
-                      static_cast<uint64_t>(s.epochs_done), s.step, s.progress, s.early);
+                      static_cast<uint64_t>(s.epochs_done), s.step, s.progress, s.early, s.plan);
   } else {
     report.converged = objective_stalled || held_out_stalled;
   }
   return report;
 }
+
+void Trainer::Replay(int last, std::vector<uint64_t> cuts) {
+  State& s = *state_;
+  if (s.epochs_done > 0 || last < 1 || last > s.settings.epochs) {
+    throw Error(fmt::format("Trainer::Replay to epoch {} after {} epochs of a run of {}", last,
+                            s.epochs_done, s.settings.epochs));
+  }
+  s.plan = {.cuts = std::move(cuts), .replay_last = last};
+}
+const std::vector<uint64_t>& Trainer::step_cuts() const { return state_->plan.cuts; }
 
 void Trainer::StartFrom(const Model& model) {
   State& s = *state_;

@@ -91,6 +91,15 @@ class Trainer {
   // The ranks of the run (a SoloCommunicator when none was given).
   Communicator& communicator() const;
 
+  // Refit (the command line's --refit): this run replays another's step schedule and ends at that
+  // run's epoch `last` (of this run's epochs): no stopping rule applies; under the adaptive
+  // schedule the step falls to a quarter after the epochs in `cuts` (the other run's step_cuts()),
+  // evaluated or not. Call before the first epoch.
+  void Replay(int last, std::vector<uint64_t> cuts);
+  // The adaptive schedule's cuts so far: the epochs after which the step fell to a quarter (of
+  // this process's epochs: a resumed run's list starts at the resume).
+  const std::vector<uint64_t>& step_cuts() const;
+
   // Fine-tuning: starts from a trained model instead of the zero (linear) or random (MLP) start.
   // Its parameters, and the MLP's input scaling (part of the model), replace the initial ones; the
   // optimiser state stays zero and the schedule starts at eta0. Call before the first epoch.
