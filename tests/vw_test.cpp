@@ -123,6 +123,35 @@ TEST(Vw, NamesOfDigitsAreTheirNumbersAsVwHashesThem) {
   EXPECT_EQ(small.row(0).nnz, 8u);
 }
 
+// The last word before the first '|', written against it with no space, is the example's tag
+// whatever it looks like (as VW reads it): "1 0|a x" is label 1 with the tag "0", not an
+// importance of 0, and "1|a x" has no label.
+TEST(Vw, AWordWrittenAgainstTheBarIsTheTagEvenWhenItIsANumber) {
+  const VwOptions options{.hashing = {.bits = 8}};
+  const Dataset d =
+      ParseVw("1 0|a x\n-1 2 17|a y\n1 3 'id|a z\n-1 1085919|a x\n", "t", options);
+  ASSERT_EQ(d.rows(), 4u);
+  EXPECT_EQ(d.label(0), 1.f);
+  EXPECT_EQ(d.label(1), -1.f);
+  EXPECT_EQ(d.label(2), 1.f);
+  EXPECT_EQ(d.label(3), -1.f);
+  ASSERT_EQ(d.weights().size(), 4u);
+  EXPECT_EQ(d.weights()[0], 1.f);
+  EXPECT_EQ(d.weights()[1], 2.f);
+  EXPECT_EQ(d.weights()[2], 3.f);
+  EXPECT_EQ(d.weights()[3], 1.f);
+  // A lone number against the bar is the tag: the line has no label, which training refuses
+  // naming the cause; data to predict reads it as unlabelled.
+  ExpectDataError([&] { ParseVw("1|a x\n", "t", options); }, "t", 1, 1,
+                  "no label: '1', written against the '|', is the example's tag");
+  const Dataset p = ParseVw("1|a x\n", "t", {.hashing = {.bits = 8}, .labels_optional = true});
+  ASSERT_EQ(p.rows(), 1u);
+  EXPECT_EQ(p.label(0), 0.f);
+  // Three numbers and a tag against the bar: the third is still VW's base, refused.
+  ExpectDataError([&] { ParseVw("1 2 0.5 t|a x\n", "t", options); }, "t", 1, 5,
+                  "a third number (VW's base");
+}
+
 TEST(Vw, InteractionsArePairsAndTriplesOfNamespaceFeatures) {
   const uint32_t a = Murmur3("a", 0), b = Murmur3("b", 0);
   const uint32_t x = Murmur3("x", a), y = Murmur3("y", a), z = Murmur3("z", b);

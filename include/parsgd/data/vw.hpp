@@ -5,7 +5,8 @@
 //   - label: a number (binary -1/+1, classes 1..K as VW's --oaa reads them, or any class numbers);
 //     importance: a number >= 0 (default 1), kept as the row's weight (Dataset::weights). VW's
 //     third number (a base for residual regression) is refused, not ignored.
-//   - tag: a token starting with ', or the token written against the first '|'; read and dropped.
+//   - tag: a token starting with ', or the token written against the first '|' (even a number:
+//     "1 0|f x" is label 1 with the tag 0, as VW reads it); read and dropped.
 //   - '|' starts a namespace: a name right after it (its first character is its letter in
 //     --interactions), with an optional :scale multiplying its features' values; '|' followed by a
 //     space is the default namespace (no name; letter ' ').

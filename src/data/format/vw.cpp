@@ -150,15 +150,19 @@ void ParseChunk(std::string_view piece, const VwOptions& options, const Interact
     int numbers = 0;
     bool tag = false;
     bool any = false;
+    const char* bar_tag = nullptr;  // a word written against the bar: the tag, whatever it is
     for (const char* p = begin; p < head_end;) {
       while (p < head_end && IsSpace(*p)) ++p;
       const char* e = p;
       while (e < head_end && !IsSpace(*e)) ++e;
       if (p == e) break;
       any = true;
-      const std::optional<float> number = *p == '\'' || tag ? std::nullopt : Number(p, e);
-      if (*p == '\'' || (!number && e == bar)) {
-        tag = true;  // 'tag, or a tag written against the bar
+      const bool against_bar = e == bar;
+      const std::optional<float> number =
+          *p == '\'' || tag || against_bar ? std::nullopt : Number(p, e);
+      if (*p == '\'' || against_bar) {
+        tag = true;  // 'tag, or a tag written against the bar (as VW reads it, even "0|")
+        if (against_bar && *p != '\'') bar_tag = p;
       } else if (!number) {
         return fail(p, fmt::format("{}: expected a label, an importance or a 'tag before the "
                                    "first '|'",
@@ -185,6 +189,11 @@ void ParseChunk(std::string_view piece, const VwOptions& options, const Interact
       return fail(begin, "no '|': a line is 'label |namespace feature ...'");
     }
     if (!label && !options.labels_optional) {
+      if (bar_tag != nullptr && Number(bar_tag, bar)) {
+        return fail(begin, fmt::format("no label: {}, written against the '|', is the example's "
+                                       "tag (as VW reads it); put a space before the '|'",
+                                       data_internal::QuoteSpan(bar_tag, bar)));
+      }
       return fail(begin, "no label: a training line starts with its label ('1 |f a b')");
     }
     // The namespaces.
