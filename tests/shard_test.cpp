@@ -254,7 +254,7 @@ TEST(LoadShard, HashedTextSharesAreTheFileWithItsClassNamesAndWeights) {
     }
   }
   // A bad line in the last share: every rank throws the whole file's message and line.
-  const std::string bad = dir.Write("bad.vw", vw + "1 |f x:zz\n");
+  const std::string bad = dir.Write("bad.vw", vw + "1 |f x:0.5zz\n");
   std::string expected;
   try {
     LoadDataset(bad, vw_options);

@@ -152,6 +152,39 @@ TEST(Vw, AWordWrittenAgainstTheBarIsTheTagEvenWhenItIsANumber) {
                   "a third number (VW's base");
 }
 
+// A value that is a word, not a number ("color:red"), makes the feature its name and value
+// together, as VW hashes it: the value's hash seeded with the name's, its value 1 (the namespace's
+// scale not applied, as VW gives it). A value that starts as a number and goes on is an error.
+TEST(Vw, AFeatureWhoseValueIsAWordIsHashedByItsNameAndValue) {
+  const uint32_t a = Murmur3("a", 0), b = Murmur3("b", 0);
+  const std::string line = "1 |a color:red size:2 12:x :blue :0.5 |b:3 c:true\n";
+  const Dataset d = ParseVw(line, "t", {.hashing = {.bits = 31}});
+  ExpectRow(RowOf(d, 0), Expected({{Murmur3("red", Murmur3("color", a)), 1.f},
+                                   {Murmur3("size", a), 2.f},
+                                   {Murmur3("x", a + 12), 1.f},
+                                   {Murmur3("blue", a), 1.f},
+                                   {a, 0.5f},  // the first anonymous number: place 0
+                                   {Murmur3("true", Murmur3("c", b)), 1.f}},
+                                  31));
+  const Dataset all =
+      ParseVw(line, "t", {.hashing = {.bits = 31, .format = HashedText::kVwAll}});
+  ExpectRow(RowOf(all, 0), Expected({{Murmur3("red", Murmur3("color", a)), 1.f},
+                                     {Murmur3("size", a), 2.f},
+                                     {Murmur3("x", Murmur3("12", a)), 1.f},
+                                     {Murmur3("blue", Murmur3("", a)), 1.f},
+                                     {a, 0.5f},
+                                     {Murmur3("true", Murmur3("c", b)), 1.f}},
+                                    31));
+  // They interact as any feature does.
+  const Dataset ab = ParseVw("1 |a color:red |b z\n", "t",
+                             {.hashing = {.bits = 31, .interactions = "ab"}});
+  EXPECT_EQ(ab.row(0).nnz, 3u);
+  const VwOptions options{.hashing = {.bits = 8}};
+  ExpectDataError([&] { ParseVw("1 |a x:0.7y\n", "t", options); }, "t", 1, 8,
+                  "feature value '0.7y'");
+  ExpectDataError([&] { ParseVw("1 |a x:\n", "t", options); }, "t", 1, 8, "feature value ''");
+}
+
 TEST(Vw, InteractionsArePairsAndTriplesOfNamespaceFeatures) {
   const uint32_t a = Murmur3("a", 0), b = Murmur3("b", 0);
   const uint32_t x = Murmur3("x", a), y = Murmur3("y", a), z = Murmur3("z", b);

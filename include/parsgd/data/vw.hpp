@@ -11,7 +11,9 @@
 //     --interactions), with an optional :scale multiplying its features' values; '|' followed by a
 //     space is the default namespace (no name; letter ' ').
 //   - feature: name[:value] (value default 1, finite; 0 is not stored); the name is any run of
-//     bytes but space, tab, ':' and '|'.
+//     bytes but space, tab, ':' and '|'. A value that is a word, no number starting it
+//     ("color:red"), makes a feature of name and value: hashed as the value seeded with the
+//     name's hash, value 1 (the namespace's scale not applied), as VW reads it.
 // Features are hashed (data/hashing.hpp): a namespace's hash is Murmur3(name, 0) (0 for the
 // default namespace); a feature's, by VW's own rule (HashedText::kVw), is its number plus the
 // namespace's hash when its name is decimal digits (modulo 2^32: "2006" in the default namespace

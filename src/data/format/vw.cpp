@@ -110,6 +110,12 @@ std::optional<float> Number(const char* p, const char* e) {
   return v;
 }
 
+// Whether a number starts at p ("0.7y" does, "red" does not).
+bool NumberStarts(const char* p, const char* e) {
+  float v = 0;
+  return data_internal::ParseFloat(p, e, &v) != nullptr;
+}
+
 // A feature's hash (vw.hpp): under VW's own rule a name of decimal digits is its number (modulo
 // 2^32) plus the namespace's hash; any other name, and every name under --hash all, is
 // Murmur3(name, namespace hash).
@@ -230,7 +236,11 @@ void ParseChunk(std::string_view piece, const VwOptions& options, const Interact
         const char* colon = Find(p, e, ':');
         const char* name_end = colon != nullptr ? colon : e;
         float value = 1;
-        if (colon != nullptr) {
+        // A value that is a word ("color:red", no number starting it) makes the feature its
+        // name and value: the value hashed seeded with the name's hash, its value 1 (VW's rule;
+        // the namespace's scale is not applied, as VW does not).
+        const bool word = colon != nullptr && colon + 1 < e && !NumberStarts(colon + 1, e);
+        if (colon != nullptr && !word) {
           const std::optional<float> v = Number(colon + 1, e);
           if (!v) {
             return fail(colon + 1, fmt::format("feature value {}: expected a finite number",
@@ -238,18 +248,22 @@ void ParseChunk(std::string_view piece, const VwOptions& options, const Interact
           }
           value = *v;
         }
-        value *= scale;
+        if (!word) value *= scale;
         if (!std::isfinite(value)) {
           return fail(p, "the feature's value times its namespace's scale is not finite");
         }
         // A feature without a name (':0.5') is VW's anonymous one: the namespace's hash plus
         // its place among the namespace's anonymous features.
         const bool named = name_end != p;
-        const uint32_t place = named ? 0 : anonymous++;
+        const uint32_t place = named || word ? 0 : anonymous++;
         if (value != 0) {
-          const uint32_t h = named ? FeatureHash(std::string_view(p, name_end - p), ns_hash,
-                                                 options.hashing.format)
-                                   : ns_hash + place;
+          const HashedText format = options.hashing.format;
+          const uint32_t h =
+              word ? FeatureHash(std::string_view(colon + 1, e - colon - 1),
+                                 FeatureHash(std::string_view(p, name_end - p), ns_hash, format),
+                                 format)
+              : named ? FeatureHash(std::string_view(p, name_end - p), ns_hash, format)
+                      : ns_hash + place;
           hasher.AddHash(h, value);
           if (x.used[letter]) by_letter[letter].push_back({h, value});
         }
