@@ -384,7 +384,9 @@ int Refit(const EpochReport& best, const Trainer& first, const CheckedRun& check
   const bool quiet = a.quiet || ranks.rank() != 0;
   if (!quiet) {
     std::string cuts;
-    for (const uint64_t e : refit.step_cuts()) cuts += (cuts.empty() ? "" : ", ") + std::to_string(e);
+    for (const uint64_t e : refit.step_cuts()) {
+      cuts += (cuts.empty() ? "" : ", ") + std::to_string(e);
+    }
     std::printf("refit: all %llu training rows, %d epochs%s\n%s\n",
                 static_cast<unsigned long long>(ranks.Sum(data.train.rows())), best.epoch,
                 cuts.empty() ? "" : fmt::format(", the step cut after epochs {}", cuts).c_str(),

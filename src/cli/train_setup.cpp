@@ -252,8 +252,9 @@ std::string SetupLines(const OptionParser& parser, const Trainer& trainer, const
 std::string ConvergedLine(const EpochReport& r, const ResolvedSettings& s, const TrainConfig& c) {
   const Solver solver = c.solver;
   if (solver == Solver::kSgd && c.schedule == ScheduleKind::kAdaptive) {
-    return fmt::format("stopped after {} epochs: the step, cut to a quarter {} times, stalled again",
-                       r.epoch, kAdaptiveCuts);
+    return fmt::format(
+        "stopped after {} epochs: the step, cut to a quarter {} times, stalled again", r.epoch,
+        kAdaptiveCuts);
   }
   if (r.validation_loss && r.best_epoch + c.patience <= r.epoch) {
     return fmt::format("stopped after {} epochs: {} in a row without a better validation {}",

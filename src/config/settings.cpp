@@ -262,8 +262,9 @@ std::vector<Setting> MakeTable() {
                        "patience",
                        "stop after this many epochs in a row without a better validation "
                        "measure (early stopping: --validation, --validation-fraction), or, with "
-                       "--tol, without lowering the best objective by more than tol of the first epoch's "
-                       "(where the schedule is adaptive: cut the step to a quarter instead, until its last)",
+                       "--tol, without lowering the best objective by more than tol of the first "
+                       "epoch's (where the schedule is adaptive: cut the step to a quarter "
+                       "instead, until its last)",
                        [](auto& c) -> auto& { return c.patience; }, 1, 1000000),
                    {.runs = kSgdOnly, .stopping = true}));
   t.push_back(With(Choice<ValidationMetric>(

@@ -58,9 +58,9 @@ constexpr double kSmoothDualGapTol = 1e-5;
 constexpr double kPrimalCdTol = 1e-6;
 constexpr double kNewtonTol = 1e-5;
 // The adaptive schedule's stall: --patience epochs that lower the best objective by at most this
-// of it (scikit-learn's tol of 1e-3). On eleven small tables (bench/README.md, "Small tables") it
-// ended the runs in 40-94 epochs at the test accuracy of 1e-4's 44-448 (and of the linear
-// schedule's 210-1000) within a point, 0.45 above on digits.
+// of the first epoch's (scikit-learn's tol of 1e-3). On eleven small tables (bench/README.md,
+// "Small tables") the runs end after 37-82 epochs; 1e-4 ended them after 43-150, at the same test
+// accuracy within a test row or two.
 constexpr double kAdaptiveTol = 1e-3;
 // --schedule auto: adaptive from this many planned epochs, where the run can end at a stall. Under
 // the sample budget these are the sets of at most 20,000 rows, whose objective flattens long

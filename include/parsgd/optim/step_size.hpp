@@ -29,9 +29,8 @@ inline constexpr Named<ScheduleKind> kScheduleKinds[] = {
     {ScheduleKind::kAdaptive, "adaptive",
      "eta0 until --patience epochs in a row do not lower the best objective (the held-out "
      "measure under early stopping) by more than --tol of the first epoch's, then a quarter of "
-     "it, and so on; "
-     "the run ends when the step has been cut 5 times (to eta0 / 1024) and stalls again (or at "
-     "--epochs): independent of the planned epochs"},
+     "it, and so on; the run ends when the step has been cut 5 times (to eta0 / 1024) and "
+     "stalls again (or at --epochs): independent of the planned epochs"},
 };
 
 // adaptive: the cuts of the step, each to a quarter, before a stall ends the run (eta0 / 1024 at
