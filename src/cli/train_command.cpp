@@ -358,10 +358,11 @@ int Finish(const RunLoopResult& result, const Trainer& trainer, const TrainArgs&
 // Stage 6b, --refit: the run again on every training row, none held out, for the best epoch's
 // count, its step replayed (the first run's schedule and planned epochs; the adaptive schedule's
 // cuts after the same epochs); its model and test figures are the run's. The metrics file keeps
-// the first run's epochs. An interrupt ends it with nothing saved.
+// the first run's epochs. An interrupt ends it with nothing saved. `rows`: every rank's training
+// rows together.
 int Refit(const EpochReport& best, const Trainer& first, const CheckedRun& checked,
-          const OptionParser& parser, const TrainArgs& a, const RunData& data, Executor& executor,
-          Communicator& ranks, Outputs& outputs) {
+          const OptionParser& parser, const TrainArgs& a, const RunData& data, uint64_t rows,
+          Executor& executor, Communicator& ranks, Outputs& outputs) {
   TrainConfig c = checked.config->config();
   c.validation_fraction = 0;
   c.schedule = first.config().schedule;
@@ -388,7 +389,7 @@ int Refit(const EpochReport& best, const Trainer& first, const CheckedRun& check
       cuts += (cuts.empty() ? "" : ", ") + std::to_string(e);
     }
     std::printf("refit: all %llu training rows, %d epochs%s\n%s\n",
-                static_cast<unsigned long long>(ranks.Sum(data.train.rows())), best.epoch,
+                static_cast<unsigned long long>(rows), best.epoch,
                 cuts.empty() ? "" : fmt::format(", the step cut after epochs {}", cuts).c_str(),
                 EpochHeader(data.test.has_value(), false, false,
                             data.train.label_kind() == LabelKind::kValues, false)
@@ -494,7 +495,8 @@ int TrainRun(std::span<const std::string> args, Communicator& ranks) {
   }
   if (lead && !a.quiet) EndLines(result, trainer, a.refit && result.best);
   if (a.refit && result.best) {
-    return Refit(*result.best, trainer, checked, parser, a, data, *executor, ranks, outputs);
+    return Refit(*result.best, trainer, checked, parser, a, data, rows, *executor, ranks,
+                 outputs);
   }
   return lead ? Finish(result, trainer, a, data, outputs) : 0;
 }

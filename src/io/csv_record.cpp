@@ -151,7 +151,8 @@ void ReadCsvRecord(FieldReader& in, std::shared_ptr<const CsvSchema>& schema_out
       fill.indicator = indicator == 1;
     }
   }
-  if (!schema->columns.empty() && Imputes(static_cast<CsvMissing>(missing)) != !schema->fills.empty()) {
+  if (!schema->columns.empty() &&
+      Imputes(static_cast<CsvMissing>(missing)) != !schema->fills.empty()) {
     throw bad(fmt::format("missing-value rule {} with {} fills", missing, schema->fills.size()));
   }
   weight_column = std::move(weight);

@@ -68,7 +68,9 @@ std::vector<CsvFill> LearnFills(const Dataset& data, const CsvSchema& schema, Cs
           for (float x : v) sum += x;
           value = sum / static_cast<double>(present);
         } else if (rule == CsvMissing::kMedian) {
-          value = (KthWithZeros(v, zeros, (present - 1) / 2) + KthWithZeros(v, zeros, present / 2)) / 2;
+          value = (KthWithZeros(v, zeros, (present - 1) / 2) +
+                   KthWithZeros(v, zeros, present / 2)) /
+                  2;
         } else {  // the most frequent, the smallest of a tie (scikit-learn's most_frequent)
           std::vector<std::pair<float, uint64_t>> counts;  // each value and its cells
           if (zeros > 0) counts.emplace_back(0.f, zeros);
