@@ -115,6 +115,52 @@ TEST_F(CliCsv, MissingValuesAreFilledInByTheModelsRecord) {
   EXPECT_TRUE(Contains(refused.output, "no values to fill in were learnt")) << refused.output;
 }
 
+// A number column far from 0 (a year) is centred by default and said so; the model records the
+// mean, so that eval of the saved model on the test text or its binary cache gives train's test
+// loss, and a cache of the training file trains as its text does. --center none, the bias off or
+// a file of another format leave the columns as written (the flag given there is refused).
+TEST_F(CliCsv, NumberColumnsFarFromZeroAreCentredByTheTrainingMeans) {
+  std::string train = "y,year,b\n", test = "y,year,b\n";
+  for (int i = 0; i < 80; ++i) {
+    const int year = 1970 + i % 13;
+    const double b = (i % 5) / 4.0 - 0.5;  // mean 0: kept
+    const int y = year - 1976 + b > 0 ? 1 : 0;
+    (i < 60 ? train : test) += fmt::format("{},{},{}\n", y, year, b);
+  }
+  const std::string train_path = dir_.Write("train.csv", train);
+  const std::string test_path = dir_.Write("test.csv", test);
+  const std::string model = dir_.File("m.bin");
+  const std::string flags = " --epochs 4 --threads 1";
+  const auto t = RunCli("train --train " + train_path + " --test " + test_path + flags +
+                        " --save " + model);
+  ASSERT_EQ(t.status, 0) << t.output;
+  EXPECT_TRUE(Contains(t.output, "auto: center: 1 of 2 number columns centred")) << t.output;
+  EXPECT_TRUE(Contains(t.output, "(year)")) << t.output;
+  const std::string loss = t.output.substr(t.output.rfind("test loss ") + 10);
+  const auto e = RunCli("eval " + model + " " + test_path);
+  ASSERT_EQ(e.status, 0) << e.output;
+  EXPECT_TRUE(Contains(e.output, "loss " + loss.substr(0, loss.find_first_of(" \n"))))
+      << t.output << e.output;
+  const std::string test_cache = dir_.File("test.bin");
+  ASSERT_EQ(RunCli("convert " + test_path + " " + test_cache).status, 0);
+  EXPECT_EQ(RunCli("eval " + model + " " + test_cache).output, e.output);
+  const std::string train_cache = dir_.File("train.bin");
+  ASSERT_EQ(RunCli("convert " + train_path + " " + train_cache).status, 0);
+  const auto c = RunCli("train --train " + train_cache + " --test " + test_path + flags);
+  ASSERT_EQ(c.status, 0) << c.output;
+  EXPECT_EQ(Lines(c.output).back(), Lines(t.output).back());
+  for (const char* off : {" --center none", " --bias off"}) {
+    const auto r = RunCli("train --train " + train_path + " --test " + test_path + flags + off);
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_FALSE(Contains(r.output, "auto: center")) << r.output;
+    EXPECT_NE(Lines(r.output).back(), Lines(t.output).back()) << off;
+  }
+  const auto svm = RunCli("train --train " + dir_.Write("t.svm", "1 1:1\n0 2:1\n") +
+                          " --center none");
+  EXPECT_EQ(svm.status, 2) << svm.output;
+  EXPECT_TRUE(Contains(svm.output, "--center would be ignored")) << svm.output;
+}
+
 // Class names as fields: one holding a space is quoted in predict's header and rows (one field,
 // not two), and a control byte reaches no terminal raw (eval's report escapes it).
 TEST_F(CliCsv, ClassNamesWithSpacesOrControlBytesAreOneQuotedField) {

@@ -4,6 +4,7 @@
 // rank, a failure on one rank ending all of them; the labels mapped as the whole file maps them.
 #include "parsgd/data/shard.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -175,6 +176,26 @@ TEST(LoadShard, LibsvmSharesAreTheFileForAnyRankCount) {
     const Rows whole = Whole(ReadLibsvm(path));
     for (int ranks = 1; ranks <= 5; ++ranks) {
       ExpectSame(Shards(path, ranks), whole, name + ", " + std::to_string(ranks) + " ranks");
+    }
+  }
+}
+
+// A table's number columns are centred by the whole table's means whatever the ranks: its text
+// read whole by every rank, or its binary cache in shares (the moments summed across the ranks).
+TEST(LoadShard, ATableIsCentredByTheWholeTablesMeansAcrossRanks) {
+  testing::TempDir dir;
+  std::string table = "y,year,b\n";
+  for (int i = 0; i < 37; ++i) table += fmt::format("{},{},{}\n", i % 2, 1970 + i % 13, i % 3);
+  const std::string text = dir.Write("t.csv", table);
+  ConvertToCache(text, {}, dir.File("t.bin"));
+  LoadOptions options;
+  options.center = CsvCenter::kAuto;
+  const Dataset whole = LoadDataset(text, options);
+  ASSERT_EQ(whole.csv_schema()->centres.size(), 2u);
+  EXPECT_NE(whole.csv_schema()->centres[0], 0.f);
+  for (const std::string& path : {text, dir.File("t.bin")}) {
+    for (int ranks = 1; ranks <= 3; ++ranks) {
+      ExpectSame(Shards(path, ranks, options), Whole(whole), path + ", " + std::to_string(ranks));
     }
   }
 }

@@ -27,6 +27,7 @@ struct RunArgs {
   char delimiter = 0;
   std::string label_column;
   CsvMissing missing = CsvMissing::kError;
+  CsvCenter center = CsvCenter::kAuto;  // the training table's, where the run can centre it
   std::string weight_column;
   std::string ignore_columns;  // comma-separated
   // --categorical as given ("auto", "none" or columns).

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
+#include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -11,6 +14,7 @@
 #include "parsgd/data/load.hpp"
 #include "parsgd/exec/executor.hpp"
 #include "parsgd/model/class_weights.hpp"
+#include "parsgd/util/control_bytes.hpp"
 
 namespace parsgd::cli {
 namespace {
@@ -228,6 +232,33 @@ std::string SortedRowsNote(const Dataset& train) {
       changes, train.rows(), expected));
 }
 
+// "auto: center: 5 of 6 number columns centred ...": which columns --center auto centred. Empty
+// where none.
+std::string CentredLine(const Dataset& train) {
+  const std::shared_ptr<const CsvSchema>& schema = train.csv_schema();
+  if (schema == nullptr || schema->centres.empty()) return "";
+  uint64_t numbers = 0;
+  std::vector<std::string> centred;
+  for (std::size_t c = 0; c < schema->columns.size(); ++c) {
+    if (schema->columns[c].categorical) continue;
+    ++numbers;
+    if (schema->centres[c] == 0) continue;
+    const std::string& name = schema->columns[c].name;
+    centred.push_back(name.empty() ? fmt::format("column {}", c) : name);
+  }
+  constexpr std::size_t kNamed = 6;
+  std::string names;
+  for (std::size_t i = 0; i < std::min(centred.size(), kNamed); ++i) {
+    if (i > 0) names += ", ";
+    for (const char ch : centred[i]) AppendVisible(names, ch);
+  }
+  if (centred.size() > kNamed) names += fmt::format(" and {} more", centred.size() - kNamed);
+  return Sentence(fmt::format(
+      "auto: center: {} of {} number columns centred, their mean being farther from 0 than their "
+      "standard deviation ({}); the model records the means",
+      centred.size(), numbers, names));
+}
+
 }  // namespace
 
 std::string SetupLines(const OptionParser& parser, const Trainer& trainer, const Dataset& train,
@@ -239,6 +270,7 @@ std::string SetupLines(const OptionParser& parser, const Trainer& trainer, const
                   train.zero_based() == ZeroBased::kYes ? " (zero-based indices)" : "");
   out += GivenLine(parser);
   out += ResolvedLine(parser, trainer);
+  out += CentredLine(train);
   if (s.ranks > 1) out += Sentence(RanksLine(trainer.config(), s));
   out += DerivedLine(trainer, train);
   if (!s.scheme_reason.empty()) {

@@ -13,6 +13,7 @@
 
 #include "data/source/byte_stream.hpp"
 #include "data/format/csv_categorical.hpp"
+#include "data/format/csv_centre.hpp"
 #include "data/format/csv_impute.hpp"
 #include "parsgd/data/binary_cache.hpp"
 #include "parsgd/data/fasttext.hpp"
@@ -265,6 +266,19 @@ Dataset Filled(const Dataset& data, const LoadOptions& options) {
       options.max_features);
 }
 
+// `data`, read and its missing values filled in, with its number columns centred: by the centres
+// of options.csv_schema (a file read as the training data was), else learnt from its rows under
+// options.center.
+Dataset Centred(const Dataset& data, const LoadOptions& options) {
+  if (data.csv_schema() == nullptr) return data;
+  if (options.csv_schema != nullptr) {
+    return csv_internal::CentreColumns(data, options.csv_schema->centres);
+  }
+  return csv_internal::CentreColumns(
+      data, csv_internal::CentresOf(csv_internal::ColumnMoments(data), *data.csv_schema(),
+                                    options.center));
+}
+
 Dataset LoadSeveral(const std::vector<std::string>& files, const std::string& name,
                     const LoadOptions& options) {
   const DataFormat format = ListFormat(files, name, options);
@@ -341,7 +355,7 @@ DataFormat FormatRead(const std::string& path, DataFormat given, const Dataset& 
 }
 
 Dataset LoadDataset(const std::string& path, const LoadOptions& options) {
-  return Filled(ReadData(path, options), options);
+  return Centred(Filled(ReadData(path, options), options), options);
 }
 
 CacheShape ConvertToCache(const std::string& input, const LoadOptions& options,
@@ -404,6 +418,17 @@ Dataset LoadShard(const std::string& path, const LoadOptions& options, Communica
     const Dataset read = share(path, whole, comm);
     Dataset out;
     comm.AgreeOn([&] { out = ApplyMaxFeatures(read, options.max_features); });
+    if (out.csv_schema() == nullptr) return out;
+    // A table's centres are learnt from every rank's share (a binary cache of CSV text).
+    std::vector<float> centres;
+    if (options.csv_schema != nullptr) {
+      centres = options.csv_schema->centres;
+    } else if (options.center != CsvCenter::kNone) {
+      std::vector<double> moments = csv_internal::ColumnMoments(out);
+      comm.SumAll(moments);
+      centres = csv_internal::CentresOf(moments, *out.csv_schema(), options.center);
+    }
+    comm.AgreeOn([&] { out = csv_internal::CentreColumns(out, centres); });
     return out;
   }
   Dataset all;

@@ -15,6 +15,9 @@
 // 1 or 2):
 //   8  count F (0 or C), then per column: 4 the feature (uint32; 0xFFFFFFFF none), 4 its value
 //      (float32), 4 indicator (0 or 1)
+// version 4 adds the centres of the number columns (CsvSchema::centres; a record without is
+// version 1 to 3):
+//   8  count K (0 or C), then per column 4 its centre (float32; 0 for a categorical column)
 #include "csv_record.hpp"
 
 #include <fmt/format.h>
@@ -54,7 +57,10 @@ void PutCsvRecord(std::string& head, const CsvSchema* schema, const std::string&
     PutField<uint32_t>(head, 0);
     return;
   }
-  const uint32_t version = !schema->fills.empty() ? 3 : !schema->ignored.empty() ? 2 : 1;
+  const uint32_t version = !schema->centres.empty() ? 4
+                           : !schema->fills.empty()   ? 3
+                           : !schema->ignored.empty() ? 2
+                                                      : 1;
   PutField<uint32_t>(head, version);
   PutField<uint32_t>(head, schema->named ? 1 : 0);
   PutText(head, schema->label_name, "label column name");
@@ -82,13 +88,16 @@ void PutCsvRecord(std::string& head, const CsvSchema* schema, const std::string&
     PutField<float>(head, fill.value);
     PutField<uint32_t>(head, fill.indicator ? 1 : 0);
   }
+  if (version < 4) return;
+  PutField<uint64_t>(head, schema->centres.size());
+  for (const float centre : schema->centres) PutField<float>(head, centre);
 }
 
 void ReadCsvRecord(FieldReader& in, std::shared_ptr<const CsvSchema>& schema_out,
                    std::string& weight_column, CsvMissing& missing_out, const std::string& path) {
   auto bad = [&](const std::string& what) { return DataError(path, 0, 0, "CSV record: " + what); };
   const auto present = in.Get<uint32_t>("CSV record");
-  if (present > 3) throw bad(fmt::format("unknown version {}: expected 0 to 3", present));
+  if (present > 4) throw bad(fmt::format("unknown version {}: expected 0 to 4", present));
   if (present == 0) return;
   auto schema = std::make_shared<CsvSchema>();
   const auto flags = in.Get<uint32_t>("CSV flags");
@@ -149,6 +158,20 @@ void ReadCsvRecord(FieldReader& in, std::shared_ptr<const CsvSchema>& schema_out
                               fill.value, indicator));
       }
       fill.indicator = indicator == 1;
+    }
+  }
+  if (present >= 4) {
+    const auto count = in.Get<uint64_t>("centre count");
+    if (count != 0 && count != schema->columns.size()) {
+      throw bad(fmt::format("{} centres for {} columns", count, schema->columns.size()));
+    }
+    schema->centres.resize(count);
+    for (uint64_t c = 0; c < count; ++c) {
+      const float centre = in.Get<float>("centre");
+      if (!std::isfinite(centre) || (centre != 0 && schema->columns[c].categorical)) {
+        throw bad(fmt::format("a centre {} of column {}", centre, c));
+      }
+      schema->centres[c] = centre;
     }
   }
   if (!schema->columns.empty() &&

@@ -55,6 +55,11 @@ struct CsvSchema {
   std::vector<CsvColumn> columns;  // the feature columns, in the training file's order
   // Under an imputing rule, one per column (its fill learnt from the training rows); else empty.
   std::vector<CsvFill> fills = {};
+  // Where training centred the number columns (CsvCenter kAuto), one per column: the value
+  // subtracted from its cells (a missing cell filled in first; 0: the column is not centred, as
+  // every categorical column); else empty. Features, rows' layout and the record unchanged
+  // otherwise: a binary cache holds the rows uncentred and records none.
+  std::vector<float> centres = {};
   // The columns left out, in file order: other files of the table leave out the columns of these
   // names (by position where the files have no header), and may lack them.
   std::vector<CsvIgnored> ignored = {};
@@ -95,6 +100,12 @@ inline constexpr CsvMissing kLastCsvMissing = CsvMissing::kIndicator;
 inline bool Imputes(CsvMissing missing) {
   return missing != CsvMissing::kError && missing != CsvMissing::kZero;
 }
+
+// Whether training centres a table's number columns (subtracts each column's mean over the
+// training rows from its cells): kAuto those whose mean is farther from 0 than their standard
+// deviation, where the column would move with the bias and slow SGD down; a column mostly of
+// zeros (counts, pixels, 0/1 flags) keeps its rows sparse.
+enum class CsvCenter { kNone, kAuto };
 
 // How a CSV table was read beyond its columns, as given (CsvOptions: label_column, weight_column,
 // missing): with its schema, what reads the table's other files the same way (a model file and a

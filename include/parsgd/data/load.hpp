@@ -104,6 +104,13 @@ inline constexpr Named<CsvMissing> kCsvMissings[] = {
      "column with missing values in the training rows)"},
 };
 
+inline constexpr Named<CsvCenter> kCsvCenters[] = {
+    {CsvCenter::kAuto, "auto",
+     "the number columns whose mean over the training rows is farther from 0 than their standard "
+     "deviation have it subtracted (with the bias on and the data in memory)"},
+    {CsvCenter::kNone, "none", "the cells as written"},
+};
+
 inline constexpr Named<CsvHeader> kCsvHeaders[] = {
     {CsvHeader::kAuto, "auto", "a header if the first line has a field that is not a number"},
     {CsvHeader::kYes, "yes", "the first line names the columns"},
@@ -141,6 +148,8 @@ inline constexpr ReadOption kReadOptions[] = {
     {"weight-column", FormatBit(DataFormat::kCsv), "CSV text"},
     {"ignore-columns", FormatBit(DataFormat::kCsv), "CSV text"},
     {"categorical", FormatBit(DataFormat::kCsv), "CSV text"},
+    {"center", FormatBit(DataFormat::kCsv) | FormatBit(DataFormat::kBinary),
+     "CSV text and binary caches of it"},
     {"ngrams", FormatBit(DataFormat::kFasttext), "fastText text"},
     {"char-ngrams", FormatBit(DataFormat::kFasttext), "fastText text"},
     {"interactions", FormatBit(DataFormat::kVw), "VW text"},
@@ -170,6 +179,9 @@ struct LoadOptions {
   std::string label_column = {};
   std::string label_column_note = {};
   CsvMissing missing = CsvMissing::kError;
+  // A table read as training data: its number columns centred under this rule (CsvCenter); a
+  // file read by csv_schema is centred by its centres instead.
+  CsvCenter center = CsvCenter::kNone;
   std::vector<std::string> ignore_columns = {};
   std::string weight_column = {};
   bool weight_column_optional = false;

@@ -18,9 +18,9 @@
 //                 n-grams, character n-grams' min and max); 2 VW's format, and 4 bytes of bits,
 //                 4 bytes of length I (at most 4096) and I bytes of --interactions follow
 //  then the CSV record: 4 bytes, 0 where the training data was not CSV text, else the record's
-//                 version (1, or 2 where columns were left out) and the table's columns, weight
-//                 column, missing-value rule and left-out columns (src/io/csv_record.cpp lays
-//                 them out)
+//                 version (1 to 4, the lowest that holds it) and the table's columns, weight
+//                 column, missing-value rule, left-out columns, missing values' fills and
+//                 centred columns' means (src/io/csv_record.cpp lays them out)
 // and, at the offset S where those end, linear models (kinds 0-3) continue with
 //      S+0     8  features
 //      S+8     4  outputs K (1 for binary models; one a class, 3 or more, for a binary loss's

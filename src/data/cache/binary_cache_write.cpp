@@ -66,6 +66,10 @@ void WriteBinaryCache(const Dataset& data, const std::string& path) {
   if (data.offsets().size() != data.rows() + 1) {
     throw Error(path + ": the dataset has no row offsets (a default-constructed Dataset)");
   }
+  if (data.csv_schema() && !data.csv_schema()->centres.empty()) {
+    // A cache holds a table's rows as its text has them: centring is training's.
+    throw Error(path + ": the rows' number columns are centred; a binary cache holds them as read");
+  }
   const bool weighted = !data.weights().empty();
   const std::string record =
       RecordBytes({data.class_names(), data.hashing(), data.csv_schema(), data.csv_reading()});
