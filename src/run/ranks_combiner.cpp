@@ -1,11 +1,20 @@
 #include "ranks_combiner.hpp"
 
 #include <span>
+#include <vector>
 
 #include "scheme/gossip.hpp"
 #include "scheme/rank_group.hpp"
 
 namespace parsgd {
+
+void SumOverRanks(EpochTotals& totals, Communicator& ranks) {
+  std::vector<double> loss = {totals.loss_sum};
+  ranks.SumAll(loss);
+  totals.loss_sum = loss[0];
+  totals.updates = ranks.Sum(totals.updates);
+  totals.partial = ranks.Max(totals.partial ? 1 : 0) != 0;
+}
 
 void RanksCombiner::StartEpoch(Learner& learner) {
   average_.Start(learner.RankArrays(false)[0].data());

@@ -21,10 +21,14 @@
 #include "model/learner.hpp"
 #include "parsgd/comm/communicator.hpp"
 #include "parsgd/config/train_config.hpp"
+#include "parsgd/run/epoch_report.hpp"
 #include "parsgd/run/training_state.hpp"
 #include "scheme/average.hpp"
 
 namespace parsgd {
+
+// An epoch's totals summed over the ranks (loss, updates; partial where any rank's was). Collective.
+void SumOverRanks(EpochTotals& totals, Communicator& ranks);
 
 class RanksCombiner {
  public:

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 
+#include "parsgd/config/settings.hpp"
 #include "parsgd/util/error.hpp"
 
 namespace parsgd {
@@ -60,6 +61,21 @@ bool Converged(const EpochReport& r, Progress& progress, double tol, Solver solv
   }
   if (const std::optional<double> gap = r.relative_gap()) return *gap <= tol;
   return progress.Stalled(r.objective, tol, sgd ? patience : 1, sgd);
+}
+
+void CheckValidationMetric(ValidationMetric metric, bool regression, uint64_t classes, int ranks) {
+  if (regression && metric != ValidationMetric::kLoss) {
+    throw SettingError(fmt::format(
+        "`validation-metric` {} measures classes; a regression's held-out rows are measured by "
+        "their loss",
+        NameOf<ValidationMetric>(kValidationMetrics, metric)));
+  }
+  if (metric == ValidationMetric::kAuc && (classes != 2 || ranks > 1)) {
+    throw SettingError(fmt::format(
+        "`validation-metric` auc ranks the scores of two classes in one process; this run has {} "
+        "classes{}",
+        classes, ranks > 1 ? " over several ranks" : ""));
+  }
 }
 
 void SaveEarlyStop(const EarlyStop& e, TrainingState& state) {

@@ -115,6 +115,44 @@ bool ReplayedEpoch(uint64_t epochs_done, StepSize& step, const StepPlan& plan);
 bool AdaptiveStall(bool stalled, uint64_t epochs_done, StepSize& step, Progress& progress,
                    EarlyStop& early, StepPlan& plan);
 
+// The rules as a run keeps them: the objective's progress, early stopping's best epoch, and the
+// step's plan (the adaptive schedule's cuts, or a replay).
+struct StoppingRules {
+  Progress progress;
+  EarlyStop early;
+  StepPlan plan;
+
+  // At an epoch's end (`epochs_done` of them), before it is evaluated: under a replay, the step
+  // cut where the replayed run cut it; whether the replay ends here.
+  bool Replayed(uint64_t epochs_done, StepSize& step) {
+    return plan.replay_last > 0 && ReplayedEpoch(epochs_done, step, plan);
+  }
+
+  // After the evaluated epoch `r` (`epochs_done` of them; `replayed_end`: Replayed's answer):
+  // the stopping rule measured (--tol), the held-out rows' best epoch and its model (make(),
+  // where `held_out`) kept; whether the run ends here: a replay at its end, the adaptive
+  // schedule's stall after its last cut (each stall before it cuts the step), else the stopping
+  // rule's or early stopping's stall.
+  template <class MakeModel>
+  bool Decide(EpochReport& r, bool replayed_end, const TrainConfig& config, double tol,
+              uint64_t epochs_done, StepSize& step, bool held_out, MakeModel make) {
+    const bool objective_stalled =
+        Converged(r, progress, tol, config.solver, config.patience);
+    const bool held_out_stalled =
+        held_out && early.Record(r, config.validation_metric, config.patience, make);
+    if (plan.replay_last > 0) return replayed_end;
+    if (config.schedule == ScheduleKind::kAdaptive && config.solver == Solver::kSgd) {
+      return AdaptiveStall(held_out ? held_out_stalled : objective_stalled, epochs_done, step,
+                           progress, early, plan);
+    }
+    return objective_stalled || held_out_stalled;
+  }
+};
+
+// The held-out rows' --validation-metric against the run's targets: throws SettingError for a
+// class measure of a regression, and for auc on other than two classes or across ranks.
+void CheckValidationMetric(ValidationMetric metric, bool regression, uint64_t classes, int ranks);
+
 // The adaptive schedule's cuts and the stall counted so far in a checkpoint, and back (none
 // there: as the schedule starts), so that a resumed run goes on as the straight one. Load throws
 // parsgd::Error for more cuts than the schedule takes or one after `epochs_done`.

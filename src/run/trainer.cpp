@@ -24,6 +24,7 @@
 #include "parsgd/util/rng.hpp"
 #include "epoch_evaluation.hpp"
 #include "ranks_combiner.hpp"
+#include "run_data_checks.hpp"
 #include "resolve.hpp"
 #include "row_weights.hpp"
 #include "scheme/replica_settings.hpp"
@@ -102,7 +103,6 @@ struct Trainer::State {
   const Dataset* test;
   const Dataset* validation = nullptr;  // held-out rows: holdout's, or a file's
   std::optional<Targets> validation_targets;
-  EarlyStop early;
   Executor& executor;
   SoloCommunicator solo;
   Communicator* comm = &solo;  // the ranks of the run
@@ -117,8 +117,7 @@ struct Trainer::State {
   TrainConfig config;                     // resolved
   std::optional<RanksCombiner> combiner;  // across ranks, under average and gossip
   int epochs_done = 0;
-  Progress progress;
-  StepPlan plan;  // the adaptive schedule's cuts, or a replay (Replay)
+  StoppingRules stopping;
 
   State(const TrainConfig& given, const Dataset& tr, const Dataset* te, const Dataset* held,
         Executor& ex, int rank)
@@ -158,18 +157,7 @@ Trainer::Trainer(const CheckedConfig& checked, const Dataset& train_rows, const 
                             checked.ranks(), ranks.size()));
   }
   // Every step that may fail on one rank alone is agreed on before the next collective one.
-  ranks.AgreeOn([&] {
-    if (train.features() == 0) {
-      throw Error(train.source() +
-                  ": no features, every row a label alone (a CSV file read with the wrong "
-                  "--delimiter is one column)");
-    }
-    if (train.rows() > 0) return;
-    if (!shared) throw Error(train.source() + ": no training rows");
-    throw Error(
-        fmt::format("{}: rank {}'s share of the rows is empty: fewer rows than the {} ranks",
-                    train.source(), ranks.rank(), ranks.size()));
-  });
+  CheckTrainingRows(train, ranks);
   const bool one_vs_rest = given.multiclass == Multiclass::kOneVsRest;
   s.train_targets = shared ? MakeShareTargets(given.model, train, ranks, one_vs_rest)
                            : MakeTargets(given.model, train, one_vs_rest);
@@ -193,23 +181,10 @@ Trainer::Trainer(const CheckedConfig& checked, const Dataset& train_rows, const 
   });
   s.weighted =
       WeighRows(given, train, s.train_targets, s.test_targets, s.validation_targets, ranks);
-  if (s.validation != nullptr && s.train_targets.regression &&
-      given.validation_metric != ValidationMetric::kLoss) {
+  if (s.validation != nullptr) {
     ranks.AgreeOn([&] {
-      throw SettingError(fmt::format(
-          "`validation-metric` {} measures classes; a regression's held-out rows are measured by "
-          "their loss",
-          NameOf<ValidationMetric>(kValidationMetrics, given.validation_metric)));
-    });
-  }
-  if (s.validation != nullptr && given.validation_metric == ValidationMetric::kAuc) {
-    ranks.AgreeOn([&] {
-      if (s.train_targets.classes != 2 || ranks.size() > 1) {
-        throw SettingError(fmt::format(
-            "`validation-metric` auc ranks the scores of two classes in one process; this run "
-            "has {} classes{}",
-            s.train_targets.classes, ranks.size() > 1 ? " over several ranks" : ""));
-      }
+      CheckValidationMetric(given.validation_metric, s.train_targets.regression,
+                            s.train_targets.classes, ranks.size());
     });
   }
 
@@ -257,12 +232,13 @@ const TrainConfig& Trainer::config() const { return state_->config; }
 const std::vector<double>& Trainer::class_weights() const { return state_->weighted.classes; }
 int Trainer::epochs_done() const { return state_->epochs_done; }
 bool Trainer::early_stopping() const { return state_->validation != nullptr; }
-std::optional<EpochReport> Trainer::best_epoch() const { return state_->early.best; }
+std::optional<EpochReport> Trainer::best_epoch() const { return state_->stopping.early.best; }
 
 void Trainer::UseBestEpoch() {
   State& s = *state_;
-  if (!s.early.best || s.early.best->epoch == s.epochs_done || !s.early.model) return;
-  std::visit([&](const auto& m) { s.learner->StartFrom(m); }, *s.early.model);
+  const EarlyStop& early = s.stopping.early;
+  if (!early.best || early.best->epoch == s.epochs_done || !early.model) return;
+  std::visit([&](const auto& m) { s.learner->StartFrom(m); }, *early.model);
 }
 Communicator& Trainer::communicator() const { return *state_->comm; }
 
@@ -315,30 +291,12 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
     if (s.combiner && !stopped) s.combiner->Combine(*s.learner, ranks, part + 1 == parts);
     comm_seconds += Seconds(combine_start);
   }
-  // Rows read from their file (the block order's) are read again each epoch: a file changed in
-  // place under the run has given this epoch other rows, or garbage.
-  ranks.AgreeOn([&] {
-    for (const Dataset* data : {&s.train, s.test, s.validation}) {
-      if (data == nullptr || !data->mapped()) continue;
-      if (const std::string changed = data->mapping()->Changed(); !changed.empty()) {
-        throw DataError(data->source(), 0, 0,
-                        fmt::format("changed while the run read it ({}): the rows of epoch {} "
-                                    "cannot be trusted; it must stay as it is for the whole run",
-                                    changed, epoch + 1));
-      }
-    }
-  });
+  CheckFilesUnchanged({&s.train, s.test, s.validation}, epoch + 1, ranks);
   // Arrays the ranks average at every epoch's end (--asgd's means), whatever their scheme.
   if (shared && !stopped) {
     for (const std::span<float> mean : s.learner->RankMeans()) ranks.MeanAll(mean);
   }
-  if (shared) {
-    std::vector<double> loss = {totals.loss_sum};
-    ranks.SumAll(loss);
-    totals.loss_sum = loss[0];
-    totals.updates = ranks.Sum(totals.updates);
-    totals.partial = ranks.Max(totals.partial ? 1 : 0) != 0;
-  }
+  if (shared) SumOverRanks(totals, ranks);
   EpochReport report;
   report.partial = totals.partial;
   report.train_seconds = Seconds(start);
@@ -355,8 +313,8 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
     report.interrupted = true;  // a partial epoch: not worth an evaluation pass
     return report;
   }
-  const bool replayed_end =
-      s.plan.replay_last > 0 && ReplayedEpoch(static_cast<uint64_t>(s.epochs_done), s.step, s.plan);
+  const auto done = static_cast<uint64_t>(s.epochs_done);
+  const bool replayed_end = s.stopping.Replayed(done, s.step);
   if (!evaluate) {
     report.converged = replayed_end;
     report.evaluated = false;
@@ -380,24 +338,11 @@ EpochReport Trainer::RunEpoch(bool evaluate) {
   if (!std::isfinite(report.objective) || !std::isfinite(report.progressive_loss)) {
     throw Diverged(report, s.settings.eta0);
   }
-  const bool objective_stalled =
-      Converged(report, s.progress, s.settings.tol, s.config.solver, s.config.patience);
-  bool held_out_stalled = false;
-  if (s.validation != nullptr) {
-    held_out_stalled = s.early.Record(report, s.config.validation_metric, s.config.patience, [&] {
-      const LinearModel* linear = s.learner->linear();
-      return linear ? Model(*linear) : Model(*s.learner->mlp());
-    });
-  }
-  if (s.plan.replay_last > 0) {
-    report.converged = replayed_end;
-  } else if (s.config.schedule == ScheduleKind::kAdaptive && s.config.solver == Solver::kSgd) {
-    report.converged =
-        AdaptiveStall(s.validation != nullptr ? held_out_stalled : objective_stalled,
-                      static_cast<uint64_t>(s.epochs_done), s.step, s.progress, s.early, s.plan);
-  } else {
-    report.converged = objective_stalled || held_out_stalled;
-  }
+  report.converged = s.stopping.Decide(
+      report, replayed_end, s.config, s.settings.tol, done, s.step, s.validation != nullptr, [&] {
+        const LinearModel* linear = s.learner->linear();
+        return linear ? Model(*linear) : Model(*s.learner->mlp());
+      });
   return report;
 }
 
@@ -407,9 +352,9 @@ void Trainer::Replay(int last, std::vector<uint64_t> cuts) {
     throw Error(fmt::format("Trainer::Replay to epoch {} after {} epochs of a run of {}", last,
                             s.epochs_done, s.settings.epochs));
   }
-  s.plan = {.cuts = std::move(cuts), .replay_last = last};
+  s.stopping.plan = {.cuts = std::move(cuts), .replay_last = last};
 }
-const std::vector<uint64_t>& Trainer::step_cuts() const { return state_->plan.cuts; }
+const std::vector<uint64_t>& Trainer::step_cuts() const { return state_->stopping.plan.cuts; }
 
 void Trainer::StartFrom(const Model& model) {
   State& s = *state_;
@@ -436,9 +381,10 @@ TrainingState Trainer::Snapshot() const {
   state_->learner->Save(state);
   if (state_->combiner) state_->combiner->Save(state);
   state.Put("epochs_done", static_cast<uint64_t>(state_->epochs_done));
-  SaveEarlyStop(state_->early, state);
+  const StoppingRules& rules = state_->stopping;
+  SaveEarlyStop(rules.early, state);
   if (state_->config.schedule == ScheduleKind::kAdaptive) {
-    SaveAdaptive(state_->step, state_->progress, state_->early, state);
+    SaveAdaptive(state_->step, rules.progress, rules.early, state);
   }
   return state;
 }
@@ -453,15 +399,16 @@ void Trainer::Restore(const TrainingState& state) {
   s.learner->Load(state);
   if (s.combiner) s.combiner->Load(state);
   s.epochs_done = static_cast<int>(epochs);
+  StoppingRules& rules = s.stopping;
   if (s.validation != nullptr) {
     if (const LinearModel* m = s.learner->linear()) {
-      LoadEarlyStop(state, *m, s.early);
+      LoadEarlyStop(state, *m, rules.early);
     } else {
-      LoadEarlyStop(state, *s.learner->mlp(), s.early);
+      LoadEarlyStop(state, *s.learner->mlp(), rules.early);
     }
   }
   if (s.config.schedule == ScheduleKind::kAdaptive) {
-    LoadAdaptive(state, epochs, s.step, s.progress, s.early);
+    LoadAdaptive(state, epochs, s.step, rules.progress, rules.early);
   }
 }
 
