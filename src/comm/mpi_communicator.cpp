@@ -119,6 +119,9 @@ class MpiCommunicator final : public Communicator {
 
 }  // namespace
 
-std::shared_ptr<Communicator> MakeMpiCommunicator() { return std::make_shared<MpiCommunicator>(); }
-
 }  // namespace parsgd
+
+// The plugin's export (util/plugin.hpp; comm/process.cpp calls it).
+extern "C" __attribute__((visibility("default"))) parsgd::Communicator* parsgd_mpi_communicator() {
+  return new parsgd::MpiCommunicator();
+}

@@ -7,9 +7,21 @@
 
 #if PARSGD_HAVE_MPI
 #include "mpi_communicator.hpp"
+#include "util/plugin.hpp"
 #endif
 
 namespace parsgd {
+
+#if PARSGD_HAVE_MPI
+std::shared_ptr<Communicator> MakeMpiCommunicator() {
+  using Make = Communicator* (*)();
+  // Global: Open MPI loads components of its own that look for libmpi's symbols.
+  const auto make = reinterpret_cast<Make>(
+      PluginSymbol("libparsgd_mpi.so", "parsgd_mpi_communicator", "running across MPI ranks",
+                   /*global=*/true));
+  return std::shared_ptr<Communicator>(make());
+}
+#endif
 
 bool MpiBuilt() { return PARSGD_HAVE_MPI != 0; }
 

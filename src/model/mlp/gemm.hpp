@@ -20,9 +20,9 @@ using GemmFn = void (*)(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_
 
 GemmFn GemmFor(MlpBackend backend);
 
-// The backends' (model/mlp/onednn_engine.cpp, model/mlp/reference_engine.cpp).
-void OneDnnGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a,
-                int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+// The backends': oneDNN's sgemm (model/mlp/onednn_engine.cpp, in its plugin: loaded on the first
+// call), and plain loops (model/mlp/reference_engine.cpp).
+GemmFn OneDnnGemm();
 void ReferenceGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a,
                    int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 

@@ -1,5 +1,6 @@
 // The MLP engine on oneDNN 2.6 (Debian 12's libdnnl; its v3 API differs). Every oneDNN include of
-// the project is in this file.
+// the project is in this file, built into the plugin libparsgd_onednn.so (util/plugin.hpp), which
+// the library loads on the first oneDNN engine or sgemm it makes.
 //
 // Per layer l (n rows, n_l inputs, n_{l+1} outputs), three matmul primitives, built once per batch
 // size and kept:
@@ -192,14 +193,8 @@ class OneDnnEngine final : public MlpEngine {
   AlignedArray<float> grad_buffers_[2];           // dZ of the current layer, dA of the one below
 };
 
-}  // namespace
-
-std::unique_ptr<MlpEngine> MakeOneDnnEngine(const std::vector<int>& sizes, int max_batch,
-                                            int threads) {
-  return std::make_unique<OneDnnEngine>(sizes, max_batch, threads);
-}
-
-void OneDnnGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a,
+// oneDNN's sgemm as a GemmFn (model/mlp/gemm.hpp).
+void DnnlSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a,
                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   omp_set_num_threads(1);  // on the calling thread: the partitions' workers are its threads
   const dnnl::status status = dnnl::sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, 1.f, a,
@@ -207,4 +202,14 @@ void OneDnnGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, con
   if (status != dnnl::status::success) throw Error("oneDNN sgemm failed");
 }
 
+}  // namespace
 }  // namespace parsgd
+
+// The plugin's exports (util/plugin.hpp; model/mlp/onednn_plugin.cpp calls them).
+extern "C" __attribute__((visibility("default"))) parsgd::MlpEngine* parsgd_onednn_engine(
+    const std::vector<int>& sizes, int max_batch, int threads) {
+  return new parsgd::OneDnnEngine(sizes, max_batch, threads);
+}
+extern "C" __attribute__((visibility("default"))) parsgd::GemmFn parsgd_onednn_gemm() {
+  return &parsgd::DnnlSgemm;
+}

@@ -116,7 +116,7 @@ void ReferenceGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, 
 }
 
 GemmFn GemmFor(MlpBackend backend) {
-  return backend == MlpBackend::kReference ? &ReferenceGemm : &OneDnnGemm;
+  return backend == MlpBackend::kReference ? &ReferenceGemm : OneDnnGemm();
 }
 
 }  // namespace parsgd
