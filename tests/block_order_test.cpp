@@ -287,12 +287,15 @@ TEST_F(BlockOrderCli, AFileChangedOrCutShortUnderTheRunIsAnErrorNotGarbage) {
   const std::string bytes = testing::ReadFile(cache_);
   const std::string run = std::string(PARSGD_CLI_PATH) + " train --train " + copy +
                           " --order block --block-size 16K --threads 1 --epochs 100000 ";
-  // Started in the background; changed once its first epoch is under way (the file mapped).
+  // Started in the background; changed once its first epoch is under way (the file mapped). The
+  // log is emptied before the run starts: the background run's own redirection may come after the
+  // first look at it, which must not find the line of an earlier run.
   auto under_run = [&](const std::string& change) {
     std::ofstream(copy, std::ios::binary) << bytes;
     const std::string log = dir_.File("run.log");
-    return RunShell(run + " > " + log + " 2>&1 & pid=$!; for i in $(seq 600); do grep -q ' 1/' " +
-                    log + " && break; sleep 0.1; done; " + change + "; wait $pid; status=$?; cat " +
+    return RunShell(": > " + log + "; " + run + " > " + log +
+                    " 2>&1 & pid=$!; for i in $(seq 600); do grep -q ' 1/' " + log +
+                    " && break; sleep 0.1; done; " + change + "; wait $pid; status=$?; cat " +
                     log + "; exit $status");
   };
   const auto cut = under_run("truncate -s 4096 " + copy);
