@@ -178,8 +178,12 @@ class Runner {
   }
 
   // One run. `buffer`: where its runs.jsonl lines go (shared runs), else straight to runs.jsonl.
-  compare::RunRecord Run(const PlannedConfig& pc, std::size_t index, int repeat, int repeats,
-                         const Loaded& data, std::string* buffer = nullptr) {
+  // Its record where it is kept; nullopt where a signal came first (it is left out, and says so).
+  // Kept or not is decided once, here, with its line on stderr: a run that said it was done (or
+  // failed) has its lines in runs.jsonl and its record in the report; one left out has neither.
+  std::optional<compare::RunRecord> Run(const PlannedConfig& pc, std::size_t index, int repeat,
+                                        int repeats, const Loaded& data,
+                                        std::string* buffer = nullptr) {
     compare::RunRecord rec;
     rec.config = index;
     rec.repeat = repeat;
@@ -188,12 +192,13 @@ class Runner {
     const std::string prefix = fmt::format(R"({{"config":{},"label":{},"repeat":{},)", index + 1,
                                            JsonString(pc.config.label), repeat + 1);
     const auto start = Clock::now();
+    std::string lines;  // its epochs' runs.jsonl lines, written once it is kept
     if (pc.ranks > 1) {
-      Launch(pc, prefix, rec, buffer);
+      Launch(pc, prefix, rec, lines);
     } else if (!data.error.empty()) {
       rec.error = data.error;
     } else {
-      Train(pc, data, prefix, rec, buffer);
+      Train(pc, data, prefix, rec, lines);
     }
     std::lock_guard lock(mutex_);
     // (a shared run names itself: the lines of the runs at once interleave)
@@ -201,8 +206,9 @@ class Runner {
         shared_ ? fmt::format(" (config {}, repeat {})", index + 1, repeat + 1) : "";
     if (interrupted()) {
       std::fprintf(stderr, "    interrupted: this run is left out%s\n", which.c_str());
-      return rec;
+      return std::nullopt;
     }
+    Emit(lines, buffer);
     if (!rec.finished()) {
       Emit(fmt::format(R"({}"seed":{},"epochs_done":{},"error":{}}})", prefix, rec.seed,
                        rec.epochs.size(), JsonString(rec.error)) +
@@ -260,11 +266,12 @@ class Runner {
   }
 
   // One `train` run: the same trainer, epochs and metrics as `parsgd train --metrics`.
+  // Its runs.jsonl lines go to `lines`, written by Run once the run is kept (a failing write is
+  // not the run's failure).
   void Train(const PlannedConfig& pc, const Loaded& data, const std::string& prefix,
-             compare::RunRecord& rec, std::string* buffer) {
+             compare::RunRecord& rec, std::string& lines) {
     TrainConfig config = pc.args.config;
     config.seed = rec.seed;
-    std::string lines;  // written after the run: a failing write is not the run's failure
     std::unique_ptr<Executor> executor;  // outlives the watch on its stop flag
     try {
       executor = MakeRunExecutor(config);
@@ -288,15 +295,12 @@ class Runner {
       rec.error = ErrorText(e);
     }
     if (executor) Unwatch(executor->stop_flag());  // before the executor goes
-    if (interrupted()) return;
-    std::lock_guard lock(mutex_);
-    Emit(lines, buffer);
   }
 
   // One run across ranks: `parsgd train` under the launcher, its metrics read back. Never shared:
   // the grid's runs across ranks run alone.
   void Launch(const PlannedConfig& pc, const std::string& prefix, compare::RunRecord& rec,
-              std::string* buffer) {
+              std::string& lines) {
     if (!scratch_) scratch_.emplace();
     const std::string metrics = scratch_->File("metrics.jsonl"), output = scratch_->File("output");
     std::filesystem::remove(metrics);
@@ -314,11 +318,11 @@ class Runner {
     }
     try {
       if (status != 0) throw Error(FailureOf(ReadText(output), status));
-      const std::string lines = ReadText(metrics);
-      rec.epochs = compare::ReadEpochRecords(lines);
-      std::istringstream in(lines);
+      const std::string metrics_lines = ReadText(metrics);
+      rec.epochs = compare::ReadEpochRecords(metrics_lines);
+      std::istringstream in(metrics_lines);
       for (std::string line; std::getline(in, line);) {
-        if (!line.empty()) Emit(prefix + line.substr(1) + "\n", buffer);
+        if (!line.empty()) lines += prefix + line.substr(1) + "\n";
       }
     } catch (const std::exception& e) {
       rec.error = e.what();
@@ -430,9 +434,8 @@ void RunShared(const Plan& plan, const std::vector<Task>& tasks, int repeats, co
                int jobs, int cores, Runner& runner, InterruptGuard& guard, AtomicFileWriter& jsonl,
                std::vector<compare::RunRecord>& runs) {
   struct Slot {
-    compare::RunRecord rec;
+    std::optional<compare::RunRecord> rec;  // nullopt: left out (Runner::Run)
     std::string lines;
-    bool kept = false;
   };
   std::vector<Slot> slots(tasks.size());
   std::mutex mutex;
@@ -459,7 +462,6 @@ void RunShared(const Plan& plan, const std::vector<Task>& tasks, int repeats, co
       slot.rec = runner.Run(plan.configs[tasks[k].config], tasks[k].config, tasks[k].repeat,
                             repeats, data, &slot.lines);
       std::lock_guard done(mutex);
-      slot.kept = !runner.interrupted();
       --running;
       used -= need;
       finished.notify_all();
@@ -470,9 +472,9 @@ void RunShared(const Plan& plan, const std::vector<Task>& tasks, int repeats, co
   lock.unlock();
   for (std::thread& t : threads) t.join();
   for (Slot& slot : slots) {
-    if (!slot.kept) continue;
+    if (!slot.rec) continue;
     jsonl.Write(slot.lines);
-    runs.push_back(std::move(slot.rec));
+    runs.push_back(std::move(*slot.rec));
   }
   jsonl.Flush();
 }
@@ -535,12 +537,12 @@ RunOutcome RunAll(const Plan& plan, int repeats, const std::string& mpirun, Atom
           return out;
         }
         if (!data && pc.ranks == 1) data = LoadGroup(pc.args, out.data);
-        compare::RunRecord rec = runner.Run(pc, i, r, repeats, data ? *data : none);
+        auto rec = runner.Run(pc, i, r, repeats, data ? *data : none);  // nullopt: left out
+        if (rec) out.runs.push_back(std::move(*rec));
         if (runner.interrupted()) {
           out.signal = runner.signal();
           return out;
         }
-        out.runs.push_back(std::move(rec));
       }
     }
     if (optimum) {
