@@ -5,7 +5,7 @@ columns and StandardScaler for the numbers, LogisticRegression(), fit and test a
 
 Timed: parsgd's whole process (start to exit, reading, training and testing included), and
 scikit-learn's read + fit + score inside one Python process (its imports not counted). Medians over
---repeats; the ratio is parsgd's median over scikit-learn's.
+--repeats, the two run alternately; the ratio is parsgd's median over scikit-learn's.
 
 The tables, from Debian packages, each shuffled (seed 0) and cut 75/25 (stratified), written as CSV
 with a header and the label first (text class names where the source has them):
@@ -169,8 +169,10 @@ def main():
     ratios = []
     for name in names:
         paths, n_train, n_test = write(name, TABLES[name](), a.work)
-        ours = [run_parsgd(a.parsgd, paths, flags) for _ in range(a.repeats)]
-        theirs = [run_sklearn(paths) for _ in range(a.repeats)]
+        ours, theirs = [], []
+        for _ in range(a.repeats):  # alternately, so that both see the machine alike
+            ours.append(run_parsgd(a.parsgd, paths, flags))
+            theirs.append(run_sklearn(paths))
         ours_s = statistics.median(r[0] for r in ours)
         theirs_s = statistics.median(r[0] for r in theirs)
         accuracy = statistics.median(r[1] for r in ours)
