@@ -17,6 +17,7 @@
 
 #include "bindings.hpp"
 #include "parsgd/exec/executor.hpp"
+#include "parsgd/run/refit.hpp"
 #include "parsgd/run/run_loop.hpp"
 #include "parsgd/run/trainer.hpp"
 
@@ -43,10 +44,11 @@ struct Outcome {
 // The training thread and what it shares with the waiting one.
 class Run {
  public:
-  Run(const TrainConfig& config, const Dataset& data, const Model* start, bool every_epoch)
+  Run(const TrainConfig& config, const Dataset& data, const Model* start, bool every_epoch,
+      bool refit)
       : executor_(MakeTbbExecutor(config.threads)),
-        thread_([this, config, &data, start, every_epoch] {
-          Train(config, data, start, every_epoch);
+        thread_([this, config, &data, start, every_epoch, refit] {
+          Train(config, data, start, every_epoch, refit);
         }) {}
   // On every way out (an exception in the waiting thread included) the workers are stopped and the
   // thread joined, with the GIL released: a Dataset dropped on the thread takes the GIL.
@@ -76,24 +78,39 @@ class Run {
   }
 
  private:
-  void Train(const TrainConfig& config, const Dataset& data, const Model* start, bool every_epoch) {
+  // `refit`: after early stopping, a second run on all the rows for the best epoch's count
+  // (parsgd/run/refit.hpp), whose epochs follow the first run's and whose model is the outcome.
+  void Train(const TrainConfig& config, const Dataset& data, const Model* start, bool every_epoch,
+             bool refit) {
     try {
       // A keyword set to other than its default counts as given: one that the scheme auto
       // resolves to would ignore is refused, as ValidateConfig refused the others.
       const CheckedConfig checked(
           config, 1, [config](const Setting& s) { return DiffersFromDefault(s, config); });
-      Trainer trainer(checked, data, nullptr, *executor_);
-      if (start != nullptr) trainer.StartFrom(*start);
+      std::optional<Trainer> made;
+      made.emplace(checked, data, nullptr, *executor_);
+      if (start != nullptr) made->StartFrom(*start);
       RunLoopOptions options;
       options.snapshots = RunLoopOptions::Snapshots::kNone;  // nothing resumes a Python run
       options.evaluations = every_epoch ? RunLoopOptions::Evaluations::kEveryEpoch
                                         : RunLoopOptions::Evaluations::kLastEpoch;
-      const RunLoopResult r =
-          RunEpochs(trainer, options, [&](const EpochReport& e, double elapsed) {
-            std::lock_guard lock(mutex_);
-            epochs_.push_back({e, elapsed});
-            changed_.notify_all();
-          });
+      const auto on_epoch = [&](const EpochReport& e, double elapsed) {
+        std::lock_guard lock(mutex_);
+        epochs_.push_back({e, elapsed});
+        changed_.notify_all();
+      };
+      RunLoopResult r = RunEpochs(*made, options, on_epoch);
+      if (refit && !r.interrupted && made->best_epoch()) {
+        RefitPlan plan = PlanRefit(config, *made, made->best_epoch()->epoch);
+        const CheckedConfig again(plan.config, 1, [&plan](const Setting& s) {
+          return DiffersFromDefault(s, plan.config) && !IsHeldOutSetting(s.key);
+        });
+        made.emplace(again, data, nullptr, *executor_);
+        if (start != nullptr) made->StartFrom(*start);
+        made->Replay(plan.last, std::move(plan.cuts));
+        r = RunEpochs(*made, options, on_epoch);
+      }
+      const Trainer& trainer = *made;
       if (!r.interrupted) {
         if (IsLinear(trainer.config().model)) {
           outcome_.model = Model(trainer.model());
@@ -211,11 +228,16 @@ TrainConfig MakeConfig(const Settings& settings, const Spelling& spelling) {
 }
 
 py::dict Train(const Settings& settings, const PyDataset& data, const PyModel* start,
-               const Spelling& spelling, const py::function& on_epoch, bool every_epoch) {
+               const Spelling& spelling, const py::function& on_epoch, bool every_epoch,
+               bool refit) {
   const TrainConfig config = MakeConfig(settings, spelling);
+  if (refit && config.validation_fraction <= 0) {
+    throw py::value_error("refit=True trains again on all the rows for the best epoch's count "
+                          "after early stopping: it needs early_stopping=True");
+  }
   std::optional<Outcome> outcome;
   {
-    Run run(config, data.data, start != nullptr ? &start->model : nullptr, every_epoch);
+    Run run(config, data.data, start != nullptr ? &start->model : nullptr, every_epoch, refit);
     for (bool ended = false; !ended;) {
       std::vector<EpochDone> epochs;
       {
@@ -244,10 +266,11 @@ py::dict Train(const Settings& settings, const PyDataset& data, const PyModel* s
 void BindTraining(py::module_& m) {
   m.def(
       "train", &Train, py::arg("settings"), py::arg("data"), py::arg("start").none(true),
-      py::arg("spelling"), py::arg("on_epoch"), py::arg("every_epoch"),
+      py::arg("spelling"), py::arg("on_epoch"), py::arg("every_epoch"), py::arg("refit") = false,
       "Trains on `data` with `settings` ((key, text) pairs of the settings table), from `start` "
       "(a Model, or None), calling on_epoch(dict) after each epoch (evaluated every epoch, or with "
-      "every_epoch false only the last and where a stopping rule needs it); returns a dict with "
+      "every_epoch false only the last and where a stopping rule needs it), and with refit, after "
+      "early stopping, again on all the rows for the best epoch's count; returns a dict with "
       "model, "
       "epochs_done, settings (the resolved ones) and settings_text. Releases the GIL while the "
       "library's workers train; Ctrl-C stops them and raises KeyboardInterrupt. Errors are "

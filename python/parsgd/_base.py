@@ -26,6 +26,10 @@ EARLY_STOPPING = [
     only)."""),
     ("validation_fraction", 0.1, """float, default=0.1
     early_stopping=True: the share of the rows held out."""),
+    ("refit", False, """bool, default=False
+    early_stopping=True: once stopped, train again on all the rows (none held out) for the best
+    epoch's count, the step replayed as the first run took it (the command line's --refit);
+    history_ holds the first run's epochs, then the refit's, and n_iter_ is the refit's."""),
 ]
 
 
@@ -171,8 +175,12 @@ class ParsgdEstimator(BaseEstimator):
         settings = self._settings(model, fixed, data)
         try:
             # The objective of every epoch costs a pass over the data each: only where printed.
+            refit = bool(getattr(self, "refit", False)) and "epochs" not in fixed
+            if refit and not getattr(self, "early_stopping", False):
+                raise ValueError("refit=True trains again on all the rows for the best epoch's "
+                                 "count after early stopping: it needs early_stopping=True")
             result = _parsgd.train(settings, data, start, self._spelling, on_epoch,
-                                   bool(self.verbose))
+                                   bool(self.verbose), refit)
         except ValueError as e:
             # The library writes a switch of its own as `bias on|off`: fit_intercept is a bool.
             text = str(e).replace("fit_intercept off", "fit_intercept=False")

@@ -27,6 +27,7 @@
 #include "parsgd/model/mlp/mlp_model.hpp"
 #include "parsgd/model/targets.hpp"
 #include "parsgd/run/run_loop.hpp"
+#include "parsgd/run/refit.hpp"
 #include "parsgd/run/trainer.hpp"
 #include "parsgd/util/atomic_file.hpp"
 #include "report.hpp"
@@ -363,23 +364,15 @@ int Finish(const RunLoopResult& result, const Trainer& trainer, const TrainArgs&
 int Refit(const EpochReport& best, const Trainer& first, const CheckedRun& checked,
           const OptionParser& parser, const TrainArgs& a, const RunData& data, uint64_t rows,
           Executor& executor, Communicator& ranks, Outputs& outputs) {
-  TrainConfig c = checked.config->config();
-  c.validation_fraction = 0;
-  c.schedule = first.config().schedule;
-  c.epochs = first.settings().epochs;
+  RefitPlan plan = PlanRefit(checked.config->config(), first, best.epoch);
   std::optional<Trainer> made;
   ranks.AgreeOn([&] {
     // The held-out rows' own settings were the first run's.
-    const CheckedConfig config(c, ranks.size(), [&parser](const Setting& s) {
-      return parser.Given(s.key) && s.key != "patience" && s.key != "validation-metric" &&
-             s.key != "validation-fraction";
+    const CheckedConfig config(plan.config, ranks.size(), [&parser](const Setting& s) {
+      return parser.Given(s.key) && !IsHeldOutSetting(s.key);
     });
     made.emplace(config, data.train, data.test ? &*data.test : nullptr, executor, &ranks);
-    std::vector<uint64_t> cuts;  // those that shape its epochs: after one of them
-    for (const uint64_t e : first.step_cuts()) {
-      if (e < static_cast<uint64_t>(best.epoch)) cuts.push_back(e);
-    }
-    made->Replay(best.epoch, std::move(cuts));
+    made->Replay(plan.last, std::move(plan.cuts));
   });
   Trainer& refit = *made;
   const bool quiet = a.quiet || ranks.rank() != 0;

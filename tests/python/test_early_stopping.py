@@ -41,3 +41,30 @@ def test_a_bad_validation_fraction_is_refused(fraction):
     X, y = load_digits(return_X_y=True)
     with pytest.raises(ValueError, match="validation_fraction"):
         parsgd.SGDClassifier(early_stopping=True, validation_fraction=fraction).fit(X, y)
+
+
+@pytest.mark.parametrize("make", [
+    lambda **k: parsgd.SGDClassifier(early_stopping=True, max_iter=60, n_iter_no_change=3,
+                                     random_state=1, **k),
+    lambda **k: parsgd.MLPClassifier(early_stopping=True, max_iter=40, n_iter_no_change=3,
+                                     random_state=1, **k),
+])
+def test_refit_trains_again_on_all_the_rows_for_the_best_epochs_count(make):
+    X, y = load_digits(return_X_y=True)
+    first = make().fit(X, y)
+    best = first.history_[-1]["best_epoch"]
+    est = make(refit=True).fit(X, y)
+    # The first run's epochs as without refit, then the refit's: as many as the best epoch's,
+    # none measuring held-out rows.
+    assert len(est.history_) == len(first.history_) + best
+    assert [h["epoch"] for h in est.history_[len(first.history_):]] == list(range(1, best + 1))
+    assert "validation_loss" not in est.history_[-1]
+    assert est.n_iter_ == best
+    assert est.score(X, y) > 0.9
+    assert not np.array_equal(est.predict_proba(X), first.predict_proba(X))
+
+
+def test_refit_without_early_stopping_is_refused():
+    X, y = load_digits(return_X_y=True)
+    with pytest.raises(ValueError, match="refit=True .* needs early_stopping=True"):
+        parsgd.SGDClassifier(refit=True, max_iter=3).fit(X, y)
