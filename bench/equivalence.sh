@@ -387,7 +387,8 @@ run elastic-mlp-momentum          "${FM[@]}"  "${DET[@]}" --scheme elastic --thr
 
 # ----- 9. ranks (mpirun -np 2, one thread a rank) ------------------------------------------------
 MPIRUN=$(command -v mpirun || true)
-if [[ -n $MPIRUN ]] && ldd "$BIN" | grep -q libmpi; then
+# Built with MPI: its plugin beside the program.
+if [[ -n $MPIRUN ]] && [[ -e "$(dirname "$BIN")/libparsgd_mpi.so" ]]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
          OMPI_MCA_btl_vader_single_copy_mechanism=none
   LAUNCH=("$MPIRUN" -np 2)

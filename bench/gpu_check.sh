@@ -3,7 +3,7 @@
 #
 #   bench/gpu_check.sh bundle [DIR]   (here, on the build machine) builds parsgd with
 #       PARSGD_OFFLOAD=nvptx into build-gpu/ (portable code: no -march=native) and fills DIR
-#       (default .gpu, git-ignored) with the program, the libraries a GPU host may lack (libgomp
+#       (default .gpu, git-ignored) with the program and its plugins, the libraries a GPU host may lack (libgomp
 #       with its matching nvptx plugin, oneTBB, fmt, zlib, OpenCL loader, and oneDNN compressed
 #       with xz), Fashion-MNIST (gzip IDX) and this script: about 45 MB.
 #   DIR/gpu_check.sh run              (on the GPU machine) checks that target regions run on the
@@ -28,8 +28,11 @@ bundle() {
     -DPARSGD_BUILD_TESTS=OFF -DPARSGD_BUILD_BENCH=OFF -DPARSGD_NATIVE=OFF >/dev/null
   cmake --build build-gpu --target parsgd_cli
   rm -rf "$out" && mkdir -p "$out/lib" "$out/data"
-  cp build-gpu/parsgd bench/gpu_check.sh "$out/"
-  ldd build-gpu/parsgd | awk '/=> \//{print $3}' | while read -r lib; do
+  # The program, its plugins beside it (oneDNN's and MPI's engines, loaded where a run uses them),
+  # and what either links.
+  cp build-gpu/parsgd build-gpu/libparsgd_*.so bench/gpu_check.sh "$out/"
+  for object in build-gpu/parsgd build-gpu/libparsgd_*.so; do ldd "$object"; done |
+    awk '/=> \//{print $3}' | sort -u | while read -r lib; do
     case "$(basename "$lib")" in
       libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*|ld-linux*|libstdc++.so.*|libgcc_s.so.*) ;;
       libdnnl.so.*) xz -T0 -6 -c "$lib" > "$out/lib/$(basename "$lib").xz" ;;
