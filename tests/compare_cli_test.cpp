@@ -1,5 +1,6 @@
 // End-to-end tests of `parsgd compare`: the real program on a tiny generated set; its output
 // folder, its refusals, failed runs, determinism, and the plots with and without gnuplot.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -434,6 +435,35 @@ TEST_F(Compare, TheOptimumIsCertifiedWhereADualSolverApplies) {
   EXPECT_FALSE(Contains(ReadFile(none + "/report.md"), "Distance to the optimum"));
   EXPECT_FALSE(fs::exists(none + "/suboptimality_epoch.gp"));
   EXPECT_FALSE(Contains(n.output, "[optimum]"));
+}
+
+// A grid over a read option reads the data once for each value: --center auto and none train on
+// other rows (a column far from 0, centred or not), and end at other objectives.
+TEST_F(Compare, EachValueOfAReadOptionReadsTheDataItsWay) {
+  std::string table = "y,year,b\n";
+  for (int i = 0; i < 60; ++i) {
+    const int year = 1970 + i % 13;
+    table += fmt::format("{},{},{}\n", year + (i % 3) > 1977 ? 1 : 0, year, (i % 5) - 2);
+  }
+  const std::string out = dir_.File("out");
+  const auto r = RunCli("compare --train " + dir_.Write("t.csv", table) + " --out " + out +
+                        " --center auto,none --threads 1 --epochs 3 --repeats 1 --gnuplot none");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto rows = Lines(ReadFile(out + "/summary.csv"));
+  ASSERT_EQ(rows.size(), 3u);
+  const auto objective = [](const std::string& row) {
+    std::vector<std::string> fields;
+    for (std::size_t at = 0;;) {
+      const std::size_t comma = row.find(',', at);
+      fields.push_back(row.substr(at, comma - at));
+      if (comma == std::string::npos) break;
+      at = comma + 1;
+    }
+    return fields.at(6);  // objective_mean
+  };
+  EXPECT_TRUE(Contains(rows[1], "center=auto")) << rows[1];
+  EXPECT_TRUE(Contains(rows[2], "center=none")) << rows[2];
+  EXPECT_NE(objective(rows[1]), objective(rows[2])) << rows[1] << "\n" << rows[2];
 }
 
 // Over two data sets (two problems), the report gives each method's performance profile. A

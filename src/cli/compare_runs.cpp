@@ -74,14 +74,15 @@ std::string Duration(double seconds) {
 
 // The data sets of one group of configurations (same files, format and feature count).
 std::string DataKey(const RunArgs& a) {
-  return fmt::format("{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{} {} {} {}\n{}", a.train, a.test,
-                     a.validation,
-                     DataFormatName(a.format), a.features,
+  // Centring depends on the bias too (LoadRunData: none without one).
+  return fmt::format("{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{} {} {} {}\n{}\n{} {}", a.train,
+                     a.test, a.validation, DataFormatName(a.format), a.features,
                      NameOf<ZeroBased>(kZeroBasedSettings, a.zero_based),
                      NameOf<CsvHeader>(kCsvHeaders, a.header), static_cast<int>(a.delimiter),
                      a.label_column, NameOf<CsvMissing>(kCsvMissings, a.missing),
-                     a.weight_column, a.ignore_columns, a.hash_bits,
-                     a.ngrams, a.char_ngrams, a.interactions, a.categorical);
+                     a.weight_column, a.ignore_columns, a.hash_bits, a.ngrams, a.char_ngrams,
+                     a.interactions, a.categorical, NameOf<CsvCenter>(kCsvCenters, a.center),
+                     NameOf<Bias>(kBiases, a.config.bias));
 }
 
 struct Loaded {
