@@ -15,7 +15,7 @@
 // share needs (a rank whose share is done adds nothing to the later ones). Each rank sums its part
 // first, so a step's gradient is the in-process one's to the rounding of that order: with one
 // sample of each rank in a step, R ranks of one worker are the sync scheme of R workers bit for
-// bit (tests/ranks_schemes_test.cpp).
+// bit (tests/scheme/ranks_schemes_test.cpp).
 //
 // A model takes part through a "sync local": the concept SyncLocal below
 // (model/linear/sync_local.cpp, model/mlp/mlp_runner.cpp).

@@ -14,7 +14,7 @@
 // second moment. The fixed point is the objective's optimum (l + q w = 0 in expectation), and the
 // L2 part is stable for any eta q: on rare features with small values q = m_j l2 n / d_j reaches
 // 10^3-10^5, and the explicit form g = l + q w (torch.optim's weight_decay) made momentum diverge
-// as soon as eta q > 2 (1 + mu) (tests/optimizer_stability_test.cpp). The velocity and Adam's first
+// as soon as eta q > 2 (1 + mu) (tests/optim/optimizer_stability_test.cpp). The velocity and Adam's first
 // moment follow l alone; the adaptive rules' squared-gradient statistics follow the whole gradient
 // l + q w, so that their scale is the coordinate's.
 // An L1 term a (the linear models' --l1) is taken by every rule but sgd as the proximal step of

@@ -21,7 +21,7 @@ namespace parsgd {
 // sample): log1p(e) = 2 atanh(s) with s = e / (2 + e) in [0, 1/3], summed in double as
 // 2 s (1 + s^2/3 + ... + s^12/13). The first term left out is below 1.5e-8 of the value, under a
 // quarter of a float's rounding step: the result is within one ulp of the exact value (and nearly
-// always the correctly rounded one: tests/loss_test.cpp).
+// always the correctly rounded one: tests/model/linear/loss_test.cpp).
 inline float Log1pUnit(float e) {
   const double s = e / (2.0 + e);
   const double t = s * s;

@@ -239,7 +239,7 @@ TEST(Asgd, AResumedRunKeepsItsBits) {
 // scheme's replica is the sequential scheme's model (the same steps), and so is its mean, to
 // rounding (the combining steps cut the catch-up intervals where the sequential run does not);
 // with two, the mean of the last 11 epochs' iterates lies near the last and is not it. (Against an
-// independent computation, the ranks' means: tests/ranks_trainer_test.cpp.)
+// independent computation, the ranks' means: tests/run/ranks_trainer_test.cpp.)
 TEST(Asgd, TheReplicasAverageTheirMeanModel) {
   const Dataset data = testing::MakeProblem(400, 40, 6, 2, 0.05, 12);
   TrainConfig c;
@@ -290,7 +290,7 @@ TEST(Asgd, TheRunsThatCannotAverageRefuseItByName) {
   c = TrainConfig{};
   c.asgd = 1;
   EXPECT_EQ(testing::Refusal(c), "");
-  EXPECT_NO_THROW(ValidateConfig(c, 2));  // across ranks: tests/ranks_schemes_test.cpp
+  EXPECT_NO_THROW(ValidateConfig(c, 2));  // across ranks: tests/scheme/ranks_schemes_test.cpp
   // Averaging that would start after the last epoch.
   const Dataset data = testing::MakeProblem(50, 10, 3, 2, 0.0, 5);
   c.epochs = 3;
