@@ -270,9 +270,9 @@ std::string SetupLines(const OptionParser& parser, const Trainer& trainer, const
                   train.zero_based() == ZeroBased::kYes ? " (zero-based indices)" : "");
   out += GivenLine(parser);
   out += ResolvedLine(parser, trainer);
-  out += CentredLine(train);
   if (s.ranks > 1) out += Sentence(RanksLine(trainer.config(), s));
   out += DerivedLine(trainer, train);
+  out += CentredLine(train);
   if (!s.scheme_reason.empty()) {
     out += Sentence(fmt::format("auto: scheme {}: {}", SchemeName(s.scheme), s.scheme_reason));
   }
