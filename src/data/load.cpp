@@ -266,17 +266,22 @@ Dataset Filled(const Dataset& data, const LoadOptions& options) {
       options.max_features);
 }
 
-// `data`, read and its missing values filled in, with its number columns centred: by the centres
-// of options.csv_schema (a file read as the training data was), else learnt from its rows under
-// options.center.
+// The centres of a CSV table's rows `data` (read, its missing values filled in): those of
+// options.csv_schema (a file read as the training data was), else learnt under options.center
+// from its rows, with every rank's where `ranks` is given (collective: `data` a rank's share).
+std::vector<float> CentresFor(const Dataset& data, const LoadOptions& options,
+                              Communicator* ranks = nullptr) {
+  if (options.csv_schema != nullptr) return options.csv_schema->centres;
+  if (options.center == CsvCenter::kNone) return {};
+  std::vector<double> moments = csv_internal::ColumnMoments(data);
+  if (ranks != nullptr) ranks->SumAll(moments);
+  return csv_internal::CentresOf(moments, *data.csv_schema(), options.center);
+}
+
+// `data`, read and its missing values filled in, with its number columns centred (CentresFor).
 Dataset Centred(const Dataset& data, const LoadOptions& options) {
   if (data.csv_schema() == nullptr) return data;
-  if (options.csv_schema != nullptr) {
-    return csv_internal::CentreColumns(data, options.csv_schema->centres);
-  }
-  return csv_internal::CentreColumns(
-      data, csv_internal::CentresOf(csv_internal::ColumnMoments(data), *data.csv_schema(),
-                                    options.center));
+  return csv_internal::CentreColumns(data, CentresFor(data, options));
 }
 
 Dataset LoadSeveral(const std::vector<std::string>& files, const std::string& name,
@@ -420,14 +425,7 @@ Dataset LoadShard(const std::string& path, const LoadOptions& options, Communica
     comm.AgreeOn([&] { out = ApplyMaxFeatures(read, options.max_features); });
     if (out.csv_schema() == nullptr) return out;
     // A table's centres are learnt from every rank's share (a binary cache of CSV text).
-    std::vector<float> centres;
-    if (options.csv_schema != nullptr) {
-      centres = options.csv_schema->centres;
-    } else if (options.center != CsvCenter::kNone) {
-      std::vector<double> moments = csv_internal::ColumnMoments(out);
-      comm.SumAll(moments);
-      centres = csv_internal::CentresOf(moments, *out.csv_schema(), options.center);
-    }
+    const std::vector<float> centres = CentresFor(out, options, &comm);
     comm.AgreeOn([&] { out = csv_internal::CentreColumns(out, centres); });
     return out;
   }

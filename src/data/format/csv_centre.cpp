@@ -1,5 +1,7 @@
 #include "data/format/csv_centre.hpp"
 
+#include "data/rows_rebuilt.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -79,14 +81,7 @@ Dataset CentreColumns(const Dataset& data, const std::vector<float>& centres) {
     for (; e < x.nnz; ++e) put(x.index[e], x.value[e]);
     offsets[i + 1] = indices.size();
   }
-  AlignedArray<uint32_t> out_indices(indices.size());
-  AlignedArray<float> out_values(values.size());
-  std::copy(indices.begin(), indices.end(), out_indices.begin());
-  std::copy(values.begin(), values.end(), out_values.begin());
-  parts.offsets = SharedArray<uint64_t>(std::move(offsets));
-  parts.indices = SharedArray<uint32_t>(std::move(out_indices));
-  parts.values = SharedArray<float>(std::move(out_values));
-  parts.mapping = nullptr;
+  data_internal::SetRows(parts, std::move(offsets), indices, values);
   return Dataset(std::move(parts));
 }
 

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "data/rows_rebuilt.hpp"
 #include "parsgd/data/load.hpp"
 #include "parsgd/util/error.hpp"
 
@@ -146,17 +147,10 @@ Dataset FillMissing(const Dataset& data, CsvMissing rule, bool learn) {
     }
     offsets[i + 1] = indices.size();
   }
-  AlignedArray<uint32_t> out_indices(indices.size());
-  AlignedArray<float> out_values(values.size());
-  std::copy(indices.begin(), indices.end(), out_indices.begin());
-  std::copy(values.begin(), values.end(), out_values.begin());
   Dataset::Parts parts = data.parts();
-  parts.offsets = SharedArray<uint64_t>(std::move(offsets));
-  parts.indices = SharedArray<uint32_t>(std::move(out_indices));
-  parts.values = SharedArray<float>(std::move(out_values));
+  data_internal::SetRows(parts, std::move(offsets), indices, values);
   parts.features = std::max(data.features(), schema->Features());
   parts.csv_schema = std::move(schema);
-  parts.mapping = nullptr;
   return Dataset(std::move(parts));
 }
 
