@@ -259,12 +259,14 @@ struct RunData {
 
 // A regression (model/targets.hpp, RegressesLabels) reads the labels of every file as real values.
 // The data's memory is planned first (cli/data_memory.hpp): a run whose rows cannot fit is refused
-// before any is read.
-RunData Load(const RunArgs& run, ModelKind model, Executor& executor, Communicator& ranks) {
+// before any is read. A run started from a model (`start`: its recorded reading) reads its
+// training data the way that model's was.
+RunData Load(const RunArgs& run, ModelKind model, Executor& executor, Communicator& ranks,
+             const DataReading* start) {
   DataPlan plan;
   ranks.AgreeOn([&] { plan = PlanDataMemory(run, ranks.size(), executor.threads()); });
-  RunData out{LoadRunData(run.train, run, executor, nullptr, &ranks, plan.budget), std::nullopt,
-              std::nullopt};
+  RunData out{LoadRunData(run.train, run, executor, nullptr, &ranks, plan.budget, start),
+              std::nullopt, std::nullopt};
   if (!run.test.empty()) {
     out.test = LoadRunData(run.test, run, executor, &out.train, &ranks, plan.budget);
   }
@@ -426,7 +428,8 @@ int TrainRun(std::span<const std::string> args, Communicator& ranks) {
   Outputs outputs;
   Open(a, ranks, outputs);
   auto executor = MakeRunExecutor(checked.config->config());
-  const RunData data = Load(a.run, checked.config->config().model, *executor, ranks);
+  const RunData data = Load(a.run, checked.config->config().model, *executor, ranks,
+                            checked.init ? &checked.init->reading : nullptr);
   std::optional<Trainer> made;
   try {
     made.emplace(*checked.config, data.train, data.test ? &*data.test : nullptr, *executor, &ranks,

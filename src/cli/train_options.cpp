@@ -123,7 +123,8 @@ DataReading RunReading(const RunArgs& a, const Dataset& train) {
 }
 
 Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executor,
-                    const Dataset* train, Communicator* ranks, uint64_t page_budget) {
+                    const Dataset* train, Communicator* ranks, uint64_t page_budget,
+                    const DataReading* start) {
   if (a.label_column.size() > kMaxRecordedLabelColumn) {
     throw UsageError(fmt::format("--label-column: {} bytes; at most {} (a saved model records it)",
                                  a.label_column.size(), kMaxRecordedLabelColumn));
@@ -150,25 +151,33 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
   options.weight_column = a.weight_column;
   if (!a.ignore_columns.empty()) options.ignore_columns = SplitAtCommas(a.ignore_columns);
   SetHashingOptions(a, options);
-  const std::string whose = train != nullptr ? "the training data " + train->source() : "";
-  const DataReading reading = train != nullptr ? RunReading(a, *train) : DataReading{};
-  if (train != nullptr && train->csv_schema()) {
-    // The table's other files are read as the training data was (a binary cache records it).
-    options.label_column = train->csv_reading().label_column;
-    options.weight_column = train->csv_reading().weight_column;
-    options.missing = train->csv_reading().missing;
+  // Another file of the run (test, validation) is read as the training data was; the training
+  // data of a run started from a model, as that model's was.
+  const std::string whose = train != nullptr ? "the training data " + train->source()
+                            : start != nullptr ? "the --init model's training data"
+                                               : "";
+  const std::optional<DataReading> reading =
+      train != nullptr   ? std::optional(RunReading(a, *train))
+      : start != nullptr ? std::optional(*start)
+                         : std::nullopt;
+  if (reading && reading->csv_schema) {
+    // The table's other files are read as its training data was (a binary cache records it).
+    options.label_column = reading->csv_label_column.value_or("");
+    options.weight_column = reading->csv_weight_column;
+    options.missing = reading->csv_missing;
     options.ignore_columns = {};  // the schema's, by name where the files have a header
   }
-  if (train != nullptr) {
-    ReadAlike(reading, path, whose, options);
+  if (reading) {
+    ReadAlike(*reading, path, whose, options);
     options.csv_schema_source = whose;
     options.label_by_schema = true;
-    options.zero_based = RunZeroBased(a, *train);
+    options.zero_based =
+        reading->zero_based != ZeroBased::kAuto ? reading->zero_based : a.zero_based;
     if (a.zero_based == ZeroBased::kAuto && options.zero_based == ZeroBased::kNo) {
       options.zero_based_note = fmt::format(
-          "indices are 1-based here, as the training data {} was read (it has no index 0): if "
-          "both files' indices start at 0, read them with zero-based yes",
-          train->source());
+          "indices are 1-based here, as {} was read (it has no index 0): if both files' indices "
+          "start at 0, read them with zero-based yes",
+          whose);
     }
   }
   Dataset data;
@@ -177,7 +186,7 @@ Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executo
                                                          : LoadDataset(path, options);
     data = page_budget > 0 ? PagedView(read, page_budget) : ResidentCopy(read);
   });
-  if (train != nullptr) CheckReadAlike(reading, data, whose);
+  if (reading) CheckReadAlike(*reading, data, whose);
   if (train == nullptr && a.hash_bits != 0 && FormatRead(path, a.format, data) == DataFormat::kCsv &&
       (data.csv_schema() == nullptr || !data.csv_schema()->HasCategorical())) {
     throw UsageError(fmt::format(

@@ -86,10 +86,13 @@ std::unique_ptr<Executor> MakeRunExecutor(const TrainConfig& config);
 // (a test set's are unused: its metrics are unweighted). Across ranks (`ranks` of more than one),
 // this rank's share (LoadShard, data/shard.hpp); collective. With `page_budget` (a DataPlan's
 // budget, cli/data_memory.hpp), a binary cache is read from its file under that budget of its
-// pages (PagedView) instead of copied.
+// pages (PagedView) instead of copied. `start` (training data only): the reading recorded by the
+// model a run starts from (--init), by which the file is read the way that model's data was (its
+// table's columns, categories and centres, its hashing, its index base), so that the model's
+// weights mean the same features.
 Dataset LoadRunData(const std::string& path, const RunArgs& a, Executor& executor,
                     const Dataset* train = nullptr, Communicator* ranks = nullptr,
-                    uint64_t page_budget = 0);
+                    uint64_t page_budget = 0, const DataReading* start = nullptr);
 
 // The index base of the run's LIBSVM text: the one the training data was read with where it
 // came from LIBSVM text (or a cache of it), else --zero-based. Test data and the saved model

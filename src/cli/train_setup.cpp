@@ -234,7 +234,8 @@ std::string SortedRowsNote(const Dataset& train) {
 
 // "auto: center: 5 of 6 number columns centred ...": which columns --center auto centred. Empty
 // where none.
-std::string CentredLine(const Dataset& train) {
+// `from_model`: the run starts from a model (--init), whose means the rows were centred by.
+std::string CentredLine(const Dataset& train, bool from_model) {
   const std::shared_ptr<const CsvSchema>& schema = train.csv_schema();
   if (schema == nullptr || schema->centres.empty()) return "";
   uint64_t numbers = 0;
@@ -253,6 +254,11 @@ std::string CentredLine(const Dataset& train) {
     for (const char ch : centred[i]) AppendVisible(names, ch);
   }
   if (centred.size() > kNamed) names += fmt::format(" and {} more", centred.size() - kNamed);
+  if (from_model) {
+    return Sentence(fmt::format(
+        "center: {} of {} number columns centred by the --init model's means ({})",
+        centred.size(), numbers, names));
+  }
   return Sentence(fmt::format(
       "auto: center: {} of {} number columns centred, their mean being farther from 0 than their "
       "standard deviation ({}); the model records the means",
@@ -272,7 +278,7 @@ std::string SetupLines(const OptionParser& parser, const Trainer& trainer, const
   out += ResolvedLine(parser, trainer);
   if (s.ranks > 1) out += Sentence(RanksLine(trainer.config(), s));
   out += DerivedLine(trainer, train);
-  out += CentredLine(train);
+  out += CentredLine(train, parser.Given("init"));
   if (!s.scheme_reason.empty()) {
     out += Sentence(fmt::format("auto: scheme {}: {}", SchemeName(s.scheme), s.scheme_reason));
   }

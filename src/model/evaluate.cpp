@@ -189,7 +189,11 @@ namespace {
 
 // Scores rows [first, last) of `data` in fixed blocks of kMlpBlockRows from `first`, one engine
 // per executor thread, and calls fn(block, first_row, rows, scores) for each block (from any
-// thread, each block once).
+// thread, each block once). Every block is scored whole, the last one's rows past `last` included
+// and dropped: oneDNN's products differ in a float's last bit with the rows' count and a row's
+// place among them on some CPUs (AVX2), so that a shorter block would score a row otherwise than
+// a full one. Scored at one size, a row's scores are the same wherever it sits (a rank's share, a
+// shuffled file).
 template <class Fn>
 void ForEachMlpBlock(const MlpModel& model, const Dataset& data, uint64_t first, uint64_t last,
                      Executor& executor, MlpBackend backend, Fn fn) {
@@ -207,7 +211,7 @@ void ForEachMlpBlock(const MlpModel& model, const Dataset& data, uint64_t first,
       std::iota(rows.begin(), rows.begin() + n, static_cast<uint32_t>(begin));
       GatherDense(data, {rows.data(), static_cast<std::size_t>(n)}, model.input_scale().data(),
                   inputs, x.data());
-      engine->Scores(model.params().data(), x.data(), n, scores.data());
+      engine->Scores(model.params().data(), x.data(), kMlpBlockRows, scores.data());
       fn(b, begin, n, scores.data());
     }
   });

@@ -161,6 +161,28 @@ TEST_F(CliCsv, NumberColumnsFarFromZeroAreCentredByTheTrainingMeans) {
   EXPECT_TRUE(Contains(svm.output, "--center would be ignored")) << svm.output;
 }
 
+// A run started from a table's model (--init) reads its training file the way the model's data
+// was read: the columns matched by name (here in another order, the label last), the categories
+// the model's, the number column centred by the model's mean. With a step too small to move the
+// weights, the new model is the old one: eval says the same of both.
+TEST_F(CliCsv, InitReadsTheTrainingTableAsTheModelsDataWasRead) {
+  const std::string first = dir_.Write("first.csv", Table(200, 1, false));
+  const std::string other = dir_.Write("other.csv", Table(150, 2, true));
+  const std::string model = dir_.File("m.bin"), next = dir_.File("next.bin");
+  ASSERT_EQ(RunCli("train --train " + first + " --epochs 4 --threads 1 --quiet --save " + model)
+                .status,
+            0);
+  const auto r = RunCli("train --train " + other + " --init " + model + " --label-column class" +
+                        " --epochs 1 --learning-rate 1e-9 --threads 1 --save " + next);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "center: 1 of 1 number columns centred by the --init model's "
+                                 "means (x)"))
+      << r.output;
+  const auto before = RunCli("eval " + model + " " + first);
+  ASSERT_EQ(before.status, 0) << before.output;
+  EXPECT_EQ(RunCli("eval " + next + " " + first).output, before.output) << r.output;
+}
+
 // Class names as fields: one holding a space is quoted in predict's header and rows (one field,
 // not two), and a control byte reaches no terminal raw (eval's report escapes it).
 TEST_F(CliCsv, ClassNamesWithSpacesOrControlBytesAreOneQuotedField) {
