@@ -15,6 +15,8 @@ namespace {
 
 constexpr uint64_t kBlockRows = 4096;
 constexpr int kMlpBlockRows = 256;  // rows per MLP block: fixed, so sums repeat at any thread count
+constexpr int kMlpTileRows = 64;    // a block is scored in whole tiles of these rows (ForEachMlpBlock)
+static_assert(kMlpBlockRows % kMlpTileRows == 0);
 
 double SampleLoss(const LinearModel& model, const float* z, float target) {
   return WithHead(LossOf(model.kind()), model.loss_epsilon(), model.outputs(),
@@ -189,11 +191,10 @@ namespace {
 
 // Scores rows [first, last) of `data` in fixed blocks of kMlpBlockRows from `first`, one engine
 // per executor thread, and calls fn(block, first_row, rows, scores) for each block (from any
-// thread, each block once). Every block is scored whole, the last one's rows past `last` included
-// and dropped: oneDNN's products differ in a float's last bit with the rows' count and a row's
-// place among them on some CPUs (AVX2), so that a shorter block would score a row otherwise than
-// a full one. Scored at one size, a row's scores are the same wherever it sits (a rank's share, a
-// shuffled file).
+// thread, each block once). A block is scored in whole tiles of kMlpTileRows, its rows past the
+// last tile's end dropped: oneDNN's products on AVX2 (Zen 3) gave a row of a short last tile other
+// bits than the same row in a full one (AVX-512 on Zen 4 gave the same), so that a row's scores
+// changed with its place among the rows (a rank's share, a shuffled file).
 template <class Fn>
 void ForEachMlpBlock(const MlpModel& model, const Dataset& data, uint64_t first, uint64_t last,
                      Executor& executor, MlpBackend backend, Fn fn) {
@@ -211,7 +212,8 @@ void ForEachMlpBlock(const MlpModel& model, const Dataset& data, uint64_t first,
       std::iota(rows.begin(), rows.begin() + n, static_cast<uint32_t>(begin));
       GatherDense(data, {rows.data(), static_cast<std::size_t>(n)}, model.input_scale().data(),
                   inputs, x.data());
-      engine->Scores(model.params().data(), x.data(), kMlpBlockRows, scores.data());
+      const int scored = (n + kMlpTileRows - 1) / kMlpTileRows * kMlpTileRows;
+      engine->Scores(model.params().data(), x.data(), scored, scores.data());
       fn(b, begin, n, scores.data());
     }
   });
