@@ -17,6 +17,11 @@ using compare::Axis;
 using compare::Block;
 using compare::Point;
 
+bool IsReadOption(const std::string& flag) {
+  return std::any_of(std::begin(kReadOptions), std::end(kReadOptions),
+                     [&](const ReadOption& o) { return flag == o.key; });
+}
+
 // The flags that change what the objective means: configurations that share them share a target.
 // The training data, every read option (kReadOptions: how it is read), and these settings. (Not
 // --normalize: for the linear models it is SGD's step scaling, a method's choice on the same
@@ -26,11 +31,16 @@ constexpr const char* kProblemSettings[] = {
     "validation-fraction"};
 
 bool DefinesProblem(const std::string& flag) {
-  return flag == "train" ||
-         std::any_of(std::begin(kReadOptions), std::end(kReadOptions),
-                     [&](const ReadOption& o) { return flag == o.key; }) ||
+  return flag == "train" || IsReadOption(flag) ||
          std::any_of(std::begin(kProblemSettings), std::end(kProblemSettings),
                      [&](const char* f) { return flag == f; });
+}
+
+// Whether `flag` changes the rows a configuration reads: its files, a read option (kReadOptions),
+// or the bias (a table's number columns are centred only with one: LoadRunData).
+bool ReadsData(const std::string& flag) {
+  return flag == "train" || flag == "test" || flag == "validation" || flag == "bias" ||
+         IsReadOption(flag);
 }
 
 bool Contains(const Block& block, const std::string& flag) {
@@ -186,6 +196,9 @@ PlannedConfig PlanConfig(const OptionParser& parser, const Point& point,
     ValidateConfig(pc.args.config, pc.ranks);
   } catch (const Error& e) {
     pc.config.impossible = ErrorText(e);
+  }
+  for (const compare::Setting& s : point) {
+    if (ReadsData(s.flag)) pc.data_key += s.flag + "=" + s.value + "\n";
   }
   pc.flags = TrainFlags(parser, point);
   pc.command = TrainCommand(pc, seed, "parsgd", mpirun);

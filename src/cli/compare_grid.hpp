@@ -46,6 +46,9 @@ struct PlannedConfig {
   int ranks = 1;                  // processes of each run (--ranks)
   std::string flags;              // its train flags as a command line: " --flag value ..."
   std::string command;            // the equivalent `parsgd train` command line (base seed)
+  // The flags that decide the rows it reads (its files, every read option of kReadOptions, the
+  // bias), with their values: configurations of one key share the data they load.
+  std::string data_key;
 };
 
 struct Plan {

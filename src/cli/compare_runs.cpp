@@ -72,19 +72,6 @@ std::string Duration(double seconds) {
   return fmt::format("{}s", s);
 }
 
-// The data sets of one group of configurations (same files, format and feature count).
-std::string DataKey(const RunArgs& a) {
-  // Centring depends on the bias too (LoadRunData: none without one).
-  return fmt::format("{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{} {} {} {}\n{}\n{} {}", a.train,
-                     a.test, a.validation, DataFormatName(a.format), a.features,
-                     NameOf<ZeroBased>(kZeroBasedSettings, a.zero_based),
-                     NameOf<CsvHeader>(kCsvHeaders, a.header), static_cast<int>(a.delimiter),
-                     a.label_column, NameOf<CsvMissing>(kCsvMissings, a.missing),
-                     a.weight_column, a.ignore_columns, a.hash_bits, a.ngrams, a.char_ngrams,
-                     a.interactions, a.categorical, NameOf<CsvCenter>(kCsvCenters, a.center),
-                     NameOf<Bias>(kBiases, a.config.bias));
-}
-
 struct Loaded {
   std::optional<Dataset> train, test, validation;
   std::string error;
@@ -351,7 +338,7 @@ void SolveGroupOptima(const Plan& plan, const std::string& key, std::optional<Lo
                       InterruptGuard& guard, const std::vector<compare::RunRecord>& runs,
                       std::vector<compare::Reference>& references) {
   for (const PlannedConfig& pc : plan.configs) {
-    if (!pc.config.impossible.empty() || DataKey(pc.args) != key) continue;
+    if (!pc.config.impossible.empty() || pc.data_key != key) continue;
     const std::string& problem = pc.config.problem;
     if (std::any_of(references.begin(), references.end(),
                     [&](const compare::Reference& r) { return r.problem == problem; })) {
@@ -488,7 +475,7 @@ RunOutcome RunAll(const Plan& plan, int repeats, const std::string& mpirun, Atom
   for (const PlannedConfig& pc : plan.configs) {
     if (!pc.config.impossible.empty()) continue;
     ++possible;
-    const std::string key = DataKey(pc.args);
+    const std::string key = pc.data_key;
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
   }
   RunOutcome out;
@@ -517,7 +504,7 @@ RunOutcome RunAll(const Plan& plan, int repeats, const std::string& mpirun, Atom
       for (int r = 0; r < repeats; ++r) {
         for (std::size_t i = 0; i < plan.configs.size(); ++i) {
           const PlannedConfig& pc = plan.configs[i];
-          if (!pc.config.impossible.empty() || DataKey(pc.args) != key || is_kept(i, r)) continue;
+          if (!pc.config.impossible.empty() || pc.data_key != key || is_kept(i, r)) continue;
           tasks.push_back({i, r});
           if (!data && pc.ranks == 1) data = LoadGroup(pc.args, out.data);
         }
@@ -532,7 +519,7 @@ RunOutcome RunAll(const Plan& plan, int repeats, const std::string& mpirun, Atom
     for (int r = 0; r < repeats && jobs == 1; ++r) {
       for (std::size_t i = 0; i < plan.configs.size(); ++i) {
         const PlannedConfig& pc = plan.configs[i];
-        if (!pc.config.impossible.empty() || DataKey(pc.args) != key || is_kept(i, r)) continue;
+        if (!pc.config.impossible.empty() || pc.data_key != key || is_kept(i, r)) continue;
         if (runner.interrupted()) {
           out.signal = runner.signal();
           return out;

@@ -58,8 +58,8 @@ uint64_t ModelBytes(const TrainConfig& c, const CacheShape& shape) {
   if (c.model == ModelKind::kSoftmax) {
     if (classes == 0) return 0;
     outputs = classes;
-  } else if (classes > 2 && c.multiclass == Multiclass::kOneVsRest) {
-    outputs = classes;  // a binary loss one-vs-rest (a regression has more distinct values)
+  } else if (classes > 2 && c.multiclass != Multiclass::kOff) {
+    outputs = classes;  // one-vs-rest, or logistic as softmax (a regression has more values)
   }
   return 4 * (shape.features + 1) * outputs;
 }

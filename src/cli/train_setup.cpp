@@ -279,6 +279,7 @@ std::string SetupLines(const OptionParser& parser, const Trainer& trainer, const
   if (s.ranks > 1) out += Sentence(RanksLine(trainer.config(), s));
   out += DerivedLine(trainer, train);
   out += CentredLine(train, parser.Given("init"));
+  if (!s.multiclass_reason.empty()) out += Sentence("auto: multiclass: " + s.multiclass_reason);
   if (!s.scheme_reason.empty()) {
     out += Sentence(fmt::format("auto: scheme {}: {}", SchemeName(s.scheme), s.scheme_reason));
   }

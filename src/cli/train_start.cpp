@@ -105,7 +105,12 @@ void TakeModelDefaults(const OptionParser& parser, const LoadedModel& model, Run
     const std::vector<int>& sizes = mlp->sizes();
     if (!parser.Given("hidden")) run.config.hidden.assign(sizes.begin() + 1, sizes.end() - 1);
   } else {
-    features = std::get<LinearModel>(model.model).features();
+    const LinearModel& linear = std::get<LinearModel>(model.model);
+    features = linear.features();
+    // A binary loss's model of an output a class was trained one-vs-rest: so is its sequel.
+    if (!parser.Given("multiclass") && IsBinary(KindOf(model.model)) && linear.outputs() > 1) {
+      run.config.multiclass = Multiclass::kOneVsRest;
+    }
   }
   if (!parser.Given("model")) run.config.model = KindOf(model.model);
   if (!parser.Given("features")) run.features = features;

@@ -120,7 +120,7 @@ bool Elastic(const TrainConfig& c) { return c.scheme == SchemeKind::kElastic; }
 bool ClassWeighted(const TrainConfig& c) { return c.class_weight != "none"; }
 bool L1Penalty(const TrainConfig& c) { return c.l1 > 0; }
 bool LossWidth(const TrainConfig& c) { return HasLossEpsilon(c.model); }
-bool MulticlassOff(const TrainConfig& c) { return c.multiclass == Multiclass::kOff; }
+bool MulticlassGiven(const TrainConfig& c) { return c.multiclass != Multiclass::kAuto; }
 bool HeldOut(const TrainConfig& c) { return c.validation_fraction > 0; }
 bool NoAveraging(const TrainConfig& c) { return !Averages(c); }
 bool GivesWorkers(const TrainConfig& c) { return c.workers > 0; }
@@ -317,7 +317,7 @@ std::vector<Setting> MakeTable() {
                    {.runs = kLinearModels | kSgdSolver | kCpuBackend,
                     .models = {ModelKind::kLogistic, ModelKind::kHinge, ModelKind::kSquaredHinge,
                                ModelKind::kSquared}},
-                   {.identity = "multiclass", .when = MulticlassOff, .text = true}));
+                   {.identity = "multiclass", .when = MulticlassGiven, .text = true}));
   t.push_back(With(Real("asgd",
                         "averaged SGD: the model evaluated and saved is the mean of the iterates "
                         "from this epoch on (0: from the first step; on: from the end of the "

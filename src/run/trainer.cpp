@@ -95,6 +95,24 @@ void RefuseIgnored(const CheckedConfig& checked, const Resolution& r, int ranks)
   }
 }
 
+// Logistic on more than two classes under --multiclass auto trains as softmax (multinomial), where
+// every setting the user gave applies to softmax; else one-vs-rest, as under --multiclass ovr.
+bool AsSoftmax(const CheckedConfig& checked, const Targets& targets) {
+  const TrainConfig& c = checked.config();
+  if (c.model != ModelKind::kLogistic || c.multiclass != Multiclass::kAuto || !targets.one_vs_rest) {
+    return false;
+  }
+  TrainConfig softmax = c;
+  softmax.model = ModelKind::kSoftmax;
+  try {
+    ValidateConfig(softmax, checked.ranks(),
+                   [&](const Setting& s) { return s.key != "multiclass" && checked.Given(s); });
+  } catch (const SettingError&) {
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 struct Trainer::State {
@@ -139,7 +157,7 @@ Trainer::Trainer(const TrainConfig& config, const Dataset& train_rows, const Dat
 
 Trainer::Trainer(const CheckedConfig& checked, const Dataset& train_rows, const Dataset* test,
                  Executor& executor, Communicator* comm, const Dataset* validation) {
-  const TrainConfig& given = checked.config();
+  TrainConfig given = checked.config();  // the model may turn softmax once the classes are known
   if (given.held_out_file != (validation != nullptr)) {
     throw Error(validation != nullptr
                     ? "Trainer: held-out rows given without the config's held_out_file"
@@ -158,9 +176,18 @@ Trainer::Trainer(const CheckedConfig& checked, const Dataset& train_rows, const 
   }
   // Every step that may fail on one rank alone is agreed on before the next collective one.
   CheckTrainingRows(train, ranks);
-  const bool one_vs_rest = given.multiclass == Multiclass::kOneVsRest;
+  const bool one_vs_rest = given.multiclass != Multiclass::kOff;
   s.train_targets = shared ? MakeShareTargets(given.model, train, ranks, one_vs_rest)
                            : MakeTargets(given.model, train, one_vs_rest);
+  std::string multiclass_reason;
+  if (AsSoftmax(checked, s.train_targets)) {
+    given.model = ModelKind::kSoftmax;
+    s.train_targets.one_vs_rest = false;
+    multiclass_reason = fmt::format(
+        "logistic on {} classes trains one softmax over them (multinomial, as scikit-learn's "
+        "LogisticRegression); --multiclass ovr trains a binary model a class",
+        s.train_targets.classes);
+  }
   if (s.train_targets.one_vs_rest &&
       (given.solver != Solver::kSgd || given.backend != Backend::kCpu)) {
     ranks.AgreeOn([&] {
@@ -189,6 +216,7 @@ Trainer::Trainer(const CheckedConfig& checked, const Dataset& train_rows, const 
   }
 
   Resolution r = Resolve(given, train, s.train_targets, executor, ranks);
+  r.settings.multiclass_reason = std::move(multiclass_reason);
   const TrainConfig& config = r.config;
   if (given.scheme == SchemeKind::kAuto) {
     ranks.AgreeOn([&] { RefuseIgnored(checked, r, ranks.size()); });

@@ -183,6 +183,28 @@ TEST_F(CliCsv, InitReadsTheTrainingTableAsTheModelsDataWasRead) {
   EXPECT_EQ(RunCli("eval " + next + " " + first).output, before.output) << r.output;
 }
 
+// Logistic on three classes trains as softmax unless --multiclass ovr is given; --init from a
+// one-vs-rest model continues one-vs-rest (a softmax run would not fit it).
+TEST_F(CliCsv, LogisticOnThreeClassesIsSoftmaxAndInitKeepsOneVsRest) {
+  std::string text = "y,x\n";
+  for (int i = 0; i < 90; ++i) text += fmt::format("{},{}\n", "abc"[i % 3], i % 3 + (i % 7) / 10.0);
+  const std::string table = dir_.Write("three.csv", text);
+  const std::string flags = " --epochs 2 --threads 1";
+  const auto a = RunCli("train --train " + table + flags);
+  ASSERT_EQ(a.status, 0) << a.output;
+  EXPECT_TRUE(Contains(a.output, "auto: multiclass: logistic on 3 classes trains one softmax"))
+      << a.output;
+  EXPECT_TRUE(Contains(a.output, "model softmax (3 classes)")) << a.output;
+  const std::string model = dir_.File("ovr.bin");
+  const auto o = RunCli("train --train " + table + flags + " --multiclass ovr --save " + model);
+  ASSERT_EQ(o.status, 0) << o.output;
+  EXPECT_TRUE(Contains(o.output, "one-vs-rest, 3 classes")) << o.output;
+  EXPECT_FALSE(Contains(o.output, "auto: multiclass")) << o.output;
+  const auto i = RunCli("train --train " + table + flags + " --init " + model);
+  ASSERT_EQ(i.status, 0) << i.output;
+  EXPECT_TRUE(Contains(i.output, "one-vs-rest, 3 classes")) << i.output;
+}
+
 // Class names as fields: one holding a space is quoted in predict's header and rows (one field,
 // not two), and a control byte reaches no terminal raw (eval's report escapes it).
 TEST_F(CliCsv, ClassNamesWithSpacesOrControlBytesAreOneQuotedField) {

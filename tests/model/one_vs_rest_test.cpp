@@ -60,6 +60,7 @@ TEST(OneVsRest, EachClassIsTheBinaryModelOfThatClassAgainstTheRest) {
     SCOPED_TRACE(testing::Name(model));
     TrainConfig c;
     c.model = model;
+    c.multiclass = Multiclass::kOneVsRest;  // logistic's auto is softmax
     c.scheme = SchemeKind::kSequential;
     c.threads = 1;
     c.epochs = 3;
@@ -81,6 +82,34 @@ TEST(OneVsRest, EachClassIsTheBinaryModelOfThatClassAgainstTheRest) {
       }
     }
   }
+}
+
+// --multiclass auto: logistic on more than two classes is the softmax model (the run an explicit
+// --model softmax makes, the reason said); the other binary losses train one-vs-rest.
+TEST(OneVsRest, LogisticOnManyClassesIsSoftmaxUnderAuto) {
+  TrainConfig c;
+  c.scheme = SchemeKind::kSequential;
+  c.threads = 1;
+  c.epochs = 3;
+  auto executor = MakeTbbExecutor(1);
+  Trainer logistic(c, Problem(), nullptr, *executor);
+  testing::TrainFor(logistic, c.epochs);
+  EXPECT_EQ(logistic.model().kind(), ModelKind::kSoftmax);
+  EXPECT_EQ(logistic.config().model, ModelKind::kSoftmax);
+  EXPECT_FALSE(logistic.model().one_vs_rest());
+  EXPECT_NE(logistic.settings().multiclass_reason.find("logistic on 4 classes"), std::string::npos);
+  TrainConfig explicit_softmax = c;
+  explicit_softmax.model = ModelKind::kSoftmax;
+  Trainer softmax(explicit_softmax, Problem(), nullptr, *executor);
+  testing::TrainFor(softmax, c.epochs);
+  EXPECT_TRUE(std::equal(logistic.model().weights().begin(), logistic.model().weights().end(),
+                         softmax.model().weights().begin(), softmax.model().weights().end()));
+  EXPECT_TRUE(softmax.settings().multiclass_reason.empty());
+  TrainConfig hinge = c;
+  hinge.model = ModelKind::kHinge;
+  Trainer ovr(hinge, Problem(), nullptr, *executor);
+  EXPECT_TRUE(ovr.model().one_vs_rest());
+  EXPECT_TRUE(ovr.settings().multiclass_reason.empty());
 }
 
 TEST(OneVsRest, EverySchemeLearnsTheClasses) {

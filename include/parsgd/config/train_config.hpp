@@ -50,9 +50,13 @@ inline constexpr Named<ValidationMetric> kValidationMetrics[] = {
 };
 
 // What a binary loss does with more than two classes (--multiclass).
-enum class Multiclass { kOneVsRest, kOff };
+enum class Multiclass { kAuto, kOneVsRest, kOff };
 
 inline constexpr Named<Multiclass> kMulticlasses[] = {
+    {Multiclass::kAuto, "auto",
+     "logistic: one softmax over the K classes (multinomial, as scikit-learn's "
+     "LogisticRegression; the run's model is softmax); hinge, squared-hinge and squared: "
+     "one-vs-rest"},
     {Multiclass::kOneVsRest, "ovr",
      "one-vs-rest: K binary classifiers, one a class, trained in one pass (scikit-learn's "
      "SGDClassifier)"},
@@ -153,7 +157,7 @@ struct TrainConfig {
   // Not a setting: the caller gives the held-out rows of a file of their own (the command line's
   // --validation FILE; Trainer::SetValidation).
   bool held_out_file = false;
-  Multiclass multiclass = Multiclass::kOneVsRest;  // binary losses on more than two classes
+  Multiclass multiclass = Multiclass::kAuto;  // binary losses on more than two classes
   // Averaged SGD (the linear models' --asgd): the model evaluated and saved is the mean of the
   // iterates from this epoch on (0: from the first step); kAsgdOff: none; kAsgdAuto ("on"): from
   // the end of the first epoch, or from the start in a run of one epoch.
@@ -238,6 +242,8 @@ struct ResolvedSettings {
   std::string kernels;
   SchemeKind scheme = SchemeKind::kSequential;  // resolved: never kAuto
   std::string scheme_reason;  // why auto chose it; empty when the scheme was given
+  // Why logistic on more than two classes trains as softmax (--multiclass auto); empty otherwise.
+  std::string multiclass_reason;
   OptimizerKind optimizer = OptimizerKind::kSgd;  // resolved: never kAuto
   OrderKind order = OrderKind::kGlobal;           // resolved: never kAuto
   std::string order_reason;                       // why auto chose the block order; empty otherwise
