@@ -87,6 +87,8 @@ void RefuseIgnored(const CheckedConfig& checked, const Resolution& r, int ranks)
   const TrainConfig& given = checked.config();
   for (const Setting& s : TrainSettings()) {
     if (!checked.Given(s)) continue;
+    // --multiclass auto given: it made the run softmax, where the setting has no say.
+    if (s.key == "multiclass" && !r.settings.multiclass_reason.empty()) continue;
     const std::string why = WhyNotApplied(s, r.config, ranks);
     if (why.empty()) continue;
     const std::string value = s.is_switch() ? "" : " " + SettingText(s, s.get(given));

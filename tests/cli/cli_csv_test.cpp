@@ -192,6 +192,9 @@ TEST_F(CliCsv, LogisticOnThreeClassesIsSoftmaxAndInitKeepsOneVsRest) {
   const std::string flags = " --epochs 2 --threads 1";
   const auto a = RunCli("train --train " + table + flags);
   ASSERT_EQ(a.status, 0) << a.output;
+  const auto given = RunCli("train --train " + table + flags + " --multiclass auto");
+  ASSERT_EQ(given.status, 0) << given.output;  // the default, given: not "ignored"
+  EXPECT_EQ(Lines(given.output).back(), Lines(a.output).back());
   EXPECT_TRUE(Contains(a.output, "auto: multiclass: logistic on 3 classes trains one softmax"))
       << a.output;
   EXPECT_TRUE(Contains(a.output, "model softmax (3 classes)")) << a.output;
