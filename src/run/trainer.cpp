@@ -195,7 +195,7 @@ Trainer::Trainer(const CheckedConfig& checked, const Dataset& train_rows, const 
     ranks.AgreeOn([&] {
       throw SettingError(fmt::format(
           "`model` {} on {} classes trains one-vs-rest under `solver` sgd on `backend` cpu, not "
-          "{}; model softmax takes more than two classes everywhere",
+          "{}; model softmax takes more than two classes under `solver` sgd, on either backend",
           NameOf<ModelKind>(kModelKinds, given.model), s.train_targets.classes,
           given.solver != Solver::kSgd
               ? fmt::format("`solver` {}", NameOf<Solver>(kSolvers, given.solver))
